@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * policy.c - node policies and access sets: presets, key = value parsing
+ * and formatting, shared by the configuration file and kcsmuxctl.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "policy.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Presets, documented (with the reasons) in kcsmux.conf(5). The order is
+ * enum kcsmux_preset's. All share use_irq, weight and queue.
+ */
+static const struct kcsmux_policy presets[] = {
+	[KCSMUX_PRESET_NORMAL] = {
+		.max_busy_us = 2000, .poll_us = 50, .poll_max_us = 100,
+		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
+		.prio = KCSMUX_PRIO_NORMAL, .weight = 100, .burst = 10,
+		.queue = 64,
+	},
+	[KCSMUX_PRESET_INTERACTIVE] = {
+		.max_busy_us = 2000, .poll_us = 50, .poll_max_us = 100,
+		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
+		.prio = KCSMUX_PRIO_INTERACTIVE, .weight = 100, .burst = 10,
+		.queue = 64,
+	},
+	[KCSMUX_PRESET_MONITOR] = {
+		.max_busy_us = 0, .poll_us = 200, .poll_max_us = 1000,
+		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
+		.cpu_budget_ppm = 10000, .prio = KCSMUX_PRIO_NORMAL,
+		.weight = 100, .rate_milli = 50000, .burst = 20, .queue = 64,
+	},
+	[KCSMUX_PRESET_BULK] = {
+		.max_busy_us = 0, .poll_us = 500, .poll_max_us = 4000,
+		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
+		.prio = KCSMUX_PRIO_BULK, .weight = 100, .burst = 10,
+		.queue = 64,
+	},
+};
+
+static const char *const preset_names[] = {
+	"normal", "interactive", "monitor", "bulk", NULL
+};
+static const char *const backoff_names[] = { "fixed", "exp", "adaptive", NULL };
+static const char *const prio_names[] = {
+	"interactive", "normal", "bulk", NULL
+};
+static const char *const access_names[] = {
+	"none", "readonly", "sensors", "all", NULL
+};
+
+enum kind { K_U32, K_FIXED, K_ENUM, K_BOOL };
+
+/* One policy key: where it lives in the struct and how its value reads. */
+struct pkey {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	uint32_t min, max;		/* K_U32; K_FIXED: max, scaled */
+	unsigned decimals;		/* K_FIXED */
+	const char *suffix;		/* K_FIXED: required unit suffix */
+	const char *word;		/* alias for wordval */
+	uint32_t wordval;
+	bool empty;			/* "" means wordval too */
+	const char *const *names;	/* K_ENUM */
+};
+
+#define OFF(f)	offsetof(struct kcsmux_policy, f)
+
+_Static_assert(sizeof(enum kcsmux_backoff) == sizeof(int) &&
+    sizeof(enum kcsmux_prio) == sizeof(int), "enum fields are read as int");
+
+static const struct pkey pkeys[] = {
+	{ .name = "max_busy_us", .kind = K_U32, .off = OFF(max_busy_us),
+	  .max = 1000000, .word = "unlimited", .wordval = KCSMUX_UNLIMITED },
+	{ .name = "poll_us", .kind = K_U32, .off = OFF(poll_us),
+	  .min = 1, .max = 1000000 },
+	{ .name = "poll_max_us", .kind = K_U32, .off = OFF(poll_max_us),
+	  .min = 1, .max = 1000000 },
+	{ .name = "backoff", .kind = K_ENUM, .off = OFF(backoff),
+	  .names = backoff_names },
+	{ .name = "use_irq", .kind = K_BOOL, .off = OFF(use_irq) },
+	{ .name = "cpu_budget", .kind = K_FIXED, .off = OFF(cpu_budget_ppm),
+	  .max = 1000000, .decimals = 4, .suffix = "%", .word = "none",
+	  .empty = true },
+	{ .name = "latency_target_us", .kind = K_U32,
+	  .off = OFF(latency_target_us), .max = 60000000, .word = "none",
+	  .empty = true },
+	{ .name = "priority", .kind = K_ENUM, .off = OFF(prio),
+	  .names = prio_names },
+	{ .name = "weight", .kind = K_U32, .off = OFF(weight),
+	  .min = 1, .max = 10000 },
+	{ .name = "rate", .kind = K_FIXED, .off = OFF(rate_milli),
+	  .max = 100000000, .decimals = 3, .word = "unlimited" },
+	{ .name = "burst", .kind = K_U32, .off = OFF(burst),
+	  .min = 1, .max = 10000 },
+	{ .name = "queue", .kind = K_U32, .off = OFF(queue),
+	  .min = 1, .max = 10000 },
+};
+
+_Static_assert(ARRAY_SIZE(pkeys) <= 32, "policy_merge() masks are 32 bits");
+
+int value_error(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cause == NULL)
+		return -1;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) == -1)
+		*cause = NULL;
+	va_end(ap);
+	return -1;
+}
+
+/* Decimal digits only; -1 on anything else or overflow past MAX. */
+static int parse_dec(const char *v, uint64_t max, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	if (*v == '\0')
+		return -1;
+	for (; *v != '\0'; v++) {
+		if (!isdigit((unsigned char)*v))
+			return -1;
+		n = n * 10 + (uint64_t)(*v - '0');
+		if (n > max)
+			return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/* "12", "12.5" with up to DEC fraction digits, scaled by 10^DEC. */
+static int parse_scaled(const char *v, unsigned dec, uint64_t max,
+    uint64_t *out)
+{
+	uint64_t n = 0;
+	unsigned frac = 0;
+	bool dot = false, digits = false;
+
+	for (; *v != '\0'; v++) {
+		if (*v == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)*v) || (dot && ++frac > dec))
+			return -1;
+		n = n * 10 + (uint64_t)(*v - '0');
+		digits = true;
+		if (n > max)
+			return -1;
+	}
+	if (!digits || (dot && frac == 0))
+		return -1;
+	for (; frac < dec; frac++)
+		n *= 10;
+	if (n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* VAL scaled by 10^DEC as the shortest decimal text. */
+static void format_scaled(char *buf, size_t len, uint64_t val, unsigned dec)
+{
+	uint64_t scale = 1;
+	unsigned k;
+	int n;
+
+	for (k = 0; k < dec; k++)
+		scale *= 10;
+	n = snprintf(buf, len, "%llu", (unsigned long long)(val / scale));
+	if (val % scale == 0 || n < 0 || (size_t)n >= len)
+		return;
+	n += snprintf(buf + n, len - (size_t)n, ".%0*llu", (int)dec,
+	    (unsigned long long)(val % scale));
+	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
+		buf[--n] = '\0';
+}
+
+int value_u32(const char *key, const char *v, uint32_t min, uint32_t max,
+    uint32_t *out, char **cause)
+{
+	uint64_t n;
+
+	if (parse_dec(v, max, &n) == -1 || n < min)
+		return value_error(cause, "%s: expected an integer from %u to "
+		    "%u, not '%s'", key, min, max, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int value_fixed(const char *key, const char *v, unsigned decimals,
+    uint32_t max, uint32_t *out, char **cause)
+{
+	char hi[32];
+	uint64_t n;
+
+	if (parse_scaled(v, decimals, max, &n) == -1) {
+		format_scaled(hi, sizeof(hi), max, decimals);
+		return value_error(cause, "%s: expected a number from 0 to %s "
+		    "with up to %u decimals, not '%s'", key, hi, decimals, v);
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int value_bool(const char *key, const char *v, bool *out, char **cause)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0 || strcasecmp(v, no[i]) == 0) {
+			*out = strcasecmp(v, yes[i]) == 0;
+			return 0;
+		}
+	}
+	return value_error(cause, "%s: expected yes/no, true/false, on/off or "
+	    "1/0, not '%s'", key, v);
+}
+
+/* "a, b or c" for messages. */
+static void join_names(char *buf, size_t len, const char *const *names)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; names[i] != NULL && n < len; i++) {
+		const char *sep = i == 0 ? "" :
+		    names[i + 1] == NULL ? " or " : ", ";
+		int w = snprintf(buf + n, len - n, "%s%s", sep, names[i]);
+
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+}
+
+int value_enum(const char *key, const char *v, const char *const *names,
+    char **cause)
+{
+	const char *near;
+	char all[128];
+	int i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcasecmp(v, names[i]) == 0)
+			return i;
+	join_names(all, sizeof(all), names);
+	near = value_suggest(v, names);
+	if (near != NULL)
+		return value_error(cause, "%s: '%s' is not %s (did you mean "
+		    "'%s'?)", key, v, all, near);
+	return value_error(cause, "%s: '%s' is not %s", key, v, all);
+}
+
+/* Levenshtein distance, for "did you mean"; long words are never close. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, tmp;
+	size_t row[64];
+
+	if (la >= ARRAY_SIZE(row) || lb >= ARRAY_SIZE(row))
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[j - 1]));
+
+			tmp = row[j];
+			row[j] = sub;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (tmp + 1 < row[j])
+				row[j] = tmp + 1;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *value_suggest(const char *word, const char *const *cands)
+{
+	const char *best = NULL;
+	size_t d, bestd = 3, i;
+
+	for (i = 0; cands[i] != NULL; i++) {
+		d = distance(word, cands[i]);
+		if (d < bestd && d < strlen(cands[i]) && d < strlen(word)) {
+			best = cands[i];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+const struct kcsmux_policy *policy_preset(enum kcsmux_preset p)
+{
+	if ((size_t)p >= ARRAY_SIZE(presets))
+		return NULL;
+	return &presets[p];
+}
+
+const char *policy_preset_name(enum kcsmux_preset p)
+{
+	if ((size_t)p >= ARRAY_SIZE(presets))
+		return NULL;
+	return preset_names[p];
+}
+
+int policy_preset_lookup(const char *name, enum kcsmux_preset *out,
+    char **cause)
+{
+	int i = value_enum("policy", name, preset_names, cause);
+
+	if (i == -1)
+		return -1;
+	*out = (enum kcsmux_preset)i;
+	return 0;
+}
+
+const char *policy_key_name(size_t i)
+{
+	return i < ARRAY_SIZE(pkeys) ? pkeys[i].name : NULL;
+}
+
+int policy_key_index(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pkeys); i++)
+		if (strcmp(key, pkeys[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "an integer from 1 to 1000000 or 'unlimited'" and so on. */
+static void describe(const struct pkey *k, char *buf, size_t len)
+{
+	char hi[32], alt[32] = "";
+	const char *sfx = k->suffix != NULL ? k->suffix : "";
+
+	if (k->word != NULL)
+		snprintf(alt, sizeof(alt), " or '%s'", k->word);
+	if (k->kind == K_U32) {
+		snprintf(buf, len, "an integer from %u to %u%s", k->min,
+		    k->max, alt);
+		return;
+	}
+	format_scaled(hi, sizeof(hi), k->max, k->decimals);
+	snprintf(buf, len, "a number from 0%s to %s%s with up to %u "
+	    "decimals%s", sfx, hi, sfx, k->decimals, alt);
+}
+
+/* K_FIXED text without its suffix; -1 when the suffix is missing. */
+static int strip_suffix(const struct pkey *k, const char *v, char *buf,
+    size_t len)
+{
+	size_t n = strlen(v), s;
+
+	if (k->suffix == NULL)
+		return snprintf(buf, len, "%s", v) >= (int)len ? -1 : 0;
+	s = strlen(k->suffix);
+	if (n < s || n - s >= len || strcmp(v + n - s, k->suffix) != 0)
+		return -1;
+	memcpy(buf, v, n - s);
+	buf[n - s] = '\0';
+	return 0;
+}
+
+static int parse_number(const struct pkey *k, const char *v, uint32_t *out,
+    char **cause)
+{
+	char what[128], num[32];
+	uint64_t n = 0;
+	int bad;
+
+	if ((k->empty && *v == '\0') ||
+	    (k->word != NULL && strcasecmp(v, k->word) == 0)) {
+		*out = k->wordval;
+		return 0;
+	}
+	if (k->kind == K_U32)
+		bad = parse_dec(v, k->max, &n) == -1 || n < k->min;
+	else
+		bad = strip_suffix(k, v, num, sizeof(num)) == -1 ||
+		    parse_scaled(num, k->decimals, k->max, &n) == -1;
+	if (bad) {
+		describe(k, what, sizeof(what));
+		return value_error(cause, "%s: expected %s, not '%s'", k->name,
+		    what, v);
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int pkey_parse(const struct pkey *k, struct kcsmux_policy *pol,
+    const char *v, char **cause)
+{
+	char *field = (char *)pol + k->off;
+	uint32_t n = 0;
+	bool b = false;
+	int i;
+
+	switch (k->kind) {
+	case K_ENUM:
+		if ((i = value_enum(k->name, v, k->names, cause)) == -1)
+			return -1;
+		memcpy(field, &i, sizeof(i));
+		return 0;
+	case K_BOOL:
+		if (value_bool(k->name, v, &b, cause) == -1)
+			return -1;
+		memcpy(field, &b, sizeof(b));
+		return 0;
+	default:
+		if (parse_number(k, v, &n, cause) == -1)
+			return -1;
+		memcpy(field, &n, sizeof(n));
+		return 0;
+	}
+}
+
+int policy_set_key(struct kcsmux_policy *pol, const char *key,
+    const char *value, char **cause)
+{
+	enum kcsmux_preset p;
+	const char *near;
+	const char *names[ARRAY_SIZE(pkeys) + 2];
+	size_t i;
+	int idx;
+
+	if (strcmp(key, "policy") == 0) {
+		if (policy_preset_lookup(value, &p, cause) == -1)
+			return -1;
+		*pol = presets[p];
+		return 0;
+	}
+	if ((idx = policy_key_index(key)) != -1)
+		return pkey_parse(&pkeys[idx], pol, value, cause);
+	for (i = 0; i < ARRAY_SIZE(pkeys); i++)
+		names[i] = pkeys[i].name;
+	names[i++] = "policy";
+	names[i] = NULL;
+	if ((near = value_suggest(key, names)) != NULL)
+		return value_error(cause, "unknown policy key '%s' (did you "
+		    "mean '%s'?)", key, near);
+	return value_error(cause, "unknown policy key '%s'", key);
+}
+
+int policy_update(struct kcsmux_policy *pol, const char *key,
+    const char *value, char **cause)
+{
+	struct kcsmux_policy tmp = *pol;
+
+	if (policy_set_key(&tmp, key, value, cause) == -1 ||
+	    policy_check(&tmp, cause) == -1)
+		return -1;
+	*pol = tmp;
+	return 0;
+}
+
+int policy_get_key(const struct kcsmux_policy *pol, const char *key,
+    char *buf, size_t len)
+{
+	const struct pkey *k;
+	const char *field;
+	uint32_t n;
+	int idx, i;
+	bool b;
+
+	if ((idx = policy_key_index(key)) == -1 || len == 0)
+		return -1;
+	k = &pkeys[idx];
+	field = (const char *)pol + k->off;
+	switch (k->kind) {
+	case K_ENUM:
+		memcpy(&i, field, sizeof(i));
+		snprintf(buf, len, "%s", k->names[i]);
+		return 0;
+	case K_BOOL:
+		memcpy(&b, field, sizeof(b));
+		snprintf(buf, len, "%s", b ? "yes" : "no");
+		return 0;
+	default:
+		memcpy(&n, field, sizeof(n));
+		if (k->word != NULL && n == k->wordval)
+			snprintf(buf, len, "%s", k->word);
+		else if (k->kind == K_U32)
+			snprintf(buf, len, "%u", n);
+		else {
+			format_scaled(buf, len, n, k->decimals);
+			if (k->suffix != NULL)
+				strncat(buf, k->suffix, len - strlen(buf) - 1);
+		}
+		return 0;
+	}
+}
+
+int policy_check(const struct kcsmux_policy *pol, char **cause)
+{
+	if (pol->poll_max_us < pol->poll_us)
+		return value_error(cause, "poll_max_us (%u) is less than "
+		    "poll_us (%u)", pol->poll_max_us, pol->poll_us);
+	return 0;
+}
+
+void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
+    uint32_t mask)
+{
+	size_t i, size;
+
+	for (i = 0; i < ARRAY_SIZE(pkeys); i++) {
+		if (!(mask & (1U << i)))
+			continue;
+		size = pkeys[i].kind == K_BOOL ? sizeof(bool) :
+		    pkeys[i].kind == K_ENUM ? sizeof(int) : sizeof(uint32_t);
+		memcpy((char *)dst + pkeys[i].off,
+		    (const char *)src + pkeys[i].off, size);
+	}
+}
+
+/* ---- access sets ---- */
+
+void cmdset_clear(struct kcsmux_cmdset *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void cmdset_add(struct kcsmux_cmdset *s, uint8_t netfn, uint8_t cmd)
+{
+	if (netfn < KCSMUX_NETFNS)
+		s->bits[netfn][cmd / 8] |= (uint8_t)(1U << (cmd % 8));
+}
+
+bool cmdset_has(const struct kcsmux_cmdset *s, uint8_t netfn, uint8_t cmd)
+{
+	if (netfn >= KCSMUX_NETFNS)
+		return false;
+	return (s->bits[netfn][cmd / 8] >> (cmd % 8)) & 1;
+}
+
+bool cmdset_empty(const struct kcsmux_cmdset *s)
+{
+	const uint8_t *p = &s->bits[0][0];
+	size_t i;
+
+	for (i = 0; i < sizeof(s->bits); i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+static void cmdset_range(struct kcsmux_cmdset *s, unsigned nlo, unsigned nhi,
+    unsigned clo, unsigned chi)
+{
+	unsigned n, c;
+
+	for (n = nlo; n <= nhi; n++)
+		for (c = clo; c <= chi; c++)
+			cmdset_add(s, (uint8_t)n, (uint8_t)c);
+}
+
+/* Named request netfns (IPMI v2.0 table 5-1). */
+static const struct {
+	const char *name;
+	uint8_t lo, hi;
+} netfn_names[] = {
+	{ "chassis", 0x00, 0x00 }, { "bridge", 0x02, 0x02 },
+	{ "sensor", 0x04, 0x04 }, { "event", 0x04, 0x04 },
+	{ "app", 0x06, 0x06 }, { "firmware", 0x08, 0x08 },
+	{ "storage", 0x0a, 0x0a }, { "transport", 0x0c, 0x0c },
+	{ "group", 0x2c, 0x2c }, { "oem_group", 0x2e, 0x2e },
+	{ "oem", 0x30, 0x3f },
+};
+
+/* Hex number up to MAX, "0x" optional. */
+static int parse_hex(const char *s, size_t len, unsigned max, unsigned *out)
+{
+	unsigned v = 0;
+	size_t i;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		len -= 2;
+	}
+	if (len == 0 || len > 8)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ?
+		    s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "*", "HEX" or "HEX-HEX" of LEN chars at S into lo..hi. */
+static int parse_span(const char *s, size_t len, unsigned max, unsigned *lo,
+    unsigned *hi)
+{
+	const char *dash = memchr(s, '-', len);
+
+	if (len == 1 && *s == '*') {
+		*lo = 0;
+		*hi = max;
+		return 0;
+	}
+	if (dash == NULL) {
+		if (parse_hex(s, len, max, lo) == -1)
+			return -1;
+		*hi = *lo;
+		return 0;
+	}
+	if (parse_hex(s, (size_t)(dash - s), max, lo) == -1 ||
+	    parse_hex(dash + 1, len - (size_t)(dash - s) - 1, max, hi) == -1)
+		return -1;
+	return *lo <= *hi ? 0 : -1;
+}
+
+static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(netfn_names); i++) {
+		if (strlen(netfn_names[i].name) == len &&
+		    strncasecmp(s, netfn_names[i].name, len) == 0) {
+			*lo = netfn_names[i].lo;
+			*hi = netfn_names[i].hi;
+			return 0;
+		}
+	}
+	return parse_span(s, len, KCSMUX_NETFNS - 1, lo, hi);
+}
+
+/* One NETFN[:CMD] item of LEN chars. */
+static int parse_item(struct kcsmux_cmdset *s, const char *item, size_t len,
+    char **cause)
+{
+	const char *colon = memchr(item, ':', len);
+	size_t nlen = colon != NULL ? (size_t)(colon - item) : len;
+	unsigned nlo, nhi, clo = 0, chi = 0xff;
+
+	if (parse_netfn(item, nlen, &nlo, &nhi) == -1)
+		return value_error(cause, "'%.*s': bad netfn '%.*s' (expected "
+		    "hex 00-3f, a LO-HI range, '*' or a name such as app, "
+		    "chassis, sensor, storage, transport, oem)", (int)len, item,
+		    (int)nlen, item);
+	if (nlo == nhi && (nlo & 1))
+		return value_error(cause, "'%.*s': netfn 0x%02x is a response "
+		    "netfn; requests use the even one, 0x%02x", (int)len, item,
+		    nlo, nlo & ~1U);
+	if (colon != NULL && parse_span(colon + 1, len - nlen - 1, 0xff, &clo,
+	    &chi) == -1)
+		return value_error(cause, "'%.*s': bad cmd '%.*s' (expected "
+		    "hex 00-ff, a LO-HI range with LO <= HI, or '*')", (int)len,
+		    item, (int)(len - nlen - 1), colon + 1);
+	cmdset_range(s, nlo, nhi, clo, chi);
+	return 0;
+}
+
+int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause)
+{
+	static const char sep[] = ", \t";
+	struct kcsmux_cmdset tmp = *set;
+	const char *p = list + strspn(list, sep);
+	size_t len;
+
+	if (*p == '\0')
+		return value_error(cause, "empty list (expected NETFN[:CMD], "
+		    "...)");
+	for (; *p != '\0'; p += len, p += strspn(p, sep)) {
+		len = strcspn(p, sep);
+		if (parse_item(&tmp, p, len, cause) == -1)
+			return -1;
+	}
+	*set = tmp;
+	return 0;
+}
+
+/* Append one "0xNN:..." item for netfn N. */
+static void format_netfn(FILE *f, const struct kcsmux_cmdset *s, unsigned n,
+    bool *first)
+{
+	unsigned c = 0, lo;
+
+	while (c < 256) {
+		if (!cmdset_has(s, (uint8_t)n, (uint8_t)c)) {
+			c++;
+			continue;
+		}
+		for (lo = c; c < 256 && cmdset_has(s, (uint8_t)n, (uint8_t)c);)
+			c++;
+		fprintf(f, "%s0x%02x:", *first ? "" : ", ", n);
+		*first = false;
+		if (lo == 0 && c == 256)
+			fputs("*", f);
+		else if (lo == c - 1)
+			fprintf(f, "0x%02x", lo);
+		else
+			fprintf(f, "0x%02x-0x%02x", lo, c - 1);
+	}
+}
+
+char *cmdset_format(const struct kcsmux_cmdset *s)
+{
+	struct kcsmux_cmdset all;
+	char *buf = NULL;
+	size_t size = 0;
+	bool first = true;
+	unsigned n;
+	FILE *f;
+
+	access_preset_set(KCSMUX_ACCESS_ALL, &all);
+	if (memcmp(&all, s, sizeof(all)) == 0)
+		return strdup("*");
+	if ((f = open_memstream(&buf, &size)) == NULL)
+		return NULL;
+	for (n = 0; n < KCSMUX_NETFNS; n++)
+		format_netfn(f, s, n, &first);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * readonly: identification, health, sensors, SDR, FRU, SEL and
+ * configuration reads; nothing that changes the BMC's state other than the
+ * SDR/SEL reservations a reader needs. sensors: what ipmi-sensors,
+ * "ipmitool sdr/sensor" and FRU reads use. Send Message (06:34) is in
+ * neither: the daemon checks the inner request of a bridged message.
+ */
+static const uint8_t readonly_pairs[][2] = {
+	{ 0x00, 0x00 }, { 0x00, 0x01 }, { 0x00, 0x07 }, { 0x00, 0x09 },
+	{ 0x00, 0x0f },
+	{ 0x04, 0x01 }, { 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 },
+	{ 0x04, 0x23 }, { 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 },
+	{ 0x04, 0x2b }, { 0x04, 0x2d }, { 0x04, 0x2f },
+	{ 0x06, 0x01 }, { 0x06, 0x04 }, { 0x06, 0x07 }, { 0x06, 0x08 },
+	{ 0x06, 0x25 }, { 0x06, 0x2f }, { 0x06, 0x37 }, { 0x06, 0x41 },
+	{ 0x06, 0x42 },
+	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
+	{ 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x28 }, { 0x0a, 0x40 },
+	{ 0x0a, 0x41 }, { 0x0a, 0x42 }, { 0x0a, 0x43 }, { 0x0a, 0x48 },
+	{ 0x0a, 0x5c },
+	{ 0x0c, 0x02 },
+};
+
+static const uint8_t sensors_pairs[][2] = {
+	{ 0x06, 0x01 },
+	{ 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 }, { 0x04, 0x23 },
+	{ 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 }, { 0x04, 0x2b },
+	{ 0x04, 0x2d }, { 0x04, 0x2f },
+	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
+	{ 0x0a, 0x22 }, { 0x0a, 0x23 },
+};
+
+const char *access_preset_name(enum kcsmux_access_preset p)
+{
+	if ((size_t)p >= ARRAY_SIZE(access_names) - 1)
+		return NULL;
+	return access_names[p];
+}
+
+int access_preset_lookup(const char *name, enum kcsmux_access_preset *out,
+    char **cause)
+{
+	int i = value_enum("access", name, access_names, cause);
+
+	if (i == -1)
+		return -1;
+	*out = (enum kcsmux_access_preset)i;
+	return 0;
+}
+
+void access_preset_set(enum kcsmux_access_preset p, struct kcsmux_cmdset *s)
+{
+	size_t i;
+
+	cmdset_clear(s);
+	switch (p) {
+	case KCSMUX_ACCESS_READONLY:
+		for (i = 0; i < ARRAY_SIZE(readonly_pairs); i++)
+			cmdset_add(s, readonly_pairs[i][0], readonly_pairs[i][1]);
+		break;
+	case KCSMUX_ACCESS_SENSORS:
+		for (i = 0; i < ARRAY_SIZE(sensors_pairs); i++)
+			cmdset_add(s, sensors_pairs[i][0], sensors_pairs[i][1]);
+		break;
+	case KCSMUX_ACCESS_ALL:
+		memset(s->bits, 0xff, sizeof(s->bits));
+		break;
+	default:
+		break;
+	}
+}
+
+void access_build(struct kcsmux_access *acc)
+{
+	uint8_t *e = &acc->eff.bits[0][0];
+	const uint8_t *a = &acc->allow.bits[0][0];
+	const uint8_t *d = &acc->deny.bits[0][0];
+	size_t i;
+
+	access_preset_set(acc->preset, &acc->eff);
+	for (i = 0; i < sizeof(acc->eff.bits); i++)
+		e[i] = (uint8_t)((e[i] | a[i]) & ~d[i]);
+}
+
+bool access_allows(const struct kcsmux_access *acc, uint8_t netfn,
+    uint8_t cmd)
+{
+	return cmdset_has(&acc->eff, netfn, cmd);
+}

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kcsraw_main.c - kcsraw.ko: raw IPMI KCS access with per-transaction
+ * polling policies. Module parameters, interface discovery (parameters or
+ * SMBIOS type 38), and bring-up/tear-down of each interface.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/dmi.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/cpumask.h>
+#include <asm/unaligned.h>
+#include "kcsraw_priv.h"
+
+/* Interfaces: explicit, or from SMBIOS when no ports are given. */
+static unsigned long ports[KCSRAW_MAX_IFACES];
+static unsigned int num_ports;
+module_param_hw_array(ports, ulong, ioport, &num_ports, 0444);
+MODULE_PARM_DESC(ports, "KCS data register I/O ports, e.g. 0xca2[,0xca8] (default: SMBIOS type 38)");
+
+static unsigned int regspacing[KCSRAW_MAX_IFACES];
+static unsigned int num_regspacing;
+module_param_array(regspacing, uint, &num_regspacing, 0444);
+MODULE_PARM_DESC(regspacing, "Register spacing per port (1, 4 or 16; default 1)");
+
+static unsigned int irqs[KCSRAW_MAX_IFACES];
+static unsigned int num_irqs;
+module_param_hw_array(irqs, uint, irq, &num_irqs, 0444);
+MODULE_PARM_DESC(irqs, "IRQ per port (0 or absent: polled only)");
+
+static bool trydmi = true;
+module_param(trydmi, bool, 0444);
+MODULE_PARM_DESC(trydmi, "Find KCS interfaces in SMBIOS when no ports= are given (default 1)");
+
+static bool useirq = true;
+module_param(useirq, bool, 0444);
+MODULE_PARM_DESC(useirq, "Use the IRQ SMBIOS names for an interface (default 1)");
+
+/* Interface-wide tunables. */
+unsigned int kcsraw_queue_depth = 64;
+module_param_named(queue_depth, kcsraw_queue_depth, uint, 0644);
+MODULE_PARM_DESC(queue_depth, "Outstanding requests per open file (default 64)");
+
+unsigned int kcsraw_atn_poll_ms = 100;
+module_param_named(atn_poll_ms, kcsraw_atn_poll_ms, uint, 0644);
+MODULE_PARM_DESC(atn_poll_ms, "Idle SMS_ATN check interval in ms, 0 = only on IRQ and after transactions (default 100)");
+
+unsigned int kcsraw_ibf_timeout_ms = 5000;
+module_param_named(ibf_timeout_ms, kcsraw_ibf_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(ibf_timeout_ms, "KCS IBF timeout in ms, read at each transaction start (default 5000)");
+
+unsigned int kcsraw_obf_timeout_ms = 5000;
+module_param_named(obf_timeout_ms, kcsraw_obf_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(obf_timeout_ms, "KCS OBF (response) timeout in ms, read at each transaction start (default 5000)");
+
+unsigned int kcsraw_max_retries = 10;
+module_param_named(max_retries, kcsraw_max_retries, uint, 0644);
+MODULE_PARM_DESC(max_retries, "KCS error recoveries per transaction before giving up (default 10)");
+
+/* The default policy, for requests that ask for it. */
+unsigned int kcsraw_def_max_busy_us = 100;
+module_param_named(default_max_busy_us, kcsraw_def_max_busy_us, uint, 0644);
+MODULE_PARM_DESC(default_max_busy_us, "Default busy-wait window per BMC wait in us, 4294967295 = unlimited (default 100)");
+
+unsigned int kcsraw_def_poll_us = 100;
+module_param_named(default_poll_us, kcsraw_def_poll_us, uint, 0644);
+MODULE_PARM_DESC(default_poll_us, "Default first poll sleep in us (default 100)");
+
+unsigned int kcsraw_def_poll_max_us = 1000;
+module_param_named(default_poll_max_us, kcsraw_def_poll_max_us, uint, 0644);
+MODULE_PARM_DESC(default_poll_max_us, "Default longest poll sleep in us (default 1000)");
+
+unsigned int kcsraw_def_backoff = KCSRAW_BACKOFF_EXP;
+module_param_named(default_backoff, kcsraw_def_backoff, uint, 0644);
+MODULE_PARM_DESC(default_backoff, "Default backoff: 0 fixed, 1 exponential (default 1)");
+
+bool kcsraw_def_use_irq = true;
+module_param_named(default_use_irq, kcsraw_def_use_irq, bool, 0644);
+MODULE_PARM_DESC(default_use_irq, "Default: sleep until the IRQ when there is one (default 1)");
+
+/* Interfaces, and the poller placement applied to their threads. */
+static DEFINE_MUTEX(kcsraw_mutex);
+static struct kcsraw_iface *kcsraw_ifaces[KCSRAW_MAX_IFACES];
+static int kcsraw_nifaces;
+static struct cpumask kcsraw_cpus;
+static bool kcsraw_cpus_set;
+static int kcsraw_nice;
+
+static int kcsraw_cpus_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct cpumask mask;
+	char buf[256];
+	int i, ret;
+
+	strscpy(buf, val, sizeof(buf));
+	strim(buf);
+	if (!*buf || !strcmp(buf, "all")) {
+		cpumask_copy(&mask, cpu_possible_mask);
+	} else {
+		ret = cpulist_parse(buf, &mask);
+		if (ret)
+			return ret;
+		if (!cpumask_intersects(&mask, cpu_online_mask))
+			return -EINVAL;
+	}
+	mutex_lock(&kcsraw_mutex);
+	for (i = 0; i < kcsraw_nifaces; i++) {
+		ret = set_cpus_allowed_ptr(kcsraw_ifaces[i]->thread, &mask);
+		if (ret) {
+			mutex_unlock(&kcsraw_mutex);
+			return ret;
+		}
+	}
+	cpumask_copy(&kcsraw_cpus, &mask);
+	kcsraw_cpus_set = true;
+	mutex_unlock(&kcsraw_mutex);
+	return 0;
+}
+
+static int kcsraw_cpus_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%*pbl\n", cpumask_pr_args(kcsraw_cpus_set ?
+				&kcsraw_cpus : cpu_possible_mask));
+}
+
+static const struct kernel_param_ops kcsraw_cpus_ops = {
+	.set = kcsraw_cpus_param_set,
+	.get = kcsraw_cpus_param_get,
+};
+module_param_cb(poller_cpus, &kcsraw_cpus_ops, NULL, 0644);
+MODULE_PARM_DESC(poller_cpus, "CPUs the poller threads may run on, a cpulist such as 0-1 or \"all\" (default all)");
+
+static int kcsraw_nice_param_set(const char *val, const struct kernel_param *kp)
+{
+	int nice, i, ret;
+
+	ret = kstrtoint(val, 0, &nice);
+	if (ret)
+		return ret;
+	if (nice < MIN_NICE || nice > MAX_NICE)
+		return -EINVAL;
+	mutex_lock(&kcsraw_mutex);
+	kcsraw_nice = nice;
+	for (i = 0; i < kcsraw_nifaces; i++)
+		set_user_nice(kcsraw_ifaces[i]->thread, nice);
+	mutex_unlock(&kcsraw_mutex);
+	return 0;
+}
+
+static const struct kernel_param_ops kcsraw_nice_ops = {
+	.set = kcsraw_nice_param_set,
+	.get = param_get_int,
+};
+module_param_cb(poller_nice, &kcsraw_nice_ops, &kcsraw_nice, 0644);
+MODULE_PARM_DESC(poller_nice, "Nice level of the poller threads, -20..19 (default 0)");
+
+/* One interface to bring up. */
+struct kcsraw_cfg {
+	unsigned long base;
+	unsigned int spacing;
+	unsigned int irq;
+	bool from_dmi;
+};
+
+struct kcsraw_dmi_scan {
+	struct kcsraw_cfg cfg[KCSRAW_MAX_IFACES];
+	int n;
+};
+
+/* SMBIOS type 38 (IPMI Device Information). */
+#define DMI_IPMI_TYPE		38
+#define DMI_IPMI_IF_TYPE	0x04
+#define DMI_IPMI_BASE		0x08
+#define DMI_IPMI_BASE_MOD	0x10
+#define DMI_IPMI_IRQ		0x11
+#define DMI_IPMI_MIN_LEN	0x10
+#define DMI_IPMI_FULL_LEN	0x12
+#define DMI_IPMI_KCS		0x01
+
+static void kcsraw_dmi_decode(const struct dmi_header *dh, void *data)
+{
+	struct kcsraw_dmi_scan *scan = data;
+	const u8 *d = (const u8 *)dh;
+	struct kcsraw_cfg *cfg;
+	u64 addr;
+	u8 mod;
+
+	if (dh->type != DMI_IPMI_TYPE || dh->length < DMI_IPMI_MIN_LEN)
+		return;
+	if (d[DMI_IPMI_IF_TYPE] != DMI_IPMI_KCS)
+		return;
+	addr = get_unaligned_le64(d + DMI_IPMI_BASE);
+	if (!(addr & 1)) {
+		pr_info("SMBIOS: memory-mapped KCS at 0x%llx not supported, skipped\n",
+			addr);
+		return;
+	}
+	if (scan->n >= KCSRAW_MAX_IFACES)
+		return;
+	cfg = &scan->cfg[scan->n];
+	cfg->base = addr & ~1ULL;
+	cfg->spacing = 1;
+	cfg->irq = 0;
+	cfg->from_dmi = true;
+	if (dh->length >= DMI_IPMI_FULL_LEN) {
+		mod = d[DMI_IPMI_BASE_MOD];
+		cfg->base |= (mod >> 4) & 1;
+		switch (mod >> 6) {
+		case 0:
+			cfg->spacing = 1;
+			break;
+		case 1:
+			cfg->spacing = 4;
+			break;
+		case 2:
+			cfg->spacing = 16;
+			break;
+		default:
+			pr_info("SMBIOS: KCS at 0x%lx has a reserved register spacing, skipped\n",
+				cfg->base);
+			return;
+		}
+		cfg->irq = d[DMI_IPMI_IRQ];
+	}
+	scan->n++;
+}
+
+static int kcsraw_cfg_cmp(const void *a, const void *b)
+{
+	const struct kcsraw_cfg *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
+{
+	kcsraw_cdev_unregister(ifc);
+	if (ifc->thread)
+		kcsraw_irq_teardown(ifc);
+	kcsraw_poller_stop(ifc);
+	kcsraw_io_release(ifc);
+	kfree(ifc);
+}
+
+/* Check there is a BMC: Get Device ID must answer with cc 0. */
+static int kcsraw_probe_bmc(struct kcsraw_iface *ifc)
+{
+	static const u8 get_devid[] = { 0x06 << 2, 0x01 };
+	u8 resp[32];
+	unsigned int len = sizeof(resp);
+	int ret;
+
+	ret = kcsraw_xfer_sync(ifc, get_devid, sizeof(get_devid), resp, &len);
+	if (ret || len < 3 || resp[2]) {
+		pr_err("%s: no BMC answers Get Device ID at 0x%lx (%d, cc 0x%02x)\n",
+		       ifc->name, ifc->base, ret, len >= 3 ? resp[2] : 0xff);
+		return -ENODEV;
+	}
+	if (len >= 8)
+		pr_info("%s: KCS at 0x%lx/0x%lx: BMC device id 0x%02x, IPMI %u.%u\n",
+			ifc->name, ifc->base, ifc->base + ifc->spacing, resp[3],
+			resp[7] & 0xf, resp[7] >> 4);
+	return 0;
+}
+
+static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
+			       struct kcsraw_iface **out)
+{
+	struct kcsraw_iface *ifc;
+	int ret;
+
+	ifc = kzalloc(sizeof(*ifc), GFP_KERNEL);
+	if (!ifc)
+		return -ENOMEM;
+	ifc->index = index;
+	snprintf(ifc->name, sizeof(ifc->name), KCSRAW_NAME "%d", index);
+	ifc->base = cfg->base;
+	ifc->spacing = cfg->spacing;
+	ifc->cfg_irq = cfg->irq;
+	ifc->from_dmi = cfg->from_dmi;
+	spin_lock_init(&ifc->lock);
+	INIT_LIST_HEAD(&ifc->queue);
+	INIT_LIST_HEAD(&ifc->files);
+	atomic_set(&ifc->irq_pending, 0);
+
+	ret = kcsraw_io_claim(ifc);
+	if (ret)
+		goto fail;
+	if (kcsraw_io_status(ifc) == 0xff) {
+		pr_err("%s: status register at 0x%lx reads 0xff: no KCS interface there\n",
+		       ifc->name, ifc->base + ifc->spacing);
+		ret = -ENODEV;
+		goto fail;
+	}
+
+	kcs_sm_init(&ifc->sm, &kcsraw_port_ops, ifc);
+
+	ret = kcsraw_poller_start(ifc, kcsraw_cpus_set ? &kcsraw_cpus : NULL,
+				  kcsraw_nice);
+	if (ret)
+		goto fail;
+	ret = kcsraw_probe_bmc(ifc);
+	if (ret)
+		goto fail;
+	ret = kcsraw_irq_setup(ifc);
+	if (ret)
+		goto fail;
+	ret = kcsraw_cdev_register(ifc);
+	if (ret) {
+		pr_err("%s: cannot register the device (%d)\n", ifc->name, ret);
+		goto fail;
+	}
+	*out = ifc;
+	return 0;
+fail:
+	kcsraw_iface_destroy(ifc);
+	return ret;
+}
+
+static int kcsraw_gather(struct kcsraw_cfg *cfg, int *n)
+{
+	struct kcsraw_dmi_scan *scan;
+	unsigned int i;
+	int ret;
+
+	*n = 0;
+	if (num_ports) {
+		for (i = 0; i < num_ports; i++) {
+			cfg[i].base = ports[i];
+			cfg[i].spacing = i < num_regspacing && regspacing[i] ?
+					 regspacing[i] : 1;
+			cfg[i].irq = i < num_irqs ? irqs[i] : 0;
+			cfg[i].from_dmi = false;
+			if (!cfg[i].base || cfg[i].spacing > 16) {
+				pr_err("bad ports=/regspacing= entry %u\n", i);
+				return -EINVAL;
+			}
+		}
+		*n = num_ports;
+		return 0;
+	}
+	if (!trydmi) {
+		pr_err("no ports= given and trydmi=0: nothing to drive\n");
+		return -ENODEV;
+	}
+
+	scan = kzalloc(sizeof(*scan), GFP_KERNEL);
+	if (!scan)
+		return -ENOMEM;
+	ret = dmi_walk(kcsraw_dmi_decode, scan);
+	if (ret || !scan->n) {
+		pr_err("no KCS interface in SMBIOS (type 38); give ports=\n");
+		kfree(scan);
+		return -ENODEV;
+	}
+	/* SMBIOS order need not follow the ports: number them by port. */
+	sort(scan->cfg, scan->n, sizeof(scan->cfg[0]), kcsraw_cfg_cmp, NULL);
+	for (i = 0; i < scan->n; i++) {
+		cfg[i] = scan->cfg[i];
+		if (!useirq)
+			cfg[i].irq = 0;
+		pr_info("SMBIOS: KCS at 0x%lx, spacing %u, irq %u\n",
+			cfg[i].base, cfg[i].spacing, cfg[i].irq);
+	}
+	*n = scan->n;
+	kfree(scan);
+	return 0;
+}
+
+static void kcsraw_destroy_all(void)
+{
+	mutex_lock(&kcsraw_mutex);
+	while (kcsraw_nifaces > 0) {
+		kcsraw_nifaces--;
+		kcsraw_iface_destroy(kcsraw_ifaces[kcsraw_nifaces]);
+		kcsraw_ifaces[kcsraw_nifaces] = NULL;
+	}
+	mutex_unlock(&kcsraw_mutex);
+}
+
+static int __init kcsraw_init(void)
+{
+	struct kcsraw_cfg cfg[KCSRAW_MAX_IFACES];
+	struct kcsraw_iface *ifc;
+	int n, i, ret, err = 0;
+
+	if (!kcsraw_queue_depth)
+		kcsraw_queue_depth = 1;
+	ret = kcsraw_gather(cfg, &n);
+	if (ret)
+		return ret;
+
+	mutex_lock(&kcsraw_mutex);
+	for (i = 0; i < n; i++) {
+		ret = kcsraw_iface_create(&cfg[i], kcsraw_nifaces, &ifc);
+		if (ret) {
+			/* Explicit ports must all work; SMBIOS ones may not. */
+			if (!cfg[i].from_dmi) {
+				mutex_unlock(&kcsraw_mutex);
+				kcsraw_destroy_all();
+				return ret;
+			}
+			err = ret;
+			continue;
+		}
+		kcsraw_ifaces[kcsraw_nifaces++] = ifc;
+	}
+	mutex_unlock(&kcsraw_mutex);
+	if (!kcsraw_nifaces)
+		return err ? err : -ENODEV;
+	return 0;
+}
+
+static void __exit kcsraw_exit(void)
+{
+	kcsraw_destroy_all();
+}
+
+module_init(kcsraw_init);
+module_exit(kcsraw_exit);
+
+MODULE_DESCRIPTION("Raw IPMI KCS access with per-transaction polling policies");
+MODULE_AUTHOR("kcsmux");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kcsraw_poll.c - the per-interface poller thread.
+ *
+ * One kernel thread per interface owns the KCS state machine and runs one
+ * transaction at a time, each with its own policy: a busy-wait window per
+ * BMC wait, then high-resolution sleeps (fixed or exponential backoff), or
+ * sleeps ended by the interface interrupt. The real time since the last
+ * step, from ktime_get(), is what the state machine's timeouts count.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/poll.h>
+#include <linux/sched/task.h>
+#include <linux/sched.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/printk.h>
+#include "kcsraw_priv.h"
+
+/* Longest slack granted to a poll sleep, and its share of the sleep. */
+#define KCSRAW_SLACK_MAX_NS	(50 * NSEC_PER_USEC)
+#define KCSRAW_SLACK_SHIFT	3
+
+enum kcsraw_wake {
+	KCSRAW_WAKE_TIMER,
+	KCSRAW_WAKE_IRQ,
+	KCSRAW_WAKE_OTHER,
+};
+
+/* Per-transaction bookkeeping of the thread. */
+struct kcsraw_run {
+	ktime_t acct;		/* time already handed to the state machine */
+	ktime_t now;		/* time of the last step */
+};
+
+void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	if (ifc->has_policy) {
+		*p = ifc->policy;
+		spin_unlock_irqrestore(&ifc->lock, flags);
+		return;
+	}
+	spin_unlock_irqrestore(&ifc->lock, flags);
+
+	memset(p, 0, sizeof(*p));
+	p->max_busy_us = READ_ONCE(kcsraw_def_max_busy_us);
+	p->poll_us = max(READ_ONCE(kcsraw_def_poll_us), 1U);
+	p->poll_max_us = max(READ_ONCE(kcsraw_def_poll_max_us), p->poll_us);
+	p->backoff = READ_ONCE(kcsraw_def_backoff) == KCSRAW_BACKOFF_EXP ?
+		     KCSRAW_BACKOFF_EXP : KCSRAW_BACKOFF_FIXED;
+	p->flags = READ_ONCE(kcsraw_def_use_irq) ? KCSRAW_POL_IRQ : 0;
+}
+
+/* Validate a policy from userspace that is not KCSRAW_POL_DEFAULT. */
+int kcsraw_policy_check(const struct kcsraw_policy *p)
+{
+	if (p->flags & ~KCSRAW_POL_FLAGS)
+		return -EINVAL;
+	if (p->reserved[0] || p->reserved[1])
+		return -EINVAL;
+	if (p->backoff != KCSRAW_BACKOFF_FIXED &&
+	    p->backoff != KCSRAW_BACKOFF_EXP)
+		return -EINVAL;
+	if (!p->poll_us)
+		return -EINVAL;
+	return 0;
+}
+
+u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc)
+{
+	return ifc->thread ? READ_ONCE(ifc->thread->se.sum_exec_runtime) : 0;
+}
+
+/* Step the state machine with the real time passed since the last step. */
+static enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
+				   struct kcsraw_run *run)
+{
+	u64 us;
+
+	run->now = ktime_get();
+	us = div_u64(ktime_to_ns(ktime_sub(run->now, run->acct)), NSEC_PER_USEC);
+	run->acct = ktime_add_us(run->acct, us);
+	return kcs_sm_event(&ifc->sm, us);
+}
+
+static void kcsraw_irq_unmask(struct kcsraw_iface *ifc);
+
+/*
+ * Sleep up to @ns, or until the IRQ when @irq, or until woken (cancel,
+ * stop, new work when @idle). A wake-up that arrives between the caller's
+ * last check and the sleep is not lost: the state is set before the final
+ * checks.
+ */
+static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
+				     bool irq, struct kcsraw_req *req, bool idle)
+{
+	ktime_t t = ns_to_ktime(ns);
+	u64 slack = min_t(u64, ns >> KCSRAW_SLACK_SHIFT, KCSRAW_SLACK_MAX_NS);
+	int ret = 0;
+
+	if (irq)
+		kcsraw_irq_unmask(ifc);
+	WRITE_ONCE(ifc->irq_wait, irq);
+	set_current_state(TASK_IDLE);
+	if (irq && atomic_read(&ifc->irq_pending)) {
+		__set_current_state(TASK_RUNNING);
+		ret = -EINTR;
+	} else if ((req && READ_ONCE(req->cancel)) || kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		ret = -EINTR;
+	} else if (idle && !list_empty_careful(&ifc->queue)) {
+		__set_current_state(TASK_RUNNING);
+		ret = -EINTR;
+	} else if (ns == KTIME_MAX) {
+		schedule();
+		ret = -EINTR;
+	} else {
+		ret = schedule_hrtimeout_range(&t, slack, HRTIMER_MODE_REL);
+	}
+	WRITE_ONCE(ifc->irq_wait, false);
+	if (irq && atomic_xchg(&ifc->irq_pending, 0))
+		return KCSRAW_WAKE_IRQ;
+	return ret ? KCSRAW_WAKE_OTHER : KCSRAW_WAKE_TIMER;
+}
+
+/*
+ * The KCS interrupt is level-triggered (QEMU holds it while OBF or an
+ * SMS_ATN interrupt is pending) and only a register access by the poller
+ * clears its cause. So the handler masks the line and wakes the poller;
+ * the poller unmasks it just before it next sleeps on the interrupt, after
+ * the step that consumed the cause.
+ */
+static irqreturn_t kcsraw_irq(int irq, void *data)
+{
+	struct kcsraw_iface *ifc = data;
+
+	if (!atomic_xchg(&ifc->irq_masked, 1))
+		disable_irq_nosync(irq);
+	atomic_set(&ifc->irq_pending, 1);
+	ifc->irqs++;
+	if (READ_ONCE(ifc->irq_wait))
+		wake_up_process(ifc->thread);
+	return IRQ_HANDLED;
+}
+
+static void kcsraw_irq_unmask(struct kcsraw_iface *ifc)
+{
+	if (ifc->irq && atomic_xchg(&ifc->irq_masked, 0))
+		enable_irq(ifc->irq);
+}
+
+/* Complete @req: hand it to its file, its internal waiter, or free it. */
+void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	struct kcsraw_completion *comp = &req->comp;
+	struct kcsraw_stats *st = &ifc->stats;
+	struct kcsraw_file *f = req->file;
+
+	lockdep_assert_held(&ifc->lock);
+	if (ifc->cur == req)
+		ifc->cur = NULL;
+
+	st->transactions++;
+	if (comp->status || (comp->flags & (KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH)))
+		st->errors++;
+	if (comp->flags & KCSRAW_DONE_HOSED)
+		st->hosed++;
+	if (comp->status == -ECANCELED)
+		st->cancelled++;
+	st->spin_ns += comp->cost.spin_ns;
+	st->cpu_ns += comp->cost.cpu_ns;
+	st->sleeps += comp->cost.sleeps;
+	st->timer_wakeups += comp->cost.timer_wakeups;
+	st->irq_wakeups += comp->cost.irq_wakeups;
+	st->retries += comp->cost.retries;
+	st->latency_sum_ns += comp->cost.latency_ns;
+	st->latency_max_ns = max(st->latency_max_ns, comp->cost.latency_ns);
+	st->queue_sum_ns += comp->cost.queue_ns;
+
+	if (req->internal) {
+		complete(&req->done);
+	} else if (f) {
+		list_add_tail(&req->node, &f->done);
+		wake_up_interruptible_poll(&f->wq, EPOLLIN | EPOLLRDNORM);
+	} else {
+		kfree(req);
+	}
+}
+
+/* A response the driver makes up: netfn|1, cmd, @cc. */
+static void kcsraw_synth(struct kcsraw_req *req, u8 cc)
+{
+	struct kcsraw_completion *comp = &req->comp;
+
+	comp->resp[0] = req->req[0] | 0x04;
+	comp->resp[1] = req->req_len > 1 ? req->req[1] : 0;
+	comp->resp[2] = cc;
+	comp->resp_len = 3;
+	comp->flags |= KCSRAW_DONE_SYNTH;
+}
+
+/*
+ * After an abort, run the recovery to its end before the next transaction
+ * may start. It uses short sleeps: the state machine bounds it with its
+ * own timeouts.
+ */
+static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
+{
+	enum kcs_result r;
+
+	while (!kcs_sm_idle(&ifc->sm)) {
+		atomic_set(&ifc->irq_pending, 0);
+		r = kcsraw_step(ifc, run);
+		if (r == KCS_WAIT)
+			kcsraw_sleep(ifc, 100 * NSEC_PER_USEC, !!ifc->irq, NULL,
+				     false);
+		else if (r != KCS_CALL_AGAIN)
+			break;
+		cond_resched();
+	}
+}
+
+/* Run one transaction with its own policy. */
+static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	struct kcsraw_completion *comp = &req->comp;
+	struct kcsraw_cost *c = &comp->cost;
+	const struct kcsraw_policy *p = &req->pol;
+	struct kcs_sm_stats s0 = ifc->sm.stats;
+	struct kcs_sm_stats *s1 = &ifc->sm.stats;
+	bool use_irq = (p->flags & KCSRAW_POL_IRQ) && ifc->irq;
+	u64 busy_ns = p->max_busy_us == KCSRAW_UNLIMITED ? U64_MAX :
+		      (u64)p->max_busy_us * NSEC_PER_USEC;
+	u64 sleep_us = p->poll_us, sleep_ns;
+	ktime_t awake_from, wait_from = 0, spin_from = 0;
+	bool in_wait = false, spinning = false;
+	struct kcsraw_run run;
+	enum kcsraw_wake w;
+	enum kcs_result r;
+	int cc;
+
+	run.now = ktime_get();
+	run.acct = run.now;
+	awake_from = run.now;
+	c->queue_ns = ktime_to_ns(ktime_sub(run.now, req->submitted));
+
+	/* The timeouts are runtime-writable parameters: pick them up here. */
+	ifc->sm.ibf_timeout_us = (u64)max(READ_ONCE(kcsraw_ibf_timeout_ms), 1U) *
+				 USEC_PER_MSEC;
+	ifc->sm.obf_timeout_us = (u64)max(READ_ONCE(kcsraw_obf_timeout_ms), 1U) *
+				 USEC_PER_MSEC;
+	ifc->sm.max_retries = READ_ONCE(kcsraw_max_retries);
+	cc = kcs_sm_start(&ifc->sm, req->req, req->req_len);
+	if (cc) {
+		kcsraw_synth(req, cc);
+		goto out;
+	}
+
+	for (;;) {
+		if (READ_ONCE(req->cancel)) {
+			if (spinning)
+				c->spin_ns += ktime_to_ns(ktime_sub(ktime_get(), spin_from));
+			kcs_sm_abort(&ifc->sm);
+			comp->status = -ECANCELED;
+			run.now = ktime_get();
+			goto out;
+		}
+		atomic_set(&ifc->irq_pending, 0);
+		r = kcsraw_step(ifc, &run);
+		c->polls++;
+
+		if (r != KCS_WAIT) {
+			if (spinning) {
+				c->spin_ns += ktime_to_ns(ktime_sub(run.now, spin_from));
+				spinning = false;
+			}
+			in_wait = false;
+		}
+		if (r == KCS_CALL_AGAIN)
+			continue;
+		if (r == KCS_DONE || r == KCS_HOSED)
+			break;
+		if (r != KCS_WAIT) {
+			/* Idle in the middle of a transaction: lost it. */
+			pr_warn_ratelimited("%s: state machine idle mid-transaction\n",
+					    ifc->name);
+			kcsraw_synth(req, KCS_CC_UNSPECIFIED);
+			goto out;
+		}
+
+		if (!in_wait) {
+			in_wait = true;
+			wait_from = run.now;
+			sleep_us = p->poll_us;
+		}
+		if (ktime_to_ns(ktime_sub(run.now, wait_from)) < busy_ns) {
+			if (!spinning) {
+				spinning = true;
+				spin_from = run.now;
+			}
+			cpu_relax();
+			cond_resched();
+			continue;
+		}
+		if (spinning) {
+			c->spin_ns += ktime_to_ns(ktime_sub(run.now, spin_from));
+			spinning = false;
+		}
+
+		sleep_ns = (use_irq ? max_t(u64, p->poll_max_us, p->poll_us) :
+			    sleep_us) * NSEC_PER_USEC;
+		c->cpu_ns += ktime_to_ns(ktime_sub(ktime_get(), awake_from));
+		c->sleeps++;
+		w = kcsraw_sleep(ifc, sleep_ns, use_irq, req, false);
+		awake_from = ktime_get();
+		if (w == KCSRAW_WAKE_TIMER)
+			c->timer_wakeups++;
+		else if (w == KCSRAW_WAKE_IRQ)
+			c->irq_wakeups++;
+		else
+			c->other_wakeups++;
+		if (p->backoff == KCSRAW_BACKOFF_EXP)
+			sleep_us = min_t(u64, sleep_us * 2,
+					 max(p->poll_max_us, p->poll_us));
+	}
+
+	comp->resp_len = kcs_sm_get_result(&ifc->sm, comp->resp,
+					   sizeof(comp->resp));
+	if (r == KCS_HOSED)
+		comp->flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH;
+out:
+	c->cpu_ns += ktime_to_ns(ktime_sub(run.now, awake_from));
+	c->latency_ns = ktime_to_ns(ktime_sub(run.now, req->submitted));
+	c->retries = s1->retries - s0.retries;
+	c->errors = (s1->timeouts - s0.timeouts) +
+		    (s1->protocol_errors - s0.protocol_errors);
+	if (comp->status == -ECANCELED)
+		kcsraw_drain(ifc, &run);
+}
+
+/* Idle: look at SMS_ATN and tell every open file when it is up. */
+static void kcsraw_idle_check(struct kcsraw_iface *ifc)
+{
+	struct kcsraw_file *f;
+	struct kcsraw_run run;
+	enum kcs_result r;
+	unsigned long flags;
+
+	run.now = ktime_get();
+	run.acct = run.now;
+	atomic_set(&ifc->irq_pending, 0);
+	r = kcsraw_step(ifc, &run);
+	if (r == KCS_CALL_AGAIN || r == KCS_WAIT) {
+		kcsraw_drain(ifc, &run);
+		return;
+	}
+	if (r != KCS_ATTN)
+		return;
+	spin_lock_irqsave(&ifc->lock, flags);
+	ifc->stats.attn++;
+	list_for_each_entry(f, &ifc->files, node) {
+		f->attn = true;
+		wake_up_interruptible_poll(&f->wq, EPOLLPRI);
+	}
+	spin_unlock_irqrestore(&ifc->lock, flags);
+}
+
+static int kcsraw_thread(void *data)
+{
+	struct kcsraw_iface *ifc = data;
+	struct kcsraw_req *req;
+	unsigned long flags;
+	unsigned int ms;
+
+	while (!kthread_should_stop()) {
+		spin_lock_irqsave(&ifc->lock, flags);
+		req = list_first_entry_or_null(&ifc->queue, struct kcsraw_req,
+					       node);
+		if (req) {
+			list_del_init(&req->node);
+			ifc->cur = req;
+		}
+		spin_unlock_irqrestore(&ifc->lock, flags);
+
+		if (req) {
+			kcsraw_run_req(ifc, req);
+			spin_lock_irqsave(&ifc->lock, flags);
+			kcsraw_complete_locked(ifc, req);
+			spin_unlock_irqrestore(&ifc->lock, flags);
+			cond_resched();
+			continue;
+		}
+
+		kcsraw_idle_check(ifc);
+		ms = READ_ONCE(kcsraw_atn_poll_ms);
+		kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
+			     !!ifc->irq, NULL, true);
+	}
+	return 0;
+}
+
+void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	unsigned long flags;
+	bool idle;
+
+	req->submitted = ktime_get();
+	spin_lock_irqsave(&ifc->lock, flags);
+	list_add_tail(&req->node, &ifc->queue);
+	idle = !ifc->cur;
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	/* A busy thread takes the next request by itself. */
+	if (idle)
+		wake_up_process(ifc->thread);
+}
+
+/* A transaction of the module's own, with the default policy. */
+int kcsraw_xfer_sync(struct kcsraw_iface *ifc, const u8 *msg,
+		     unsigned int len, u8 *resp, unsigned int *resp_len)
+{
+	struct kcsraw_req *req;
+	int ret = 0;
+
+	if (len < 2 || len > KCSRAW_MAX_MSG)
+		return -EINVAL;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->internal = true;
+	init_completion(&req->done);
+	kcsraw_default_policy(ifc, &req->pol);
+	memcpy(req->req, msg, len);
+	req->req_len = len;
+	kcsraw_queue(ifc, req);
+	/* The state machine's timeouts bound this wait. */
+	wait_for_completion(&req->done);
+
+	if (req->comp.status)
+		ret = req->comp.status;
+	else if (req->comp.flags & KCSRAW_DONE_HOSED)
+		ret = -EIO;
+	*resp_len = min_t(unsigned int, req->comp.resp_len, *resp_len);
+	memcpy(resp, req->comp.resp, *resp_len);
+	kfree(req);
+	return ret;
+}
+
+int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
+			int nice)
+{
+	struct task_struct *t;
+
+	t = kthread_create(kcsraw_thread, ifc, "%s", ifc->name);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	set_user_nice(t, nice);
+	if (cpus)
+		set_cpus_allowed_ptr(t, cpus);
+	get_task_struct(t);
+	ifc->thread = t;
+	wake_up_process(t);
+	return 0;
+}
+
+void kcsraw_poller_stop(struct kcsraw_iface *ifc)
+{
+	if (!ifc->thread)
+		return;
+	kthread_stop(ifc->thread);
+	put_task_struct(ifc->thread);
+	ifc->thread = NULL;
+}
+
+/* IPMI App commands used to switch the BMC's interrupt on. */
+#define IPMI_NETFN_APP_REQ		(0x06 << 2)
+#define IPMI_SET_BMC_GLOBAL_ENABLES	0x2e
+#define IPMI_GET_BMC_GLOBAL_ENABLES	0x2f
+#define IPMI_BMC_RCV_MSG_INTR		0x01
+
+static int kcsraw_set_enables(struct kcsraw_iface *ifc, u8 val)
+{
+	u8 msg[3] = { IPMI_NETFN_APP_REQ, IPMI_SET_BMC_GLOBAL_ENABLES, val };
+	u8 resp[8];
+	unsigned int len = sizeof(resp);
+	int ret;
+
+	ret = kcsraw_xfer_sync(ifc, msg, sizeof(msg), resp, &len);
+	if (ret)
+		return ret;
+	return len >= 3 && resp[2] == 0 ? 0 : -EIO;
+}
+
+/*
+ * Request the interface IRQ and have the BMC raise it (receive message
+ * queue interrupt enable): QEMU's KCS only interrupts once the host has
+ * enabled that through Set BMC Global Enables. Any failure leaves the
+ * interface polled.
+ */
+int kcsraw_irq_setup(struct kcsraw_iface *ifc)
+{
+	u8 msg[2] = { IPMI_NETFN_APP_REQ, IPMI_GET_BMC_GLOBAL_ENABLES };
+	u8 resp[8];
+	unsigned int len = sizeof(resp);
+	int ret;
+
+	if (!ifc->cfg_irq)
+		return 0;
+	ret = request_irq(ifc->cfg_irq, kcsraw_irq, 0, ifc->name, ifc);
+	if (ret) {
+		pr_warn("%s: cannot request irq %u (%d); polling only\n",
+			ifc->name, ifc->cfg_irq, ret);
+		return 0;
+	}
+	ret = kcsraw_xfer_sync(ifc, msg, sizeof(msg), resp, &len);
+	if (ret || len < 4 || resp[2]) {
+		pr_warn("%s: Get BMC Global Enables failed; polling only\n",
+			ifc->name);
+		goto fail;
+	}
+	ifc->orig_global_enables = resp[3];
+	if (!(resp[3] & IPMI_BMC_RCV_MSG_INTR)) {
+		ret = kcsraw_set_enables(ifc, resp[3] | IPMI_BMC_RCV_MSG_INTR);
+		if (ret) {
+			pr_warn("%s: the BMC refused the interrupt enable; polling only\n",
+				ifc->name);
+			goto fail;
+		}
+		ifc->irq_enabled_bmc = true;
+	}
+	ifc->irq = ifc->cfg_irq;
+	pr_info("%s: using irq %u\n", ifc->name, ifc->irq);
+	return 0;
+fail:
+	if (atomic_xchg(&ifc->irq_masked, 0))
+		enable_irq(ifc->cfg_irq);
+	free_irq(ifc->cfg_irq, ifc);
+	return 0;
+}
+
+void kcsraw_irq_teardown(struct kcsraw_iface *ifc)
+{
+	if (!ifc->irq)
+		return;
+	if (ifc->irq_enabled_bmc &&
+	    kcsraw_set_enables(ifc, ifc->orig_global_enables))
+		pr_warn("%s: could not restore the BMC global enables\n",
+			ifc->name);
+	ifc->irq_enabled_bmc = false;
+	kcsraw_irq_unmask(ifc);
+	free_irq(ifc->irq, ifc);
+	ifc->irq = 0;
+}

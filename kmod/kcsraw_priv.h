@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kcsraw_priv.h - internals shared by the kcsraw.ko source files.
+ */
+#ifndef KCSRAW_PRIV_H
+#define KCSRAW_PRIV_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/completion.h>
+#include <linux/miscdevice.h>
+#include <linux/ktime.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <kcsmux/kcsraw.h>
+#include "kcs_sm.h"
+
+#define KCSRAW_MAX_IFACES	4
+#define KCSRAW_NAME		"kcsraw"
+
+struct kcsraw_file;
+
+/* One request, from SUBMIT (or the module itself) to its completion. */
+struct kcsraw_req {
+	struct list_head node;		/* iface->queue or file->done */
+	struct kcsraw_file *file;	/* NULL: internal or orphaned */
+	bool internal;			/* the module's own: ->done completes */
+	bool cancel;			/* cancel requested while in flight */
+	struct completion done;		/* internal requests only */
+	u64 cookie;
+	struct kcsraw_policy pol;	/* resolved: never KCSRAW_POL_DEFAULT */
+	ktime_t submitted;
+	u16 req_len;
+	u8 req[KCSRAW_MAX_MSG];
+	struct kcsraw_completion comp;
+};
+
+/* Per open file of /dev/kcsrawN. */
+struct kcsraw_file {
+	struct kcsraw_iface *iface;
+	struct list_head done;		/* completed, not yet received */
+	unsigned int outstanding;	/* submitted and not yet received */
+	bool attn;			/* SMS_ATN seen, not yet read */
+	wait_queue_head_t wq;
+	struct list_head node;		/* iface->files */
+};
+
+struct kcsraw_iface {
+	int index;
+	char name[16];
+	unsigned long base;		/* data register port */
+	unsigned int spacing;
+	unsigned int irq;		/* requested and working, else 0 */
+	unsigned int cfg_irq;		/* configured (param or SMBIOS) */
+	bool from_dmi;
+	bool irq_enabled_bmc;		/* we set the BMC's interrupt enable */
+	u8 orig_global_enables;
+	int regions;			/* registers requested */
+
+	struct kcs_sm sm;		/* owned by the poller thread */
+	struct task_struct *thread;
+	atomic_t irq_pending;
+	atomic_t irq_masked;		/* the handler disabled the line */
+	bool irq_wait;			/* the thread wants the IRQ to wake it */
+	u64 irqs;			/* written by the IRQ handler only */
+
+	spinlock_t lock;		/* everything below */
+	struct list_head queue;		/* FIFO of kcsraw_req */
+	struct kcsraw_req *cur;		/* in flight */
+	struct list_head files;
+	bool has_policy;		/* set by KCSRAW_IOC_SET_POLICY */
+	struct kcsraw_policy policy;
+	bool last_attn;
+	struct kcsraw_stats stats;
+
+	struct miscdevice misc;
+	bool misc_registered;
+};
+
+/* Module parameters (kcsraw_main.c). */
+extern unsigned int kcsraw_queue_depth;
+extern unsigned int kcsraw_atn_poll_ms;
+extern unsigned int kcsraw_ibf_timeout_ms;
+extern unsigned int kcsraw_obf_timeout_ms;
+extern unsigned int kcsraw_max_retries;
+extern unsigned int kcsraw_def_max_busy_us;
+extern unsigned int kcsraw_def_poll_us;
+extern unsigned int kcsraw_def_poll_max_us;
+extern unsigned int kcsraw_def_backoff;
+extern bool kcsraw_def_use_irq;
+
+/* kcsraw_io.c */
+extern const struct kcs_io_ops kcsraw_port_ops;
+int kcsraw_io_claim(struct kcsraw_iface *ifc);
+void kcsraw_io_release(struct kcsraw_iface *ifc);
+u8 kcsraw_io_status(struct kcsraw_iface *ifc);
+
+/* kcsraw_poll.c */
+int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
+			int nice);
+void kcsraw_poller_stop(struct kcsraw_iface *ifc);
+void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req);
+int kcsraw_xfer_sync(struct kcsraw_iface *ifc, const u8 *req,
+		     unsigned int len, u8 *resp, unsigned int *resp_len);
+void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req);
+void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p);
+int kcsraw_policy_check(const struct kcsraw_policy *p);
+u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc);
+int kcsraw_irq_setup(struct kcsraw_iface *ifc);
+void kcsraw_irq_teardown(struct kcsraw_iface *ifc);
+
+/* kcsraw_cdev.c */
+int kcsraw_cdev_register(struct kcsraw_iface *ifc);
+void kcsraw_cdev_unregister(struct kcsraw_iface *ifc);
+void kcsraw_get_stats(struct kcsraw_iface *ifc, struct kcsraw_stats *st);
+
+/* kcsraw_sysfs.c */
+extern const struct attribute_group *kcsraw_groups[];
+
+#endif /* KCSRAW_PRIV_H */

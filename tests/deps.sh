@@ -1,0 +1,27 @@
+#!/bin/bash
+# Install the Debian packages kcsmux needs to build and test, quietly and
+# only when something is missing. Sourced by check.sh and demo.sh, or run.
+set -euo pipefail
+
+KCSMUX_DEPS="build-essential cmake pkg-config libfuse3-dev libevent-dev check
+libinih-dev qemu-system-x86 openipmi ipmitool freeipmi-tools busybox-static
+cpio kmod xz-utils file iproute2 util-linux gawk python3 python3-matplotlib
+libelf-dev sparse"
+
+kcsmux_install_deps() {
+	local missing=() p
+	for p in $KCSMUX_DEPS; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || { echo "deps.sh: run as root to install: ${missing[*]}" >&2; return 1; }
+	echo "deps.sh: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	kcsmux_install_deps
+fi

@@ -1,0 +1,1460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kcsmux-bmc-proxy: a BMC "slowness" proxy for the VM rig.
+ *
+ *   QEMU ipmi-bmc-extern (TCP client) --> [listen port] proxy --> ipmi_sim
+ *
+ * Host->BMC frames are forwarded as soon as their terminator arrives.
+ * BMC->host IPMI messages (frames ended by 0xA0) are held for a delay drawn
+ * from a model and released in arrival order; BMC->host control commands
+ * (ended by 0xA1) take no delay of their own but queue behind earlier
+ * messages, so the host sees the BMC's byte stream in its original order.
+ * A control port and signals can hold ("hang") the BMC, drop held
+ * responses, or change the model live. See docs/bmc-proxy.md.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "delay_model.h"
+#include "vm_codec.h"
+
+#define PROG "kcsmux-bmc-proxy"
+#define CTL_LINE_MAX 4096
+#define NSEC_PER_SEC 1000000000ull
+
+/* ------------------------------------------------------------------ */
+/* logging and time */
+
+static bool verbose;
+
+static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logmsg(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, PROG ": %s\n", buf);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static struct timeval ns_to_tv(uint64_t ns)
+{
+	uint64_t us = (ns + 999) / 1000; /* round up: never wake early */
+	struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
+			      .tv_usec = (suseconds_t)(us % 1000000) };
+	return tv;
+}
+
+/* ------------------------------------------------------------------ */
+/* data structures */
+
+struct conn {
+	const char *name;
+	int fd; /* -1 when not connected */
+	bool dead; /* a write failed; waiting for the read side to see it */
+	struct event *rd, *wr;
+	struct evbuffer *out;
+	struct vm_parser parser;
+};
+
+struct item {
+	TAILQ_ENTRY(item) link;
+	enum vm_frame_kind kind;
+	uint8_t *raw;
+	size_t len;
+	uint64_t arrive_ns;
+	uint64_t due_ns;
+	double delay_us; /* requested (model) delay */
+	bool held; /* spent time in the queue while the hold was on */
+};
+
+TAILQ_HEAD(item_queue, item);
+
+struct proxy;
+
+struct ctl_client {
+	TAILQ_ENTRY(ctl_client) link;
+	struct bufferevent *bev;
+	struct proxy *p;
+};
+
+TAILQ_HEAD(ctl_list, ctl_client);
+
+struct counters {
+	/* BMC -> host */
+	uint64_t b2h_msgs, b2h_cmds, b2h_delayed, b2h_bad, b2h_truncated;
+	uint64_t b2h_dropped_no_host, b2h_dropped_ctl, b2h_dropped_disconnect;
+	uint64_t b2h_held_released, b2h_order_waits, b2h_replayed;
+	/* host -> BMC */
+	uint64_t h2b_msgs, h2b_cmds, h2b_dropped_no_bmc, h2b_truncated;
+	uint64_t h2b_replayed;
+	/* connections, holds */
+	uint64_t qemu_connects, bmc_connects, holds, triggers;
+};
+
+struct proxy {
+	struct event_base *base;
+
+	/* configuration */
+	uint16_t listen_port, bmc_port, ctl_port;
+	bool want_ctl;
+	unsigned retry_ms;
+	uint64_t spin_ns;
+	long timer_slack_req;
+	const char *report_path;
+	uint64_t seed;
+
+	/* sockets */
+	int listen_fd, ctl_fd;
+	struct event *listen_ev, *ctl_ev;
+	struct conn qemu, bmc;
+	bool bmc_connecting;
+	bool bmc_down_logged;
+	struct event *bmc_retry_ev;
+	struct ctl_list ctl_clients;
+
+	/* signals */
+	struct event *sig_ev[4];
+
+	/* delivery queue (BMC -> host) */
+	struct item_queue queue;
+	size_t queued;
+	uint64_t last_due_ns;
+	struct event *deliver_ev;
+
+	/* hold state */
+	bool hold;
+	struct event *release_ev;
+	bool hold_on_armed;
+	uint8_t hold_on_netfn, hold_on_cmd;
+	uint64_t hold_on_ms;
+	long hold_after; /* -1: off; else messages to pass before holding */
+	uint64_t hold_after_ms;
+	uint64_t hold_for_ms; /* default auto-release for triggers */
+
+	/* replay caches (see docs) */
+	uint8_t host_version[8], host_caps[8];
+	size_t host_version_len, host_caps_len;
+	uint8_t bmc_version[8], bmc_attn[8];
+	size_t bmc_version_len, bmc_attn_len;
+
+	/* model and statistics */
+	struct delay_model model;
+	struct dm_rng rng;
+	struct dm_samples delays, lateness;
+	struct counters c;
+	uint64_t start_ns;
+	int exit_code;
+};
+
+static void dispatch(struct proxy *p);
+static void bmc_schedule_retry(struct proxy *p);
+static void conn_close(struct proxy *p, struct conn *c);
+static void ctl_event_cb(struct bufferevent *bev, short what, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* report */
+
+static void report_build(struct proxy *p, struct evbuffer *b)
+{
+	char desc[160];
+	long slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+
+	delay_model_describe(&p->model, desc, sizeof(desc));
+	evbuffer_add_printf(b,
+		"model spec=%s mean_us=%.1f seed=%" PRIu64 " desc=\"%s\"\n",
+		p->model.spec, delay_model_mean(&p->model), p->seed, desc);
+	evbuffer_add_printf(b, "uptime_s=%.3f timer_slack_ns=%ld spin_us=%"
+		PRIu64 " backend=%s\n",
+		(double)(mono_ns() - p->start_ns) / 1e9, slack,
+		p->spin_ns / 1000, event_base_get_method(p->base));
+	evbuffer_add_printf(b,
+		"bmc_to_host msgs=%" PRIu64 " cmds=%" PRIu64
+		" delayed=%" PRIu64 " bad=%" PRIu64 " truncated=%" PRIu64
+		" dropped_no_host=%" PRIu64 " dropped_ctl=%" PRIu64
+		" dropped_disconnect=%" PRIu64 " held_released=%" PRIu64
+		" order_waits=%" PRIu64 " replayed=%" PRIu64 "\n",
+		p->c.b2h_msgs, p->c.b2h_cmds, p->c.b2h_delayed, p->c.b2h_bad,
+		p->c.b2h_truncated, p->c.b2h_dropped_no_host,
+		p->c.b2h_dropped_ctl, p->c.b2h_dropped_disconnect,
+		p->c.b2h_held_released, p->c.b2h_order_waits,
+		p->c.b2h_replayed);
+	evbuffer_add_printf(b,
+		"host_to_bmc msgs=%" PRIu64 " cmds=%" PRIu64
+		" dropped_no_bmc=%" PRIu64 " truncated=%" PRIu64
+		" replayed=%" PRIu64 "\n",
+		p->c.h2b_msgs, p->c.h2b_cmds, p->c.h2b_dropped_no_bmc,
+		p->c.h2b_truncated, p->c.h2b_replayed);
+	evbuffer_add_printf(b,
+		"connections qemu=%s bmc=%s qemu_connects=%" PRIu64
+		" bmc_connects=%" PRIu64 "\n",
+		p->qemu.fd >= 0 ? "up" : "down",
+		p->bmc.fd >= 0 && !p->bmc_connecting ? "up" : "down",
+		p->c.qemu_connects, p->c.bmc_connects);
+	evbuffer_add_printf(b,
+		"hold state=%s queued=%zu holds=%" PRIu64 " triggers=%" PRIu64
+		"\n", p->hold ? "on" : "off", p->queued, p->c.holds,
+		p->c.triggers);
+	evbuffer_add_printf(b,
+		"delay_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
+		p->delays.n, dm_samples_mean(&p->delays),
+		dm_samples_quantile(&p->delays, 0.50),
+		dm_samples_quantile(&p->delays, 0.99), p->delays.max);
+	evbuffer_add_printf(b,
+		"lateness_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
+		p->lateness.n, dm_samples_mean(&p->lateness),
+		dm_samples_quantile(&p->lateness, 0.50),
+		dm_samples_quantile(&p->lateness, 0.99), p->lateness.max);
+}
+
+/* Write the report to --report FILE, or to stderr with the program prefix. */
+static void report_emit(struct proxy *p, bool to_stderr)
+{
+	struct evbuffer *b = evbuffer_new();
+	char *line;
+	size_t n;
+	FILE *f = NULL;
+
+	if (!b)
+		return;
+	report_build(p, b);
+	if (!to_stderr && p->report_path) {
+		f = fopen(p->report_path, "w");
+		if (!f)
+			logmsg("cannot write report to %s: %s", p->report_path,
+			       strerror(errno));
+	}
+	while ((line = evbuffer_readln(b, &n, EVBUFFER_EOL_LF))) {
+		if (f)
+			fprintf(f, "%s\n", line);
+		else
+			fprintf(stderr, PROG ": report %s\n", line);
+		free(line);
+	}
+	if (f) {
+		fclose(f);
+		logmsg("report written to %s", p->report_path);
+	}
+	evbuffer_free(b);
+}
+
+static void stats_reset(struct proxy *p)
+{
+	memset(&p->c, 0, sizeof(p->c));
+	dm_samples_clear(&p->delays);
+	dm_samples_clear(&p->lateness);
+	p->start_ns = mono_ns();
+}
+
+/* ------------------------------------------------------------------ */
+/* connections */
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Send now if nothing is buffered, buffer the rest. */
+static void conn_send(struct conn *c, const uint8_t *data, size_t len)
+{
+	if (c->fd < 0 || c->dead)
+		return;
+	if (evbuffer_get_length(c->out) == 0) {
+		ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR) {
+				logmsg("%s: send: %s", c->name, strerror(errno));
+				c->dead = true;
+				/* let the read callback see the failure */
+				shutdown(c->fd, SHUT_RDWR);
+				return;
+			}
+			n = 0;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	if (len) {
+		evbuffer_add(c->out, data, len);
+		event_add(c->wr, NULL);
+	}
+}
+
+static void conn_write_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)what;
+	if (evbuffer_write(c->out, fd) < 0 && errno != EAGAIN &&
+	    errno != EINTR) {
+		logmsg("%s: write: %s", c->name, strerror(errno));
+		c->dead = true;
+		shutdown(fd, SHUT_RDWR);
+		evbuffer_drain(c->out, evbuffer_get_length(c->out));
+	}
+	if (evbuffer_get_length(c->out) == 0)
+		event_del(c->wr);
+}
+
+static int conn_attach(struct proxy *p, struct conn *c, int fd,
+		       event_callback_fn read_cb)
+{
+	c->fd = fd;
+	c->dead = false;
+	vm_parser_reset(&c->parser);
+	evbuffer_drain(c->out, evbuffer_get_length(c->out));
+	c->rd = event_new(p->base, fd, EV_READ | EV_PERSIST, read_cb, p);
+	c->wr = event_new(p->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
+	if (!c->rd || !c->wr || event_add(c->rd, NULL)) {
+		logmsg("%s: cannot set up events", c->name);
+		return -1;
+	}
+	set_nodelay(fd);
+	return 0;
+}
+
+static void conn_close(struct proxy *p, struct conn *c)
+{
+	(void)p;
+	if (c->rd) {
+		event_free(c->rd);
+		c->rd = NULL;
+	}
+	if (c->wr) {
+		event_free(c->wr);
+		c->wr = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->dead = false;
+	evbuffer_drain(c->out, evbuffer_get_length(c->out));
+	vm_parser_reset(&c->parser);
+}
+
+/* ------------------------------------------------------------------ */
+/* delivery queue */
+
+static void item_free(struct item *it)
+{
+	free(it->raw);
+	free(it);
+}
+
+static size_t queue_drop_all(struct proxy *p)
+{
+	struct item *it;
+	size_t n = 0;
+
+	while ((it = TAILQ_FIRST(&p->queue))) {
+		TAILQ_REMOVE(&p->queue, it, link);
+		item_free(it);
+		n++;
+	}
+	p->queued = 0;
+	evtimer_del(p->deliver_ev);
+	return n;
+}
+
+static void hold_begin(struct proxy *p, uint64_t for_ms, const char *why)
+{
+	struct item *it;
+
+	if (!p->hold)
+		p->c.holds++;
+	p->hold = true;
+	TAILQ_FOREACH(it, &p->queue, link)
+		it->held = true;
+	evtimer_del(p->deliver_ev);
+	evtimer_del(p->release_ev);
+	if (for_ms) {
+		struct timeval tv = ns_to_tv(for_ms * 1000000ull);
+
+		evtimer_add(p->release_ev, &tv);
+	}
+	if (for_ms)
+		logmsg("hold on (%s), auto-release in %" PRIu64 " ms", why,
+		       for_ms);
+	else
+		logmsg("hold on (%s), until released", why);
+}
+
+static void hold_end(struct proxy *p, const char *why)
+{
+	evtimer_del(p->release_ev);
+	if (!p->hold)
+		return;
+	p->hold = false;
+	logmsg("hold off (%s), %zu frame(s) queued", why, p->queued);
+	dispatch(p);
+}
+
+static void release_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	hold_end(arg, "timer");
+}
+
+static void send_item(struct proxy *p, struct item *it, uint64_t now)
+{
+	conn_send(&p->qemu, it->raw, it->len);
+	if (it->kind != VM_FRAME_MSG)
+		return;
+	if (it->held) {
+		p->c.b2h_held_released++;
+	} else {
+		dm_samples_add(&p->lateness,
+			       (double)(int64_t)(now - it->due_ns) / 1000.0);
+	}
+	if (verbose)
+		logmsg("bmc->host msg sent, delay %.1f us, total %.1f us",
+		       it->delay_us, (double)(now - it->arrive_ns) / 1000.0);
+}
+
+/*
+ * Send everything that is due, in order, then arm the timer for the head.
+ * Called from read callbacks (so that undelayed frames leave at once), from
+ * the timer, and on release.
+ */
+static void dispatch(struct proxy *p)
+{
+	struct item *it;
+	uint64_t now = mono_ns();
+
+	while (!p->hold && (it = TAILQ_FIRST(&p->queue))) {
+		if (it->due_ns > now) {
+			if (!p->spin_ns || it->due_ns - now > p->spin_ns)
+				break;
+			while ((now = mono_ns()) < it->due_ns)
+				;
+		}
+		TAILQ_REMOVE(&p->queue, it, link);
+		p->queued--;
+		send_item(p, it, now);
+		item_free(it);
+		now = mono_ns();
+	}
+	if (!p->hold && (it = TAILQ_FIRST(&p->queue))) {
+		uint64_t wake = it->due_ns > p->spin_ns ?
+					it->due_ns - p->spin_ns : 0;
+		struct timeval tv = ns_to_tv(wake > now ? wake - now : 0);
+
+		evtimer_add(p->deliver_ev, &tv);
+	} else {
+		evtimer_del(p->deliver_ev);
+	}
+}
+
+static void deliver_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	dispatch(arg);
+}
+
+static void enqueue(struct proxy *p, enum vm_frame_kind kind,
+		    const uint8_t *raw, size_t len, double delay_us)
+{
+	struct item *it = calloc(1, sizeof(*it));
+	uint64_t now = mono_ns();
+	uint64_t due;
+
+	if (!it || !(it->raw = malloc(len))) {
+		free(it);
+		logmsg("out of memory, frame dropped");
+		return;
+	}
+	memcpy(it->raw, raw, len);
+	it->len = len;
+	it->kind = kind;
+	it->arrive_ns = now;
+	it->delay_us = delay_us;
+	due = now + (uint64_t)(delay_us * 1000.0 + 0.5);
+	if (!TAILQ_EMPTY(&p->queue) && p->last_due_ns > due) {
+		/* never overtake an earlier frame */
+		if (kind == VM_FRAME_MSG && delay_us > 0)
+			p->c.b2h_order_waits++;
+		due = p->last_due_ns;
+	}
+	it->due_ns = due;
+	it->held = p->hold;
+	p->last_due_ns = due;
+	TAILQ_INSERT_TAIL(&p->queue, it, link);
+	p->queued++;
+}
+
+/* ------------------------------------------------------------------ */
+/* BMC -> host */
+
+static void cache_frame(uint8_t *buf, size_t *len, size_t cap,
+			const struct vm_frame *f)
+{
+	if (f->raw_len <= cap) {
+		memcpy(buf, f->raw, f->raw_len);
+		*len = f->raw_len;
+	}
+}
+
+static void bmc_frame(struct proxy *p, const struct vm_frame *f)
+{
+	double delay = 0;
+
+	if (f->truncated) {
+		p->c.b2h_truncated++;
+		logmsg("bmc: frame longer than %u bytes dropped", VM_RAW_MAX);
+		return;
+	}
+	if (f->kind == VM_FRAME_CMD) {
+		p->c.b2h_cmds++;
+		if (f->data_len >= 1 && f->data[0] == VM_CMD_VERSION)
+			cache_frame(p->bmc_version, &p->bmc_version_len,
+				    sizeof(p->bmc_version), f);
+		if (f->data_len >= 1 && f->data[0] <= VM_CMD_ATTN_IRQ)
+			cache_frame(p->bmc_attn, &p->bmc_attn_len,
+				    sizeof(p->bmc_attn), f);
+		if (verbose)
+			logmsg("bmc->host cmd 0x%02x (%zu bytes)",
+			       f->data_len ? f->data[0] : 0, f->data_len);
+	} else {
+		struct vm_msg_info mi;
+
+		p->c.b2h_msgs++;
+		/* a response needs seq, netfn, cmd, completion code, csum */
+		if (!vm_msg_parse(f->data, f->data_len, &mi) ||
+		    f->data_len < 5 || !mi.checksum_ok || f->bad_escape)
+			p->c.b2h_bad++;
+		else if (verbose)
+			logmsg("bmc->host msg seq=0x%02x netfn=0x%02x "
+			       "cmd=0x%02x cc=0x%02x", mi.seq, mi.netfn, mi.cmd,
+			       f->data[3]);
+	}
+	if (p->qemu.fd < 0) {
+		p->c.b2h_dropped_no_host++;
+		return;
+	}
+	if (f->kind == VM_FRAME_MSG) {
+		if (p->hold_after == 0) {
+			p->hold_after = -1;
+			p->c.triggers++;
+			hold_begin(p, p->hold_after_ms, "hold-after count");
+		} else if (p->hold_after > 0) {
+			p->hold_after--;
+		}
+		delay = delay_model_sample(&p->model, &p->rng);
+		dm_samples_add(&p->delays, delay);
+		if (delay > 0)
+			p->c.b2h_delayed++;
+	}
+	enqueue(p, f->kind, f->raw, f->raw_len, delay);
+}
+
+static void bmc_lost(struct proxy *p, const char *why)
+{
+	logmsg("BMC connection lost (%s), reconnecting", why);
+	conn_close(p, &p->bmc);
+	p->bmc_down_logged = true;
+	bmc_schedule_retry(p);
+}
+
+static void bmc_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	uint8_t buf[4096];
+	ssize_t n;
+	size_t off = 0;
+
+	(void)what;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		bmc_lost(p, n == 0 ? "EOF" : strerror(errno));
+		return;
+	}
+	if (n < 0)
+		return;
+	while (off < (size_t)n) {
+		struct vm_frame f;
+		size_t used;
+
+		if (vm_parser_next(&p->bmc.parser, buf + off, (size_t)n - off,
+				   &used, &f))
+			bmc_frame(p, &f);
+		off += used;
+	}
+	dispatch(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* host -> BMC */
+
+static void host_frame(struct proxy *p, const struct vm_frame *f)
+{
+	if (f->truncated) {
+		p->c.h2b_truncated++;
+		logmsg("qemu: frame longer than %u bytes dropped", VM_RAW_MAX);
+		return;
+	}
+	if (f->kind == VM_FRAME_CMD) {
+		p->c.h2b_cmds++;
+		if (f->data_len >= 1 && f->data[0] == VM_CMD_VERSION)
+			cache_frame(p->host_version, &p->host_version_len,
+				    sizeof(p->host_version), f);
+		if (f->data_len >= 1 && f->data[0] == VM_CMD_CAPABILITIES)
+			cache_frame(p->host_caps, &p->host_caps_len,
+				    sizeof(p->host_caps), f);
+		if (verbose)
+			logmsg("host->bmc cmd 0x%02x",
+			       f->data_len ? f->data[0] : 0);
+	} else {
+		struct vm_msg_info mi;
+
+		p->c.h2b_msgs++;
+		if (vm_msg_parse(f->data, f->data_len, &mi)) {
+			if (verbose)
+				logmsg("host->bmc msg seq=0x%02x netfn=0x%02x "
+				       "cmd=0x%02x", mi.seq, mi.netfn, mi.cmd);
+			if (p->hold_on_armed && mi.netfn == p->hold_on_netfn &&
+			    mi.cmd == p->hold_on_cmd) {
+				p->c.triggers++;
+				hold_begin(p, p->hold_on_ms, "hold-on request");
+			}
+		}
+	}
+	if (p->bmc.fd < 0 || p->bmc_connecting) {
+		p->c.h2b_dropped_no_bmc++;
+		return;
+	}
+	conn_send(&p->bmc, f->raw, f->raw_len);
+}
+
+static void qemu_lost(struct proxy *p, const char *why)
+{
+	size_t n = queue_drop_all(p);
+
+	p->c.b2h_dropped_disconnect += n;
+	logmsg("QEMU connection closed (%s)%s", why,
+	       n ? ", queued BMC frames dropped" : "");
+	conn_close(p, &p->qemu);
+}
+
+static void qemu_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	uint8_t buf[4096];
+	ssize_t n;
+	size_t off = 0;
+
+	(void)what;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		qemu_lost(p, n == 0 ? "EOF" : strerror(errno));
+		return;
+	}
+	if (n < 0)
+		return;
+	while (off < (size_t)n) {
+		struct vm_frame f;
+		size_t used;
+
+		if (vm_parser_next(&p->qemu.parser, buf + off, (size_t)n - off,
+				   &used, &f))
+			host_frame(p, &f);
+		off += used;
+	}
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd;
+
+	(void)what;
+	fd = accept4(lfd, (struct sockaddr *)&sa, &sl,
+		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			logmsg("accept: %s", strerror(errno));
+		return;
+	}
+	if (p->qemu.fd >= 0)
+		qemu_lost(p, "replaced by a new connection");
+	if (conn_attach(p, &p->qemu, fd, qemu_read_cb)) {
+		conn_close(p, &p->qemu);
+		return;
+	}
+	p->c.qemu_connects++;
+	logmsg("QEMU connected from port %u", ntohs(sa.sin_port));
+	/*
+	 * Make the new connection look like a fresh one to ipmi_sim: it
+	 * starts with the BMC's version and, if raised, its attention state.
+	 */
+	if (p->bmc_version_len) {
+		enqueue(p, VM_FRAME_CMD, p->bmc_version, p->bmc_version_len, 0);
+		p->c.b2h_replayed++;
+	}
+	if (p->bmc_attn_len && p->bmc_attn[0] != VM_CMD_NOATTN) {
+		enqueue(p, VM_FRAME_CMD, p->bmc_attn, p->bmc_attn_len, 0);
+		p->c.b2h_replayed++;
+	}
+	dispatch(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* BMC connection management */
+
+static void bmc_connected(struct proxy *p)
+{
+	p->bmc_connecting = false;
+	p->bmc_down_logged = false;
+	event_free(p->bmc.rd);
+	p->bmc.rd = event_new(p->base, p->bmc.fd, EV_READ | EV_PERSIST,
+			      bmc_read_cb, p);
+	if (!p->bmc.rd || event_add(p->bmc.rd, NULL)) {
+		bmc_lost(p, "event setup");
+		return;
+	}
+	p->c.bmc_connects++;
+	logmsg("BMC connected on port %u", p->bmc_port);
+	/* QEMU announces itself once per connection: repeat it to a BMC
+	 * that (re)started after QEMU connected. */
+	if (p->host_version_len) {
+		conn_send(&p->bmc, p->host_version, p->host_version_len);
+		p->c.h2b_replayed++;
+	}
+	if (p->host_caps_len) {
+		conn_send(&p->bmc, p->host_caps, p->host_caps_len);
+		p->c.h2b_replayed++;
+	}
+}
+
+static void bmc_connect_done_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	(void)what;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err) {
+		if (!p->bmc_down_logged)
+			logmsg("BMC on port %u not reachable (%s), retrying "
+			       "every %u ms", p->bmc_port, strerror(err),
+			       p->retry_ms);
+		p->bmc_down_logged = true;
+		conn_close(p, &p->bmc);
+		p->bmc_connecting = false;
+		bmc_schedule_retry(p);
+		return;
+	}
+	bmc_connected(p);
+}
+
+static void bmc_try_connect(struct proxy *p)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(p->bmc_port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		logmsg("socket: %s", strerror(errno));
+		bmc_schedule_retry(p);
+		return;
+	}
+	if (conn_attach(p, &p->bmc, fd, bmc_read_cb)) {
+		conn_close(p, &p->bmc);
+		bmc_schedule_retry(p);
+		return;
+	}
+	/* until connected, the read event waits for writability instead */
+	event_free(p->bmc.rd);
+	p->bmc.rd = event_new(p->base, fd, EV_WRITE, bmc_connect_done_cb, p);
+	p->bmc_connecting = true;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		bmc_connected(p);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		if (!p->bmc_down_logged)
+			logmsg("BMC on port %u not reachable (%s), retrying "
+			       "every %u ms", p->bmc_port, strerror(errno),
+			       p->retry_ms);
+		p->bmc_down_logged = true;
+		conn_close(p, &p->bmc);
+		p->bmc_connecting = false;
+		bmc_schedule_retry(p);
+		return;
+	}
+	event_add(p->bmc.rd, NULL);
+}
+
+static void bmc_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	bmc_try_connect(arg);
+}
+
+static void bmc_schedule_retry(struct proxy *p)
+{
+	struct timeval tv = ns_to_tv((uint64_t)p->retry_ms * 1000000ull);
+
+	evtimer_add(p->bmc_retry_ev, &tv);
+}
+
+/* ------------------------------------------------------------------ */
+/* control port */
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *ep;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &ep, 0);
+	if (errno || *ep)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_netfn_cmd(const char *a, const char *b, uint8_t *netfn,
+			    uint8_t *cmd)
+{
+	uint64_t n, c;
+
+	if (!parse_u64(a, &n) || !parse_u64(b, &c) || n > 0x3f || c > 0xff)
+		return false;
+	*netfn = (uint8_t)n;
+	*cmd = (uint8_t)c;
+	return true;
+}
+
+static void ctl_client_free(struct proxy *p, struct ctl_client *cl)
+{
+	TAILQ_REMOVE(&p->ctl_clients, cl, link);
+	bufferevent_free(cl->bev);
+	free(cl);
+}
+
+static const char ctl_help[] =
+	"commands:\n"
+	"  hold [MS]               hold BMC->host frames (auto-release after MS)\n"
+	"  release                 release held frames\n"
+	"  drop                    discard queued BMC->host frames\n"
+	"  delay SPEC              change the delay model\n"
+	"  hold-on NETFN CMD [MS]  hold when the host sends this request\n"
+	"  hold-on off\n"
+	"  hold-after N [MS]       hold before the (N+1)th BMC message\n"
+	"  hold-after off\n"
+	"  stats                   print the report\n"
+	"  report                  write the report (stderr or --report)\n"
+	"  reset-stats             clear counters and samples\n"
+	"  ping | help | quit\n";
+
+/* Returns true if the proxy should exit. */
+static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
+{
+	char *argv[5] = { 0 };
+	int argc = 0;
+	char *save = NULL, *tok;
+	uint64_t ms = 0;
+
+	if (verbose)
+		logmsg("control: %s", line);
+	for (tok = strtok_r(line, " \t", &save); tok && argc < 5;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[argc++] = tok;
+	if (argc == 0)
+		return false;
+
+	if (strcmp(argv[0], "hold") == 0) {
+		if (argc > 2 || (argc == 2 && !parse_u64(argv[1], &ms))) {
+			evbuffer_add_printf(out, "err usage: hold [MS]\n");
+			return false;
+		}
+		hold_begin(p, ms, "control");
+		evbuffer_add_printf(out, "ok held queued=%zu\n", p->queued);
+	} else if (strcmp(argv[0], "release") == 0) {
+		size_t q = p->queued;
+
+		hold_end(p, "control");
+		evbuffer_add_printf(out, "ok released %zu\n", q);
+	} else if (strcmp(argv[0], "drop") == 0) {
+		size_t n = queue_drop_all(p);
+
+		p->c.b2h_dropped_ctl += n;
+		logmsg("dropped %zu queued frame(s) (control)", n);
+		evbuffer_add_printf(out, "ok dropped %zu\n", n);
+	} else if (strcmp(argv[0], "delay") == 0) {
+		struct delay_model m;
+		char err[256];
+
+		if (argc != 2) {
+			evbuffer_add_printf(out, "err usage: delay SPEC\n");
+		} else if (delay_model_parse(argv[1], &m, err, sizeof(err))) {
+			evbuffer_add_printf(out, "err %s\n", err);
+		} else {
+			p->model = m;
+			logmsg("delay model now %s", m.spec);
+			evbuffer_add_printf(out, "ok delay %s\n", m.spec);
+		}
+	} else if (strcmp(argv[0], "hold-on") == 0) {
+		if (argc == 2 && strcmp(argv[1], "off") == 0) {
+			p->hold_on_armed = false;
+			evbuffer_add_printf(out, "ok hold-on off\n");
+		} else if ((argc == 3 || argc == 4) &&
+			   parse_netfn_cmd(argv[1], argv[2], &p->hold_on_netfn,
+					   &p->hold_on_cmd) &&
+			   (argc == 3 || parse_u64(argv[3], &ms))) {
+			p->hold_on_armed = true;
+			p->hold_on_ms = argc == 4 ? ms : p->hold_for_ms;
+			evbuffer_add_printf(out, "ok hold-on 0x%02x 0x%02x %"
+					    PRIu64 "\n", p->hold_on_netfn,
+					    p->hold_on_cmd, p->hold_on_ms);
+		} else {
+			evbuffer_add_printf(out, "err usage: hold-on NETFN CMD "
+					    "[MS] | hold-on off\n");
+		}
+	} else if (strcmp(argv[0], "hold-after") == 0) {
+		uint64_t n;
+
+		if (argc == 2 && strcmp(argv[1], "off") == 0) {
+			p->hold_after = -1;
+			evbuffer_add_printf(out, "ok hold-after off\n");
+		} else if ((argc == 2 || argc == 3) && parse_u64(argv[1], &n) &&
+			   n < LONG_MAX &&
+			   (argc == 2 || parse_u64(argv[2], &ms))) {
+			p->hold_after = (long)n;
+			p->hold_after_ms = argc == 3 ? ms : p->hold_for_ms;
+			evbuffer_add_printf(out, "ok hold-after %ld %" PRIu64
+					    "\n", p->hold_after,
+					    p->hold_after_ms);
+		} else {
+			evbuffer_add_printf(out, "err usage: hold-after N [MS] "
+					    "| hold-after off\n");
+		}
+	} else if (strcmp(argv[0], "stats") == 0) {
+		report_build(p, out);
+		evbuffer_add_printf(out, "ok\n");
+	} else if (strcmp(argv[0], "report") == 0) {
+		report_emit(p, false);
+		evbuffer_add_printf(out, "ok\n");
+	} else if (strcmp(argv[0], "reset-stats") == 0) {
+		stats_reset(p);
+		evbuffer_add_printf(out, "ok\n");
+	} else if (strcmp(argv[0], "ping") == 0) {
+		evbuffer_add_printf(out, "ok pong\n");
+	} else if (strcmp(argv[0], "help") == 0) {
+		evbuffer_add(out, ctl_help, sizeof(ctl_help) - 1);
+		evbuffer_add_printf(out, "ok\n");
+	} else if (strcmp(argv[0], "quit") == 0) {
+		evbuffer_add_printf(out, "ok bye\n");
+		return true;
+	} else {
+		evbuffer_add_printf(out, "err unknown command '%s' (try help)\n",
+				    argv[0]);
+	}
+	return false;
+}
+
+/* Once the "ok bye" reply has left, stop the loop. */
+static void ctl_quit_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	(void)bev;
+	event_base_loopbreak(cl->p->base);
+}
+
+static void ctl_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct ctl_client *cl = arg;
+	struct proxy *px = cl->p;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	struct evbuffer *out = bufferevent_get_output(bev);
+	char *line;
+	size_t n;
+
+	while ((line = evbuffer_readln(in, &n, EVBUFFER_EOL_CRLF))) {
+		bool quit = ctl_handle(px, line, out);
+
+		free(line);
+		if (quit) {
+			struct timeval tv = { 1, 0 };
+
+			logmsg("quit requested on the control port");
+			px->exit_code = 0;
+			bufferevent_disable(bev, EV_READ);
+			/* leave once the reply is flushed (at most 1 s) */
+			bufferevent_setcb(bev, NULL, ctl_quit_write_cb,
+					  ctl_event_cb, cl);
+			event_base_loopexit(px->base, &tv);
+			return;
+		}
+	}
+	if (evbuffer_get_length(in) > CTL_LINE_MAX) {
+		logmsg("control: line too long, closing client");
+		ctl_client_free(px, cl);
+	}
+}
+
+static void ctl_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		ctl_client_free(cl->p, cl);
+}
+
+static void ctl_accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	struct ctl_client *cl;
+	int fd;
+
+	(void)what;
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
+		close(fd);
+		return;
+	}
+	cl->p = p;
+	cl->bev = bufferevent_socket_new(p->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!cl->bev) {
+		close(fd);
+		free(cl);
+		return;
+	}
+	TAILQ_INSERT_TAIL(&p->ctl_clients, cl, link);
+	bufferevent_setcb(cl->bev, ctl_read_cb, NULL, ctl_event_cb, cl);
+	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+}
+
+/* ------------------------------------------------------------------ */
+/* signals */
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy *p = arg;
+
+	(void)what;
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		logmsg("%s received, exiting",
+		       sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		p->exit_code = 0;
+		event_base_loopbreak(p->base);
+		break;
+	case SIGUSR1:
+		if (p->hold)
+			hold_end(p, "SIGUSR1");
+		else
+			hold_begin(p, 0, "SIGUSR1");
+		break;
+	case SIGUSR2:
+		report_emit(p, true);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* setup */
+
+static int listen_on(uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 8) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	*bound = ntohs(sa.sin_port);
+	return fd;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --bmc PORT [options]\n"
+		"  --listen PORT      port QEMU's chardev connects to on 127.0.0.1\n"
+		"                     (default 0: pick a free one); prints\n"
+		"                     \"listening on PORT\" on stdout when ready\n"
+		"  --bmc PORT         ipmi_sim's VM-codec port on 127.0.0.1\n"
+		"  --delay SPEC       fixed:US | uniform:MIN-MAX | table:FILE |\n"
+		"                     seed | none   (default seed)\n"
+		"  --seed N           RNG seed (default 1)\n"
+		"  --control PORT     text control port on 127.0.0.1 (0: free\n"
+		"                     port, printed as \"control on PORT\")\n"
+		"  --hold             start with the BMC held\n"
+		"  --hold-on NETFN:CMD  hold when the host sends this request\n"
+		"  --hold-after N     hold before the (N+1)th BMC message\n"
+		"  --hold-for MS      auto-release triggered holds after MS\n"
+		"  --report FILE      write the exit report to FILE\n"
+		"  --retry-ms MS      BMC reconnect interval (default 100)\n"
+		"  --spin US          busy-wait the last US of each delay\n"
+		"  --timer-slack NS   process timer slack (default 1; 0 = keep)\n"
+		"  -v, --verbose      log every frame\n"
+		"signals: SIGUSR1 toggles hold, SIGUSR2 prints the report,\n"
+		"SIGTERM/SIGINT print the report and exit 0.\n");
+}
+
+static bool opt_port(const char *s, uint16_t *port)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, &v) || v > 65535)
+		return false;
+	*port = (uint16_t)v;
+	return true;
+}
+
+enum {
+	OPT_LISTEN = 256,
+	OPT_BMC,
+	OPT_DELAY,
+	OPT_SEED,
+	OPT_CONTROL,
+	OPT_HOLD,
+	OPT_HOLD_ON,
+	OPT_HOLD_AFTER,
+	OPT_HOLD_FOR,
+	OPT_REPORT,
+	OPT_RETRY,
+	OPT_SPIN,
+	OPT_SLACK,
+};
+
+static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "bmc", required_argument, NULL, OPT_BMC },
+		{ "delay", required_argument, NULL, OPT_DELAY },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "hold", no_argument, NULL, OPT_HOLD },
+		{ "hold-on", required_argument, NULL, OPT_HOLD_ON },
+		{ "hold-after", required_argument, NULL, OPT_HOLD_AFTER },
+		{ "hold-for", required_argument, NULL, OPT_HOLD_FOR },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "retry-ms", required_argument, NULL, OPT_RETRY },
+		{ "spin", required_argument, NULL, OPT_SPIN },
+		{ "timer-slack", required_argument, NULL, OPT_SLACK },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool have_bmc = false;
+	char err[256];
+	uint64_t v;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (o) {
+		case OPT_LISTEN:
+			if (!opt_port(optarg, &p->listen_port))
+				goto bad;
+			break;
+		case OPT_BMC:
+			if (!opt_port(optarg, &p->bmc_port) || !p->bmc_port)
+				goto bad;
+			have_bmc = true;
+			break;
+		case OPT_DELAY:
+			if (delay_model_parse(optarg, &p->model, err,
+					      sizeof(err))) {
+				logmsg("--delay: %s", err);
+				return -1;
+			}
+			break;
+		case OPT_SEED:
+			if (!parse_u64(optarg, &p->seed))
+				goto bad;
+			break;
+		case OPT_CONTROL:
+			if (!opt_port(optarg, &p->ctl_port))
+				goto bad;
+			p->want_ctl = true;
+			break;
+		case OPT_HOLD:
+			*start_held = true;
+			break;
+		case OPT_HOLD_ON: {
+			char a[32], *colon;
+
+			snprintf(a, sizeof(a), "%s", optarg);
+			colon = strchr(a, ':');
+			if (!colon)
+				goto bad;
+			*colon = '\0';
+			if (!parse_netfn_cmd(a, colon + 1, &p->hold_on_netfn,
+					     &p->hold_on_cmd))
+				goto bad;
+			p->hold_on_armed = true;
+			break;
+		}
+		case OPT_HOLD_AFTER:
+			if (!parse_u64(optarg, &v) || v >= LONG_MAX)
+				goto bad;
+			p->hold_after = (long)v;
+			break;
+		case OPT_HOLD_FOR:
+			if (!parse_u64(optarg, &p->hold_for_ms))
+				goto bad;
+			break;
+		case OPT_REPORT:
+			p->report_path = optarg;
+			break;
+		case OPT_RETRY:
+			if (!parse_u64(optarg, &v) || v == 0 || v > 60000)
+				goto bad;
+			p->retry_ms = (unsigned)v;
+			break;
+		case OPT_SPIN:
+			if (!parse_u64(optarg, &v) || v > 100000)
+				goto bad;
+			p->spin_ns = v * 1000;
+			break;
+		case OPT_SLACK:
+			if (!parse_u64(optarg, &v) || v > 1000000000)
+				goto bad;
+			p->timer_slack_req = (long)v;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+		continue;
+bad:
+		logmsg("invalid value '%s' for an option", optarg);
+		return -1;
+	}
+	if (optind < argc) {
+		logmsg("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (!have_bmc) {
+		logmsg("--bmc PORT is required");
+		usage(stderr);
+		return -1;
+	}
+	p->hold_on_ms = p->hold_for_ms;
+	p->hold_after_ms = p->hold_for_ms;
+	return 0;
+}
+
+static void proxy_free(struct proxy *p)
+{
+	struct ctl_client *cl;
+
+	queue_drop_all(p);
+	conn_close(p, &p->qemu);
+	conn_close(p, &p->bmc);
+	if (p->qemu.out)
+		evbuffer_free(p->qemu.out);
+	if (p->bmc.out)
+		evbuffer_free(p->bmc.out);
+	while ((cl = TAILQ_FIRST(&p->ctl_clients)))
+		ctl_client_free(p, cl);
+	for (size_t i = 0; i < sizeof(p->sig_ev) / sizeof(p->sig_ev[0]); i++)
+		if (p->sig_ev[i])
+			event_free(p->sig_ev[i]);
+	if (p->listen_ev)
+		event_free(p->listen_ev);
+	if (p->ctl_ev)
+		event_free(p->ctl_ev);
+	if (p->listen_fd >= 0)
+		close(p->listen_fd);
+	if (p->ctl_fd >= 0)
+		close(p->ctl_fd);
+	if (p->deliver_ev)
+		event_free(p->deliver_ev);
+	if (p->release_ev)
+		event_free(p->release_ev);
+	if (p->bmc_retry_ev)
+		event_free(p->bmc_retry_ev);
+	dm_samples_free(&p->delays);
+	dm_samples_free(&p->lateness);
+	if (p->base)
+		event_base_free(p->base);
+}
+
+int main(int argc, char **argv)
+{
+	static struct proxy px;
+	struct proxy *p = &px;
+	struct event_config *cfg;
+	static const int sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGUSR2 };
+	bool start_held = false;
+	uint16_t port;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	p->listen_fd = p->ctl_fd = -1;
+	p->qemu.fd = p->bmc.fd = -1;
+	p->qemu.name = "qemu";
+	p->bmc.name = "bmc";
+	p->retry_ms = 100;
+	p->seed = 1;
+	p->timer_slack_req = 1;
+	p->hold_after = -1;
+	p->exit_code = 1;
+	TAILQ_INIT(&p->queue);
+	TAILQ_INIT(&p->ctl_clients);
+	vm_parser_init(&p->qemu.parser);
+	vm_parser_init(&p->bmc.parser);
+	dm_samples_init(&p->delays);
+	dm_samples_init(&p->lateness);
+	delay_model_seed(&p->model);
+
+	if (parse_args(p, argc, argv, &start_held))
+		return 2;
+	dm_rng_seed(&p->rng, p->seed);
+	if (p->timer_slack_req > 0 &&
+	    prctl(PR_SET_TIMERSLACK, (unsigned long)p->timer_slack_req, 0, 0,
+		  0))
+		logmsg("PR_SET_TIMERSLACK: %s", strerror(errno));
+
+	/* precise timers: libevent then uses CLOCK_MONOTONIC and a timerfd
+	 * (epoll alone only has millisecond timeouts) */
+	cfg = event_config_new();
+	if (!cfg)
+		return 1;
+	event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	p->base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (!p->base) {
+		logmsg("cannot create event base");
+		return 1;
+	}
+	p->qemu.out = evbuffer_new();
+	p->bmc.out = evbuffer_new();
+	p->deliver_ev = evtimer_new(p->base, deliver_cb, p);
+	p->release_ev = evtimer_new(p->base, release_cb, p);
+	p->bmc_retry_ev = evtimer_new(p->base, bmc_retry_cb, p);
+	if (!p->qemu.out || !p->bmc.out || !p->deliver_ev || !p->release_ev ||
+	    !p->bmc_retry_ev)
+		goto fail;
+	for (size_t i = 0; i < 4; i++) {
+		p->sig_ev[i] = evsignal_new(p->base, sigs[i], signal_cb, p);
+		if (!p->sig_ev[i] || event_add(p->sig_ev[i], NULL))
+			goto fail;
+	}
+
+	if (p->want_ctl) {
+		p->ctl_fd = listen_on(p->ctl_port, &port);
+		if (p->ctl_fd < 0) {
+			logmsg("control port %u: %s", p->ctl_port,
+			       strerror(errno));
+			goto fail;
+		}
+		p->ctl_port = port;
+		p->ctl_ev = event_new(p->base, p->ctl_fd, EV_READ | EV_PERSIST,
+				      ctl_accept_cb, p);
+		if (!p->ctl_ev || event_add(p->ctl_ev, NULL))
+			goto fail;
+	}
+	p->listen_fd = listen_on(p->listen_port, &port);
+	if (p->listen_fd < 0) {
+		logmsg("listen port %u: %s", p->listen_port, strerror(errno));
+		goto fail;
+	}
+	p->listen_port = port;
+	p->listen_ev = event_new(p->base, p->listen_fd, EV_READ | EV_PERSIST,
+				 accept_cb, p);
+	if (!p->listen_ev || event_add(p->listen_ev, NULL))
+		goto fail;
+
+	p->start_ns = mono_ns();
+	if (start_held)
+		hold_begin(p, 0, "--hold");
+	{
+		char desc[160];
+
+		delay_model_describe(&p->model, desc, sizeof(desc));
+		logmsg("delay model %s (%s), seed %" PRIu64, p->model.spec, desc,
+		       p->seed);
+	}
+	bmc_try_connect(p);
+	if (p->want_ctl)
+		printf("control on %u\n", p->ctl_port);
+	printf("listening on %u\n", p->listen_port);
+
+	event_base_dispatch(p->base);
+
+	report_emit(p, p->report_path == NULL);
+	proxy_free(p);
+	return p->exit_code;
+
+fail:
+	logmsg("setup failed");
+	proxy_free(p);
+	return 1;
+}

@@ -1,0 +1,158 @@
+# kcsraw.ko against ipmi_sim behind the delay proxy: the polling policies
+# make a visible difference, IRQ or no IRQ, the BMC going silent, and the
+# same bytes as the stock driver on the second interface.
+# Run with: run.sh --bmc extern --delay fixed:2000 --second-kcs
+#           [--irq on|off] kmod-policy.sh
+. /guest/lib.sh
+
+KCSRAW=kcsmux-kcsraw
+SYS=/sys/class/misc/kcsraw0
+PAR=/sys/module/kcsraw/parameters
+N=20
+
+# field NAME FILE: the value of NAME=... in the summary line of FILE
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$2" | head -n 1; }
+# runtime PID: ns the task spent on a CPU (/proc/PID/schedstat)
+runtime() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+
+say "stock ipmi_si on $KCS2_PORT, kcsraw on $KCS1_PORT (irq $KCS1_IRQ), BMC delay $KCSMUX_DELAY"
+stock=$(load_stock "$KCS2_PORT")
+check "stock driver created $stock" test -c "$stock"
+check "insmod kcsraw ports=$KCS1_PORT irqs=$KCS1_IRQ" \
+	load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+dmesg | grep kcsraw | sed 's/^/    dmesg| /'
+pid=$(cat $SYS/poller_pid)
+check "sysfs irq is $KCS1_IRQ" grep -qx "$KCS1_IRQ" $SYS/irq
+
+say "same bytes as the stock driver (ipmi_sim with the project's SDRs and SEL)"
+cmp_req() {
+	# shellcheck disable=SC2086
+	$KCSRAW raw $2 >/tmp/k.out 2>&1
+	kcsmux-ipmi-probe -d "$stock" -n 1 -r "$2" -v --allow-errors >/tmp/p.out 2>&1
+	k=$(sed -n 's/^data: *//p' /tmp/k.out | head -n 1)
+	p=$(sed -n 's/.* data: *//p' /tmp/p.out | head -n 1)
+	echo "    kcsraw: $k"
+	echo "    stock:  $p"
+	if [ -n "$k" ] && [ "$k" = "$p" ]; then pass "$1"; else fail "$1"; fi
+}
+cmp_req "Get Device ID" "06 01"
+res=$($KCSRAW raw 0a 22 | sed -n 's/^data: 00 \(..\) \(..\)$/\1 \2/p')
+sres=$(kcsmux-ipmi-probe -d "$stock" -n 1 -r "0a 22" -v 2>&1 |
+	sed -n 's/.* data: 00 \(..\) \(..\)$/\1 \2/p')
+echo "    reservation: kcsraw '$res' stock '$sres'"
+check "Reserve SDR Repository answered" test -n "$res" -a -n "$sres"
+# Get SDR with each side's own reservation, compared from the next-id on.
+$KCSRAW raw 0a 23 $res 00 00 00 ff | sed -n 's/^data: *//p' >/tmp/k.sdr
+kcsmux-ipmi-probe -d "$stock" -n 1 -r "0a 23 $sres 00 00 00 ff" -v 2>&1 |
+	sed -n 's/.* data: *//p' >/tmp/p.sdr
+echo "    kcsraw: $(cat /tmp/k.sdr)"
+echo "    stock:  $(cat /tmp/p.sdr)"
+check "Get SDR 0000: same record" sh -c 'test -s /tmp/k.sdr && cmp -s /tmp/k.sdr /tmp/p.sdr'
+cmp_req "Get SEL Entry 0000" "0a 43 00 00 00 00 00 ff"
+cmp_req "Get SEL Entry 0000, 8 bytes at offset 4" "0a 43 00 00 00 00 04 08"
+
+say "max_busy_us=0: never spins"
+r0=$(runtime "$pid")
+run_to /tmp/b0 $KCSRAW -b 0 -p 100 -n $N -q raw 06 01
+r1=$(runtime "$pid")
+lat=$(field lat_mean_us /tmp/b0)
+cpu=$(field cpu_mean_us /tmp/b0)
+sched=$(( (r1 - r0) / 1000 / N ))
+echo "    latency ${lat} us, cost-report cpu ${cpu} us, poller schedstat ${sched} us per transaction"
+expect "all ok" "n=$N ok=$N bad=0" /tmp/b0
+expect "spin_ns is 0 in every report" 'spin_sum_us=0 ' /tmp/b0
+check "cost-report cpu < 25% of the latency" test $((cpu * 4)) -lt "$lat"
+check "poller schedstat CPU < 25% of the latency" test $((sched * 4)) -lt "$lat"
+check "it slept (timer)" test "$(field timer_wakeups /tmp/b0)" -ge $N
+
+say "max_busy_us=unlimited: spins to the end"
+r0=$(runtime "$pid")
+run_to /tmp/bu $KCSRAW -b unlimited -n $N -q raw 06 01
+r1=$(runtime "$pid")
+lat=$(field lat_mean_us /tmp/bu)
+spin=$(field spin_mean_us /tmp/bu)
+sched=$(( (r1 - r0) / 1000 / N ))
+echo "    latency ${lat} us, spin ${spin} us, poller schedstat ${sched} us per transaction"
+expect "all ok" "n=$N ok=$N bad=0" /tmp/bu
+expect "no sleeps" ' sleeps=0 ' /tmp/bu
+check "spin >= 70% of the latency" test $((spin * 10)) -ge $((lat * 7))
+check "poller schedstat CPU >= 70% of the latency" test $((sched * 10)) -ge $((lat * 7))
+
+say "busy window 500 us, then sleeps"
+run_to /tmp/b500 $KCSRAW -b 500 -p 200 -n $N -q raw 06 01
+expect "all ok" "n=$N ok=$N bad=0" /tmp/b500
+spin=$(field spin_mean_us /tmp/b500)
+check "spin per transaction within the window (${spin} us)" \
+	test "$spin" -ge 300 -a "$spin" -le 1500
+
+say "exponential backoff wakes less often than a fixed 100 us poll"
+run_to /tmp/bf $KCSRAW -b 0 -p 100 -n $N -q raw 06 01
+run_to /tmp/be $KCSRAW -b 0 -p 100 -P 3200 -e -n $N -q raw 06 01
+expect "all ok" "n=$N ok=$N bad=0" /tmp/be
+check "fewer sleeps: $(field sleeps /tmp/be) < $(field sleeps /tmp/bf)" \
+	test "$(field sleeps /tmp/be)" -lt "$(field sleeps /tmp/bf)"
+
+if [ "$KCS1_IRQ" != 0 ]; then
+	say "IRQ: sleeping transactions are woken by the interrupt"
+	run_to /tmp/bi $KCSRAW -b 0 -i -p 100 -P 50000 -n $N -q raw 06 01
+	expect "all ok" "n=$N ok=$N bad=0" /tmp/bi
+	check "irq wake-ups ($(field irq_wakeups /tmp/bi)) for each transaction" \
+		test "$(field irq_wakeups /tmp/bi)" -ge $N
+	check "latency well below the 50 ms fallback" \
+		test "$(field lat_max_us /tmp/bi)" -lt 25000
+	grep kcsraw /proc/interrupts | sed 's/^/    /'
+else
+	say "no IRQ: -i falls back to timer polls of poll_max_us"
+	run_to /tmp/bi $KCSRAW -b 0 -i -p 100 -P 500 -n $N -q raw 06 01
+	expect "all ok" "n=$N ok=$N bad=0" /tmp/bi
+	expect "no irq wake-ups" ' irq_wakeups=0' /tmp/bi
+	check "timer wake-ups" test "$(field timer_wakeups /tmp/bi)" -ge $N
+fi
+
+say "ABI self-test with a slow BMC (cancel in flight)"
+run_to /tmp/st $KCSRAW selftest strict
+check "kcsmux-kcsraw selftest strict" grep -q '^selftest: ok' /tmp/st
+grep -E '^(FAIL|INFO)' /tmp/st
+
+say "a BMC that does not answer in time: error response, next one works"
+# The BMC answers after ~2 ms; a 1 ms OBF timeout makes it "silent".
+echo 1 >$PAR/obf_timeout_ms
+echo 1 >$PAR/max_retries
+run_to /tmp/hang $KCSRAW -b 0 -p 100 raw 06 01
+echo 5000 >$PAR/obf_timeout_ms
+echo 10 >$PAR/max_retries
+expect "error response: cc 0xc3 (timeout)" '^resp: 1c 01 c3$' /tmp/hang
+expect "flagged hosed, made up by the driver" 'status=0 flags=0x3 ' /tmp/hang
+check "within 200 ms" test "$(sed -n 's/.* latency_ns=\([0-9]*\).*/\1/p' /tmp/hang)" -lt 200000000
+check "sysfs hosed counted" test "$(cat $SYS/hosed)" -ge 1
+check "sysfs timeouts counted" test "$(cat $SYS/timeouts)" -ge 2
+sleep 0.2
+run_to /tmp/after $KCSRAW -n 5 -q raw 06 01
+expect "the next transactions work" 'n=5 ok=5 bad=0' /tmp/after
+
+if [ -n "${KCSRAW_HOLD:-}" ]; then
+	# run.sh --proxy-args '--hold-on 0x30:0x01 --hold-for 1500': the OEM
+	# request 30 01 makes the proxy hold every BMC answer for 1.5 s.
+	say "a hung BMC (proxy hold for 1.5 s): error response, then recovery"
+	echo 300 >$PAR/obf_timeout_ms
+	echo 1 >$PAR/max_retries
+	run_to /tmp/held $KCSRAW -b 0 -p 100 raw 30 01
+	echo 5000 >$PAR/obf_timeout_ms
+	echo 10 >$PAR/max_retries
+	expect "error response: cc 0xc3 (timeout)" '^resp: c4 01 c3$' /tmp/held
+	expect "flagged hosed" 'status=0 flags=0x3 ' /tmp/held
+	lat=$(sed -n 's/.* latency_ns=\([0-9]*\).*/\1/p' /tmp/held)
+	check "within 1.2 s ($((lat / 1000000)) ms): 2 attempts of 300 ms" \
+		test "$lat" -lt 1200000000
+	sleep 3
+	run_to /tmp/after2 $KCSRAW -n 5 -q raw 06 01
+	expect "after the release the next transactions work" 'n=5 ok=5 bad=0' /tmp/after2
+fi
+
+say "totals"
+for a in transactions errors hosed cancelled retries timeouts spin_ns cpu_ns sleeps timer_wakeups irq_wakeups irqs latency_sum_ns latency_max_ns poller_runtime_ns; do
+	echo "    $a: $(cat $SYS/$a)"
+done
+check "rmmod kcsraw" rmmod kcsraw
+dmesg | grep -iE 'warn|bug|oops|leak' && fail "kernel warnings in dmesg"
+summary

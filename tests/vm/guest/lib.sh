@@ -1,0 +1,68 @@
+# Helpers for guest scripts (busybox sh). Source with: . /guest/lib.sh
+# shellcheck shell=sh
+
+KVER=$(uname -r)
+fails=0
+passes=0
+
+say() { echo "== $*"; }
+pass() { passes=$((passes + 1)); echo "PASS: $*"; }
+fail() { fails=$((fails + 1)); echo "FAIL: $*"; }
+
+# check DESC CMD...: run CMD, pass if it exits 0.
+check() {
+	_d=$1
+	shift
+	if "$@"; then pass "$_d"; else fail "$_d (exit $?)"; fi
+}
+
+# expect DESC PATTERN FILE: pass if FILE has a line matching the ERE.
+expect() {
+	if grep -Eq -- "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1: no line matching /$2/ in:"
+		sed 's/^/    | /' "$3" | head -n 40
+	fi
+}
+
+# run_to FILE CMD...: run CMD with stdout+stderr to FILE and echo it indented.
+run_to() {
+	_f=$1
+	shift
+	echo "\$ $*"
+	"$@" >"$_f" 2>&1
+	_rc=$?
+	sed 's/^/    /' "$_f" | head -n "${SHOW_LINES:-25}"
+	[ "$(wc -l <"$_f")" -le "${SHOW_LINES:-25}" ] ||
+		echo "    ... ($(wc -l <"$_f") lines)"
+	return $_rc
+}
+
+# load_stock PORT [PARAMS...]: stock ipmi_si on exactly one KCS interface,
+# plus ipmi_devintf; waits for its /dev/ipmiN and prints that path.
+load_stock() {
+	_port=$1
+	shift
+	modprobe ipmi_devintf || return 1
+	modprobe ipmi_si type=kcs ports="$_port" tryacpi=0 trydmi=0 \
+		tryplatform=0 trypci=0 "$@" || return 1
+	for _i in $(seq 50); do
+		for _d in /dev/ipmi*; do
+			[ -c "$_d" ] && { echo "$_d"; return 0; }
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# load_kcsraw [PARAMS...]: insmod the project's module.
+load_kcsraw() {
+	insmod "/lib/modules/$KVER/extra/kcsraw.ko" "$@"
+}
+
+# summary: print the totals and return non-zero if anything failed.
+summary() {
+	echo "$passes passed, $fails failed"
+	[ "$fails" = 0 ] && [ "$passes" -gt 0 ]
+}

@@ -1,0 +1,253 @@
+#!/bin/bash
+# Boot the kcsmux test guest under QEMU (TCG) with an emulated KCS BMC and run
+# one guest script in it. Exits with the guest script's status.
+#
+#   tests/vm/run.sh [options] SCRIPT [ARGS...]
+#
+# Options:
+#   --bmc sim|extern     QEMU's built-in instant BMC, or ipmi_sim through
+#                        ipmi-bmc-extern on loopback (default extern)
+#   --delay SPEC         put the delay proxy between QEMU and ipmi_sim:
+#                        seed (the realistic 200-2000 us model), fixed:US,
+#                        uniform:MIN-MAX, table:FILE, none (default none)
+#   --proxy-args ARGS    more delay proxy options, e.g. '--hold-on 0x30:0x01
+#                        --hold-for 1500' lets a guest stall the BMC by
+#                        sending that request (docs/bmc-proxy.md)
+#   --irq on|off         IRQ of the first KCS (0xca2, irq 5); default on
+#   --second-kcs         add a second KCS at 0xca8 with its own BMC of the
+#                        same kind, so stock ipmi_si and kcsraw can run side
+#                        by side (guest env: KCS2_PORT=0xca8)
+#   --irq2 on|off        IRQ of the second KCS (irq 7); default off
+#   --add SRC[:DEST]     copy a file into the guest (default DEST /guest/bin/
+#                        NAME); ELF files bring their shared libraries
+#   --append ARGS        add to the guest kernel command line
+#   --env NAME=VALUE     set a variable for the guest script
+#   --timeout SEC        kill the guest after SEC seconds (default 300)
+#   --out DIR            where the guest's /out files land (default: in the
+#                        run directory, printed at the end)
+#   --log FILE           serial log (default: in the run directory)
+#   --smp N --mem MB     guest CPUs (default 1) and memory (default 1024)
+#   --shell              interactive shell in the guest instead of SCRIPT
+#   --keep               keep the run directory
+#   -q                   do not echo the guest console to stdout
+#
+# Environment: KCSMUX_BUILD (build dir, default ./build), KCSMUX_CACHE,
+# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
+shell=0 keep=0 quiet=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--bmc) bmc=$2; shift ;;
+	--delay) delay=$2; shift ;;
+	--proxy-args) proxy_args=$2; shift ;;
+	--irq) irq=$2; shift ;;
+	--irq2) irq2=$2; shift ;;
+	--second-kcs) second=1 ;;
+	--add) adds+=("$2"); shift ;;
+	--append) append="$append $2"; shift ;;
+	--env) envs+=("$2"); shift ;;
+	--timeout) timeout=$2; shift ;;
+	--out) outdir=$2; shift ;;
+	--log) logfile=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--shell) shell=1 ;;
+	--keep) keep=1 ;;
+	-q) quiet=1 ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) break ;;
+	esac
+	shift
+done
+case "$bmc" in sim|extern) ;; *) die "--bmc must be sim or extern" ;; esac
+case "$irq$irq2" in *[!onf]*) die "--irq/--irq2 take on or off" ;; esac
+if [ $shell = 0 ]; then
+	[ $# -ge 1 ] || usage
+	script=$1
+	shift
+	[ -f "$script" ] || die "no guest script $script"
+fi
+[ "$delay" = none ] || [ "$bmc" = extern ] || die "--delay needs --bmc extern"
+
+# One VM at a time on this machine: TCG timing means nothing when two guests
+# share 2 cores.
+if [ "${KCSMUX_VM_LOCK:-1}" = 1 ]; then
+	exec 9>/tmp/kcsmux-vm.lock
+	flock -w "${KCSMUX_VM_LOCK_WAIT:-900}" 9 || die "another VM run held /tmp/kcsmux-vm.lock for too long"
+fi
+
+kver=$(guest_kver)
+kroot=$("$KCSMUX_SRC/tests/vm/fetch-kernel.sh" --print-root)
+vmdir=$KCSMUX_BUILD/vm
+base=$vmdir/base.cpio
+"$KCSMUX_SRC/tests/vm/build-initramfs.sh" "$base"
+tools=$KCSMUX_BUILD/tests/tools
+bmcdir=$KCSMUX_SRC/tests/vm/bmc
+
+mkdir -p "$vmdir/runs"
+run=$(mktemp -d "$vmdir/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
+[ -n "$logfile" ] || logfile=$run/serial.log
+[ -n "$outdir" ] || outdir=$run/out
+cleanup() {
+	local p
+	for p in "$run"/bmc*/proxy.pid "$run"/bmc*/ipmi_sim.pid; do
+		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	[ $keep = 1 ] || rm -rf "$run/stage" "$run"/bmc*/state
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# free_port: a loopback TCP port nobody listens on now.
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+	die "no free loopback port"
+}
+
+# start_bmc N: start ipmi_sim (and the delay proxy) for KCS interface N and
+# print the port QEMU should connect to.
+start_bmc() {
+	local n=$1 dir=$run/bmc$1 port lport
+	mkdir -p "$dir"
+	for _ in 1 2 3; do
+		port=$(free_port)
+		lport=$(free_port)
+		if "$bmcdir/start-bmc.sh" "$dir" "$port" "$lport" >"$dir/start.log" 2>&1 9>&-; then
+			break
+		fi
+		port=""
+	done
+	[ -n "$port" ] || { cat "$dir/start.log" >&2; die "ipmi_sim did not start"; }
+	if [ "$delay" != none ]; then
+		[ -x "$tools/kcsmux-bmc-proxy" ] || die "no $tools/kcsmux-bmc-proxy: build first"
+		# shellcheck disable=SC2086
+		"$tools/kcsmux-bmc-proxy" --listen 0 --bmc "$port" --delay "$delay" \
+			--report "$dir/proxy-report.txt" $proxy_args >"$dir/proxy.out" 2>"$dir/proxy.log" 9>&- &
+		echo $! >"$dir/proxy.pid"
+		for _ in $(seq 100); do
+			port=$(sed -n 's/^listening on \([0-9]*\).*/\1/p' "$dir/proxy.out")
+			[ -n "$port" ] && break
+			sleep 0.05
+		done
+		[ -n "$port" ] || { cat "$dir/proxy.log" >&2; die "delay proxy did not start"; }
+	fi
+	echo "$port"
+}
+
+irqnum() { [ "$1" = on ] && echo "$2" || echo 0; }
+qbmc=()
+add_kcs() {
+	local n=$1 ioport=$2 irqv=$3 port
+	if [ "$bmc" = sim ]; then
+		qbmc+=(-device "ipmi-bmc-sim,id=bmc$n")
+	else
+		port=$(start_bmc "$n")
+		qbmc+=(-chardev "socket,id=bmcc$n,host=127.0.0.1,port=$port,reconnect=1"
+			-device "ipmi-bmc-extern,chardev=bmcc$n,id=bmc$n")
+	fi
+	qbmc+=(-device "isa-ipmi-kcs,bmc=bmc$n,ioport=$ioport,irq=$irqv")
+}
+add_kcs 0 0xca2 "$(irqnum "$irq" 5)"
+[ $second = 0 ] || add_kcs 1 0xca8 "$(irqnum "$irq2" 7)"
+
+# The per-run overlay: the guest script, its environment, the project's
+# built artefacts that exist, and --add files.
+stage=$run/stage
+mkdir -p "$stage/guest/bin" "$stage/lib/modules/$kver/extra"
+stage_elf() {
+	local src=$1 dest=$2 lib
+	mkdir -p "$stage$(dirname "$dest")"
+	cp -L "$src" "$stage$dest"
+	if head -c 4 "$src" | grep -q ELF && ldd "$src" >/dev/null 2>&1; then
+		ldd "$src" | awk '/=> \// {print $3}' | while read -r lib; do
+			mkdir -p "$stage$(dirname "$lib")"
+			cp -Ln "$lib" "$stage$lib"
+		done
+	fi
+}
+for f in "$KCSMUX_BUILD"/fused/kcsmuxd "$KCSMUX_BUILD"/fused/kcsmuxctl "$tools"/kcsmux-*; do
+	[ -x "$f" ] && [ "${f##*/}" != kcsmux-bmc-proxy ] && stage_elf "$f" "/guest/bin/${f##*/}"
+done
+[ -f "$KCSMUX_BUILD/kmod/kcsraw.ko" ] &&
+	cp "$KCSMUX_BUILD/kmod/kcsraw.ko" "$stage/lib/modules/$kver/extra/"
+for a in "${adds[@]}"; do
+	src=${a%%:*}
+	dest=${a#*:}
+	[ "$dest" != "$a" ] || dest=/guest/bin/${src##*/}
+	[ -e "$src" ] || die "--add: no file $src"
+	stage_elf "$src" "$dest"
+done
+cp "$KCSMUX_SRC/tests/vm/guest/lib.sh" "$stage/guest/lib.sh"
+if [ $shell = 0 ]; then
+	cp "$script" "$stage/guest/script"
+fi
+{
+	echo "export KCSMUX_SCRIPT='${script:-}'"
+	echo "export KCSMUX_ARGS='$*'"
+	echo "export KCSMUX_SHELL=$shell"
+	echo "export KCSMUX_BMC=$bmc"
+	echo "export KCSMUX_DELAY='$delay'"
+	echo "export KCS1_PORT=0xca2 KCS1_IRQ=$(irqnum "$irq" 5)"
+	[ $second = 0 ] || echo "export KCS2_PORT=0xca8 KCS2_IRQ=$(irqnum "$irq2" 7)"
+	for e in "${envs[@]}"; do
+		printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
+	done
+} >"$stage/guest/env"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
+cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
+
+cmdline="console=ttyS0 loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check"
+cmdline="$cmdline$append"
+qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
+	-nodefaults -no-user-config -display none -no-reboot
+	-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline"
+	-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
+	"${qbmc[@]}")
+
+start=$(date +%s.%N)
+if [ $shell = 1 ]; then
+	"${qemu[@]}" -chardev stdio,id=con,mux=on,signal=off -mon chardev=con,mode=readline
+	exit 0
+fi
+log "booting $kver (${script##*/}), log: $logfile"
+set +e
+if [ $quiet = 1 ]; then
+	timeout --foreground -k 5 "$timeout" "${qemu[@]}" -chardev "file,id=con,path=$logfile" </dev/null 9>&-
+else
+	timeout --foreground -k 5 "$timeout" "${qemu[@]}" -chardev "stdio,id=con,signal=off" \
+		</dev/null 9>&- | tee "$logfile"
+fi
+qrc=${PIPESTATUS[0]}
+set -e
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+
+if [ -s "$run/out.b64" ]; then
+	mkdir -p "$outdir"
+	tr -d '\r' <"$run/out.b64" | base64 -d | tar -C "$outdir" -xf - ||
+		log "warning: could not unpack the guest's /out"
+fi
+for f in "$run"/bmc*/proxy-report.txt; do
+	[ -f "$f" ] && { log "delay proxy report (${f%/*}):"; sed 's/^/    /' "$f" >&2; }
+done
+rc=$(tr -d '\r' <"$logfile" | sed -n 's/^KCSMUX-EXIT=\([0-9]*\)$/\1/p' | tail -n 1)
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	log "timeout: guest killed after ${timeout}s (log: $logfile)"
+	exit 124
+fi
+if [ -z "$rc" ]; then
+	log "guest did not report an exit status (qemu status $qrc, log: $logfile)"
+	exit 125
+fi
+log "guest exit $rc after ${secs}s; run dir $run"
+exit "$rc"
