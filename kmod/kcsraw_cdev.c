@@ -22,6 +22,12 @@ static_assert(sizeof(struct kcsraw_stats) == 136);
 static_assert(sizeof(struct kcsraw_info) == 200);
 static_assert(sizeof(struct kcsraw_attn) == 16);
 
+/* queue_depth is runtime-writable; 0 would refuse everything. */
+static unsigned int kcsraw_depth(void)
+{
+	return max(READ_ONCE(kcsraw_queue_depth), 1U);
+}
+
 static struct kcsraw_iface *kcsraw_file_iface(struct file *filp)
 {
 	struct kcsraw_file *f = filp->private_data;
@@ -125,7 +131,7 @@ static int kcsraw_submit(struct kcsraw_file *f, void __user *arg)
 	req->comp.cookie = sub->cookie;
 
 	spin_lock_irqsave(&ifc->lock, flags);
-	if (f->outstanding >= READ_ONCE(kcsraw_queue_depth)) {
+	if (f->outstanding >= kcsraw_depth()) {
 		spin_unlock_irqrestore(&ifc->lock, flags);
 		kfree(req);
 		ret = -EAGAIN;
@@ -295,7 +301,7 @@ static int kcsraw_info(struct kcsraw_file *f, void __user *arg)
 	info.status_port = ifc->base + ifc->spacing;
 	info.regspacing = ifc->spacing;
 	info.irq = ifc->irq;
-	info.queue_depth = READ_ONCE(kcsraw_queue_depth);
+	info.queue_depth = kcsraw_depth();
 	info.poller_pid = ifc->thread ? task_pid_nr(ifc->thread) : 0;
 	kcsraw_default_policy(ifc, &info.policy);
 	kcsraw_fill_stats(ifc, &info.stats);
@@ -381,9 +387,13 @@ static __poll_t kcsraw_poll(struct file *filp, poll_table *wait)
 	spin_lock_irqsave(&ifc->lock, flags);
 	if (!list_empty(&f->done))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	/*
+	 * POLLIN too, so event loops that cannot wait for POLLPRI (libevent
+	 * 2.1's epoll backend) wake up; KCSRAW_IOC_ATTN clears it.
+	 */
 	if (f->attn)
-		mask |= EPOLLPRI;
-	if (f->outstanding < READ_ONCE(kcsraw_queue_depth))
+		mask |= EPOLLPRI | EPOLLIN | EPOLLRDNORM;
+	if (f->outstanding < kcsraw_depth())
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	spin_unlock_irqrestore(&ifc->lock, flags);
 	return mask;

@@ -389,8 +389,6 @@ static int __init kcsraw_init(void)
 	struct kcsraw_iface *ifc;
 	int n, i, ret, err = 0;
 
-	if (!kcsraw_queue_depth)
-		kcsraw_queue_depth = 1;
 	ret = kcsraw_gather(cfg, &n);
 	if (ret)
 		return ret;

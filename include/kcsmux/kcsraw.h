@@ -6,7 +6,9 @@
  * KCS requests, each with its own polling policy and a cookie of its
  * choosing, and collects completions with read() or KCSRAW_IOC_RECEIVE;
  * poll() reports POLLIN when a completion is ready and POLLPRI when the BMC
- * raised SMS_ATN while the interface was idle. See docs/kcsraw.md.
+ * raised SMS_ATN while the interface was idle (then also POLLIN, for event
+ * loops that cannot wait for POLLPRI: read() may then answer -EAGAIN;
+ * KCSRAW_IOC_ATTN reads and clears the attention). See docs/kcsraw.md.
  *
  * Every structure has the same layout on 32- and 64-bit ABIs: fixed-width
  * fields, explicit padding, no pointers. Structures that may grow start

@@ -155,5 +155,5 @@ check "no kcsraw1" test ! -e /dev/kcsraw1
 cmp_req "Get Device ID after SMBIOS discovery" "06 01"
 check "rmmod" rmmod kcsraw
 
-dmesg | grep -iE 'warn|bug|oops|leak' && fail "kernel warnings in dmesg"
+dmesg | grep -E 'WARNING:|BUG:|Oops|kcsraw.*(leak|WARN)' && fail "kernel warnings in dmesg"
 summary

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * backend.h - the one interface every node shares. A backend runs raw KCS
+ * requests (netfn << 2 | lun, cmd, data) one after another, each with its
+ * node's polling policy, and reports each completion and every SMS_ATN to
+ * the transaction layer (xact_complete, xact_attention).
+ */
+#ifndef KCSMUX_BACKEND_H
+#define KCSMUX_BACKEND_H
+
+#include <stdint.h>
+
+#include <kcsmux/kcsraw.h>
+
+struct daemon;
+struct event;
+
+struct backend;
+
+struct backend_ops {
+	const char *name;
+	/* Queue one request; -EAGAIN when the backend's queue is full. */
+	int (*submit)(struct backend *be, uint64_t cookie,
+		      const struct kcsraw_policy *pol, const uint8_t *req,
+		      unsigned int len);
+	/* Abandon a submitted request: it completes with -ECANCELED. */
+	int (*cancel)(struct backend *be, uint64_t cookie);
+	void (*destroy)(struct backend *be);
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	struct daemon *d;
+	int fd;
+	struct event *ev;
+	unsigned int inflight;	/* submitted, not completed */
+	unsigned int depth;	/* how many we keep submitted */
+	uint32_t irq;		/* the interface's IRQ, 0: none */
+};
+
+struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
+				    char **cause);
+struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
+				     char **cause);
+
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * client.c - one open file of a node, and the /dev/ipmiN ioctl ABI over
+ * CUSE's unrestricted-ioctl retry protocol.
+ *
+ * Each ioctl first arrives with no data. We answer with a retry naming the
+ * user memory we need (the struct at arg); the kernel calls again with it,
+ * and for SEND/RECEIVE once more with the memory the struct points at.
+ * Errors are the stock driver's, in its order (ipmi_abi.h has the rules).
+ */
+#define FUSE_USE_VERSION 35
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <fuse_lowlevel.h>
+
+#include "kcsmuxd.h"
+#include "log.h"
+
+struct client *client_new(struct node *n, pid_t pid, uid_t uid)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->node = n;
+	c->id = ++n->d->next_client_id;
+	c->pid = pid;
+	c->uid = uid;
+	TAILQ_INIT(&c->rq);
+	TAILQ_INIT(&c->xacts);
+	c->timing_retries = -1;
+	c->timing_retry_ms = 0;
+	return c;
+}
+
+void client_free(struct client *c)
+{
+	struct kmsg *m;
+
+	xact_client_gone(c);
+	cmdreg_client_gone(c);
+	while ((m = TAILQ_FIRST(&c->rq))) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		free(m);
+	}
+	if (c->ph)
+		fuse_pollhandle_destroy(c->ph);
+	free(c);
+}
+
+/* Queue a message for the client and wake its poll()ers. */
+void client_deliver(struct client *c, struct kmsg *m)
+{
+	TAILQ_INSERT_TAIL(&c->rq, m, link);
+	c->rq_len++;
+	node_notify(c);
+}
+
+static void reply_retry_in(fuse_req_t req, void *arg, size_t size)
+{
+	struct iovec iov = { .iov_base = arg, .iov_len = size };
+
+	fuse_reply_ioctl_retry(req, &iov, 1, NULL, 0);
+}
+
+static void reply_int(fuse_req_t req, int32_t v)
+{
+	uint8_t b[ABI_INT_SIZE];
+
+	abi_encode_int(b, sizeof(b), v);
+	fuse_reply_ioctl(req, 0, b, sizeof(b));
+}
+
+/* SEND_COMMAND and SEND_COMMAND_SETTIME. */
+static void do_send(struct client *c, fuse_req_t req,
+		    const struct abi_ioctl *ent, void *arg,
+		    const uint8_t *in, size_t in_len)
+{
+	struct abi_req r;
+	struct abi_addr addr;
+	struct iovec iov[3];
+	uint16_t dlen;
+	size_t need;
+	int rv, sizes;
+
+	if (abi_decode_req(in, in_len, ent->layout32,
+			   ent->op == ABI_SEND_COMMAND_SETTIME, &r) < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	sizes = abi_check_req_sizes(&r);
+	if (sizes == -EINVAL) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	/* Data is fetched only when its size is legal (stock order). */
+	dlen = sizes == -EMSGSIZE ? 0 : abi_req_data_len(&r);
+	need = ent->in_size + r.addr_len + dlen;
+	if (in_len < need) {
+		int n = 0;
+
+		iov[n++] = (struct iovec){ arg, ent->in_size };
+		iov[n++] = (struct iovec){ (void *)(uintptr_t)r.addr_ptr,
+					   r.addr_len };
+		if (dlen)
+			iov[n++] = (struct iovec){
+				(void *)(uintptr_t)r.data_ptr, dlen };
+		fuse_reply_ioctl_retry(req, iov, n, NULL, 0);
+		return;
+	}
+	rv = abi_parse_addr(in + ent->in_size, r.addr_len, &addr);
+	if (rv == 0 && sizes)
+		rv = sizes;
+	if (rv == 0) {
+		int32_t retries = r.settime ? r.retries : c->timing_retries;
+		uint32_t ms = r.settime ? r.retry_time_ms : c->timing_retry_ms;
+
+		rv = xact_send(c, &addr, r.msgid, r.netfn, r.cmd,
+			       in + ent->in_size + r.addr_len, dlen,
+			       retries, ms);
+	}
+	if (rv < 0)
+		fuse_reply_err(req, -rv);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
+/* RECEIVE_MSG and RECEIVE_MSG_TRUNC. */
+static void do_receive(struct client *c, fuse_req_t req,
+		       const struct abi_ioctl *ent, void *arg,
+		       const uint8_t *in, size_t in_len, size_t out_len)
+{
+	struct abi_recv r, out;
+	struct abi_recv_fit fit;
+	struct kmsg *m;
+	struct iovec iov[3], in_iov;
+	uint8_t st[ABI_RECV64_SIZE];
+	uint8_t abuf[ABI_MAX_ADDR_LEN];
+	uint32_t alen;
+	size_t want;
+	int n = 0, rv;
+
+	if (abi_decode_recv(in, in_len, ent->layout32, &r) < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	m = TAILQ_FIRST(&c->rq);
+	if (!m) {
+		fuse_reply_err(req, EAGAIN);
+		return;
+	}
+	alen = abi_addr_length(m->addr.addr_type);
+	abi_recv_fit(r.addr_len, alen, r.data_len, m->data_len,
+		     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
+	if (fit.err == -EINVAL) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	/* The output the kernel must accept: struct, address, data. */
+	want = (fit.write_struct ? ent->in_size : 0) +
+	       (fit.write_addr ? alen : 0) + (fit.write_data ? fit.data_len : 0);
+	if (out_len != want) {
+		if (fit.write_struct)
+			iov[n++] = (struct iovec){ arg, ent->in_size };
+		if (fit.write_addr)
+			iov[n++] = (struct iovec){
+				(void *)(uintptr_t)r.addr_ptr, alen };
+		if (fit.write_data && fit.data_len)
+			iov[n++] = (struct iovec){
+				(void *)(uintptr_t)r.data_ptr, fit.data_len };
+		in_iov = (struct iovec){ arg, ent->in_size };
+		fuse_reply_ioctl_retry(req, &in_iov, 1, iov, n);
+		return;
+	}
+	if (fit.write_struct) {
+		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
+		out = r;
+		out.recv_type = m->recv_type;
+		out.addr_len = alen;
+		out.msgid = m->msgid;
+		out.netfn = m->netfn;
+		out.cmd = m->cmd;
+		out.data_len = fit.data_len;
+		abi_encode_recv(st, sizeof(st), ent->layout32, &out);
+		iov[n++] = (struct iovec){ st, ent->in_size };
+	}
+	if (fit.write_addr) {
+		rv = abi_encode_addr(&m->addr, abuf, sizeof(abuf));
+		if (rv < 0)
+			memset(abuf, 0, sizeof(abuf));
+		iov[n++] = (struct iovec){ abuf, alen };
+	}
+	if (fit.write_data && fit.data_len)
+		iov[n++] = (struct iovec){ m->data, fit.data_len };
+	rv = fit.err;
+	fuse_reply_ioctl_iov(req, rv, iov, n);
+	if (fit.consume) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		c->rq_len--;
+		free(m);
+	}
+}
+
+/* Give the first subscriber the events queued before anyone listened. */
+static void take_event_backlog(struct client *c)
+{
+	struct daemon *d = c->node->d;
+	struct kmsg *m;
+
+	while ((m = TAILQ_FIRST(&d->event_backlog))) {
+		TAILQ_REMOVE(&d->event_backlog, m, link);
+		d->event_backlog_len--;
+		client_deliver(c, m);
+	}
+}
+
+static void do_simple(struct client *c, fuse_req_t req,
+		      const struct abi_ioctl *ent, const uint8_t *in,
+		      size_t in_len)
+{
+	struct daemon *d = c->node->d;
+	struct abi_timing t;
+	struct abi_chan_val cv;
+	int32_t v = 0;
+	uint8_t b[ABI_TIMING_SIZE];
+	int rv = 0;
+
+	switch (ent->op) {
+	case ABI_SET_GETS_EVENTS:
+		abi_decode_int(in, in_len, &v);
+		if (abi_gets_events_value(v) && !c->node->conf.events) {
+			rv = -EPERM;
+			break;
+		}
+		c->gets_events = abi_gets_events_value(v);
+		if (c->gets_events)
+			take_event_backlog(c);
+		break;
+	case ABI_SET_MY_ADDRESS:
+		abi_decode_int(in, in_len, &v);
+		d->my_address = abi_my_address_value((uint32_t)v);
+		break;
+	case ABI_GET_MY_ADDRESS:
+		reply_int(req, d->my_address);
+		return;
+	case ABI_SET_MY_LUN:
+		abi_decode_int(in, in_len, &v);
+		d->my_lun = abi_my_lun_value((uint32_t)v);
+		break;
+	case ABI_GET_MY_LUN:
+		reply_int(req, d->my_lun);
+		return;
+	case ABI_SET_MY_CHANNEL_ADDRESS:
+	case ABI_SET_MY_CHANNEL_LUN:
+		abi_decode_chan_val(in, in_len, &cv);
+		rv = abi_check_channel(cv.channel);
+		if (rv)
+			break;
+		/* One KCS interface: channel 0 is the IPMB we answer on. */
+		if (ent->op == ABI_SET_MY_CHANNEL_ADDRESS)
+			d->my_address = cv.value;
+		else
+			d->my_lun = cv.value & 3;
+		break;
+	case ABI_GET_MY_CHANNEL_ADDRESS:
+	case ABI_GET_MY_CHANNEL_LUN:
+		abi_decode_chan_val(in, in_len, &cv);
+		rv = abi_check_channel(cv.channel);
+		if (rv)
+			break;
+		cv.value = ent->op == ABI_GET_MY_CHANNEL_ADDRESS ?
+			   d->my_address : d->my_lun;
+		memcpy(b, in, ABI_CHAN_VAL_SIZE);
+		abi_encode_chan_val(b, ABI_CHAN_VAL_SIZE, &cv);
+		fuse_reply_ioctl(req, 0, b, ABI_CHAN_VAL_SIZE);
+		return;
+	case ABI_SET_TIMING_PARMS:
+		abi_decode_timing(in, in_len, &t);
+		c->timing_retries = t.retries;
+		c->timing_retry_ms = t.retry_time_ms;
+		break;
+	case ABI_GET_TIMING_PARMS:
+		t.retries = c->timing_retries;
+		t.retry_time_ms = c->timing_retry_ms;
+		abi_encode_timing(b, sizeof(b), &t);
+		fuse_reply_ioctl(req, 0, b, ABI_TIMING_SIZE);
+		return;
+	case ABI_GET_MAINTENANCE_MODE:
+		reply_int(req, d->maintenance_mode);
+		return;
+	case ABI_SET_MAINTENANCE_MODE:
+		abi_decode_int(in, in_len, &v);
+		rv = abi_check_maintenance_mode(v);
+		if (!rv)
+			d->maintenance_mode = v;
+		break;
+	case ABI_REGISTER_FOR_CMD:
+	case ABI_REGISTER_FOR_CMD_CHANS:
+	case ABI_UNREGISTER_FOR_CMD:
+	case ABI_UNREGISTER_FOR_CMD_CHANS:
+		rv = cmdreg_ioctl(c, ent, in, in_len);
+		break;
+	default:
+		rv = -ENOTTY;
+		break;
+	}
+	if (rv)
+		fuse_reply_err(req, -rv);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
+void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd,
+		  void *arg, unsigned int flags, const void *in_buf,
+		  size_t in_len, size_t out_len)
+{
+	const struct abi_ioctl *ent;
+
+	ent = abi_ioctl_lookup(cmd, flags & FUSE_IOCTL_COMPAT);
+	if (!ent) {
+		fuse_reply_err(req, ENOTTY);
+		return;
+	}
+	if (ent->in_size && in_len < ent->in_size) {
+		reply_retry_in(req, arg, ent->in_size);
+		return;
+	}
+	switch (ent->op) {
+	case ABI_SEND_COMMAND:
+	case ABI_SEND_COMMAND_SETTIME:
+		do_send(c, req, ent, arg, in_buf, in_len);
+		break;
+	case ABI_RECEIVE_MSG:
+	case ABI_RECEIVE_MSG_TRUNC:
+		do_receive(c, req, ent, arg, in_buf, in_len, out_len);
+		break;
+	default:
+		do_simple(c, req, ent, in_buf, in_len);
+		break;
+	}
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kcsmuxd.h - the daemon's core objects and how they meet.
+ *
+ *   node     one virtual /dev/NAME: a CUSE session in the event loop, its
+ *            policy and its open files (node.c)
+ *   client   one open file of a node: the stock driver's per-file state and
+ *            receive queue (client.c implements the ioctl ABI)
+ *   xact     one request on its way to the BMC: scheduled (sched.c), run
+ *            by the backend, answered back to its client (xact.c)
+ *   backend  the one interface: kcsraw.ko or a stock /dev/ipmiN
+ */
+#ifndef KCSMUX_KCSMUXD_H
+#define KCSMUX_KCSMUXD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <kcsmux/kcsraw.h>
+
+#include "config.h"
+#include "ipmi_abi.h"
+#include "log.h"
+
+struct event_base;
+struct event;
+struct fuse_session;
+struct fuse_req;
+struct fuse_pollhandle;
+struct backend;
+
+/* A message waiting in a client's receive queue. */
+struct kmsg {
+	TAILQ_ENTRY(kmsg) link;
+	int32_t recv_type;		/* IPMI_*_RECV_TYPE */
+	struct abi_addr addr;
+	int64_t msgid;
+	uint8_t netfn, cmd;
+	uint16_t data_len;
+	uint8_t data[IPMI_MAX_MSG_LENGTH];
+};
+TAILQ_HEAD(kmsg_list, kmsg);
+
+struct xact;
+TAILQ_HEAD(xact_list, xact);
+
+struct client {
+	LIST_ENTRY(client) link;
+	struct node *node;
+	uint64_t id;
+	pid_t pid;
+	uid_t uid;
+
+	struct kmsg_list rq;		/* received messages */
+	unsigned int rq_len;
+	struct fuse_pollhandle *ph;	/* last poll() that asked to be told */
+
+	unsigned int outstanding;	/* requests sent, not yet answered */
+	struct xact_list xacts;		/* those requests */
+	bool gets_events;
+	int32_t timing_retries;		/* IPMICTL_SET_TIMING_PARMS */
+	uint32_t timing_retry_ms;
+};
+LIST_HEAD(client_list, client);
+
+struct node_counters {
+	uint64_t requests, responses, errors, denied, busy, dropped;
+	uint64_t opens;
+	uint64_t spin_ns, cpu_ns, latency_ns, queue_ns, sleeps;
+};
+
+struct node {
+	LIST_ENTRY(node) link;
+	struct daemon *d;
+	struct kcsmux_node_conf conf;
+	struct fuse_session *se;
+	struct event *ev;
+	void *buf;			/* struct fuse_buf, reused */
+	bool ready;			/* CUSE INIT done, device exists */
+	bool dying;
+
+	struct client_list clients;
+	unsigned int nclients;
+	struct xact_list queue;		/* waiting for the interface */
+	unsigned int qlen;
+	struct node_counters cnt;
+	struct log_rl rl_denied;
+};
+LIST_HEAD(node_list, node);
+
+struct daemon {
+	struct event_base *base;
+	struct kcsmux_config cfg;
+	const char *cfg_path;
+	struct node_list nodes;
+	struct backend *be;
+	uint64_t next_client_id;
+	uint64_t next_xact_id;
+
+	/* interface-wide state the stock driver keeps per interface */
+	uint8_t my_address;		/* IPMICTL_SET_MY_ADDRESS */
+	uint8_t my_lun;
+	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
+	struct kmsg_list event_backlog;	/* until the first subscriber */
+	unsigned int event_backlog_len;
+	bool events_delivered;		/* a subscriber has existed */
+};
+
+/* Monotonic time in ns. */
+uint64_t now_ns(void);
+
+/* node.c */
+int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
+		char **cause);
+void node_destroy(struct node *n);
+void node_notify(struct client *c);
+
+/* client.c: the /dev/ipmiN semantics of one open file */
+struct client *client_new(struct node *n, pid_t pid, uid_t uid);
+void client_free(struct client *c);
+void client_deliver(struct client *c, struct kmsg *m);
+
+void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd, void *arg,
+		  unsigned int flags, const void *in_buf, size_t in_len,
+		  size_t out_len);
+
+/* cmdreg.c: command registrations, per interface */
+int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
+		 const void *in, size_t in_len);
+struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan);
+void cmdreg_client_gone(struct client *c);
+
+/* xact.c */
+int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
+	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
+	      int32_t retries, uint32_t retry_ms);
+void xact_client_gone(struct client *c);
+void xact_kick(struct daemon *d);
+void xact_complete(struct daemon *d, uint64_t cookie, int status,
+		   const uint8_t *resp, unsigned int len,
+		   const struct kcsraw_cost *cost);
+void xact_attention(struct daemon *d);
+
+#endif /* KCSMUX_KCSMUXD_H */

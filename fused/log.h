@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* log.h - kcsmuxd logging: stderr in the foreground, syslog otherwise. */
+#ifndef KCSMUX_LOG_H
+#define KCSMUX_LOG_H
+
+#include <stdbool.h>
+#include <syslog.h>
+
+/* State for log_ratelimited(): zero-initialise one per message site. */
+struct log_rl {
+	unsigned long window;
+	unsigned int count;
+	unsigned int suppressed;
+};
+
+void log_init(bool foreground, int level);
+void log_set_level(int level);
+void log_msg(int pri, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Like log_msg, but at most 5 messages per site every 10 s; the number
+ * suppressed is reported with the next one that passes. */
+void log_ratelimited(struct log_rl *rl, int pri, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+_Noreturn void fatalx(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+#define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+
+
+#endif

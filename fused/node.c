@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * node.c - one virtual /dev/NAME: a CUSE session whose fd sits in the
+ * daemon's single libevent loop (no libfuse loop, signal handlers or
+ * threads). Requests are read and dispatched one at a time; anything that
+ * cannot be answered yet stays queued in the client and poll() is answered
+ * from the queue state, with a notification when a message arrives.
+ */
+#define FUSE_USE_VERSION 35
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cuse_lowlevel.h>
+#include <fuse_lowlevel.h>
+#include <event2/event.h>
+
+#include "kcsmuxd.h"
+#include "log.h"
+#include "xact.h"
+
+static struct client *req_client(struct fuse_file_info *fi)
+{
+	return (struct client *)(uintptr_t)fi->fh;
+}
+
+static void node_init_done(void *userdata)
+{
+	struct node *n = userdata;
+	char path[64];
+	int i;
+
+	/* devtmpfs creates the node root:root 0600 (never wider); give it
+	 * the configured owner and mode once it exists. */
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	for (i = 0; i < 200; i++) {
+		if (access(path, F_OK) == 0)
+			break;
+		usleep(5000);
+	}
+	if (chown(path, n->conf.uid, n->conf.gid) < 0 ||
+	    chmod(path, n->conf.mode) < 0)
+		log_warn("%s: setting owner/mode: %s", path, strerror(errno));
+	n->ready = true;
+	log_info("node %s ready (%s)", n->conf.name, path);
+}
+
+static void node_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct node *n = fuse_req_userdata(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct client *c;
+
+	if (n->dying) {
+		fuse_reply_err(req, ENODEV);
+		return;
+	}
+	if (n->nclients >= n->conf.max_clients) {
+		n->cnt.busy++;
+		fuse_reply_err(req, EBUSY);
+		return;
+	}
+	c = client_new(n, ctx->pid, ctx->uid);
+	if (!c) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	LIST_INSERT_HEAD(&n->clients, c, link);
+	n->nclients++;
+	n->cnt.opens++;
+	fi->fh = (uintptr_t)c;
+	fi->direct_io = 1;
+	fi->nonseekable = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void node_release(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct client *c = req_client(fi);
+
+	LIST_REMOVE(c, link);
+	c->node->nclients--;
+	client_free(c);
+	fuse_reply_err(req, 0);
+}
+
+/* The stock device has no read/write: EINVAL, as it answers. */
+static void node_read(fuse_req_t req, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	(void)size;
+	(void)off;
+	(void)fi;
+	fuse_reply_err(req, EINVAL);
+}
+
+static void node_write(fuse_req_t req, const char *buf, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	(void)buf;
+	(void)size;
+	(void)off;
+	(void)fi;
+	fuse_reply_err(req, EINVAL);
+}
+
+static void node_ioctl(fuse_req_t req, int cmd, void *arg,
+		       struct fuse_file_info *fi, unsigned int flags,
+		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags,
+		     in_buf, in_bufsz, out_bufsz);
+}
+
+static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
+		      struct fuse_pollhandle *ph)
+{
+	struct client *c = req_client(fi);
+
+	if (ph) {
+		if (c->ph)
+			fuse_pollhandle_destroy(c->ph);
+		c->ph = ph;
+	}
+	fuse_reply_poll(req, TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
+}
+
+/* A message arrived for c: wake whoever waits in poll()/select(). */
+void node_notify(struct client *c)
+{
+	if (c->ph && !c->node->dying) {
+		fuse_lowlevel_notify_poll(c->ph);
+		fuse_pollhandle_destroy(c->ph);
+		c->ph = NULL;
+	}
+}
+
+static const struct cuse_lowlevel_ops node_ops = {
+	.init_done = node_init_done,
+	.open = node_open,
+	.release = node_release,
+	.read = node_read,
+	.write = node_write,
+	.ioctl = node_ioctl,
+	.poll = node_poll,
+};
+
+static void node_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct fuse_buf *buf = n->buf;
+	int i, rv;
+
+	(void)fd;
+	(void)what;
+	/* A few requests per wake-up, so one busy node cannot starve others. */
+	for (i = 0; i < 16; i++) {
+		rv = fuse_session_receive_buf(n->se, buf);
+		if (rv == -EAGAIN || rv == -EINTR)
+			return;
+		if (rv <= 0 || fuse_session_exited(n->se)) {
+			log_err("node %s: CUSE session ended (%s)", n->conf.name,
+				rv < 0 ? strerror(-rv) : "closed");
+			event_del(n->ev);
+			n->dying = true;
+			return;
+		}
+		fuse_session_process_buf(n->se, buf);
+	}
+}
+
+int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
+		char **cause)
+{
+	char devname[16 + KCSMUX_NAME_MAX], fdpath[32];
+	const char *dev_info_argv[] = { devname };
+	char *argv[] = { (char *)"kcsmuxd", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
+	struct cuse_info ci;
+	struct node *n;
+	int fd = -1;
+
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto nomem;
+	n->buf = calloc(1, sizeof(struct fuse_buf));
+	if (!n->buf)
+		goto nomem;
+	n->d = d;
+	n->conf = *conf;
+	LIST_INIT(&n->clients);
+	TAILQ_INIT(&n->queue);
+
+	snprintf(devname, sizeof(devname), "DEVNAME=%s", conf->name);
+	memset(&ci, 0, sizeof(ci));
+	ci.dev_info_argc = 1;
+	ci.dev_info_argv = dev_info_argv;
+	ci.flags = CUSE_UNRESTRICTED_IOCTL;
+
+	n->se = cuse_lowlevel_new(&args, &ci, &node_ops, n);
+	fuse_opt_free_args(&args);
+	if (!n->se) {
+		asprintf(cause, "node %s: cuse_lowlevel_new failed", conf->name);
+		goto fail;
+	}
+	fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		asprintf(cause, "node %s: /dev/cuse: %s%s", conf->name,
+			 strerror(errno), errno == ENOENT || errno == ENODEV ?
+			 " (modprobe cuse)" : "");
+		goto fail;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", fd);
+	if (fuse_session_mount(n->se, fdpath) != 0) {
+		asprintf(cause, "node %s: cannot attach /dev/cuse", conf->name);
+		goto fail;
+	}
+	fd = -1;	/* the session owns it now */
+	n->ev = event_new(d->base, fuse_session_fd(n->se),
+			  EV_READ | EV_PERSIST, node_readable, n);
+	if (!n->ev || event_add(n->ev, NULL) < 0) {
+		asprintf(cause, "node %s: event_add failed", conf->name);
+		goto fail;
+	}
+	LIST_INSERT_HEAD(&d->nodes, n, link);
+	return 0;
+nomem:
+	asprintf(cause, "node %s: out of memory", conf->name);
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (n) {
+		if (n->ev)
+			event_free(n->ev);
+		if (n->se)
+			fuse_session_destroy(n->se);
+		free(n->buf);
+		free(n);
+	}
+	return -1;
+}
+
+/* Remove the device: clients still open get ENODEV from the kernel. */
+void node_destroy(struct node *n)
+{
+	struct client *c;
+	struct fuse_buf *buf = n->buf;
+
+	n->dying = true;
+	while ((c = LIST_FIRST(&n->clients))) {
+		LIST_REMOVE(c, link);
+		client_free(c);
+	}
+	LIST_REMOVE(n, link);
+	if (n->ev)
+		event_free(n->ev);
+	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */
+	free(buf->mem);
+	free(buf);
+	free(n);
+}
+
+/* Account one finished transaction of this node (its cost report). */
+void node_account(struct node *n, const struct xact *x, int status,
+		  const uint8_t *resp, unsigned int len,
+		  const struct kcsraw_cost *cost)
+{
+	struct node_counters *k = &n->cnt;
+
+	k->responses++;
+	if (status || len < 3 || resp[2] != 0)
+		k->errors++;
+	k->spin_ns += cost->spin_ns;
+	k->cpu_ns += cost->cpu_ns;
+	k->latency_ns += now_ns() - x->t_enq;
+	k->queue_ns += x->t_sub - x->t_enq;
+	k->sleeps += cost->sleeps;
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xact.c - requests on their way to the BMC and their answers back.
+ *
+ * A client's SEND becomes a transaction queued on its node; the scheduler
+ * picks which node's transaction runs next whenever the backend has room;
+ * the completion is turned into the message the stock driver would have
+ * queued for that client. The daemon's own transactions (SMS_ATN handling)
+ * go first. A client that closes leaves its transactions orphaned: queued
+ * ones are dropped, running ones complete into nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "kcsmuxd.h"
+#include "log.h"
+#include "xact.h"
+
+/* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
+#define IPMI_CC_INSUFFICIENT_PRIV	0xd4
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct xact_list running = TAILQ_HEAD_INITIALIZER(running);
+static struct xact_list internal = TAILQ_HEAD_INITIALIZER(internal);
+
+struct xact *xact_new(struct daemon *d, struct node *n, struct client *c)
+{
+	struct xact *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->d = d;
+	x->node = n;
+	x->client = c;
+	x->cookie = ++d->next_xact_id;
+	x->t_enq = now_ns();
+	return x;
+}
+
+void xact_free(struct xact *x)
+{
+	if (x->client)
+		TAILQ_REMOVE(&x->client->xacts, x, clink);
+	free(x);
+}
+
+/* Queue x (a node's, or the daemon's own when x->node is NULL). */
+void xact_enqueue(struct xact *x)
+{
+	if (x->node) {
+		TAILQ_INSERT_TAIL(&x->node->queue, x, qlink);
+		x->node->qlen++;
+	} else {
+		TAILQ_INSERT_TAIL(&internal, x, qlink);
+	}
+	x->state = XACT_QUEUED;
+	xact_kick(x->d);
+}
+
+static void policy_to_kcsraw(const struct kcsmux_policy *p,
+			     struct kcsraw_policy *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->max_busy_us = p->max_busy_us;
+	k->poll_us = p->poll_us;
+	k->poll_max_us = p->poll_max_us;
+	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ?
+		     KCSRAW_BACKOFF_FIXED : KCSRAW_BACKOFF_EXP;
+	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
+}
+
+/* The next transaction to run: the daemon's own first, then the node
+ * whose head has waited longest. */
+static struct xact *pick(struct daemon *d)
+{
+	struct xact *best = TAILQ_FIRST(&internal), *h;
+	struct node *n;
+
+	if (best) {
+		TAILQ_REMOVE(&internal, best, qlink);
+		return best;
+	}
+	LIST_FOREACH(n, &d->nodes, link) {
+		h = TAILQ_FIRST(&n->queue);
+		if (h && (!best || h->t_enq < best->t_enq))
+			best = h;
+	}
+	if (best) {
+		TAILQ_REMOVE(&best->node->queue, best, qlink);
+		best->node->qlen--;
+	}
+	return best;
+}
+
+void xact_kick(struct daemon *d)
+{
+	struct backend *be = d->be;
+	struct kcsraw_policy pol;
+	struct xact *x;
+	int rv;
+
+	while (be && be->inflight < be->depth && (x = pick(d))) {
+		if (x->node) {
+			policy_to_kcsraw(&x->node->conf.pol, &pol);
+		} else {
+			memset(&pol, 0, sizeof(pol));
+			pol.flags = KCSRAW_POL_DEFAULT;
+		}
+		x->t_sub = now_ns();
+		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len);
+		if (rv == -EAGAIN) {
+			/* Put it back at the head and wait for a completion. */
+			if (x->node) {
+				TAILQ_INSERT_HEAD(&x->node->queue, x, qlink);
+				x->node->qlen++;
+			} else {
+				TAILQ_INSERT_HEAD(&internal, x, qlink);
+			}
+			break;
+		}
+		if (rv < 0) {
+			log_err("backend submit: %s", strerror(-rv));
+			x->state = XACT_RUNNING;
+			TAILQ_INSERT_TAIL(&running, x, qlink);
+			xact_complete(d, x->cookie, rv, NULL, 0, NULL);
+			continue;
+		}
+		x->state = XACT_RUNNING;
+		TAILQ_INSERT_TAIL(&running, x, qlink);
+	}
+}
+
+void xact_complete(struct daemon *d, uint64_t cookie, int status,
+		   const uint8_t *resp, unsigned int len,
+		   const struct kcsraw_cost *cost)
+{
+	struct xact *x;
+
+	TAILQ_FOREACH(x, &running, qlink)
+		if (x->cookie == cookie)
+			break;
+	if (!x) {
+		log_warn("completion for unknown transaction %llu",
+			 (unsigned long long)cookie);
+		return;
+	}
+	TAILQ_REMOVE(&running, x, qlink);
+	if (x->node && cost)
+		node_account(x->node, x, status, resp, len, cost);
+	if (x->done)
+		x->done(x, status, resp, len);
+	else
+		xact_free(x);
+	(void)d;
+}
+
+/* Answer a client's system-interface request (x->done for those). */
+static void si_done(struct xact *x, int status, const uint8_t *resp,
+		    unsigned int len)
+{
+	struct kmsg *m;
+
+	if (!x->client) {	/* closed meanwhile */
+		xact_free(x);
+		return;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		x->client->outstanding--;
+		xact_free(x);
+		return;
+	}
+	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
+	m->addr = x->addr;
+	m->msgid = x->msgid;
+	if (status == 0 && len >= 3) {
+		m->addr.lun = resp[0] & 3;
+		m->netfn = resp[0] >> 2;
+		m->cmd = resp[1];
+		m->data_len = (uint16_t)(len - 2);
+		memcpy(m->data, resp + 2, m->data_len);
+	} else {
+		/* The interface gave up or the request was cancelled: what
+		 * the stock driver answers when its state machine is hosed. */
+		m->netfn = x->netfn | 1;
+		m->cmd = x->cmd;
+		m->data_len = 1;
+		m->data[0] = IPMI_ERR_UNSPECIFIED;
+	}
+	x->client->outstanding--;
+	client_deliver(x->client, m);
+	xact_free(x);
+}
+
+/* An answer made by the daemon itself (access denied, ...). */
+int xact_answer_now(struct client *c, const struct abi_addr *addr,
+		    int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc)
+{
+	struct kmsg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
+	m->addr = *addr;
+	m->msgid = msgid;
+	m->netfn = netfn | 1;
+	m->cmd = cmd;
+	m->data_len = 1;
+	m->data[0] = cc;
+	client_deliver(c, m);
+	return 0;
+}
+
+int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
+	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
+	      int32_t retries, uint32_t retry_ms)
+{
+	struct node *n = c->node;
+	struct xact *x;
+	unsigned int flags = 0;
+	int rv;
+
+	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
+	if (rv < 0)
+		return rv;
+	if (c->outstanding >= n->conf.max_outstanding ||
+	    n->qlen >= n->conf.pol.queue) {
+		n->cnt.busy++;
+		return -EBUSY;
+	}
+	n->cnt.requests++;
+	if (!access_allows(&n->conf.acc, netfn, cmd)) {
+		n->cnt.denied++;
+		log_ratelimited(&n->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+				"denied (cc 0xd4)", n->conf.name, (int)c->pid,
+				netfn, cmd);
+		return xact_answer_now(c, addr, msgid, netfn, cmd,
+				       IPMI_CC_INSUFFICIENT_PRIV);
+	}
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return bridge_send(c, addr, msgid, netfn, cmd, data, len,
+				   retries, retry_ms, flags);
+	x = xact_new(n->d, n, c);
+	if (!x)
+		return -ENOMEM;
+	x->addr = *addr;
+	x->msgid = msgid;
+	x->netfn = netfn;
+	x->cmd = cmd;
+	x->req[0] = (uint8_t)(netfn << 2 | (addr->lun & 3));
+	x->req[1] = cmd;
+	memcpy(x->req + 2, data, len);
+	x->req_len = (uint16_t)(len + 2);
+	x->done = si_done;
+	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
+	c->outstanding++;
+	xact_enqueue(x);
+	return 0;
+}
+
+/* The client closed: drop its queued work, orphan what is running. */
+void xact_client_gone(struct client *c)
+{
+	struct xact *x;
+
+	bridge_client_gone(c);
+	while ((x = TAILQ_FIRST(&c->xacts))) {
+		TAILQ_REMOVE(&c->xacts, x, clink);
+		x->client = NULL;
+		if (x->state == XACT_QUEUED && x->node) {
+			TAILQ_REMOVE(&x->node->queue, x, qlink);
+			x->node->qlen--;
+			free(x);
+		}
+	}
+}

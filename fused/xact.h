@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* xact.h - one request on its way to the BMC (xact.c). */
+#ifndef KCSMUX_XACT_H
+#define KCSMUX_XACT_H
+
+#include "kcsmuxd.h"
+
+enum xact_state { XACT_QUEUED, XACT_RUNNING };
+
+struct xact {
+	TAILQ_ENTRY(xact) qlink;	/* node queue, or running */
+	TAILQ_ENTRY(xact) clink;	/* client's list */
+	struct daemon *d;
+	struct node *node;		/* NULL: the daemon's own */
+	struct client *client;		/* NULL: daemon's own, or orphaned */
+	uint64_t cookie;
+	enum xact_state state;
+	uint64_t t_enq, t_sub;
+
+	/* what the client asked, to address its answer */
+	struct abi_addr addr;
+	int64_t msgid;
+	uint8_t netfn, cmd;
+
+	uint8_t req[KCSRAW_MAX_MSG];	/* the raw KCS request */
+	uint16_t req_len;
+	/* Called with the completion; must free x (xact_free). */
+	void (*done)(struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len);
+	void *priv;
+};
+
+struct xact *xact_new(struct daemon *d, struct node *n, struct client *c);
+void xact_free(struct xact *x);
+void xact_enqueue(struct xact *x);
+int xact_answer_now(struct client *c, const struct abi_addr *addr,
+		    int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc);
+
+/* bridge.c: IPMB requests wrapped in Send Message */
+int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
+		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
+		int32_t retries, uint32_t retry_ms, unsigned int flags);
+void bridge_client_gone(struct client *c);
+
+/* node.c */
+void node_account(struct node *n, const struct xact *x, int status,
+		  const uint8_t *resp, unsigned int len,
+		  const struct kcsraw_cost *cost);
+
+#endif

@@ -1,0 +1,96 @@
+# kcsmuxd end to end: kcsraw.ko on the first KCS, the daemon with three
+# nodes, real clients (ipmitool, FreeIPMI, OpenIPMI) on each node, compared
+# with the same clients through stock ipmi_si on the second KCS (same BMC
+# configuration).
+. /guest/lib.sh
+
+stock=$(load_stock "$KCS2_PORT")
+check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
+sn=${stock#/dev/ipmi}
+check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+check "modprobe cuse" modprobe cuse
+
+mkdir -p /etc/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<'CONF'
+[global]
+backend = kcsraw
+device = /dev/kcsraw0
+
+[node ipmi1]
+policy = interactive
+mode = 0666
+
+[node ipmi2]
+policy = monitor
+mode = 0660
+
+[node ipmi3]
+policy = bulk
+access = readonly
+CONF
+check "kcsmuxd -n accepts the config" kcsmuxd -n
+kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+dpid=$!
+for i in $(seq 50); do
+	[ -c /dev/ipmi1 ] && [ -c /dev/ipmi2 ] && [ -c /dev/ipmi3 ] && break
+	sleep 0.1
+done
+check "nodes /dev/ipmi1..3 exist" test -c /dev/ipmi1 -a -c /dev/ipmi2 -a -c /dev/ipmi3
+ls -l /dev/ipmi* /dev/kcsraw*
+expect "ipmi1 mode 0666" '^crw-rw-rw-' /dev/stdin <<EOF2
+$(ls -l /dev/ipmi1)
+EOF2
+
+# Output through a node must match the stock driver's (same BMC config).
+same() {
+	_name=$1
+	shift
+	"$@" -d "$sn" >/tmp/stock.out 2>&1
+	for n in 1 2 3; do
+		"$@" -d "$n" >/tmp/node$n.out 2>&1
+		if cmp -s /tmp/stock.out /tmp/node$n.out; then
+			pass "$_name on ipmi$n matches stock"
+		else
+			fail "$_name on ipmi$n differs from stock:"
+			diff /tmp/stock.out /tmp/node$n.out | head -20
+		fi
+	done
+}
+ipmi() { ipmitool -I open "$@"; }
+same "ipmitool mc info" ipmi mc info
+same "ipmitool sdr" ipmi sdr
+same "ipmitool fru" ipmi fru
+same "ipmitool sel list" ipmi sel list
+same "ipmitool chassis status" ipmi chassis status
+same "ipmitool raw 6 1" ipmi raw 6 1
+run_to /tmp/sdr1 ipmitool -I open -d 1 sensor
+expect "ipmitool sensor on ipmi1 shows thresholds" '^12V +\| 12\.060 +\| Volts +\| ok' /tmp/sdr1
+
+fi_same() {
+	_name=$1
+	shift
+	"$@" --driver-type=OPENIPMI --driver-device="$stock" >/tmp/stock.out 2>&1
+	"$@" --driver-type=OPENIPMI --driver-device=/dev/ipmi2 >/tmp/n2.out 2>&1
+	if cmp -s /tmp/stock.out /tmp/n2.out; then
+		pass "$_name on ipmi2 matches stock"
+	else
+		fail "$_name on ipmi2 differs from stock:"
+		diff /tmp/stock.out /tmp/n2.out | head -20
+	fi
+}
+fi_same "bmc-info" bmc-info
+fi_same "ipmi-sensors" ipmi-sensors
+fi_same "ipmi-sel" ipmi-sel
+
+# Access list: ipmi3 is readonly, so Chassis Control (0x00 0x02) is
+# refused by the daemon with cc 0xd4 and never reaches the BMC.
+run_to /tmp/deny ipmitool -I open -d 3 raw 0 2 0
+expect "readonly node refuses chassis control with 0xd4" 'rsp=0xd4' /tmp/deny
+
+kill -USR1 $dpid
+sleep 0.3
+kill $dpid
+wait $dpid
+echo "--- kcsmuxd log"
+cat /tmp/kcsmuxd.log
+summary
