@@ -101,7 +101,7 @@ enum atn_kind {
 				   channel res->rx.channel) */
 	ATN_LAN,		/* from a LAN/async channel: not bridged,
 				   dropped */
-	ATN_INVALID,		/* short frame, bad checksum (res->rx filled),
+	ATN_INVALID,		/* short frame (checksums are not checked, as in the stock driver),
 				   unknown medium: dropped */
 };
 

@@ -15,6 +15,8 @@
 #include <event2/event.h>
 
 #include "backend.h"
+#include "ipmb.h"
+#include "xact.h"
 #include "kcsmuxd.h"
 #include "log.h"
 
@@ -28,26 +30,33 @@ static void usage(FILE *f)
 		"  -V       print the version\n", KCSMUX_CONF_PATH);
 }
 
+/* The per-node table (SIGUSR1, and at exit). */
 void daemon_dump_stats(struct daemon *d, FILE *f)
 {
+	uint64_t now = now_ns();
 	struct node *n;
 
-	fprintf(f, "%-10s %7s %8s %8s %6s %6s %6s %10s %10s %10s %7s\n",
-		"node", "clients", "requests", "answers", "errors", "denied",
-		"busy", "lat_us", "spin_us", "cpu_us", "sleeps");
+	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
+		"%8s %7s\n", "node", "policy", "cli", "reqs", "done", "err",
+		"deny", "busy", "p50_us", "p99_us", "wait99", "cpu_us/r",
+		"spin_us/r", "cpu_ppm");
 	LIST_FOREACH(n, &d->nodes, link) {
-		const struct node_counters *k = &n->cnt;
-		uint64_t r = k->responses ? k->responses : 1;
+		const struct nodestats *st = &n->st;
+		double r = st->completed ? (double)st->completed : 1.0;
 
-		fprintf(f, "%-10s %7u %8llu %8llu %6llu %6llu %6llu %10.1f "
-			"%10.1f %10.1f %7.1f\n", n->conf.name, n->nclients,
-			(unsigned long long)k->requests,
-			(unsigned long long)k->responses,
-			(unsigned long long)k->errors,
-			(unsigned long long)k->denied,
-			(unsigned long long)k->busy,
-			k->latency_ns / 1e3 / r, k->spin_ns / 1e3 / r,
-			k->cpu_ns / 1e3 / r, (double)k->sleeps / r);
+		fprintf(f, "%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
+			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f\n",
+			n->conf.name, policy_preset_name(n->conf.preset),
+			n->nclients, (unsigned long long)st->requests,
+			(unsigned long long)st->completed,
+			(unsigned long long)st->errors,
+			(unsigned long long)n->cnt.denied,
+			(unsigned long long)(n->cnt.busy + st->rejected),
+			nodestats_hist_quantile(&st->latency, 0.5) / 1e3,
+			nodestats_hist_quantile(&st->latency, 0.99) / 1e3,
+			nodestats_hist_quantile(&st->queue_wait, 0.99) / 1e3,
+			st->cpu_ns / 1e3 / r, st->spin_ns / 1e3 / r,
+			nodestats_cpu_ppm(&st->cpu, now));
 	}
 	fflush(f);
 }
@@ -130,11 +139,14 @@ int main(int argc, char **argv)
 	d.cfg_path = path;
 	d.my_address = 0x20;
 	LIST_INIT(&d.nodes);
+	sched_init(&d.sched, 0);
 	TAILQ_INIT(&d.event_backlog);
 	for (i = 0; i < 4; i++) {
 		sigev[i] = evsignal_new(d.base, sigs[i], on_signal, &d);
 		event_add(sigev[i], NULL);
 	}
+	d.my_lun = IPMB_DEFAULT_LUN;
+	bridge_init(&d);
 	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
 		d.be = backend_kcsraw_open(&d, d.cfg.device, &cause);
 	else
@@ -152,6 +164,9 @@ int main(int argc, char **argv)
 	while (!LIST_EMPTY(&d.nodes))
 		node_destroy(LIST_FIRST(&d.nodes));
 	d.be->ops->destroy(d.be);
+	if (d.retry_ev)
+		event_free(d.retry_ev);
+	bridge_fini(&d);
 	for (i = 0; i < 4; i++)
 		event_free(sigev[i]);
 	event_base_free(d.base);

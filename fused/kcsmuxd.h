@@ -24,6 +24,8 @@
 #include "config.h"
 #include "ipmi_abi.h"
 #include "log.h"
+#include "nodestats.h"
+#include "sched.h"
 
 struct event_base;
 struct event;
@@ -66,10 +68,12 @@ struct client {
 };
 LIST_HEAD(client_list, client);
 
+/* What nodestats does not count. */
 struct node_counters {
-	uint64_t requests, responses, errors, denied, busy, dropped;
+	uint64_t denied;	/* refused by the access list (cc 0xd4) */
+	uint64_t busy;		/* EBUSY: outstanding or client limits */
 	uint64_t opens;
-	uint64_t spin_ns, cpu_ns, latency_ns, queue_ns, sleeps;
+	uint64_t sleeps;	/* poller sleeps of its transactions */
 };
 
 struct node {
@@ -84,8 +88,8 @@ struct node {
 
 	struct client_list clients;
 	unsigned int nclients;
-	struct xact_list queue;		/* waiting for the interface */
-	unsigned int qlen;
+	struct sched_flow flow;		/* its queue in the scheduler */
+	struct nodestats st;
 	struct node_counters cnt;
 	struct log_rl rl_denied;
 };
@@ -97,6 +101,8 @@ struct daemon {
 	const char *cfg_path;
 	struct node_list nodes;
 	struct backend *be;
+	struct sched sched;
+	struct event *retry_ev;		/* a rate-limited node gets a token */
 	uint64_t next_client_id;
 	uint64_t next_xact_id;
 

@@ -195,7 +195,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	n->d = d;
 	n->conf = *conf;
 	LIST_INIT(&n->clients);
-	TAILQ_INIT(&n->queue);
+	nodestats_init(&n->st, now_ns(), 0);
 
 	snprintf(devname, sizeof(devname), "DEVNAME=%s", conf->name);
 	memset(&ci, 0, sizeof(ci));
@@ -228,6 +228,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		asprintf(cause, "node %s: event_add failed", conf->name);
 		goto fail;
 	}
+	sched_flow_attach(&d->sched, &n->flow, &n->conf.pol, now_ns());
 	LIST_INSERT_HEAD(&d->nodes, n, link);
 	return 0;
 nomem:
@@ -257,6 +258,7 @@ void node_destroy(struct node *n)
 		LIST_REMOVE(c, link);
 		client_free(c);
 	}
+	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
 	if (n->ev)
 		event_free(n->ev);
@@ -271,14 +273,19 @@ void node_account(struct node *n, const struct xact *x, int status,
 		  const uint8_t *resp, unsigned int len,
 		  const struct kcsraw_cost *cost)
 {
-	struct node_counters *k = &n->cnt;
+	struct nodestats_txn t = {
+		.latency_ns = now_ns() - x->t_enq,
+		.error = status || len < 3 || resp[2] != 0,
+	};
 
-	k->responses++;
-	if (status || len < 3 || resp[2] != 0)
-		k->errors++;
-	k->spin_ns += cost->spin_ns;
-	k->cpu_ns += cost->cpu_ns;
-	k->latency_ns += now_ns() - x->t_enq;
-	k->queue_ns += x->t_sub - x->t_enq;
-	k->sleeps += cost->sleeps;
+	if (cost) {
+		t.service_ns = cost->latency_ns - cost->queue_ns;
+		t.cpu_ns = cost->cpu_ns;
+		t.spin_ns = cost->spin_ns;
+		n->cnt.sleeps += cost->sleeps;
+	} else {
+		t.service_ns = now_ns() - x->t_sub;
+	}
+	nodestats_complete(&n->st, now_ns(), &t);
+	sched_charge(&n->d->sched, (struct sched_item *)&x->item, t.service_ns);
 }

@@ -11,14 +11,14 @@
 #define MS	1000000ULL
 #define S	1000000000ULL
 
-/* 1, 1.5, 2, 3, 5, 7 per decade, 50 us .. 10 s. */
+/* 1, 1.5, 2, 3, 4, 5, 7 per decade, 50 us .. 10 s. */
 const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS] = {
 	50 * US, 70 * US,
-	100 * US, 150 * US, 200 * US, 300 * US, 500 * US, 700 * US,
-	1 * MS, 1500 * US, 2 * MS, 3 * MS, 5 * MS, 7 * MS,
-	10 * MS, 15 * MS, 20 * MS, 30 * MS, 50 * MS, 70 * MS,
-	100 * MS, 150 * MS, 200 * MS, 300 * MS, 500 * MS, 700 * MS,
-	1 * S, 1500 * MS, 2 * S, 3 * S, 5 * S, 7 * S,
+	100 * US, 150 * US, 200 * US, 300 * US, 400 * US, 500 * US, 700 * US,
+	1 * MS, 1500 * US, 2 * MS, 3 * MS, 4 * MS, 5 * MS, 7 * MS,
+	10 * MS, 15 * MS, 20 * MS, 30 * MS, 40 * MS, 50 * MS, 70 * MS,
+	100 * MS, 150 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS, 700 * MS,
+	1 * S, 1500 * MS, 2 * S, 3 * S, 4 * S, 5 * S, 7 * S,
 	10 * S,
 };
 

@@ -12,10 +12,10 @@
  * Histograms have fixed bucket upper bounds, the same for every node and
  * every run, so they export as Prometheus histograms unchanged (le =
  * bound, cumulative counts, +Inf last) and merge by adding counts. The
- * bounds run from 50 us to 10 s in steps 1, 1.5, 2, 3, 5, 7 per decade
+ * bounds run from 50 us to 10 s in steps 1, 1.5, 2, 3, 4, 5, 7 per decade
  * (ratio <= 1.5 between neighbours): fine enough where a KCS transaction
- * lives (0.2 to 2 ms: 200, 300, 500, 700, 1000, 1500, 2000 us) for a
- * quantile estimate within one bucket, few enough (33 + Inf) to export for
+ * lives (0.2 to 2 ms: 200, 300, 400, 500, 700, 1000, 1500, 2000 us) for a
+ * quantile estimate within one bucket, few enough (38 + Inf) to export for
  * every node. A value equal to a bound falls in that bound's bucket.
  *
  * The CPU estimator is an exponentially decaying sum of the cpu_ns
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NODESTATS_NBOUNDS	33			/* finite bounds */
+#define NODESTATS_NBOUNDS	38			/* finite bounds */
 #define NODESTATS_NBUCKETS	(NODESTATS_NBOUNDS + 1)	/* + Inf */
 #define NODESTATS_CPU_TAU_NS	1000000000ULL
 

@@ -231,6 +231,8 @@ static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
 	it->state = ITEM_DISPATCHED;
 
 	cost = it->cost_hint_ns != 0 ? it->cost_hint_ns : s->unit_ns;
+	if (cost > COST_MAX)
+		cost = COST_MAX;
 	it->charged_ns = cost;
 	it->charged_vt = vt_cost(cost, f->weight);
 	f->vt += it->charged_vt;
@@ -306,6 +308,8 @@ void sched_charge(struct sched *s, struct sched_item *it,
 	(void)s;
 	if (it->state != ITEM_DISPATCHED)
 		return;
+	if (service_ns > COST_MAX)
+		service_ns = COST_MAX;
 	vt = vt_cost(service_ns, f->weight);
 	f->vt = f->vt - it->charged_vt + vt;
 	f->charged_ns = f->charged_ns - it->charged_ns + service_ns;

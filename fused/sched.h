@@ -12,7 +12,7 @@
  * The order, at each sched_dequeue():
  *
  *  1. Aging. A flow is starving when it has had a request queued AND a
- *     token (see 3) without being served for aging_ns (default 500 ms):
+ *     token (token bucket below) without being served for aging_ns (default 500 ms):
  *     since it became backlogged, got its last service, or got its token,
  *     whichever is latest. Starving flows go first, before any class, the
  *     longest-starving first. Only the head request is promoted and the
@@ -25,7 +25,8 @@
  *     other flow that started starving earlier: a flow served meanwhile
  *     restarts its clock, so it cannot get ahead again). Interactive
  *     requests lose at most one transaction per starving flow per aging_ns
- *     to aging, and only while the interface is saturated.
+ *     to aging, and only while the interface is saturated. Aging needs
+ *     no timer: it only matters when the interface frees.
  *
  *  2. Strict priority: the lowest enum kcsmux_prio with an eligible flow.
  *

@@ -12,7 +12,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <time.h>
+
+#include <event2/event.h>
 
 #include "backend.h"
 #include "kcsmuxd.h"
@@ -43,6 +46,7 @@ struct xact *xact_new(struct daemon *d, struct node *n, struct client *c)
 	x->node = n;
 	x->client = c;
 	x->cookie = ++d->next_xact_id;
+	x->internal = n == NULL;
 	x->t_enq = now_ns();
 	return x;
 }
@@ -54,17 +58,29 @@ void xact_free(struct xact *x)
 	free(x);
 }
 
-/* Queue x (a node's, or the daemon's own when x->node is NULL). */
-void xact_enqueue(struct xact *x)
+/*
+ * Queue x: a node's goes to the scheduler (-EBUSY when the node's queue
+ * bound is reached), the daemon's own (x->node NULL) ahead of all nodes.
+ */
+int xact_enqueue(struct xact *x)
 {
-	if (x->node) {
-		TAILQ_INSERT_TAIL(&x->node->queue, x, qlink);
-		x->node->qlen++;
+	int rv;
+
+	if (!x->internal) {
+		sched_item_init(&x->item, 0);
+		rv = sched_enqueue(&x->d->sched, &x->node->flow, &x->item,
+				   x->t_enq);
+		if (rv < 0) {
+			nodestats_reject(&x->node->st);
+			return rv;
+		}
+		nodestats_request(&x->node->st);
 	} else {
 		TAILQ_INSERT_TAIL(&internal, x, qlink);
 	}
 	x->state = XACT_QUEUED;
 	xact_kick(x->d);
+	return 0;
 }
 
 static void policy_to_kcsraw(const struct kcsmux_policy *p,
@@ -79,27 +95,41 @@ static void policy_to_kcsraw(const struct kcsmux_policy *p,
 	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
 }
 
-/* The next transaction to run: the daemon's own first, then the node
- * whose head has waited longest. */
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	xact_kick(arg);
+}
+
+/* The next transaction to run: the daemon's own first, then whatever the
+ * scheduler picks among the nodes. */
 static struct xact *pick(struct daemon *d)
 {
-	struct xact *best = TAILQ_FIRST(&internal), *h;
-	struct node *n;
+	struct xact *x = TAILQ_FIRST(&internal);
+	struct sched_item *it;
+	uint64_t now = now_ns(), at;
+	struct timeval tv;
 
-	if (best) {
-		TAILQ_REMOVE(&internal, best, qlink);
-		return best;
+	if (x) {
+		TAILQ_REMOVE(&internal, x, qlink);
+		return x;
 	}
-	LIST_FOREACH(n, &d->nodes, link) {
-		h = TAILQ_FIRST(&n->queue);
-		if (h && (!best || h->t_enq < best->t_enq))
-			best = h;
+	it = sched_dequeue(&d->sched, now, &at);
+	if (it) {
+		x = (struct xact *)((char *)it - offsetof(struct xact, item));
+		nodestats_dispatch(&x->node->st, now - x->t_enq);
+		return x;
 	}
-	if (best) {
-		TAILQ_REMOVE(&best->node->queue, best, qlink);
-		best->node->qlen--;
+	if (at != SCHED_NEVER) {	/* a rate-limited node waits */
+		if (!d->retry_ev)
+			d->retry_ev = evtimer_new(d->base, retry_cb, d);
+		at = at > now ? at - now : 0;
+		tv.tv_sec = (time_t)(at / 1000000000u);
+		tv.tv_usec = (suseconds_t)(at % 1000000000u / 1000u);
+		evtimer_add(d->retry_ev, &tv);
 	}
-	return best;
+	return NULL;
 }
 
 void xact_kick(struct daemon *d)
@@ -110,7 +140,7 @@ void xact_kick(struct daemon *d)
 	int rv;
 
 	while (be && be->inflight < be->depth && (x = pick(d))) {
-		if (x->node) {
+		if (x->node && !x->internal) {
 			policy_to_kcsraw(&x->node->conf.pol, &pol);
 		} else {
 			memset(&pol, 0, sizeof(pol));
@@ -118,14 +148,8 @@ void xact_kick(struct daemon *d)
 		}
 		x->t_sub = now_ns();
 		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len);
-		if (rv == -EAGAIN) {
-			/* Put it back at the head and wait for a completion. */
-			if (x->node) {
-				TAILQ_INSERT_HEAD(&x->node->queue, x, qlink);
-				x->node->qlen++;
-			} else {
-				TAILQ_INSERT_HEAD(&internal, x, qlink);
-			}
+		if (rv == -EAGAIN && x->internal) {
+			TAILQ_INSERT_HEAD(&internal, x, qlink);
 			break;
 		}
 		if (rv < 0) {
@@ -155,7 +179,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		return;
 	}
 	TAILQ_REMOVE(&running, x, qlink);
-	if (x->node && cost)
+	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
 	if (x->done)
 		x->done(x, status, resp, len);
@@ -233,12 +257,10 @@ int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
 	if (rv < 0)
 		return rv;
-	if (c->outstanding >= n->conf.max_outstanding ||
-	    n->qlen >= n->conf.pol.queue) {
+	if (c->outstanding >= n->conf.max_outstanding) {
 		n->cnt.busy++;
 		return -EBUSY;
 	}
-	n->cnt.requests++;
 	if (!access_allows(&n->conf.acc, netfn, cmd)) {
 		n->cnt.denied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
@@ -263,9 +285,13 @@ int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	memcpy(x->req + 2, data, len);
 	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
+	rv = xact_enqueue(x);
+	if (rv < 0) {
+		free(x);
+		return rv;
+	}
 	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
 	c->outstanding++;
-	xact_enqueue(x);
 	return 0;
 }
 
@@ -278,9 +304,9 @@ void xact_client_gone(struct client *c)
 	while ((x = TAILQ_FIRST(&c->xacts))) {
 		TAILQ_REMOVE(&c->xacts, x, clink);
 		x->client = NULL;
-		if (x->state == XACT_QUEUED && x->node) {
-			TAILQ_REMOVE(&x->node->queue, x, qlink);
-			x->node->qlen--;
+		if (x->state == XACT_QUEUED && !x->internal &&
+		    sched_remove(&x->d->sched, &x->item)) {
+			nodestats_cancel(&x->node->st);
 			free(x);
 		}
 	}

@@ -8,13 +8,15 @@
 enum xact_state { XACT_QUEUED, XACT_RUNNING };
 
 struct xact {
-	TAILQ_ENTRY(xact) qlink;	/* node queue, or running */
+	TAILQ_ENTRY(xact) qlink;	/* internal queue, or running */
+	struct sched_item item;		/* a node's: in the scheduler */
 	TAILQ_ENTRY(xact) clink;	/* client's list */
 	struct daemon *d;
 	struct node *node;		/* NULL: the daemon's own */
 	struct client *client;		/* NULL: daemon's own, or orphaned */
 	uint64_t cookie;
 	enum xact_state state;
+	bool internal;			/* runs ahead of the nodes' queues */
 	uint64_t t_enq, t_sub;
 
 	/* what the client asked, to address its answer */
@@ -32,11 +34,13 @@ struct xact {
 
 struct xact *xact_new(struct daemon *d, struct node *n, struct client *c);
 void xact_free(struct xact *x);
-void xact_enqueue(struct xact *x);
+int xact_enqueue(struct xact *x);
 int xact_answer_now(struct client *c, const struct abi_addr *addr,
 		    int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc);
 
-/* bridge.c: IPMB requests wrapped in Send Message */
+/* bridge.c: IPMB requests wrapped in Send Message, and SMS_ATN */
+void bridge_init(struct daemon *d);
+void bridge_fini(struct daemon *d);
 int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 		int32_t retries, uint32_t retry_ms, unsigned int flags);

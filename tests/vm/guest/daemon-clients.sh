@@ -37,9 +37,10 @@ for i in $(seq 50); do
 done
 check "nodes /dev/ipmi1..3 exist" test -c /dev/ipmi1 -a -c /dev/ipmi2 -a -c /dev/ipmi3
 ls -l /dev/ipmi* /dev/kcsraw*
-expect "ipmi1 mode 0666" '^crw-rw-rw-' /dev/stdin <<EOF2
-$(ls -l /dev/ipmi1)
-EOF2
+ls -l /dev/ipmi1 >/tmp/ls1
+expect "ipmi1 has the configured mode 0666" '^crw-rw-rw-' /tmp/ls1
+ls -l /dev/ipmi3 >/tmp/ls3
+expect "ipmi3 has the default mode 0600" '^crw------- ' /tmp/ls3
 
 # Output through a node must match the stock driver's (same BMC config).
 same() {
@@ -63,14 +64,20 @@ same "ipmitool fru" ipmi fru
 same "ipmitool sel list" ipmi sel list
 same "ipmitool chassis status" ipmi chassis status
 same "ipmitool raw 6 1" ipmi raw 6 1
+same "ipmitool bridged mc info (-t 0x72 -b 0)" ipmi -t 0x72 -b 0 mc info
+same "ipmitool bridged sdr (-t 0x72 -b 0)" ipmi -t 0x72 -b 0 sdr
 run_to /tmp/sdr1 ipmitool -I open -d 1 sensor
 expect "ipmitool sensor on ipmi1 shows thresholds" '^12V +\| 12\.060 +\| Volts +\| ok' /tmp/sdr1
 
 fi_same() {
 	_name=$1
 	shift
-	"$@" --driver-type=OPENIPMI --driver-device="$stock" >/tmp/stock.out 2>&1
-	"$@" --driver-type=OPENIPMI --driver-device=/dev/ipmi2 >/tmp/n2.out 2>&1
+	# bmc-info prints uninitialised memory for channels whose Get
+	# Channel Info fails, even on the stock driver: compare up to there.
+	"$@" --driver-type=OPENIPMI --driver-device="$stock" 2>&1 |
+		sed '/^Channel Information/,$d' >/tmp/stock.out
+	"$@" --driver-type=OPENIPMI --driver-device=/dev/ipmi2 2>&1 |
+		sed '/^Channel Information/,$d' >/tmp/n2.out
 	if cmp -s /tmp/stock.out /tmp/n2.out; then
 		pass "$_name on ipmi2 matches stock"
 	else
@@ -79,7 +86,7 @@ fi_same() {
 	fi
 }
 fi_same "bmc-info" bmc-info
-fi_same "ipmi-sensors" ipmi-sensors
+fi_same "ipmi-sensors" ipmi-sensors --quiet-cache
 fi_same "ipmi-sel" ipmi-sel
 
 # Access list: ipmi3 is readonly, so Chassis Control (0x00 0x02) is

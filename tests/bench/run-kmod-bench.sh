@@ -1,0 +1,118 @@
+#!/bin/bash
+# kcsraw.ko versus the stock ipmi_si poller: build (plain, unsanitized) if
+# needed, boot one TCG guest with two KCS interfaces, each behind its own
+# ipmi_sim and delay proxy answering like the seed BMC (200-2000 us), run
+# tests/bench/kmod-bench.sh in it, and render the results into
+# docs/benchmarks.md (between the kmod-bench markers) and
+# docs/img/kmod-bench.png.
+#
+#   tests/bench/run-kmod-bench.sh [options]
+#
+# Options:
+#   --out DIR       where the results land (default
+#                   $KCSMUX_BUILD/bench/kmod-YYYYmmdd-HHMMSS)
+#   --n N           measured Get Device ID requests per row and round
+#                   (default 500)
+#   --nsdr N        measured Get SDR requests per row and round (default 200)
+#   --rounds N      rounds over all rows (default 3): latency figures are
+#                   the median of the rounds, with their range
+#   --warm N        unmeasured requests before each row (default 10)
+#   --no-docs       leave docs/ alone: report only in DIR/report.md and
+#                   DIR/kmod-bench.png
+#   --report DIR    do not run anything: render an earlier run's DIR again
+#   --timeout SEC   guest timeout (default 420)
+#
+# Environment: KCSMUX_BUILD (default /tmp/build-bench; must not be a
+# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 2-3 minutes of VM
+# time with the defaults; run.sh waits while another VM holds the lock.
+# This is a benchmark, not a test: CTest does not run it.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-bench}
+build=$KCSMUX_BUILD
+n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out=""
+
+log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
+die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift ;;
+	--n) n=$2; shift ;;
+	--nsdr) nsdr=$2; shift ;;
+	--rounds) rounds=$2; shift ;;
+	--warm) warm=$2; shift ;;
+	--no-docs) docs=0 ;;
+	--report) report=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	-h|--help) usage ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+
+# A python3 with matplotlib for the plot (Debian's python3-matplotlib lives
+# in /usr/bin/python3, which may not be the first python3 on PATH).
+py=python3
+for p in python3 /usr/bin/python3; do
+	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+
+render() {
+	local dir=$1 args=()
+	if [ $docs = 1 ]; then
+		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/kmod-bench.png")
+	fi
+	"$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"
+	[ $docs = 1 ] && log "updated docs/benchmarks.md and docs/img/kmod-bench.png"
+	log "results in $dir"
+}
+
+if [ -n "$report" ]; then
+	render "$report"
+	exit 0
+fi
+
+# Build: a plain tree (benchmarks want unsanitized binaries).
+if [ ! -f "$build/CMakeCache.txt" ]; then
+	log "configuring $build"
+	cmake -S "$src" -B "$build" -DBUILD_TESTING=ON -DSANITIZE=OFF >/dev/null
+fi
+grep -q '^SANITIZE:BOOL=ON' "$build/CMakeCache.txt" &&
+	die "$build is a SANITIZE=ON tree; use another KCSMUX_BUILD"
+log "building in $build"
+make -C "$build" -j2 --no-print-directory kcsmux-utime kcsmux-ipmi-probe \
+	kcsmux-kcsraw-probe kcsmux-spinloop kcsmux-bmc-proxy kmod >"$build/bench-build.log" 2>&1 ||
+	{ tail -n 30 "$build/bench-build.log" >&2; die "build failed (log: $build/bench-build.log)"; }
+
+[ -n "$out" ] || out=$build/bench/kmod-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+rm -f "$out/results.txt"
+
+# The host half of the TCG slowdown measurement, and the host as it was.
+"$build/tests/tools/kcsmux-spinloop" -n 20000000 -s 100000 >"$out/host-spinloop.txt"
+{
+	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "nproc=$(nproc)"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo none)"
+} >"$out/host-env.txt"
+
+log "booting the benchmark guest ($rounds rounds, n=$n, nsdr=$nsdr); serial log $out/serial.log"
+rc=0
+"$src/tests/vm/run.sh" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
+	--out "$out" --log "$out/serial.log" --timeout "$timeout" -q \
+	--env BENCH_N="$n" --env BENCH_NSDR="$nsdr" --env BENCH_WARM="$warm" --env BENCH_ROUNDS="$rounds" \
+	"$src/tests/bench/kmod-bench.sh" 2>"$out/run.log" || rc=$?
+echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-env.txt"
+sed 's/^/    /' "$out/run.log" >&2
+grep -E '^(FAIL|PASS|[0-9]+ passed)' "$out/serial.log" | grep -v '^PASS' >&2 || true
+[ -s "$out/results.txt" ] || die "the guest wrote no results (status $rc; see $out/serial.log)"
+[ $rc = 0 ] || log "warning: the guest script reported failures (status $rc): see $out/serial.log"
+render "$out"
+exit $rc
