@@ -368,8 +368,8 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	r.cmd = cmd;
 	r.data = data;
 	r.data_len = len;
-	r.my_sa = dmn->my_address;
-	r.my_lun = dmn->my_lun;
+	r.my_sa = dmn->chan_address[addr->channel & 15];
+	r.my_lun = dmn->chan_lun[addr->channel & 15];
 	abi_effective_timing(retries, retry_ms, flags & ABI_REQF_BROADCAST,
 			     false, &r.retries, &r.retry_ms);
 	n = seqtab_alloc(&tab, &r, now_ns(), &e);

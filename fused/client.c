@@ -119,7 +119,8 @@ static void do_send(struct client *c, fuse_req_t req,
 		int32_t retries = r.settime ? r.retries : c->timing_retries;
 		uint32_t ms = r.settime ? r.retry_time_ms : c->timing_retry_ms;
 
-		rv = xact_send(c, &addr, r.msgid, r.netfn, r.cmd,
+		rv = xact_send(c, &addr, in + ent->in_size, r.addr_len,
+			       r.msgid, r.netfn, r.cmd,
 			       in + ent->in_size + r.addr_len, dlen,
 			       retries, ms);
 	}
@@ -189,9 +190,16 @@ static void do_receive(struct client *c, fuse_req_t req,
 		iov[n++] = (struct iovec){ st, ent->in_size };
 	}
 	if (fit.write_addr) {
-		rv = abi_encode_addr(&m->addr, abuf, sizeof(abuf));
-		if (rv < 0)
-			memset(abuf, 0, sizeof(abuf));
+		/* A response carries its request's address bytes as the
+		 * client wrote them (padding included), as the stock driver
+		 * keeps them; anything else is encoded. */
+		if (m->addr_raw_len >= alen) {
+			memcpy(abuf, m->addr_raw, alen);
+		} else {
+			rv = abi_encode_addr(&m->addr, abuf, sizeof(abuf));
+			if (rv < 0)
+				memset(abuf, 0, sizeof(abuf));
+		}
 		iov[n++] = (struct iovec){ abuf, alen };
 	}
 	if (fit.write_data && fit.data_len)
@@ -243,6 +251,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 	case ABI_SET_MY_ADDRESS:
 		abi_decode_int(in, in_len, &v);
 		d->my_address = abi_my_address_value((uint32_t)v);
+		d->chan_address[0] = d->my_address;
 		break;
 	case ABI_GET_MY_ADDRESS:
 		reply_int(req, d->my_address);
@@ -250,6 +259,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 	case ABI_SET_MY_LUN:
 		abi_decode_int(in, in_len, &v);
 		d->my_lun = abi_my_lun_value((uint32_t)v);
+		d->chan_lun[0] = d->my_lun;
 		break;
 	case ABI_GET_MY_LUN:
 		reply_int(req, d->my_lun);
@@ -260,11 +270,14 @@ static void do_simple(struct client *c, fuse_req_t req,
 		rv = abi_check_channel(cv.channel);
 		if (rv)
 			break;
-		/* One KCS interface: channel 0 is the IPMB we answer on. */
+		/* Per channel, as the stock driver keeps them; channel 0's
+		 * are also the plain MY_ADDRESS/MY_LUN. */
 		if (ent->op == ABI_SET_MY_CHANNEL_ADDRESS)
-			d->my_address = cv.value;
+			d->chan_address[cv.channel] = cv.value;
 		else
-			d->my_lun = cv.value & 3;
+			d->chan_lun[cv.channel] = cv.value & 3;
+		d->my_address = d->chan_address[0];
+		d->my_lun = d->chan_lun[0];
 		break;
 	case ABI_GET_MY_CHANNEL_ADDRESS:
 	case ABI_GET_MY_CHANNEL_LUN:
@@ -273,7 +286,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 		if (rv)
 			break;
 		cv.value = ent->op == ABI_GET_MY_CHANNEL_ADDRESS ?
-			   d->my_address : d->my_lun;
+			   d->chan_address[cv.channel] : d->chan_lun[cv.channel];
 		memcpy(b, in, ABI_CHAN_VAL_SIZE);
 		abi_encode_chan_val(b, ABI_CHAN_VAL_SIZE, &cv);
 		fuse_reply_ioctl(req, 0, b, ABI_CHAN_VAL_SIZE);
@@ -327,6 +340,18 @@ void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd,
 	}
 	if (ent->in_size && in_len < ent->in_size) {
 		reply_retry_in(req, arg, ent->in_size);
+		return;
+	}
+	/* GET_* write back: the kernel must accept out_size bytes at arg
+	 * (a bad pointer then fails with EFAULT there, as on the stock
+	 * device). RECEIVE asks for its own output below. */
+	if (ent->out_size && out_len < ent->out_size &&
+	    ent->op != ABI_RECEIVE_MSG && ent->op != ABI_RECEIVE_MSG_TRUNC) {
+		struct iovec in_iov = { arg, ent->in_size };
+		struct iovec out_iov = { arg, ent->out_size };
+
+		fuse_reply_ioctl_retry(req, &in_iov, ent->in_size ? 1 : 0,
+				       &out_iov, 1);
 		return;
 	}
 	switch (ent->op) {

@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 		event_add(sigev[i], NULL);
 	}
 	d.my_lun = IPMB_DEFAULT_LUN;
+	memset(d.chan_address, d.my_address, sizeof(d.chan_address));
+	memset(d.chan_lun, d.my_lun, sizeof(d.chan_lun));
 	bridge_init(&d);
 	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
 		d.be = backend_kcsraw_open(&d, d.cfg.device, &cause);

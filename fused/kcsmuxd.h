@@ -39,6 +39,8 @@ struct kmsg {
 	TAILQ_ENTRY(kmsg) link;
 	int32_t recv_type;		/* IPMI_*_RECV_TYPE */
 	struct abi_addr addr;
+	uint8_t addr_raw[ABI_MAX_ADDR_LEN];	/* a response: its request's */
+	uint8_t addr_raw_len;
 	int64_t msgid;
 	uint8_t netfn, cmd;
 	uint16_t data_len;
@@ -107,8 +109,10 @@ struct daemon {
 	uint64_t next_xact_id;
 
 	/* interface-wide state the stock driver keeps per interface */
-	uint8_t my_address;		/* IPMICTL_SET_MY_ADDRESS */
+	uint8_t my_address;		/* channel 0: IPMICTL_SET_MY_ADDRESS */
 	uint8_t my_lun;
+	uint8_t chan_address[ABI_MAX_CHANNELS];	/* the channel variants */
+	uint8_t chan_lun[ABI_MAX_CHANNELS];
 	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
@@ -140,7 +144,8 @@ struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan);
 void cmdreg_client_gone(struct client *c);
 
 /* xact.c */
-int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
+int xact_send(struct client *c, const struct abi_addr *addr,
+	      const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
 	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 	      int32_t retries, uint32_t retry_ms);
 void xact_client_gone(struct client *c);

@@ -206,9 +206,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
 	m->addr = x->addr;
+	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
+	m->addr_raw_len = x->addr_raw_len;
 	m->msgid = x->msgid;
 	if (status == 0 && len >= 3) {
-		m->addr.lun = resp[0] & 3;
 		m->netfn = resp[0] >> 2;
 		m->cmd = resp[1];
 		m->data_len = (uint16_t)(len - 2);
@@ -245,7 +246,8 @@ int xact_answer_now(struct client *c, const struct abi_addr *addr,
 	return 0;
 }
 
-int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
+int xact_send(struct client *c, const struct abi_addr *addr,
+	      const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
 	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 	      int32_t retries, uint32_t retry_ms)
 {
@@ -277,6 +279,9 @@ int xact_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	if (!x)
 		return -ENOMEM;
 	x->addr = *addr;
+	x->addr_raw_len = (uint8_t)(addr_len < sizeof(x->addr_raw) ?
+				    addr_len : sizeof(x->addr_raw));
+	memcpy(x->addr_raw, addr_raw, x->addr_raw_len);
 	x->msgid = msgid;
 	x->netfn = netfn;
 	x->cmd = cmd;

@@ -21,6 +21,8 @@ struct xact {
 
 	/* what the client asked, to address its answer */
 	struct abi_addr addr;
+	uint8_t addr_raw[ABI_MAX_ADDR_LEN];
+	uint8_t addr_raw_len;
 	int64_t msgid;
 	uint8_t netfn, cmd;
 

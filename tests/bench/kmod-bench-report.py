@@ -221,57 +221,130 @@ def environment(outdir):
     return "\n".join(lines) + "\n"
 
 
-def plot(res, ncpu, png):
+def place_labels(points, obstacles, xr, yr):
+    """Greedy label placement in data coordinates: for each point try spots
+    right, above/below-right, left, ... and take the first whose box hits
+    neither a marker nor a label already placed. points: (x, y, text, key);
+    obstacles: marker positions (x, y). Returns (lx, ly, ha, key) with
+    (lx, ly) the text anchor."""
+    xs, ys = xr[1] - xr[0], yr[1] - yr[0]
+    cw, h = 0.0085 * xs, 0.042 * ys       # one character's width, line height
+    mw, mh = 0.012 * xs, 0.02 * ys        # half a marker
+    boxes = [(x - mw, x + mw, y - mh, y + mh) for x, y in obstacles]
+
+    def hits(b):
+        return any(b[0] < o[1] and o[0] < b[1] and b[2] < o[3] and o[2] < b[3]
+                   for o in boxes)
+    out = []
+    for x, y, t, key in sorted(points, key=lambda p: p[1]):
+        w = cw * len(t)
+        gap = 0.018 * xs
+        cands = []
+        for k in (0, 1, -1, 2, -2, 3, -3, 4, -4):
+            cands.append((x + gap, y + k * h, "left"))
+            cands.append((x - gap, y + k * h, "right"))
+        for lx, ly, ha in cands:
+            x0, x1 = (lx, lx + w) if ha == "left" else (lx - w, lx)
+            b = (x0, x1, ly - h / 2, ly + h / 2)
+            if x0 < xr[0] or x1 > xr[1] or b[2] < yr[0] or b[3] > yr[1]:
+                continue
+            if not hits(b):
+                break
+        boxes.append(b)
+        out.append((lx, ly, ha, key))
+    return out
+
+
+def plot(res, ncpu, png, req="devid"):
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
     except ImportError:
         print("kmod-bench-report: no matplotlib, no plot", file=sys.stderr)
         return False
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
     colors = {"stock": "#c0392b", "kcsraw": "#2471a3"}
-    markers = {"devid": "o", "sdr": "s"}
-    for ax, key, xlabel in (
-            (axes[0], "poller", "poller thread CPU per request, µs (schedstat of kipmi*/kcsraw*)"),
-            (axes[1], "busy", "system busy per request, µs (wall − idle − client CPU)")):
-        for row, _, fam in ROWS:
-            for req, _ in REQS:
-                d = res.get((row, req))
-                if not d:
-                    continue
-                m = metrics(d, ncpu)
-                ax.errorbar(max(m[key], 0.5), m["p50"],
-                            yerr=[[m["p50"] - m["p50_lo"]], [m["p50_hi"] - m["p50"]]],
-                            fmt="none", ecolor=colors[fam], alpha=0.5,
-                            elinewidth=0.8)
-                ax.scatter(max(m[key], 0.5), m["p50"], c=colors[fam],
-                           marker=markers[req], s=45,
-                           alpha=0.9 if req == "devid" else 0.55,
-                           edgecolors="black", linewidths=0.4)
-                if req == "devid":
-                    ax.annotate(SHORT[row], (max(m[key], 0.5), m["p50"]),
-                                textcoords="offset points", xytext=(5, 4),
-                                fontsize=7.5)
-        ax.set_xscale("symlog", linthresh=10)
-        ax.set_yscale("log")
-        ax.set_xlabel(xlabel, fontsize=9)
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("p50 latency per request, µs (user space)")
-    from matplotlib.lines import Line2D
+    pts = []
+    for row, _, fam in ROWS:
+        d = res.get((row, req))
+        if d:
+            pts.append((row, fam, metrics(d, ncpu)))
+    if not pts:
+        return False
+    fig, (axl, axr) = plt.subplots(
+        1, 2, figsize=(14, 6.2), gridspec_kw={"width_ratios": [1, 1.5]})
+
+    def draw(ax, sel):
+        for row, fam, m in sel:
+            c = colors[fam]
+            ax.plot([max(m["poller"], 0), m["busy"]], [m["p50"], m["p50"]],
+                    color=c, lw=0.8, alpha=0.5)
+            ax.scatter([max(m["poller"], 0)], [m["p50"]], facecolors="white",
+                       edgecolors=c, s=38, zorder=3)
+            ax.errorbar([m["busy"]], [m["p50"]],
+                        yerr=[[m["p50"] - m["p50_lo"]], [m["p50_hi"] - m["p50"]]],
+                        fmt="o", color=c, ms=7, mec="black", mew=0.5,
+                        elinewidth=1, capsize=2, zorder=4)
+
+    # Left: everything, latency on a log axis.
+    draw(axl, pts)
+    axl.set_yscale("log")
+    axl.set_xlim(-50, max(m["busy"] for _, _, m in pts) * 1.15)
+    for row, fam, m in pts:
+        if m["p50"] > 3000:
+            axl.annotate(SHORT[row], (m["busy"], m["p50"]), textcoords="offset points",
+                         xytext=(6, 6), fontsize=8)
+    zoom = [p for p in pts if p[2]["p50"] <= 3000]
+    if zoom:
+        ylo = min(p[2]["p50_lo"] for p in zoom) * 0.97
+        yhi = max(p[2]["p50_hi"] for p in zoom) * 1.03
+        axl.axhspan(ylo, yhi, color="grey", alpha=0.12)
+        axl.annotate("zoomed on the right", (axl.get_xlim()[1] * 0.55, yhi * 1.08),
+                     fontsize=8, color="dimgrey")
+    axl.set_xlabel("CPU per request, µs", fontsize=9)
+    axl.set_ylabel("p50 latency per request, µs (user space, log scale)", fontsize=9)
+    axl.set_title("all rows", fontsize=9)
+    axl.grid(True, which="both", alpha=0.3)
+
+    # Right: the cluster around the BMC's own response time, linear.
+    if zoom:
+        draw(axr, zoom)
+        xr = (-50, max(p[2]["busy"] for p in zoom) * 1.25)
+        yr = (ylo - 0.05 * (yhi - ylo), yhi + 0.3 * (yhi - ylo))
+        axr.set_xlim(*xr)
+        axr.set_ylim(*yr)
+        obstacles = [(m["busy"], m["p50"]) for _, _, m in zoom] + \
+            [(max(m["poller"], 0), m["p50"]) for _, _, m in zoom]
+        for lx, ly, ha, (row, m) in place_labels(
+                [(m["busy"], m["p50"], SHORT[row], (row, m)) for row, _, m in zoom],
+                obstacles, xr, yr):
+            far = abs(ly - m["p50"]) > 1e-9
+            axr.annotate(SHORT[row], (m["busy"], m["p50"]), xytext=(lx, ly),
+                         fontsize=8, va="center", ha=ha,
+                         arrowprops=dict(arrowstyle="-", lw=0.4, color="grey")
+                         if far else None)
+        axr.set_title("rows within 3 ms (bars: range over the rounds)", fontsize=9)
+        axr.set_xlabel("CPU per request, µs", fontsize=9)
+        axr.grid(True, alpha=0.3)
     handles = [
-        Line2D([], [], color=colors["stock"], marker="o", ls="", label="stock ipmi_si"),
-        Line2D([], [], color=colors["kcsraw"], marker="o", ls="", label="kcsraw.ko"),
-        Line2D([], [], color="grey", marker="o", ls="", label="Get Device ID"),
-        Line2D([], [], color="grey", marker="s", ls="", alpha=0.55, label="Get SDR"),
+        Line2D([], [], color=colors["stock"], marker="o", ls="", mec="black",
+               mew=0.5, label="stock ipmi_si"),
+        Line2D([], [], color=colors["kcsraw"], marker="o", ls="", mec="black",
+               mew=0.5, label="kcsraw.ko"),
+        Line2D([], [], color="grey", marker="o", ls="", mec="black", mew=0.5,
+               label="filled: system busy (wall − idle − client)"),
+        Line2D([], [], color="grey", marker="o", ls="", mfc="white",
+               label="hollow: poller thread schedstat"),
     ]
-    axes[1].legend(handles=handles, fontsize=8, loc="upper right")
-    fig.suptitle("kcsraw.ko vs stock ipmi_si, one TCG guest, BMC delay model "
-                 "'seed' (200–2000 µs): p50 (median of rounds, bar = range of "
-                 "rounds); lower left is better", fontsize=10)
+    axr.legend(handles=handles, fontsize=8, loc="upper right")
+    title = dict(REQS)[req].split(" (")[0]
+    fig.suptitle("%s: kcsraw.ko vs stock ipmi_si in one TCG guest, BMC answering "
+                 "in 200–2000 µs (seed model); lower left is better" % title,
+                 fontsize=10)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(png)), exist_ok=True)
-    fig.savefig(png, dpi=110)
+    fig.savefig(png, dpi=100)
     return True
 
 

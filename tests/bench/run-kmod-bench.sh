@@ -20,6 +20,7 @@
 #   --no-docs       leave docs/ alone: report only in DIR/report.md and
 #                   DIR/kmod-bench.png
 #   --report DIR    do not run anything: render an earlier run's DIR again
+#                   (e.g. docs/data/kmod-bench, the figures in the docs)
 #   --timeout SEC   guest timeout (default 420)
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-bench; must not be a
@@ -61,13 +62,23 @@ for p in python3 /usr/bin/python3; do
 	fi
 done
 
+# render DIR: tables and plot; with docs, also keep the raw figures in
+# docs/data/kmod-bench/ (re-render them with --report docs/data/kmod-bench).
 render() {
-	local dir=$1 args=()
+	local dir=$1 args=() data=$src/docs/data/kmod-bench f
 	if [ $docs = 1 ]; then
 		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/kmod-bench.png")
+		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
+			mkdir -p "$data"
+			for f in results.txt env.txt spinloop.txt host-spinloop.txt host-env.txt; do
+				[ -f "$dir/$f" ] && cp "$dir/$f" "$data/$f"
+			done
+		fi
 	fi
 	"$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"
-	[ $docs = 1 ] && log "updated docs/benchmarks.md and docs/img/kmod-bench.png"
+	if [ $docs = 1 ]; then
+		log "updated docs/benchmarks.md, docs/img/kmod-bench.png, docs/data/kmod-bench/"
+	fi
 	log "results in $dir"
 }
 

@@ -231,6 +231,10 @@ static void build_req(const struct client *c, unsigned long i, struct req *r)
 		r->cmd = CMD_GET_SDR;
 		r->data[4] = (uint8_t)((i * 7) % c->sdr_len);	/* offset */
 		r->data[5] = (uint8_t)(8 + i % 9);		/* 8..16 bytes */
+		/* Never past the record's end: what a BMC answers there
+		 * differs (ipmi_sim pads with zeros, others truncate). */
+		if (r->data[4] + r->data[5] > c->sdr_len)
+			r->data[5] = (uint8_t)(c->sdr_len - r->data[4]);
 		r->len = 6;
 		break;
 	}
