@@ -8,7 +8,10 @@
 #ifndef KCSMUX_BACKEND_H
 #define KCSMUX_BACKEND_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "ipmi_abi.h"
 
 #include <kcsmux/kcsraw.h>
 
@@ -19,10 +22,16 @@ struct backend;
 
 struct backend_ops {
 	const char *name;
-	/* Queue one request; -EAGAIN when the backend's queue is full. */
+	/*
+	 * Queue one request; -EAGAIN when the backend's queue is full.
+	 * addr NULL: the system interface. Otherwise an IPMB address, only
+	 * for a backend that bridges itself (be->bridges), with the
+	 * request's retries and retry time.
+	 */
 	int (*submit)(struct backend *be, uint64_t cookie,
 		      const struct kcsraw_policy *pol, const uint8_t *req,
-		      unsigned int len);
+		      unsigned int len, const struct abi_addr *addr,
+		      int32_t retries, uint32_t retry_ms);
 	/* Abandon a submitted request: it completes with -ECANCELED. */
 	int (*cancel)(struct backend *be, uint64_t cookie);
 	void (*destroy)(struct backend *be);
@@ -36,6 +45,9 @@ struct backend {
 	unsigned int inflight;	/* submitted, not completed */
 	unsigned int depth;	/* how many we keep submitted */
 	uint32_t irq;		/* the interface's IRQ, 0: none */
+	bool bridges;		/* IPMB requests go to the backend as such
+				   (a stock driver does Send Message and
+				   SMS_ATN itself) */
 };
 
 struct backend *backend_kcsraw_open(struct daemon *d, const char *path,

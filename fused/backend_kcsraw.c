@@ -24,10 +24,15 @@
 
 static int kr_submit(struct backend *be, uint64_t cookie,
 		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len)
+		     unsigned int len, const struct abi_addr *addr,
+		     int32_t retries, uint32_t retry_ms)
 {
 	struct kcsraw_submit s;
 
+	(void)retries;
+	(void)retry_ms;
+	if (addr)
+		return -EAFNOSUPPORT;	/* bridge.c wraps IPMB requests */
 	if (len < 2 || len > KCSRAW_MAX_MSG)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));

@@ -197,9 +197,8 @@ static void on_seq_timer(evutil_socket_t fd, short what, void *arg)
 	arm_timer();
 }
 
-static void fan_out_event(const struct ipmb_user_msg *u)
+void bridge_event(struct daemon *d, const struct kmsg *ev)
 {
-	struct daemon *d = dmn;
 	struct node *n;
 	struct client *c;
 	struct kmsg *m;
@@ -209,26 +208,36 @@ static void fan_out_event(const struct ipmb_user_msg *u)
 		if (!n->conf.events)
 			continue;
 		LIST_FOREACH(c, &n->clients, link) {
-			if (c->gets_events) {
-				deliver(c, u);
-				any = true;
-			}
+			if (!c->gets_events || !(m = malloc(sizeof(*m))))
+				continue;
+			*m = *ev;
+			client_deliver(c, m);
+			any = true;
 		}
 	}
 	if (any || d->event_backlog_len >= d->cfg.event_backlog)
-		return;
-	m = calloc(1, sizeof(*m));
+		return;		/* no room: dropped, as the stock driver does */
+	m = malloc(sizeof(*m));
 	if (!m)
 		return;
-	m->recv_type = u->recv_type;
-	m->addr = u->addr;
-	m->msgid = u->msgid;
-	m->netfn = u->netfn;
-	m->cmd = u->cmd;
-	m->data_len = u->data_len;
-	memcpy(m->data, u->data, u->data_len);
+	*m = *ev;
 	TAILQ_INSERT_TAIL(&d->event_backlog, m, link);
 	d->event_backlog_len++;
+}
+
+static void fan_out_event(const struct ipmb_user_msg *u)
+{
+	struct kmsg m;
+
+	memset(&m, 0, sizeof(m));
+	m.recv_type = u->recv_type;
+	m.addr = u->addr;
+	m.msgid = u->msgid;
+	m.netfn = u->netfn;
+	m.cmd = u->cmd;
+	m.data_len = u->data_len;
+	memcpy(m.data, u->data, u->data_len);
+	bridge_event(dmn, &m);
 }
 
 static void handle_result(struct atn_result *res)

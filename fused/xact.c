@@ -147,7 +147,10 @@ void xact_kick(struct daemon *d)
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
 		x->t_sub = now_ns();
-		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len);
+		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len,
+				     x->addr.addr_type ==
+				     IPMI_SYSTEM_INTERFACE_ADDR_TYPE || x->internal ?
+				     NULL : &x->addr, x->retries, x->retry_ms);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&internal, x, qlink);
 			break;
@@ -272,7 +275,8 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		return xact_answer_now(c, addr, msgid, netfn, cmd,
 				       IPMI_CC_INSUFFICIENT_PRIV);
 	}
-	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    !n->d->be->bridges)
 		return bridge_send(c, addr, msgid, netfn, cmd, data, len,
 				   retries, retry_ms, flags);
 	x = xact_new(n->d, n, c);
@@ -285,6 +289,8 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	x->msgid = msgid;
 	x->netfn = netfn;
 	x->cmd = cmd;
+	x->retries = retries;
+	x->retry_ms = retry_ms;
 	x->req[0] = (uint8_t)(netfn << 2 | (addr->lun & 3));
 	x->req[1] = cmd;
 	memcpy(x->req + 2, data, len);

@@ -26,6 +26,8 @@ struct xact {
 	int64_t msgid;
 	uint8_t netfn, cmd;
 
+	int32_t retries;		/* IPMB on a bridging backend */
+	uint32_t retry_ms;
 	uint8_t req[KCSRAW_MAX_MSG];	/* the raw KCS request */
 	uint16_t req_len;
 	/* Called with the completion; must free x (xact_free). */
@@ -47,6 +49,8 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 		int32_t retries, uint32_t retry_ms, unsigned int flags);
 void bridge_client_gone(struct client *c);
+/* An async event for every subscriber (or the backlog). */
+void bridge_event(struct daemon *d, const struct kmsg *m);
 
 /* node.c */
 void node_account(struct node *n, const struct xact *x, int status,

@@ -6,8 +6,9 @@ docs/benchmarks.md between the kmod-bench markers.
     kmod-bench-report.py OUTDIR [--docs FILE] [--png FILE]
 
 OUTDIR holds results.txt, env.txt and spinloop.txt from the guest and
-host-spinloop.txt, host-env.txt from run-kmod-bench.sh. Writes
-OUTDIR/report.md always, the PNG when matplotlib is importable.
+host-spinloop.txt, host-env.txt from run-kmod-bench.sh. Prints the Markdown;
+writes it to OUTDIR/report.md too unless --docs is given; the PNG when
+matplotlib is importable.
 """
 import argparse
 import os
@@ -108,6 +109,7 @@ def metrics(rounds, ncpu):
         "poller": sum(int(d["poller_us"]) for d in rounds) / total,
         "busy": (wall * ncpu - idle - client) / total,
         "client": client / total,
+        "all": (wall * ncpu - idle) / total,
         "ctxt": sum(int(d["ctxt"]) for d in rounds) / total,
         "intr": sum(int(d["intr"]) for d in rounds) / total,
     }
@@ -123,10 +125,10 @@ def tables(res, ncpu):
     out = []
     for req, title in REQS:
         out.append("**%s**\n" % title)
-        out.append("| policy | n | p50 µs | p50 range | p99 µs | "
-                   "poller CPU µs/req | system busy µs/req | p50 × | p99 × | "
-                   "busy × | ctx sw/req |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append("| policy | n | p50 µs (range) | p99 µs | poller CPU µs/req | "
+                   "system busy µs/req | client CPU µs/req | all CPU µs/req | "
+                   "p50 × | p99 × | busy × | all × | ctx sw/req |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         base = res.get((BASE, req))
         bm = metrics(base, ncpu) if base else None
         for row, label, _ in ROWS:
@@ -136,13 +138,15 @@ def tables(res, ncpu):
             m = metrics(d, ncpu)
             n = str(m["n"]) if not m["err"] else "%d (%d failed)" % (
                 m["n"], m["err"])
-            out.append("| %s | %s | %.0f | %d–%d | %.0f | %.0f | %.0f | %s | %s | %s | %.1f |" % (
-                label, n, m["p50"], m["p50_lo"], m["p50_hi"], m["p99"],
-                m["poller"], m["busy"],
-                ratio(m["p50"], bm["p50"]) if bm else "—",
-                ratio(m["p99"], bm["p99"]) if bm else "—",
-                ratio(m["busy"], bm["busy"]) if bm else "—",
-                m["ctxt"]))
+            out.append("| %s | %s | %.0f (%d–%d) | %.0f | %.0f | %.0f | %.0f | %.0f "
+                       "| %s | %s | %s | %s | %.1f |" % (
+                           label, n, m["p50"], m["p50_lo"], m["p50_hi"], m["p99"],
+                           m["poller"], m["busy"], m["client"], m["all"],
+                           ratio(m["p50"], bm["p50"]) if bm else "—",
+                           ratio(m["p99"], bm["p99"]) if bm else "—",
+                           ratio(m["busy"], bm["busy"]) if bm else "—",
+                           ratio(m["all"], bm["all"]) if bm else "—",
+                           m["ctxt"]))
         out.append("")
     return "\n".join(out)
 
@@ -202,14 +206,14 @@ def environment(outdir):
     h = read_kv_file(os.path.join(outdir, "host-env.txt"))
     lines = []
     if h:
-        lines.append("Host: %s, %s CPUs, %s; load average before the run %s; "
+        lines.append("- Host: %s, %s CPUs, %s; load average before the run %s; "
                      "after %s; run %s (commit %s)." % (
                          h.get("cpu", "?"), h.get("nproc", "?"),
                          h.get("qemu", "?"), h.get("loadavg", "?"),
                          h.get("loadavg_after", "?"), h.get("date", "?"),
                          h.get("commit", "?")))
     if g:
-        lines.append("Guest: Linux %s under TCG, %s vCPU (%s), clocksource %s; "
+        lines.append("- Guest: Linux %s under TCG, %s vCPU (%s), clocksource %s; "
                      "BMC delay model `%s`; %s rounds, each with %s (Get Device "
                      "ID) and %s (Get SDR) measured requests per row after %s "
                      "unmeasured ones; kcsraw default policy: %s." % (
@@ -278,11 +282,11 @@ def plot(res, ncpu, png, req="devid"):
     def draw(ax, sel):
         for row, fam, m in sel:
             c = colors[fam]
-            ax.plot([max(m["poller"], 0), m["busy"]], [m["p50"], m["p50"]],
+            ax.plot([max(m["poller"], 0), m["all"]], [m["p50"], m["p50"]],
                     color=c, lw=0.8, alpha=0.5)
             ax.scatter([max(m["poller"], 0)], [m["p50"]], facecolors="white",
                        edgecolors=c, s=38, zorder=3)
-            ax.errorbar([m["busy"]], [m["p50"]],
+            ax.errorbar([m["all"]], [m["p50"]],
                         yerr=[[m["p50"] - m["p50_lo"]], [m["p50_hi"] - m["p50"]]],
                         fmt="o", color=c, ms=7, mec="black", mew=0.5,
                         elinewidth=1, capsize=2, zorder=4)
@@ -290,10 +294,10 @@ def plot(res, ncpu, png, req="devid"):
     # Left: everything, latency on a log axis.
     draw(axl, pts)
     axl.set_yscale("log")
-    axl.set_xlim(-50, max(m["busy"] for _, _, m in pts) * 1.15)
+    axl.set_xlim(-50, max(m["all"] for _, _, m in pts) * 1.15)
     for row, fam, m in pts:
         if m["p50"] > 3000:
-            axl.annotate(SHORT[row], (m["busy"], m["p50"]), textcoords="offset points",
+            axl.annotate(SHORT[row], (m["all"], m["p50"]), textcoords="offset points",
                          xytext=(6, 6), fontsize=8)
     zoom = [p for p in pts if p[2]["p50"] <= 3000]
     if zoom:
@@ -302,7 +306,7 @@ def plot(res, ncpu, png, req="devid"):
         axl.axhspan(ylo, yhi, color="grey", alpha=0.12)
         axl.annotate("zoomed on the right", (axl.get_xlim()[1] * 0.55, yhi * 1.08),
                      fontsize=8, color="dimgrey")
-    axl.set_xlabel("CPU per request, µs", fontsize=9)
+    axl.set_xlabel("guest CPU per request, µs", fontsize=9)
     axl.set_ylabel("p50 latency per request, µs (user space, log scale)", fontsize=9)
     axl.set_title("all rows", fontsize=9)
     axl.grid(True, which="both", alpha=0.3)
@@ -310,22 +314,22 @@ def plot(res, ncpu, png, req="devid"):
     # Right: the cluster around the BMC's own response time, linear.
     if zoom:
         draw(axr, zoom)
-        xr = (-50, max(p[2]["busy"] for p in zoom) * 1.25)
+        xr = (-50, max(p[2]["all"] for p in zoom) * 1.25)
         yr = (ylo - 0.05 * (yhi - ylo), yhi + 0.3 * (yhi - ylo))
         axr.set_xlim(*xr)
         axr.set_ylim(*yr)
-        obstacles = [(m["busy"], m["p50"]) for _, _, m in zoom] + \
+        obstacles = [(m["all"], m["p50"]) for _, _, m in zoom] + \
             [(max(m["poller"], 0), m["p50"]) for _, _, m in zoom]
         for lx, ly, ha, (row, m) in place_labels(
-                [(m["busy"], m["p50"], SHORT[row], (row, m)) for row, _, m in zoom],
+                [(m["all"], m["p50"], SHORT[row], (row, m)) for row, _, m in zoom],
                 obstacles, xr, yr):
             far = abs(ly - m["p50"]) > 1e-9
-            axr.annotate(SHORT[row], (m["busy"], m["p50"]), xytext=(lx, ly),
+            axr.annotate(SHORT[row], (m["all"], m["p50"]), xytext=(lx, ly),
                          fontsize=8, va="center", ha=ha,
                          arrowprops=dict(arrowstyle="-", lw=0.4, color="grey")
                          if far else None)
         axr.set_title("rows within 3 ms (bars: range over the rounds)", fontsize=9)
-        axr.set_xlabel("CPU per request, µs", fontsize=9)
+        axr.set_xlabel("guest CPU per request, µs", fontsize=9)
         axr.grid(True, alpha=0.3)
     handles = [
         Line2D([], [], color=colors["stock"], marker="o", ls="", mec="black",
@@ -333,7 +337,7 @@ def plot(res, ncpu, png, req="devid"):
         Line2D([], [], color=colors["kcsraw"], marker="o", ls="", mec="black",
                mew=0.5, label="kcsraw.ko"),
         Line2D([], [], color="grey", marker="o", ls="", mec="black", mew=0.5,
-               label="filled: system busy (wall − idle − client)"),
+               label="filled: all CPU (wall − idle, client included)"),
         Line2D([], [], color="grey", marker="o", ls="", mfc="white",
                label="hollow: poller thread schedstat"),
     ]
@@ -368,8 +372,9 @@ def main():
         "binary on the host and in the guest):\n",
         slow,
     ])
-    with open(os.path.join(a.outdir, "report.md"), "w") as f:
-        f.write(body)
+    if not a.docs:
+        with open(os.path.join(a.outdir, "report.md"), "w") as f:
+            f.write(body)
     png = a.png or os.path.join(a.outdir, "kmod-bench.png")
     plot(res, ncpu, png)
     if a.docs:

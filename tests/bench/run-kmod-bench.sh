@@ -111,7 +111,7 @@ rm -f "$out/results.txt"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo none)"
+	echo "commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo none)"
 } >"$out/host-env.txt"
 
 log "booting the benchmark guest ($rounds rounds, n=$n, nsdr=$nsdr); serial log $out/serial.log"

@@ -89,6 +89,20 @@ fi_same "bmc-info" bmc-info
 fi_same "ipmi-sensors" ipmi-sensors --quiet-cache
 fi_same "ipmi-sel" ipmi-sel
 
+# OpenIPMI's library ("smi N" opens /dev/ipmiN): a raw Get Device ID.
+oi() {
+	timeout 20 openipmicmd -k "0f 00 06 01" smi "$1" 2>&1 | grep -v '^$'
+}
+oi "$sn" >/tmp/oi.stock
+oi 1 >/tmp/oi.node
+cat /tmp/oi.node
+if grep -q '^0f 07 00 01 00 ' /tmp/oi.node && cmp -s /tmp/oi.stock /tmp/oi.node; then
+	pass "openipmicmd smi 1 matches stock"
+else
+	fail "openipmicmd smi 1 differs from stock:"
+	diff /tmp/oi.stock /tmp/oi.node | head
+fi
+
 # Access list: ipmi3 is readonly, so Chassis Control (0x00 0x02) is
 # refused by the daemon with cc 0xd4 and never reaches the BMC.
 run_to /tmp/deny ipmitool -I open -d 3 raw 0 2 0

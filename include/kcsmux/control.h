@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kcsmux/control.h - the control protocol between kcsmuxd and kcsmuxctl.
+ *
+ * Transport: a UNIX SOCK_STREAM socket (control_socket in kcsmux.conf,
+ * default CTL_SOCKET_DEFAULT; the daemon creates its directory 0755 and the
+ * socket 0666 and decides each request by the peer's SO_PEERCRED). A stream
+ * rather than SOCK_SEQPACKET because a reply (STATS of many nodes) has no
+ * fixed bound: a seqpacket message must fit the socket's send buffer in one
+ * piece, a stream frame need not, and the daemon's libevent bufferevents
+ * already do the non-blocking partial reads and writes a stream needs.
+ *
+ * Every message, either way, is one frame: a 16-byte header followed by
+ * `len` payload bytes. Header fields are little-endian:
+ *
+ *   0  u32 magic    CTL_MAGIC (the bytes "KCSM" on the wire)
+ *   4  u16 version  the sender's protocol version (CTL_VERSION)
+ *   6  u16 type     a request (enum ctl_type), or CTL_REPLY | its type
+ *   8  u32 len      payload bytes, at most CTL_MAX_PAYLOAD
+ *  12  u32 status   replies: enum ctl_status; requests: 0
+ *
+ * The header layout is frozen across protocol versions, so that each side
+ * can always read the other's version: a daemon answers a request of
+ * another version with CTL_E_VERSION and a message ("kcsmuxctl protocol 2,
+ * daemon speaks 1") in its own version, then closes the connection. A bad
+ * magic or an oversized length closes the connection without a reply.
+ *
+ * Payloads are text, so that they can be read and grepped as they are:
+ *
+ *   - key=value lines ("kv"): KEY is 1 to CTL_KEY_MAX characters of
+ *     [A-Za-z0-9_.-], VALUE is anything but NUL and newline (it may hold
+ *     '=' and blanks: a line splits at its first '='), each line ends with
+ *     a newline. Keys may repeat; order is kept.
+ *   - JSON (the STATS reply), one object.
+ *
+ * Requests and their replies (status CTL_OK unless said otherwise):
+ *
+ *   LIST    payload empty. Reply kv: global lines (backend=, device=,
+ *           protocol=, version=), then one record per node, each starting
+ *           with its node= line and holding the same keys as a SHOW reply
+ *           except the client= lines.
+ *   SHOW    "node=NAME". Reply kv: that node's record, with one
+ *           "client=id=ID pid=PID uid=UID outstanding=N queued=N events=B"
+ *           line per open file.
+ *   SET     "node=NAME" then one "KEY=VALUE" line per setting, in the
+ *           syntax of kcsmux.conf's policy keys. All or nothing. Reply kv:
+ *           "changed=KEY OLD -> NEW" per changed key and "note=TEXT" lines.
+ *           Needs root or the admin group (CTL_E_PERM).
+ *   STATS   payload empty. Reply: JSON, every node with its clients.
+ *   RELOAD  payload empty. Needs root or the admin group; not supported by
+ *           this daemon yet (CTL_E_UNSUPPORTED).
+ *
+ * A reply with status != CTL_OK has a kv payload with one "error=TEXT" line
+ * (a whole sentence, printed by kcsmuxctl after "kcsmuxctl: ") and maybe
+ * "node=NAME" lines naming the existing nodes.
+ *
+ * The functions below are pure (no I/O) and shared by both sides
+ * (fused/control_proto.c, tests/unit/test_control_proto.c).
+ */
+#ifndef KCSMUX_CONTROL_H
+#define KCSMUX_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_MAGIC		0x4d53434bU	/* "KCSM" as little-endian bytes */
+#define CTL_VERSION		1
+#define CTL_HDR_LEN		16
+#define CTL_MAX_PAYLOAD		(4U << 20)
+#define CTL_KEY_MAX		63
+#define CTL_SOCKET_DEFAULT	"/run/kcsmux/control.sock"
+
+enum ctl_type {
+	CTL_LIST = 1,
+	CTL_SHOW = 2,
+	CTL_SET = 3,
+	CTL_STATS = 4,
+	CTL_RELOAD = 5,
+	CTL_REPLY = 0x8000,		/* or'ed with the request's type */
+};
+
+enum ctl_status {
+	CTL_OK = 0,
+	CTL_E_PROTO = 1,		/* malformed request */
+	CTL_E_VERSION = 2,		/* protocol version mismatch */
+	CTL_E_TYPE = 3,			/* unknown request type */
+	CTL_E_NOENT = 4,		/* no such node */
+	CTL_E_INVAL = 5,		/* bad key or value */
+	CTL_E_PERM = 6,			/* not root or the admin group */
+	CTL_E_UNSUPPORTED = 7,		/* not implemented by this daemon */
+	CTL_E_INTERNAL = 8,		/* out of memory and the like */
+};
+
+struct ctl_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t len;
+	uint32_t status;
+};
+
+/* Header to and from its 16 wire bytes. */
+void ctl_hdr_encode(uint8_t out[CTL_HDR_LEN], const struct ctl_hdr *h);
+/*
+ * Decode and check: CTL_OK; CTL_E_PROTO for a bad magic or a len over
+ * CTL_MAX_PAYLOAD; CTL_E_VERSION for another version (*h is filled in all
+ * cases, so the caller can name the version).
+ */
+enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN],
+    struct ctl_hdr *h);
+/* A header for TYPE with this side's magic and version. */
+void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
+    uint32_t status);
+
+/* "list", "show", ..., "reply to show", or "type 0x1234". */
+const char *ctl_type_name(uint16_t type, char *buf, size_t len);
+/* "ok", "protocol error", ... ("status N" beyond the enum). */
+const char *ctl_status_name(uint32_t status);
+
+/*
+ * A growable text buffer. Functions never fail half-way visibly: on out of
+ * memory they set oom and later additions do nothing; the owner checks oom
+ * once at the end. data is NUL-terminated whenever it is not NULL.
+ */
+struct ctl_buf {
+	char *data;
+	size_t len, cap;
+	bool oom;
+};
+
+void ctl_buf_init(struct ctl_buf *b);
+void ctl_buf_free(struct ctl_buf *b);
+void ctl_buf_reset(struct ctl_buf *b);		/* len 0, keeps memory */
+void ctl_buf_add(struct ctl_buf *b, const void *data, size_t len);
+void ctl_buf_printf(struct ctl_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Is KEY a valid kv key? Is VALUE a valid kv value (no NUL, no newline)? */
+bool ctl_key_valid(const char *key, size_t len);
+bool ctl_value_valid(const char *value, size_t len);
+
+/* Append "KEY=VALUE\n"; -1 (nothing added) if either is invalid. */
+int ctl_kv_add(struct ctl_buf *b, const char *key, const char *value);
+int ctl_kv_addf(struct ctl_buf *b, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A parsed kv payload: n pairs of NUL-terminated strings, in order. */
+struct ctl_kv {
+	const char *key;
+	const char *value;
+};
+
+struct ctl_kvlist {
+	size_t n;
+	struct ctl_kv *kv;
+	char *mem;			/* the strings */
+};
+
+/*
+ * Parse LEN bytes of kv text. 0, or -1 with a message in ERR (line number
+ * and what is wrong): a NUL byte, a line without '=' or without its final
+ * newline, a bad key. *l is empty on error; free with ctl_kvlist_free().
+ */
+int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l,
+    char *err, size_t errlen);
+void ctl_kvlist_free(struct ctl_kvlist *l);
+/* The value of the first KEY in [FROM, TO) (TO clamped to l->n), or NULL. */
+const char *ctl_kv_find(const struct ctl_kvlist *l, size_t from, size_t to,
+    const char *key);
+/*
+ * Records: a record starts at each pair whose key is REC_KEY and runs to the
+ * next one. ctl_kv_record(l, "node", 0, &start, &end) finds the first;
+ * pass END back as FROM for the next. false: no more records.
+ */
+bool ctl_kv_record(const struct ctl_kvlist *l, const char *rec_key,
+    size_t from, size_t *start, size_t *end);
+
+/* Requests. -1 if NODE is not a plausible node name or a setting is bad. */
+int ctl_req_show(struct ctl_buf *b, const char *node);
+/* SETTINGS: "KEY=VALUE" strings as typed on the command line. */
+int ctl_req_set(struct ctl_buf *b, const char *node, char *const *settings,
+    size_t n, char *err, size_t errlen);
+/* A node name as kcsmux.conf allows it: [A-Za-z0-9_.-]{1,31}, no leading
+ * dot or hyphen. */
+bool ctl_node_name_valid(const char *name);
+
+/* Append S as a JSON string (quotes, escapes; control bytes as \u00XX). */
+void ctl_json_str(struct ctl_buf *b, const char *s);
+
+/*
+ * One node's status, filled by the daemon and printed as a kv record (LIST,
+ * SHOW) or a JSON object (STATS). Durations in ns.
+ */
+struct ctl_client_info {
+	uint64_t id;
+	int64_t pid;
+	uint32_t uid;
+	uint32_t outstanding;		/* requests sent, not answered */
+	uint32_t queued;		/* messages waiting to be received */
+	bool events;
+};
+
+#define CTL_POLICY_MAX	32
+
+struct ctl_node_info {
+	const char *name;
+	const char *preset;
+	bool custom;			/* policy differs from the preset */
+	bool ready;			/* the device exists */
+	const char *access;		/* access preset name */
+	size_t npolicy;
+	struct ctl_kv policy[CTL_POLICY_MAX];	/* key, value in config syntax */
+	uint32_t nclients;
+	const struct ctl_client_info *clients;	/* NULL: not printed */
+	uint32_t queue, queue_max;
+	uint64_t requests, rejected, cancelled, dispatched, completed, errors;
+	uint64_t denied, busy, opens;
+	uint64_t service_ns, cpu_ns, spin_ns;
+	uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns;
+	uint64_t wait_p99_ns, wait_max_ns;
+	double cpu_ppm;
+};
+
+/* The kv record of a node: "node=NAME" first, then the keys documented in
+ * docs/man/kcsmuxctl.8; client= lines only if ni->clients is not NULL. */
+void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni);
+/* The same as one JSON object. */
+void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni);
+
+#endif /* KCSMUX_CONTROL_H */

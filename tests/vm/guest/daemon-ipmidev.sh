@@ -1,0 +1,51 @@
+# kcsmuxd on top of the stock driver (backend = ipmidev): for hosts that
+# keep ipmi_si. The same nodes, access lists and scheduling; the kernel
+# polls and bridges. Clients on the nodes must see what they see on the
+# stock device itself.
+. /guest/lib.sh
+
+stock=$(load_stock "$KCS1_PORT")
+check "stock ipmi_si on $KCS1_PORT ($stock)" test -c "$stock"
+sn=${stock#/dev/ipmi}
+check "modprobe cuse" modprobe cuse
+mkdir -p /etc/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<CONF
+[global]
+backend = ipmidev
+device = $stock
+
+[node ipmi5]
+policy = interactive
+[node ipmi6]
+policy = monitor
+access = sensors
+CONF
+kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+dpid=$!
+for i in $(seq 50); do [ -c /dev/ipmi6 ] && break; sleep 0.1; done
+check "nodes /dev/ipmi5 and /dev/ipmi6 exist" test -c /dev/ipmi6
+
+same() {
+	_name=$1
+	_n=$2
+	shift 2
+	ipmitool -I open -d "$sn" "$@" >/tmp/stock.out 2>&1
+	ipmitool -I open -d "$_n" "$@" >/tmp/node.out 2>&1
+	if cmp -s /tmp/stock.out /tmp/node.out; then
+		pass "$_name on ipmi$_n matches stock"
+	else
+		fail "$_name on ipmi$_n differs from stock:"
+		diff /tmp/stock.out /tmp/node.out | head -20
+	fi
+}
+same "ipmitool mc info" 5 mc info
+same "ipmitool sdr" 5 sdr
+same "ipmitool sel list" 5 sel list
+same "ipmitool bridged mc info (-t 0x72 -b 0)" 5 -t 0x72 -b 0 mc info
+same "ipmitool sensor" 6 sensor
+run_to /tmp/deny ipmitool -I open -d 6 chassis power cycle
+expect "sensors-only node refuses chassis control (0xd4)" 'Insufficient privilege' /tmp/deny
+kill $dpid
+wait $dpid
+cat /tmp/kcsmuxd.log
+summary
