@@ -37,15 +37,15 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	struct node *n;
 
 	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
-		"%8s %7s\n", "node", "policy", "cli", "reqs", "done", "err",
+		"%8s %7s %5s\n", "node", "policy", "cli", "reqs", "done", "err",
 		"deny", "busy", "p50_us", "p99_us", "wait99", "cpu_us/r",
-		"spin_us/r", "cpu_ppm");
+		"spin_us/r", "cpu_ppm", "thr");
 	LIST_FOREACH(n, &d->nodes, link) {
 		const struct nodestats *st = &n->st;
 		double r = st->completed ? (double)st->completed : 1.0;
 
 		fprintf(f, "%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
-			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f\n",
+			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %5llu\n",
 			n->conf.name, policy_preset_name(n->conf.preset),
 			n->nclients, (unsigned long long)st->requests,
 			(unsigned long long)st->completed,
@@ -56,7 +56,8 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 			nodestats_hist_quantile(&st->latency, 0.99) / 1e3,
 			nodestats_hist_quantile(&st->queue_wait, 0.99) / 1e3,
 			st->cpu_ns / 1e3 / r, st->spin_ns / 1e3 / r,
-			nodestats_cpu_ppm(&st->cpu, now));
+			nodestats_cpu_ppm(&st->cpu, now),
+			(unsigned long long)n->cnt.throttled);
 	}
 	fflush(f);
 }

@@ -76,6 +76,7 @@ struct node_counters {
 	uint64_t busy;		/* EBUSY: outstanding or client limits */
 	uint64_t opens;
 	uint64_t sleeps;	/* poller sleeps of its transactions */
+	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
 };
 
 struct node {

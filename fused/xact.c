@@ -83,16 +83,30 @@ int xact_enqueue(struct xact *x)
 	return 0;
 }
 
-static void policy_to_kcsraw(const struct kcsmux_policy *p,
-			     struct kcsraw_policy *k)
+/*
+ * The policy a node's transaction runs with. A node over its cpu_budget
+ * (poller CPU of its transactions, decayed over ~1 s) neither spins nor
+ * sleeps less than poll_max_us until it is back under budget.
+ */
+static void node_policy(struct node *n, struct kcsraw_policy *k)
 {
+	const struct kcsmux_policy *p = &n->conf.pol;
+
 	memset(k, 0, sizeof(*k));
 	k->max_busy_us = p->max_busy_us;
 	k->poll_us = p->poll_us;
 	k->poll_max_us = p->poll_max_us;
+	/* adaptive is not implemented yet: it polls as exp does */
 	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ?
 		     KCSRAW_BACKOFF_FIXED : KCSRAW_BACKOFF_EXP;
 	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
+	if (p->cpu_budget_ppm &&
+	    nodestats_cpu_over(&n->st.cpu, now_ns(), p->cpu_budget_ppm)) {
+		k->max_busy_us = 0;
+		k->poll_us = p->poll_max_us;
+		k->backoff = KCSRAW_BACKOFF_FIXED;
+		n->cnt.throttled++;
+	}
 }
 
 static void retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -141,7 +155,7 @@ void xact_kick(struct daemon *d)
 
 	while (be && be->inflight < be->depth && (x = pick(d))) {
 		if (x->node && !x->internal) {
-			policy_to_kcsraw(&x->node->conf.pol, &pol);
+			node_policy(x->node, &pol);
 		} else {
 			memset(&pol, 0, sizeof(pol));
 			pol.flags = KCSRAW_POL_DEFAULT;
