@@ -65,6 +65,7 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
+	char *cause = NULL;
 
 	(void)what;
 	switch (sig) {
@@ -77,7 +78,11 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		daemon_dump_stats(d, stderr);
 		break;
 	case SIGHUP:
-		log_info("SIGHUP: reload is not supported yet");
+		if (daemon_reload(d, &cause) < 0) {
+			log_err("reload rejected, the running configuration "
+				"stays:\n%s", cause);
+			free(cause);
+		}
 		break;
 	}
 }

@@ -123,6 +123,9 @@ struct daemon {
 /* Monotonic time in ns. */
 uint64_t now_ns(void);
 
+/* reload.c: SIGHUP; -1 with *cause and nothing changed on error */
+int daemon_reload(struct daemon *d, char **cause);
+
 /* node.c */
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		char **cause);
@@ -150,6 +153,7 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 	      int32_t retries, uint32_t retry_ms);
 void xact_client_gone(struct client *c);
+void xact_node_gone(struct node *n);
 void xact_kick(struct daemon *d);
 void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		   const uint8_t *resp, unsigned int len,

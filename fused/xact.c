@@ -336,3 +336,13 @@ void xact_client_gone(struct client *c)
 		}
 	}
 }
+
+/* The node is going away: its running transactions complete into nothing. */
+void xact_node_gone(struct node *n)
+{
+	struct xact *x;
+
+	TAILQ_FOREACH(x, &running, qlink)
+		if (x->node == n)
+			x->node = NULL;
+}
