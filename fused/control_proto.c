@@ -447,7 +447,7 @@ static double ppm(double v)
 	return isfinite(v) && v >= 0 ? v : 0;
 }
 
-static const char *yn(bool b)
+static const char *yesno(bool b)
 {
 	return b ? "yes" : "no";
 }
@@ -485,8 +485,8 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 
 	ctl_kv_add(b, "node", ni->name);
 	ctl_kv_add(b, "preset", ni->preset);
-	ctl_kv_add(b, "custom", yn(ni->custom));
-	ctl_kv_add(b, "ready", yn(ni->ready));
+	ctl_kv_add(b, "custom", yesno(ni->custom));
+	ctl_kv_add(b, "ready", yesno(ni->ready));
 	ctl_kv_add(b, "access", ni->access);
 	for (i = 0; i < ni->npolicy && i < CTL_POLICY_MAX; i++) {
 		snprintf(key, sizeof(key), "policy.%s", ni->policy[i].key);
@@ -498,7 +498,7 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 		ctl_kv_addf(b, "client", "id=%llu pid=%lld uid=%u "
 		    "outstanding=%u queued=%u events=%s",
 		    (unsigned long long)c->id, (long long)c->pid, c->uid,
-		    c->outstanding, c->queued, yn(c->events));
+		    c->outstanding, c->queued, yesno(c->events));
 	}
 #define KV(k, v) ctl_kv_addf(b, k, "%llu", (unsigned long long)(v));
 	NODE_COUNTERS(KV)

@@ -1,16 +1,756 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcsmuxctl - admin CLI for kcsmuxd. Skeleton: option parsing only.
+ * kcsmuxctl - admin CLI for kcsmuxd, in the manner of smtpctl(8): a table
+ * of commands (their words, arguments, options and help) drives parsing,
+ * usage and help; each command is one request on the control socket
+ * (include/kcsmux/control.h) and a printer for its reply.
+ *
+ * Exit status: 0 done; 1 the daemon refused or failed the request, or
+ * could not be reached; 2 a usage error (nothing was sent).
+ * docs/man/kcsmuxctl.8.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <kcsmux/control.h>
+
+#define EXIT_OK		0
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+#define REPLY_TIMEOUT_SEC	15
+
+static const char *prog = "kcsmuxctl";
+
+struct ctx {
+	const char *sock;
+	int fd;				/* -1: not connected */
+};
+
+struct reply {
+	struct ctl_hdr h;
+	char *payload;			/* NUL-terminated */
+	struct ctl_kvlist kv;		/* parsed if kv text */
+};
+
+/* ---- the command table ---- */
+
+enum argkind {
+	A_END,
+	A_NODE,				/* a node name */
+	A_KV,				/* KEY=VALUE */
+	A_KV_MORE,			/* KEY=VALUE, then any number more */
+	A_CMD_OPT,			/* an optional command word (help) */
+};
+
+struct cmd {
+	const char *name;
+	const char *optstring;		/* the command's own options */
+	enum argkind args[3];
+	const char *synopsis;		/* after the command word */
+	const char *help;
+	int (*run)(struct ctx *, int argc, char **argv);
+};
+
+static int cmd_list(struct ctx *, int, char **);
+static int cmd_show(struct ctx *, int, char **);
+static int cmd_set(struct ctx *, int, char **);
+static int cmd_stats(struct ctx *, int, char **);
+static int cmd_watch(struct ctx *, int, char **);
+static int cmd_reload(struct ctx *, int, char **);
+static int cmd_help(struct ctx *, int, char **);
+
+static const struct cmd cmds[] = {
+	{ "list", "", { A_END }, "",
+	  "the nodes: policy, clients, queue, requests, latency, CPU",
+	  cmd_list },
+	{ "show", "", { A_NODE, A_END }, "NODE",
+	  "one node's policy, open files and counters as key=value lines",
+	  cmd_show },
+	{ "set", "", { A_NODE, A_KV_MORE, A_END }, "NODE KEY=VALUE...",
+	  "change a node's policy live, all keys or none (kcsmux.conf(5)\n"
+	  "policy keys; policy=PRESET starts from a preset); needs root or\n"
+	  "the admin group",
+	  cmd_set },
+	{ "stats", "j", { A_END }, "[-j]",
+	  "every node's counters and latency; -j: JSON with clients",
+	  cmd_stats },
+	{ "watch", "n:c:", { A_END }, "[-n SEC] [-c COUNT]",
+	  "redraw the list every SEC seconds (default 2) until interrupted,\n"
+	  "or COUNT times",
+	  cmd_watch },
+	{ "reload", "", { A_END }, "",
+	  "read kcsmux.conf again (as SIGHUP); needs root or the admin group",
+	  cmd_reload },
+	{ "help", "", { A_CMD_OPT, A_END }, "[COMMAND]",
+	  "this text, or one command's", cmd_help },
+};
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static void errx_msg(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static void errx_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void print_cmd(FILE *f, const struct cmd *c, bool long_help)
+{
+	const char *p, *nl;
+
+	fprintf(f, "  %s %s%s%s\n", prog, c->name, *c->synopsis ? " " : "",
+	    c->synopsis);
+	if (!long_help)
+		return;
+	for (p = c->help; *p != '\0'; p = nl + (*nl != '\0')) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		fprintf(f, "      %.*s\n", (int)(nl - p), p);
+	}
+}
+
+static void usage(FILE *f, bool long_help)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s [-s SOCKET] COMMAND [ARGS...]\n"
+	    "  -s SOCKET  the daemon's control socket (default $KCSMUX_SOCKET "
+	    "or %s)\n  -V         print the version\ncommands:\n", prog,
+	    CTL_SOCKET_DEFAULT);
+	for (i = 0; i < NCMDS; i++)
+		print_cmd(f, &cmds[i], long_help);
+	if (long_help)
+		fprintf(f, "exit status: 0 done, 1 refused or failed, "
+		    "2 usage error\n");
+}
+
+/* An exact name, else a unique prefix. NULL with a message otherwise. */
+static const struct cmd *cmd_lookup(const char *word)
+{
+	const struct cmd *found = NULL;
+	size_t i, len = strlen(word), n = 0;
+	char names[128] = "";
+
+	for (i = 0; i < NCMDS; i++)
+		if (strcmp(cmds[i].name, word) == 0)
+			return &cmds[i];
+	for (i = 0; len > 0 && i < NCMDS; i++) {
+		if (strncmp(cmds[i].name, word, len) != 0)
+			continue;
+		found = &cmds[i];
+		n++;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+		    "%s%s", n > 1 ? " " : "", cmds[i].name);
+	}
+	if (n == 1)
+		return found;
+	if (n > 1)
+		errx_msg("ambiguous command \"%s\" (%s)", word, names);
+	else
+		errx_msg("unknown command \"%s\" (try '%s help')", word, prog);
+	return NULL;
+}
+
+/* Check ARGV (the command's operands) against its argument kinds. */
+static int check_args(const struct cmd *c, int argc, char **argv)
+{
+	const enum argkind *k = c->args;
+	bool more = false;
+	const char *eq;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		switch (*k) {
+		case A_END:
+			errx_msg("%s: unexpected argument \"%s\"", c->name,
+			    argv[i]);
+			return -1;
+		case A_NODE:
+			if (!ctl_node_name_valid(argv[i])) {
+				errx_msg("%s: \"%s\" is not a node name",
+				    c->name, argv[i]);
+				return -1;
+			}
+			k++;
+			break;
+		case A_KV:
+		case A_KV_MORE:
+			eq = strchr(argv[i], '=');
+			if (eq == NULL || !ctl_key_valid(argv[i],
+			    (size_t)(eq - argv[i]))) {
+				errx_msg("%s: \"%s\" is not KEY=VALUE",
+				    c->name, argv[i]);
+				return -1;
+			}
+			if (*k == A_KV)
+				k++;
+			else
+				more = true;	/* takes the rest */
+			break;
+		case A_CMD_OPT:
+			k++;
+			break;
+		}
+	}
+	/* What is left must be optional, or a KEY=VALUE... already seen. */
+	for (; *k != A_END; k++) {
+		if (*k == A_CMD_OPT || (*k == A_KV_MORE && more))
+			continue;
+		errx_msg("%s: missing %s", c->name, *k == A_NODE ? "NODE" :
+		    "KEY=VALUE");
+		fprintf(stderr, "usage:\n");
+		print_cmd(stderr, c, false);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- talking to the daemon ---- */
+
+static int ctl_connect(struct ctx *x)
+{
+	struct sockaddr_un sun;
+	struct timeval tv = { REPLY_TIMEOUT_SEC, 0 };
+	int fd, e;
+
+	if (x->fd >= 0)
+		return 0;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(x->sock) >= sizeof(sun.sun_path)) {
+		errx_msg("socket path too long: %s", x->sock);
+		return -1;
+	}
+	strcpy(sun.sun_path, x->sock);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
+		errx_msg("socket: %s", strerror(errno));
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		e = errno;
+		close(fd);
+		errx_msg("cannot connect to %s: %s%s", x->sock, strerror(e),
+		    e == ENOENT || e == ECONNREFUSED ?
+		    " (is kcsmuxd running?)" : "");
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	x->fd = fd;
+	return 0;
+}
+
+static void ctl_disconnect(struct ctx *x)
+{
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* 0, or -1 with errno (0: the daemon closed the connection). */
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = 0;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void reply_free(struct reply *r)
+{
+	free(r->payload);
+	ctl_kvlist_free(&r->kv);
+	memset(r, 0, sizeof(*r));
+}
+
+static void print_errors(const struct reply *r)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < r->kv.n; i++)
+		if (strcmp(r->kv.kv[i].key, "error") == 0) {
+			errx_msg("%s", r->kv.kv[i].value);
+			any = true;
+		}
+	if (!any)
+		errx_msg("kcsmuxd: %s", ctl_status_name(r->h.status));
+}
+
+/*
+ * Send one request and read its reply. 0 with *r filled and the daemon's
+ * status CTL_OK; -1 after printing why not (*r freed).
+ */
+static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
+    bool kv_reply, struct reply *r)
+{
+	uint8_t raw[CTL_HDR_LEN];
+	struct ctl_hdr h;
+	enum ctl_status st;
+	char err[128], tb[32];
+	size_t len = req != NULL ? req->len : 0;
+
+	memset(r, 0, sizeof(*r));
+	if (ctl_connect(x) < 0)
+		return -1;
+	ctl_hdr_init(&h, type, (uint32_t)len, 0);
+	ctl_hdr_encode(raw, &h);
+	if (write_all(x->fd, raw, sizeof(raw)) < 0 ||
+	    (len > 0 && write_all(x->fd, req->data, len) < 0)) {
+		errx_msg("sending to %s: %s", x->sock, strerror(errno));
+		goto fail;
+	}
+	if (read_all(x->fd, raw, sizeof(raw)) < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			errx_msg("no reply from kcsmuxd within %d s",
+			    REPLY_TIMEOUT_SEC);
+		else if (errno == 0)
+			errx_msg("kcsmuxd closed the connection without a "
+			    "reply");
+		else
+			errx_msg("reading from %s: %s", x->sock,
+			    strerror(errno));
+		goto fail;
+	}
+	st = ctl_hdr_decode(raw, &r->h);
+	if (st == CTL_E_PROTO) {
+		errx_msg("%s does not speak the kcsmux control protocol "
+		    "(magic %08x, length %u)", x->sock, r->h.magic, r->h.len);
+		goto fail;
+	}
+	if ((r->payload = malloc((size_t)r->h.len + 1)) == NULL) {
+		errx_msg("out of memory");
+		goto fail;
+	}
+	if (read_all(x->fd, r->payload, r->h.len) < 0) {
+		errx_msg("reading from %s: %s", x->sock, errno ?
+		    strerror(errno) : "connection closed");
+		goto fail;
+	}
+	r->payload[r->h.len] = '\0';
+	if ((kv_reply || r->h.status != CTL_OK) &&
+	    ctl_kv_parse(r->payload, r->h.len, &r->kv, err, sizeof(err)) < 0) {
+		if (st == CTL_E_VERSION)
+			errx_msg("kcsmuxctl protocol %d, daemon speaks %u",
+			    CTL_VERSION, r->h.version);
+		else
+			errx_msg("bad reply from kcsmuxd: %s", err);
+		goto fail;
+	}
+	if (r->h.status != CTL_OK) {
+		print_errors(r);
+		if (r->h.status == CTL_E_VERSION)
+			ctl_disconnect(x);
+		reply_free(r);
+		return -1;
+	}
+	if (st == CTL_E_VERSION) {
+		errx_msg("kcsmuxctl protocol %d, daemon speaks %u",
+		    CTL_VERSION, r->h.version);
+		goto fail;
+	}
+	if ((r->h.type & (uint16_t)~CTL_REPLY) != type ||
+	    !(r->h.type & CTL_REPLY)) {
+		errx_msg("kcsmuxd answered with %s to %s",
+		    ctl_type_name(r->h.type, tb, sizeof(tb)),
+		    ctl_type_name(type, err, sizeof(err)));
+		goto fail;
+	}
+	return 0;
+fail:
+	ctl_disconnect(x);
+	reply_free(r);
+	return -1;
+}
+
+/* ---- printers ---- */
+
+static const char *get(const struct reply *r, size_t s, size_t e,
+    const char *key)
+{
+	const char *v = ctl_kv_find(&r->kv, s, e, key);
+
+	return v != NULL ? v : "-";
+}
+
+static double num(const struct reply *r, size_t s, size_t e,
+    const char *key)
+{
+	const char *v = ctl_kv_find(&r->kv, s, e, key);
+
+	return v != NULL ? strtod(v, NULL) : 0;
+}
+
+static void print_list(FILE *f, const struct reply *r)
+{
+	size_t s, e = 0;
+	char preset[40], poll[40], queue[32];
+
+	fprintf(f, "%-12s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s\n",
+	    "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI", "QUEUE", "REQS",
+	    "ERR", "P50_US", "P99_US", "CPU_PPM");
+	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
+		snprintf(preset, sizeof(preset), "%s%s", get(r, s, e, "preset"),
+		    strcmp(get(r, s, e, "custom"), "yes") == 0 ? "+" : "");
+		snprintf(poll, sizeof(poll), "%s-%s",
+		    get(r, s, e, "policy.poll_us"),
+		    get(r, s, e, "policy.poll_max_us"));
+		snprintf(queue, sizeof(queue), "%s/%s", get(r, s, e, "queue"),
+		    get(r, s, e, "queue_max"));
+		fprintf(f, "%-12s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s\n",
+		    get(r, s, e, "node"), preset,
+		    get(r, s, e, "policy.max_busy_us"), poll,
+		    get(r, s, e, "clients"), queue, get(r, s, e, "requests"),
+		    get(r, s, e, "errors"), get(r, s, e, "latency_p50_us"),
+		    get(r, s, e, "latency_p99_us"), get(r, s, e, "cpu_ppm"));
+	}
+}
+
+static void print_stats(FILE *f, const struct reply *r)
+{
+	size_t s, e = 0;
+
+	fprintf(f, "%-12s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
+	    "%8s\n", "NODE", "REQS", "DONE", "ERR", "DENY", "BUSY", "P50_US",
+	    "P90_US", "P99_US", "MAX_US", "WAIT99", "CPU_US/R", "SPIN_US/R",
+	    "CPU_PPM");
+	while (ctl_kv_record(&r->kv, "node", e, &s, &e))
+		fprintf(f, "%-12s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
+		    "%9.1f %9.1f %8s\n", get(r, s, e, "node"),
+		    get(r, s, e, "requests"), get(r, s, e, "completed"),
+		    get(r, s, e, "errors"), get(r, s, e, "denied"),
+		    get(r, s, e, "busy"), get(r, s, e, "latency_p50_us"),
+		    get(r, s, e, "latency_p90_us"),
+		    get(r, s, e, "latency_p99_us"),
+		    get(r, s, e, "latency_max_us"),
+		    get(r, s, e, "queue_wait_p99_us"),
+		    num(r, s, e, "cpu_ns_per_req") / 1e3,
+		    num(r, s, e, "spin_ns_per_req") / 1e3,
+		    get(r, s, e, "cpu_ppm"));
+}
+
+/* ---- commands ---- */
+
+static int cmd_list(struct ctx *x, int argc, char **argv)
+{
+	struct reply r;
+
+	(void)argc;
+	(void)argv;
+	if (request(x, CTL_LIST, NULL, true, &r) < 0)
+		return EXIT_FAIL;
+	print_list(stdout, &r);
+	reply_free(&r);
+	return EXIT_OK;
+}
+
+static int cmd_show(struct ctx *x, int argc, char **argv)
+{
+	struct ctl_buf b;
+	struct reply r;
+	size_t i;
+	int rv = EXIT_FAIL;
+
+	(void)argc;
+	ctl_buf_init(&b);
+	if (ctl_req_show(&b, argv[0]) < 0 || b.oom) {
+		errx_msg("show: cannot encode the request");
+		goto out;
+	}
+	if (request(x, CTL_SHOW, &b, true, &r) < 0)
+		goto out;
+	for (i = 0; i < r.kv.n; i++)
+		printf("%s=%s\n", r.kv.kv[i].key, r.kv.kv[i].value);
+	reply_free(&r);
+	rv = EXIT_OK;
+out:
+	ctl_buf_free(&b);
+	return rv;
+}
+
+static int cmd_set(struct ctx *x, int argc, char **argv)
+{
+	struct ctl_buf b;
+	struct reply r;
+	char err[128];
+	size_t i;
+	bool changed = false;
+	int rv = EXIT_FAIL;
+
+	ctl_buf_init(&b);
+	if (ctl_req_set(&b, argv[0], argv + 1, (size_t)(argc - 1), err,
+	    sizeof(err)) < 0) {
+		errx_msg("set: %s", err);
+		ctl_buf_free(&b);
+		return EXIT_USAGE;
+	}
+	if (b.oom) {
+		errx_msg("out of memory");
+		goto out;
+	}
+	if (request(x, CTL_SET, &b, true, &r) < 0)
+		goto out;
+	for (i = 0; i < r.kv.n; i++) {
+		if (strcmp(r.kv.kv[i].key, "changed") == 0) {
+			printf("%s: %s\n", argv[0], r.kv.kv[i].value);
+			changed = true;
+		} else if (strcmp(r.kv.kv[i].key, "note") == 0)
+			printf("%s: note: %s\n", argv[0], r.kv.kv[i].value);
+	}
+	if (!changed)
+		printf("%s: no change\n", argv[0]);
+	reply_free(&r);
+	rv = EXIT_OK;
+out:
+	ctl_buf_free(&b);
+	return rv;
+}
+
+static int cmd_stats(struct ctx *x, int argc, char **argv)
+{
+	struct reply r;
+	bool json = false;
+	int c;
+
+	optind = 0;
+	while ((c = getopt(argc, argv, "+j")) != -1) {
+		if (c != 'j')
+			return EXIT_USAGE;
+		json = true;
+	}
+	if (json) {
+		if (request(x, CTL_STATS, NULL, false, &r) < 0)
+			return EXIT_FAIL;
+		fputs(r.payload, stdout);
+	} else {
+		if (request(x, CTL_LIST, NULL, true, &r) < 0)
+			return EXIT_FAIL;
+		print_stats(stdout, &r);
+	}
+	reply_free(&r);
+	return EXIT_OK;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int cmd_watch(struct ctx *x, int argc, char **argv)
+{
+	struct sigaction sa;
+	struct timespec ts;
+	struct reply r;
+	double sec = 2;
+	unsigned long count = 0, i;
+	char *end, when[32];
+	time_t now;
+	int c;
+
+	optind = 0;
+	while ((c = getopt(argc, argv, "+n:c:")) != -1) {
+		switch (c) {
+		case 'n':
+			errno = 0;
+			sec = strtod(optarg, &end);
+			if (errno || end == optarg || *end != '\0' ||
+			    !(sec >= 0.1 && sec <= 86400)) {
+				errx_msg("watch: -n takes seconds from 0.1 to "
+				    "86400, not \"%s\"", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end != '\0' ||
+			    count == 0 || optarg[0] == '-') {
+				errx_msg("watch: -c takes a count >= 1, not "
+				    "\"%s\"", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;	/* no SA_RESTART: wake nanosleep */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; !stop && (count == 0 || i < count); i++) {
+		if (i > 0) {
+			ts.tv_sec = (time_t)sec;
+			ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
+			while (!stop && nanosleep(&ts, &ts) < 0 &&
+			    errno == EINTR)
+				;
+			if (stop)
+				break;
+		}
+		now = time(NULL);
+		strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+		printf("\033[H\033[2J%s watch: %s, every %.1f s, %s "
+		    "(^C quits)\n\n", prog, x->sock, sec, when);
+		fflush(stdout);
+		/* Errors go to stderr and the next round tries again. */
+		if (request(x, CTL_LIST, NULL, true, &r) == 0) {
+			print_list(stdout, &r);
+			reply_free(&r);
+		}
+		fflush(stdout);
+	}
+	return EXIT_OK;
+}
+
+static int cmd_reload(struct ctx *x, int argc, char **argv)
+{
+	struct reply r;
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	if (request(x, CTL_RELOAD, NULL, true, &r) < 0)
+		return EXIT_FAIL;
+	for (i = 0; i < r.kv.n; i++)
+		if (strcmp(r.kv.kv[i].key, "note") == 0)
+			printf("%s\n", r.kv.kv[i].value);
+	reply_free(&r);
+	return EXIT_OK;
+}
+
+static int cmd_help(struct ctx *x, int argc, char **argv)
+{
+	const struct cmd *c;
+
+	(void)x;
+	if (argc == 0) {
+		usage(stdout, true);
+		return EXIT_OK;
+	}
+	if ((c = cmd_lookup(argv[0])) == NULL)
+		return EXIT_USAGE;
+	print_cmd(stdout, c, true);
+	return EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "-V") == 0) {
-		printf("kcsmuxctl %s\n", KCSMUX_VERSION);
-		return 0;
+	struct ctx x = { .fd = -1 };
+	const struct cmd *c;
+	int opt, rv, first, nopt;
+
+	x.sock = getenv("KCSMUX_SOCKET");
+	if (x.sock == NULL || *x.sock == '\0')
+		x.sock = CTL_SOCKET_DEFAULT;
+	while ((opt = getopt(argc, argv, "+s:hV")) != -1) {
+		switch (opt) {
+		case 's':
+			x.sock = optarg;
+			break;
+		case 'h':
+			usage(stdout, true);
+			return EXIT_OK;
+		case 'V':
+			printf("kcsmuxctl %s (protocol %d)\n", KCSMUX_VERSION,
+			    CTL_VERSION);
+			return EXIT_OK;
+		default:
+			usage(stderr, false);
+			return EXIT_USAGE;
+		}
 	}
-	fprintf(stderr, "kcsmuxctl: not implemented yet\n");
-	return 1;
+	if (optind >= argc) {
+		usage(stderr, false);
+		return EXIT_USAGE;
+	}
+	if ((c = cmd_lookup(argv[optind])) == NULL)
+		return EXIT_USAGE;
+	argc -= optind;
+	argv += optind;
+	/* The command's own options (getopt sees argv[0] as the name). */
+	first = 1;
+	if (*c->optstring != '\0') {
+		char os[16];
+
+		snprintf(os, sizeof(os), "+:%s", c->optstring);
+		opterr = 0;
+		optind = 0;
+		while ((opt = getopt(argc, argv, os)) != -1) {
+			if (opt == '?' || opt == ':') {
+				errx_msg("%s: %s -%c", c->name, opt == '?' ?
+				    "unknown option" : "missing value for",
+				    optopt);
+				fprintf(stderr, "usage:\n");
+				print_cmd(stderr, c, false);
+				return EXIT_USAGE;
+			}
+		}
+		first = optind;
+	} else if (argc > 1 && argv[1][0] == '-' && argv[1][1] != '\0') {
+		errx_msg("%s: unknown option %s", c->name, argv[1]);
+		return EXIT_USAGE;
+	}
+	nopt = first;
+	if (check_args(c, argc - nopt, argv + nopt) < 0)
+		return EXIT_USAGE;
+	signal(SIGPIPE, SIG_IGN);
+	/* Commands with options parse them again themselves; the rest get
+	 * their operands. */
+	if (*c->optstring != '\0')
+		rv = c->run(&x, argc, argv);
+	else
+		rv = c->run(&x, argc - 1, argv + 1);
+	ctl_disconnect(&x);
+	return rv;
 }

@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#ifdef HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 #include "backend.h"
 #include "ipmb.h"
@@ -62,6 +65,26 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	fflush(f);
 }
 
+/* systemd (Type=notify): READY once every node's device exists. */
+void daemon_notify(struct daemon *d, const char *state)
+{
+#ifdef HAVE_SYSTEMD
+	struct node *n;
+	size_t count = 0;
+
+	LIST_FOREACH(n, &d->nodes, link) {
+		if (!n->ready)
+			return;
+		count++;
+	}
+	sd_notifyf(0, "%s\nSTATUS=%zu nodes on %s", state, count,
+		   d->cfg.device);
+#else
+	(void)d;
+	(void)state;
+#endif
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
@@ -78,11 +101,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		daemon_dump_stats(d, stderr);
 		break;
 	case SIGHUP:
+#ifdef HAVE_SYSTEMD
+		sd_notify(0, "RELOADING=1");
+#endif
 		if (daemon_reload(d, &cause) < 0) {
 			log_err("reload rejected, the running configuration "
 				"stays:\n%s", cause);
 			free(cause);
 		}
+		daemon_notify(d, "READY=1");
 		break;
 	}
 }

@@ -123,6 +123,9 @@ struct daemon {
 /* Monotonic time in ns. */
 uint64_t now_ns(void);
 
+/* kcsmuxd.c: tell systemd (Type=notify), once every node is ready */
+void daemon_notify(struct daemon *d, const char *state);
+
 /* reload.c: SIGHUP; -1 with *cause and nothing changed on error */
 int daemon_reload(struct daemon *d, char **cause);
 

@@ -49,6 +49,7 @@ static void node_init_done(void *userdata)
 		log_warn("%s: setting owner/mode: %s", path, strerror(errno));
 	n->ready = true;
 	log_info("node %s ready (%s)", n->conf.name, path);
+	daemon_notify(n->d, "READY=1");
 }
 
 static void node_open(fuse_req_t req, struct fuse_file_info *fi)

@@ -1,0 +1,1118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for fused/metrics.c: the exact exposition of a synthetic
+ * snapshot (every family, histogram buckets, seconds, label escaping), a
+ * small parser of the text format 0.0.4 run over it (every sample line
+ * parses, each family once and grouped under its # TYPE, no duplicate
+ * series, histogram buckets cumulative with +Inf == _count), and the
+ * serving side against a fake daemon in a real event loop: GET /metrics,
+ * 404, 405, HEAD, bind failures, the textfile (atomic, 0644, rewritten by
+ * its timer, removed at exit).
+ */
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+
+#include "backend.h"
+#include "kcsmuxd.h"
+#include "metrics.h"
+#include "nodestats.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+#define SEC	1000000000ULL
+#define T0	(1000 * SEC)
+
+/* kcsmuxd's clock (xact.c): fixed, so the CPU estimate is exact. */
+uint64_t now_ns(void)
+{
+	return T0;
+}
+
+/* --- a parser of the text exposition format 0.0.4 --- */
+
+struct series {
+	char key[256];		/* name{labels}, le removed for buckets */
+	double last_le;
+	uint64_t last_count;
+	bool inf_seen, sum_seen, count_seen;
+	uint64_t inf_count;
+};
+
+struct parsed {
+	size_t families, samples, buckets;
+	char fam[64][96];	/* family names in order */
+	char type[64][16];
+	struct series hist[64];
+	size_t nhist;
+	char (*seen)[256];	/* every sample's name{labels} */
+	size_t nseen;
+};
+
+static bool name_char(char c, bool first, bool metric)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	    (metric && c == ':') || (!first && c >= '0' && c <= '9');
+}
+
+/* Length of a metric or label name at S (0: none). */
+static size_t name_len(const char *s, bool metric)
+{
+	size_t n = 0;
+
+	while (name_char(s[n], n == 0, metric))
+		n++;
+	return n;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static double parse_value(const char *s)
+{
+	char *end;
+	double v;
+
+	if (strcmp(s, "+Inf") == 0)
+		return 1.0 / 0.0;
+	if (strcmp(s, "-Inf") == 0)
+		return -1.0 / 0.0;
+	ck_assert_msg(*s && *s != ' ', "no value: '%s'", s);
+	v = strtod(s, &end);
+	ck_assert_msg(*end == '\0', "bad value (or a timestamp): '%s'", s);
+	return v;
+}
+
+static struct series *hist_series(struct parsed *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->nhist; i++)
+		if (strcmp(p->hist[i].key, key) == 0)
+			return &p->hist[i];
+	ck_assert_uint_lt(p->nhist, 64);
+	memset(&p->hist[p->nhist], 0, sizeof(p->hist[0]));
+	snprintf(p->hist[p->nhist].key, sizeof(p->hist[0].key), "%s", key);
+	p->hist[p->nhist].last_le = -1.0 / 0.0;
+	return &p->hist[p->nhist++];
+}
+
+/* One sample line; CUR/TYPE: the family of the last # TYPE. */
+static void parse_sample(struct parsed *p, const char *line, const char *cur,
+    const char *type)
+{
+	char name[128], labels[512] = "", nole[512] = "", le[64] = "";
+	char key[640];
+	const char *s = line, *suffix;
+	size_t n, nl = 0, i;
+	bool has_le = false;
+	double v;
+
+	n = name_len(s, true);
+	ck_assert_msg(n > 0 && n < sizeof(name), "bad name: '%s'", line);
+	memcpy(name, s, n);
+	name[n] = '\0';
+	s += n;
+	if (*s == '{') {
+		s++;
+		while (*s != '}') {
+			char lname[64], lval[256];
+			size_t vl = 0;
+
+			n = name_len(s, false);
+			ck_assert_msg(n > 0 && n < sizeof(lname),
+			    "bad label name: '%s'", line);
+			memcpy(lname, s, n);
+			lname[n] = '\0';
+			s += n;
+			ck_assert_msg(s[0] == '=' && s[1] == '"',
+			    "label without =\": '%s'", line);
+			s += 2;
+			for (; *s != '"'; s++) {
+				ck_assert_msg(*s != '\0' && *s != '\n',
+				    "unterminated label value: '%s'", line);
+				if (*s == '\\') {
+					s++;
+					ck_assert_msg(*s == '\\' || *s == '"' ||
+					    *s == 'n', "bad escape: '%s'",
+					    line);
+				}
+				ck_assert_uint_lt(vl, sizeof(lval) - 1);
+				lval[vl++] = *s == 'n' && s[-1] == '\\' ?
+				    '\n' : *s;
+			}
+			lval[vl] = '\0';
+			s++;
+			if (strcmp(lname, "le") == 0) {
+				has_le = true;
+				snprintf(le, sizeof(le), "%s", lval);
+			} else {
+				size_t l = strlen(nole);
+
+				snprintf(nole + l, sizeof(nole) - l, "%s%s",
+				    l ? "," : "", lname);
+			}
+			nl += (size_t)snprintf(labels + nl,
+			    sizeof(labels) - nl, "%s%s=%s", nl ? "," : "",
+			    lname, lval);
+			ck_assert_uint_lt(nl, sizeof(labels));
+			if (*s == ',')
+				s++;
+			else
+				ck_assert_msg(*s == '}', "bad label list: '%s'",
+				    line);
+		}
+		s++;
+	}
+	ck_assert_msg(*s == ' ', "no space before the value: '%s'", line);
+	v = parse_value(s + 1);
+	p->samples++;
+
+	/* each series once */
+	snprintf(key, sizeof(key), "%s{%s}", name, labels);
+	for (i = 0; i < p->nseen; i++)
+		ck_assert_msg(strcmp(p->seen[i], key) != 0,
+		    "duplicate series %s", key);
+	p->seen = realloc(p->seen, (p->nseen + 1) * sizeof(*p->seen));
+	ck_assert_ptr_nonnull(p->seen);
+	snprintf(p->seen[p->nseen++], sizeof(*p->seen), "%s", key);
+
+	/* under its family's # TYPE */
+	ck_assert_msg(cur != NULL, "sample before any # TYPE: '%s'", line);
+	if (strcmp(type, "histogram") != 0) {
+		ck_assert_msg(strcmp(name, cur) == 0,
+		    "sample %s under # TYPE %s", name, cur);
+		ck_assert_msg(!has_le, "le on a %s: '%s'", type, line);
+		if (strcmp(type, "counter") == 0) {
+			ck_assert_msg(ends_with(name, "_total"),
+			    "counter %s without _total", name);
+			ck_assert_msg(v >= 0, "negative counter: '%s'", line);
+		}
+		return;
+	}
+	ck_assert_msg(strncmp(name, cur, strlen(cur)) == 0,
+	    "sample %s under # TYPE %s", name, cur);
+	suffix = name + strlen(cur);
+	ck_assert_msg(strcmp(suffix, "_bucket") == 0 ||
+	    strcmp(suffix, "_sum") == 0 || strcmp(suffix, "_count") == 0,
+	    "sample %s in histogram %s", name, cur);
+	{
+		struct series *h;
+		char skey[640];
+
+		snprintf(skey, sizeof(skey), "%s{%s}", cur, nole);
+		h = hist_series(p, skey);
+		if (strcmp(suffix, "_bucket") == 0) {
+			double lev;
+
+			ck_assert_msg(has_le, "bucket without le: '%s'", line);
+			ck_assert_msg(!h->inf_seen, "bucket after +Inf: '%s'",
+			    line);
+			lev = parse_value(le);
+			ck_assert_msg(lev > h->last_le,
+			    "le not increasing: '%s'", line);
+			ck_assert_msg(v == (double)(uint64_t)v && v >= 0,
+			    "bucket count not a count: '%s'", line);
+			ck_assert_msg((uint64_t)v >= h->last_count,
+			    "buckets not cumulative: '%s'", line);
+			h->last_le = lev;
+			h->last_count = (uint64_t)v;
+			if (strcmp(le, "+Inf") == 0) {
+				h->inf_seen = true;
+				h->inf_count = (uint64_t)v;
+			}
+			p->buckets++;
+		} else if (strcmp(suffix, "_sum") == 0) {
+			ck_assert_msg(!has_le, "le on _sum: '%s'", line);
+			h->sum_seen = true;
+		} else {
+			ck_assert_msg(!has_le, "le on _count: '%s'", line);
+			ck_assert_msg(h->inf_seen, "_count before +Inf: '%s'",
+			    line);
+			ck_assert_msg((uint64_t)v == h->inf_count,
+			    "+Inf bucket %llu != _count: '%s'",
+			    (unsigned long long)h->inf_count, line);
+			h->count_seen = true;
+		}
+	}
+}
+
+/* Parse TEXT; fails the test on any error. */
+static void parse_exposition(const char *text, struct parsed *p)
+{
+	const char *s = text, *nl;
+	char help_for[128] = "";
+	const char *cur = NULL, *type = NULL;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	ck_assert_msg(*text != '\0', "empty exposition");
+	ck_assert_msg(text[strlen(text) - 1] == '\n', "no final newline");
+	for (; *s; s = nl + 1) {
+		char line[1024];
+		size_t len;
+
+		nl = strchr(s, '\n');
+		len = (size_t)(nl - s);
+		ck_assert_uint_lt(len, sizeof(line));
+		memcpy(line, s, len);
+		line[len] = '\0';
+		ck_assert_msg(len > 0, "empty line");
+		if (strncmp(line, "# HELP ", 7) == 0) {
+			size_t n = name_len(line + 7, true);
+
+			ck_assert_msg(n > 0 && line[7 + n] == ' ',
+			    "bad HELP: '%s'", line);
+			ck_assert_uint_lt(n, sizeof(help_for));
+			memcpy(help_for, line + 7, n);
+			help_for[n] = '\0';
+			ck_assert_msg(strchr(line, '\\') == NULL ||
+			    strstr(line, "\\\\") || strstr(line, "\\n"),
+			    "bad escape in HELP: '%s'", line);
+			continue;
+		}
+		if (strncmp(line, "# TYPE ", 7) == 0) {
+			size_t n = name_len(line + 7, true);
+			const char *t = line + 8 + n;
+
+			ck_assert_msg(n > 0 && line[7 + n] == ' ',
+			    "bad TYPE: '%s'", line);
+			ck_assert_uint_lt(p->families, 64);
+			ck_assert_uint_lt(n, sizeof(p->fam[0]));
+			memcpy(p->fam[p->families], line + 7, n);
+			p->fam[p->families][n] = '\0';
+			ck_assert_msg(strcmp(t, "counter") == 0 ||
+			    strcmp(t, "gauge") == 0 ||
+			    strcmp(t, "histogram") == 0 ||
+			    strcmp(t, "summary") == 0 ||
+			    strcmp(t, "untyped") == 0, "bad type: '%s'", line);
+			snprintf(p->type[p->families], sizeof(p->type[0]), "%s",
+			    t);
+			ck_assert_msg(strcmp(help_for, p->fam[p->families]) == 0,
+			    "# TYPE %s not right after its # HELP",
+			    p->fam[p->families]);
+			for (i = 0; i < p->families; i++)
+				ck_assert_msg(strcmp(p->fam[i],
+				    p->fam[p->families]) != 0,
+				    "family %s twice", p->fam[i]);
+			cur = p->fam[p->families];
+			type = p->type[p->families];
+			p->families++;
+			continue;
+		}
+		ck_assert_msg(line[0] != '#', "unexpected comment '%s'", line);
+		parse_sample(p, line, cur, type);
+	}
+	for (i = 0; i < p->nhist; i++)
+		ck_assert_msg(p->hist[i].inf_seen && p->hist[i].sum_seen &&
+		    p->hist[i].count_seen, "histogram %s incomplete",
+		    p->hist[i].key);
+}
+
+static void parsed_free(struct parsed *p)
+{
+	free(p->seen);
+	p->seen = NULL;
+}
+
+/* --- a synthetic snapshot --- */
+
+static void node_fill(struct metrics_node *m, const char *name, int k)
+{
+	memset(m, 0, sizeof(*m));
+	m->name = name;
+	nodestats_init(&m->st, T0, 0);
+	m->st.requests = 100 * k + 1;
+	m->st.completed = 100 * k + 2;
+	m->st.errors = 10 * k + 3;
+	m->st.rejected = 10 * k + 4;
+	m->st.cancelled = 10 * k + 5;
+	m->st.service_ns = 1500 * US * k;	/* 1.5 ms x k */
+	m->st.cpu_ns = 250 * US * k + 1;
+	m->st.spin_ns = 2 * SEC * k;
+	m->cnt.busy = 10 * k + 6;
+	m->cnt.denied = 10 * k + 7;
+	m->cnt.opens = 10 * k + 8;
+	m->cnt.sleeps = 10 * k + 9;
+	m->cnt.throttled = 10 * k;
+	m->clients = 3 * k;
+	m->qlen = 2 * k + 1;
+	m->cpu_ppm = 5000.0 * k;
+	m->cpu_budget_ppm = 20000 * k;
+}
+
+static void render(const struct metrics_snapshot *s, struct metrics_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+	ck_assert_int_eq(metrics_render(b, s), 0);
+	ck_assert(!b->oom);
+	ck_assert_uint_eq(strlen(b->p), b->len);
+}
+
+/* The lines of TEXT that are samples of NAME (name{ or name space). */
+static char *samples_of(const char *text, const char *name)
+{
+	struct metrics_buf out = { 0 };
+	const char *s, *nl;
+	size_t n = strlen(name);
+
+	out.p = calloc(1, 1);
+	for (s = text; *s; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (strncmp(s, name, n) == 0 && (s[n] == '{' || s[n] == ' ')) {
+			size_t len = (size_t)(nl - s) + 1;
+
+			out.p = realloc(out.p, out.len + len + 1);
+			memcpy(out.p + out.len, s, len);
+			out.len += len;
+			out.p[out.len] = '\0';
+		}
+	}
+	return out.p;
+}
+
+static const char empty_golden[] =
+	"# HELP kcsmux_info The daemon's version, backend and interface "
+	"device (always 1).\n"
+	"# TYPE kcsmux_info gauge\n"
+	"kcsmux_info{version=\"1.2.3\",backend=\"kcsraw\","
+	"device=\"/dev/kcsraw0\"} 1\n"
+	"# HELP kcsmux_interface_inflight Requests submitted to the "
+	"interface and not yet completed.\n"
+	"# TYPE kcsmux_interface_inflight gauge\n"
+	"kcsmux_interface_inflight 2\n"
+	"# HELP kcsmux_clients Open files of the node.\n"
+	"# TYPE kcsmux_clients gauge\n"
+	"# HELP kcsmux_queue_depth Requests waiting in the node's queue in "
+	"the daemon.\n"
+	"# TYPE kcsmux_queue_depth gauge\n"
+	"# HELP kcsmux_opens_total Opens of the node's device.\n"
+	"# TYPE kcsmux_opens_total counter\n"
+	"# HELP kcsmux_requests_total Requests accepted into the node's "
+	"queue.\n"
+	"# TYPE kcsmux_requests_total counter\n"
+	"# HELP kcsmux_responses_total Requests finished on the interface, "
+	"any outcome.\n"
+	"# TYPE kcsmux_responses_total counter\n"
+	"# HELP kcsmux_errors_total Failures by kind: completion (finished "
+	"with a non-zero completion code or the interface gave up), busy "
+	"(EBUSY: max_outstanding, or an open over max_clients), denied "
+	"(refused by the access list, cc 0xd4), rejected (EBUSY: the node's "
+	"queue was full), cancelled (dropped from the queue before "
+	"running).\n"
+	"# TYPE kcsmux_errors_total counter\n"
+	"# HELP kcsmux_request_duration_seconds Time from a client's request "
+	"to its response, for requests that went to the interface.\n"
+	"# TYPE kcsmux_request_duration_seconds histogram\n"
+	"# HELP kcsmux_queue_wait_seconds Time requests waited in the node's "
+	"queue before they started on the interface.\n"
+	"# TYPE kcsmux_queue_wait_seconds histogram\n"
+	"# HELP kcsmux_service_seconds_total Time the interface spent on the "
+	"node's requests.\n"
+	"# TYPE kcsmux_service_seconds_total counter\n"
+	"# HELP kcsmux_poller_cpu_seconds_total CPU time kcsraw's poller "
+	"spent on the node's requests (spinning included).\n"
+	"# TYPE kcsmux_poller_cpu_seconds_total counter\n"
+	"# HELP kcsmux_poller_spin_seconds_total Time kcsraw's poller spent "
+	"busy-polling for the node's requests.\n"
+	"# TYPE kcsmux_poller_spin_seconds_total counter\n"
+	"# HELP kcsmux_poller_sleeps_total Sleeps (timer or IRQ) of kcsraw's "
+	"poller during the node's requests.\n"
+	"# TYPE kcsmux_poller_sleeps_total counter\n"
+	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's "
+	"requests in CPUs, decayed over about 1 s: what cpu_budget is "
+	"checked against.\n"
+	"# TYPE kcsmux_poller_cpu_ratio gauge\n"
+	"# HELP kcsmux_cpu_budget_ratio The node's cpu_budget in CPUs; 0: no "
+	"budget.\n"
+	"# TYPE kcsmux_cpu_budget_ratio gauge\n"
+	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the "
+	"cheapest polling because the node was over its cpu_budget.\n"
+	"# TYPE kcsmux_cpu_budget_throttled_total counter\n";
+
+START_TEST(test_golden_no_nodes)
+{
+	struct metrics_snapshot s = {
+		.version = "1.2.3", .backend = "kcsraw",
+		.device = "/dev/kcsraw0", .inflight = 2,
+	};
+	struct metrics_buf b;
+	struct parsed p;
+
+	render(&s, &b);
+	ck_assert_str_eq(b.p, empty_golden);
+	parse_exposition(b.p, &p);
+	ck_assert_uint_eq(p.families, 18);
+	ck_assert_uint_eq(p.samples, 2);
+	parsed_free(&p);
+	metrics_buf_free(&b);
+	ck_assert_ptr_null(b.p);
+}
+END_TEST
+
+START_TEST(test_counters_exact)
+{
+	struct metrics_node nodes[2];
+	struct metrics_snapshot s = {
+		.version = "0.1.0", .backend = "ipmidev",
+		.device = "/dev/ipmi0", .nodes = nodes, .nnodes = 2,
+	};
+	struct metrics_buf b;
+	struct parsed p;
+	char *t;
+
+	node_fill(&nodes[0], "ipmi1", 1);
+	node_fill(&nodes[1], "ipmi2", 2);
+	render(&s, &b);
+
+#define SAMPLES(name, want) do {					\
+		t = samples_of(b.p, name);				\
+		ck_assert_str_eq(t, want);				\
+		free(t);						\
+	} while (0)
+	SAMPLES("kcsmux_info", "kcsmux_info{version=\"0.1.0\","
+	    "backend=\"ipmidev\",device=\"/dev/ipmi0\"} 1\n");
+	SAMPLES("kcsmux_interface_inflight", "kcsmux_interface_inflight 0\n");
+	SAMPLES("kcsmux_clients",
+	    "kcsmux_clients{node=\"ipmi1\"} 3\n"
+	    "kcsmux_clients{node=\"ipmi2\"} 6\n");
+	SAMPLES("kcsmux_queue_depth",
+	    "kcsmux_queue_depth{node=\"ipmi1\"} 3\n"
+	    "kcsmux_queue_depth{node=\"ipmi2\"} 5\n");
+	SAMPLES("kcsmux_opens_total",
+	    "kcsmux_opens_total{node=\"ipmi1\"} 18\n"
+	    "kcsmux_opens_total{node=\"ipmi2\"} 28\n");
+	SAMPLES("kcsmux_requests_total",
+	    "kcsmux_requests_total{node=\"ipmi1\"} 101\n"
+	    "kcsmux_requests_total{node=\"ipmi2\"} 201\n");
+	SAMPLES("kcsmux_responses_total",
+	    "kcsmux_responses_total{node=\"ipmi1\"} 102\n"
+	    "kcsmux_responses_total{node=\"ipmi2\"} 202\n");
+	SAMPLES("kcsmux_errors_total",
+	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"completion\"} 13\n"
+	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"busy\"} 16\n"
+	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"denied\"} 17\n"
+	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"rejected\"} 14\n"
+	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"cancelled\"} 15\n"
+	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"completion\"} 23\n"
+	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"busy\"} 26\n"
+	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"denied\"} 27\n"
+	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"rejected\"} 24\n"
+	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"cancelled\"} 25\n");
+	/* seconds exactly, from ns */
+	SAMPLES("kcsmux_service_seconds_total",
+	    "kcsmux_service_seconds_total{node=\"ipmi1\"} 0.0015\n"
+	    "kcsmux_service_seconds_total{node=\"ipmi2\"} 0.003\n");
+	SAMPLES("kcsmux_poller_cpu_seconds_total",
+	    "kcsmux_poller_cpu_seconds_total{node=\"ipmi1\"} 0.000250001\n"
+	    "kcsmux_poller_cpu_seconds_total{node=\"ipmi2\"} 0.000500001\n");
+	SAMPLES("kcsmux_poller_spin_seconds_total",
+	    "kcsmux_poller_spin_seconds_total{node=\"ipmi1\"} 2\n"
+	    "kcsmux_poller_spin_seconds_total{node=\"ipmi2\"} 4\n");
+	SAMPLES("kcsmux_poller_sleeps_total",
+	    "kcsmux_poller_sleeps_total{node=\"ipmi1\"} 19\n"
+	    "kcsmux_poller_sleeps_total{node=\"ipmi2\"} 29\n");
+	SAMPLES("kcsmux_poller_cpu_ratio",
+	    "kcsmux_poller_cpu_ratio{node=\"ipmi1\"} 0.005\n"
+	    "kcsmux_poller_cpu_ratio{node=\"ipmi2\"} 0.01\n");
+	SAMPLES("kcsmux_cpu_budget_ratio",
+	    "kcsmux_cpu_budget_ratio{node=\"ipmi1\"} 0.02\n"
+	    "kcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.04\n");
+	SAMPLES("kcsmux_cpu_budget_throttled_total",
+	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi1\"} 10\n"
+	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi2\"} 20\n");
+	/* empty histograms: every bucket 0, sum 0 */
+	SAMPLES("kcsmux_queue_wait_seconds_count",
+	    "kcsmux_queue_wait_seconds_count{node=\"ipmi1\"} 0\n"
+	    "kcsmux_queue_wait_seconds_count{node=\"ipmi2\"} 0\n");
+	SAMPLES("kcsmux_queue_wait_seconds_sum",
+	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi1\"} 0\n"
+	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
+
+	parse_exposition(b.p, &p);
+	ck_assert_uint_eq(p.families, 18);
+	/* 2 + 2 nodes x (13 single samples + 5 error kinds + 2 x (39 + 2)) */
+	ck_assert_uint_eq(p.samples, 2 + 2 * (13 + 5 + 2 * 41));
+	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
+	ck_assert_uint_eq(p.nhist, 4);
+	parsed_free(&p);
+	metrics_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_histogram_exact)
+{
+	static const uint64_t lat[] = {
+		40 * US, 50 * US, 250 * US, 300 * US, 2 * MS, 10 * SEC,
+		20 * SEC,
+	};
+	struct metrics_node n;
+	struct metrics_snapshot s = { .nodes = &n, .nnodes = 1 };
+	struct metrics_buf b;
+	struct parsed p;
+	size_t i;
+	char *t;
+
+	node_fill(&n, "a", 1);
+	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
+		nodestats_hist_add(&n.st.latency, lat[i]);
+	nodestats_hist_add(&n.st.queue_wait, 1);
+	render(&s, &b);
+
+	t = samples_of(b.p, "kcsmux_request_duration_seconds_bucket");
+	ck_assert_str_eq(t,
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00005\"} 2\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00007\"} 2\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0001\"} 2\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00015\"} 2\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0002\"} 2\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0003\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0004\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0005\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0007\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.001\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0015\"} 4\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.002\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.003\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.004\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.005\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.007\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.01\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.015\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.02\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.03\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.04\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.05\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.07\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.1\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.15\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.2\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.3\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.4\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.5\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.7\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1.5\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"2\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"3\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"4\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"5\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"7\"} 5\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"10\"} 6\n"
+	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"+Inf\"} 7\n");
+	free(t);
+	t = samples_of(b.p, "kcsmux_request_duration_seconds_sum");
+	/* 40 + 50 + 250 + 300 us + 2 ms + 30 s */
+	ck_assert_str_eq(t,
+	    "kcsmux_request_duration_seconds_sum{node=\"a\"} 30.00264\n");
+	free(t);
+	t = samples_of(b.p, "kcsmux_request_duration_seconds_count");
+	ck_assert_str_eq(t,
+	    "kcsmux_request_duration_seconds_count{node=\"a\"} 7\n");
+	free(t);
+	ck_assert_ptr_nonnull(strstr(b.p,
+	    "kcsmux_queue_wait_seconds_bucket{node=\"a\",le=\"0.00005\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(b.p,
+	    "kcsmux_queue_wait_seconds_sum{node=\"a\"} 0.000000001\n"));
+	parse_exposition(b.p, &p);
+	ck_assert_uint_eq(p.nhist, 2);
+	ck_assert_uint_eq(p.hist[0].inf_count, 7);
+	ck_assert_uint_eq(p.hist[1].inf_count, 1);
+	parsed_free(&p);
+	metrics_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_escaping)
+{
+	struct metrics_node n;
+	struct metrics_snapshot s = {
+		.version = "v\"1\"", .backend = "a\\b",
+		.device = "/dev/x\ny", .nodes = &n, .nnodes = 1,
+	};
+	struct metrics_buf b;
+	struct parsed p;
+
+	node_fill(&n, "we\"ird\\name\n", 1);
+	render(&s, &b);
+	ck_assert_ptr_nonnull(strstr(b.p, "kcsmux_info{version=\"v\\\"1\\\"\","
+	    "backend=\"a\\\\b\",device=\"/dev/x\\ny\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(b.p,
+	    "kcsmux_clients{node=\"we\\\"ird\\\\name\\n\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(b.p, "kcsmux_request_duration_seconds_"
+	    "bucket{node=\"we\\\"ird\\\\name\\n\",le=\"+Inf\"} 0\n"));
+	/* the parser decodes them back */
+	parse_exposition(b.p, &p);
+	ck_assert_ptr_nonnull(strstr(p.seen[0],
+	    "version=v\"1\",backend=a\\b,device=/dev/x\ny"));
+	parsed_free(&p);
+	metrics_buf_free(&b);
+
+	/* missing strings render as empty values */
+	memset(&s, 0, sizeof(s));
+	render(&s, &b);
+	ck_assert_ptr_nonnull(strstr(b.p,
+	    "kcsmux_info{version=\"\",backend=\"\",device=\"\"} 1\n"));
+	metrics_buf_free(&b);
+}
+END_TEST
+
+/* The parser itself must catch what it is there for. */
+START_TEST(test_parser_rejects)
+{
+	static const char *const bad[] = {
+		"# HELP a x\n# TYPE a gauge\na{b=\"c} 1\n",
+		"# HELP a x\n# TYPE a gauge\na 1 2\n",
+		"# HELP a x\n# TYPE a gauge\na{b=\"\\x\"} 1\n",
+		"# HELP a x\n# TYPE a gauge\nb 1\n",
+		"# HELP a x\n# TYPE a gauge\na 1\na 2\n",
+		"# HELP a x\n# TYPE a counter\na 1\n",
+		"# HELP h x\n# TYPE h histogram\nh_bucket{le=\"1\"} 2\n"
+		"h_bucket{le=\"2\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\n"
+		"h_count 2\n",
+		"# HELP h x\n# TYPE h histogram\nh_bucket{le=\"1\"} 1\n"
+		"h_bucket{le=\"+Inf\"} 2\nh_sum 1\nh_count 3\n",
+		"# HELP h x\n# TYPE h histogram\nh_bucket{le=\"2\"} 1\n"
+		"h_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 1\n"
+		"h_count 2\n",
+		"# HELP h x\n# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 1\n"
+		"h_count 1\n",
+	};
+
+	ck_assert_uint_lt((size_t)_i, sizeof(bad) / sizeof(bad[0]));
+	{
+		struct parsed p;
+
+		parse_exposition(bad[_i], &p);	/* must fail */
+	}
+}
+END_TEST
+
+START_TEST(test_parser_accepts)
+{
+	struct parsed p;
+
+	parse_exposition("# HELP h x\n# TYPE h histogram\n"
+	    "h_bucket{a=\"1\",le=\"1\"} 1\nh_bucket{a=\"1\",le=\"+Inf\"} 2\n"
+	    "h_sum{a=\"1\"} 1.5\nh_count{a=\"1\"} 2\n"
+	    "# HELP g y\n# TYPE g gauge\ng 1e-05\n", &p);
+	ck_assert_uint_eq(p.families, 2);
+	ck_assert_uint_eq(p.samples, 5);
+	parsed_free(&p);
+}
+END_TEST
+
+/* --- serving, against a fake daemon --- */
+
+static const struct backend_ops fake_ops = { .name = "kcsraw" };
+static struct backend fake_be = { .ops = &fake_ops, .inflight = 1 };
+static struct daemon D;
+static struct node N[3];
+static char tmpdir[64];
+
+static void fake_node(struct node *n, const char *name, int k)
+{
+	memset(n, 0, sizeof(*n));
+	n->d = &D;
+	snprintf(n->conf.name, sizeof(n->conf.name), "%s", name);
+	nodestats_init(&n->st, T0, 0);
+	n->st.requests = (uint64_t)k * 10;
+	n->st.completed = (uint64_t)k * 10;
+	nodestats_hist_add(&n->st.latency, 300 * US);
+	n->nclients = (unsigned int)k;
+	n->flow.qlen = (uint32_t)k + 1;
+	n->conf.pol.cpu_budget_ppm = 1000;
+	LIST_INSERT_HEAD(&D.nodes, n, link);
+}
+
+static void daemon_setup(void)
+{
+	memset(&D, 0, sizeof(D));
+	D.base = event_base_new();
+	ck_assert_ptr_nonnull(D.base);
+	LIST_INIT(&D.nodes);
+	D.be = &fake_be;
+	D.cfg.device = "/dev/kcsraw0";
+	fake_node(&N[0], "ipmi1", 1);
+	fake_node(&N[1], "ipmi3", 3);	/* in the list before ipmi1 */
+	fake_node(&N[2], "ipmi2", 2);
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/kcsmux-metrics-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void daemon_teardown(void)
+{
+	metrics_fini(&D);
+	event_base_free(D.base);
+	D.base = NULL;
+	rmdir(tmpdir);
+}
+
+START_TEST(test_daemon_snapshot)
+{
+	struct metrics_buf b = { 0 };
+	struct parsed p;
+	char *t;
+
+	N[1].dying = true;
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	t = samples_of(b.p, "kcsmux_queue_depth");
+	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi1\"} 2\n"
+	    "kcsmux_queue_depth{node=\"ipmi2\"} 3\n");
+	free(t);
+	t = samples_of(b.p, "kcsmux_info");
+	ck_assert_str_eq(t, "kcsmux_info{version=\"" KCSMUX_VERSION "\","
+	    "backend=\"kcsraw\",device=\"/dev/kcsraw0\"} 1\n");
+	free(t);
+	ck_assert_ptr_nonnull(strstr(b.p, "\nkcsmux_interface_inflight 1\n"));
+	ck_assert_ptr_nonnull(strstr(b.p,
+	    "\nkcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.001\n"));
+	ck_assert_ptr_nonnull(strstr(b.p, "\nkcsmux_request_duration_seconds_"
+	    "bucket{node=\"ipmi2\",le=\"0.0003\"} 1\n"));
+	parse_exposition(b.p, &p);
+	parsed_free(&p);
+	metrics_buf_free(&b);
+}
+END_TEST
+
+struct resp {
+	int code;
+	char body[65536];
+	size_t len;
+	char ctype[128];
+	char allow[64];
+};
+
+static void on_resp(struct evhttp_request *req, void *arg)
+{
+	struct resp *r = arg;
+
+	r->code = -1;
+	if (req && evhttp_request_get_response_code(req) > 0) {
+		struct evbuffer *in = evhttp_request_get_input_buffer(req);
+		struct evkeyvalq *h = evhttp_request_get_input_headers(req);
+		const char *v;
+
+		r->code = evhttp_request_get_response_code(req);
+		r->len = evbuffer_get_length(in);
+		ck_assert_uint_lt(r->len, sizeof(r->body));
+		evbuffer_remove(in, r->body, r->len);
+		r->body[r->len] = '\0';
+		if ((v = evhttp_find_header(h, "Content-Type")))
+			snprintf(r->ctype, sizeof(r->ctype), "%s", v);
+		if ((v = evhttp_find_header(h, "Allow")))
+			snprintf(r->allow, sizeof(r->allow), "%s", v);
+	}
+	event_base_loopbreak(D.base);
+}
+
+static struct resp *http(enum evhttp_cmd_type cmd, const char *host,
+    const char *path)
+{
+	static struct resp r;
+	struct evhttp_connection *c;
+	struct evhttp_request *req;
+
+	memset(&r, 0, sizeof(r));
+	c = evhttp_connection_base_new(D.base, NULL, host,
+	    (unsigned short)metrics_http_port());
+	ck_assert_ptr_nonnull(c);
+	evhttp_connection_set_timeout(c, 5);
+	req = evhttp_request_new(on_resp, &r);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
+	    "localhost");
+	ck_assert_int_eq(evhttp_make_request(c, req, cmd, path), 0);
+	event_base_dispatch(D.base);
+	evhttp_connection_free(c);
+	return &r;
+}
+
+START_TEST(test_http)
+{
+	struct metrics_buf b = { 0 };
+	struct parsed p;
+	struct resp *r;
+	char *cause = NULL;
+
+	D.cfg.metrics_listen = "127.0.0.1:0";
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	ck_assert_ptr_null(cause);
+	ck_assert_uint_ne(metrics_http_port(), 0);
+
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 200);
+	ck_assert_str_eq(r->ctype, "text/plain; version=0.0.4; charset=utf-8");
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	ck_assert_str_eq(r->body, b.p);
+	metrics_buf_free(&b);
+	parse_exposition(r->body, &p);
+	parsed_free(&p);
+
+	/* the counters are read at each request */
+	N[0].st.requests = 12345;
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics?x=1");
+	ck_assert_int_eq(r->code, 200);
+	ck_assert_ptr_nonnull(strstr(r->body,
+	    "\nkcsmux_requests_total{node=\"ipmi1\"} 12345\n"));
+
+	r = http(EVHTTP_REQ_HEAD, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 200);
+	ck_assert_uint_eq(r->len, 0);
+
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/");
+	ck_assert_int_eq(r->code, 404);
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metricsx");
+	ck_assert_int_eq(r->code, 404);
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics/");
+	ck_assert_int_eq(r->code, 404);
+
+	r = http(EVHTTP_REQ_POST, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 405);
+	ck_assert_str_eq(r->allow, "GET, HEAD");
+	r = http(EVHTTP_REQ_DELETE, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 405);
+	r = http(EVHTTP_REQ_PUT, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 405);
+
+	/* one daemon per process */
+	ck_assert_int_eq(metrics_init(&D, &cause), -1);
+	ck_assert_str_eq(cause, "metrics: already started");
+	free(cause);
+
+	metrics_fini(&D);
+	ck_assert_uint_eq(metrics_http_port(), 0);
+	metrics_fini(&D);	/* twice is fine */
+}
+END_TEST
+
+START_TEST(test_http_ipv6)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	char *cause = NULL;
+	struct resp *r;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "no IPv6 loopback here: skipped\n");
+		return;
+	}
+	close(fd);
+	D.cfg.metrics_listen = "[::1]:0";
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	r = http(EVHTTP_REQ_GET, "::1", "/metrics");
+	ck_assert_int_eq(r->code, 200);
+}
+END_TEST
+
+START_TEST(test_http_bind_fails)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	char listen_on[64], path[128];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	char *cause = NULL;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 1), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(listen_on, sizeof(listen_on), "127.0.0.1:%u",
+	    ntohs(sa.sin_port));
+	snprintf(path, sizeof(path), "%s/kcsmux.prom", tmpdir);
+	D.cfg.metrics_listen = listen_on;
+	D.cfg.metrics_textfile = path;
+	ck_assert_int_eq(metrics_init(&D, &cause), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, "Address already in use") != NULL, "%s",
+	    cause);
+	free(cause);
+	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_int_eq(access(path, F_OK), -1);	/* nothing started */
+	close(fd);
+
+	/* and it can start afterwards */
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	metrics_fini(&D);
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_off)
+{
+	char *cause = NULL;
+
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);	/* NULL: off */
+	ck_assert_uint_eq(metrics_http_port(), 0);
+	metrics_fini(&D);
+	D.cfg.metrics_listen = "";
+	D.cfg.metrics_textfile = "";
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_ptr_null(cause);
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void loop_for(double s)
+{
+	struct timeval tv = { (time_t)s, (suseconds_t)((s - (time_t)s) * 1e6) };
+
+	event_base_loopexit(D.base, &tv);
+	event_base_dispatch(D.base);
+}
+
+START_TEST(test_textfile)
+{
+	struct metrics_buf b = { 0 };
+	char path[128], tmp[160];
+	char *cause = NULL, *text;
+	struct stat st;
+	struct parsed p;
+
+	snprintf(path, sizeof(path), "%s/kcsmux.prom", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	D.cfg.metrics_textfile = path;
+	umask(077);
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+
+	/* written at once, complete, readable by node_exporter */
+	text = slurp(path);
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	ck_assert_str_eq(text, b.p);
+	metrics_buf_free(&b);
+	parse_exposition(text, &p);
+	parsed_free(&p);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+
+	/* on demand */
+	N[0].st.requests = 777;
+	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), 0);
+	ck_assert_ptr_nonnull(strstr(slurp(path),
+	    "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+
+	/* and by the timer, every 10 s */
+	N[0].st.requests = 888;
+	loop_for(METRICS_TEXTFILE_INTERVAL_S - 1);
+	ck_assert_ptr_nonnull(strstr(slurp(path),
+	    "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+	loop_for(1.5);
+	ck_assert_ptr_nonnull(strstr(slurp(path),
+	    "\nkcsmux_requests_total{node=\"ipmi1\"} 888\n"));
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+
+	/* removed at exit */
+	metrics_fini(&D);
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_textfile_fails)
+{
+	char path[128];
+	char *cause = NULL;
+
+	snprintf(path, sizeof(path), "%s/nodir/kcsmux.prom", tmpdir);
+	D.cfg.metrics_listen = "127.0.0.1:0";
+	D.cfg.metrics_textfile = path;
+	ck_assert_int_eq(metrics_init(&D, &cause), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, "metrics_textfile: open ") == cause &&
+	    strstr(cause, "nodir/kcsmux.prom.tmp: No such file or directory"),
+	    "%s", cause);
+	free(cause);
+	/* the HTTP server started first is stopped again */
+	ck_assert_uint_eq(metrics_http_port(), 0);
+
+	/* a directory in the way of the rename: no .tmp left behind */
+	snprintf(path, sizeof(path), "%s/dir.prom", tmpdir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), -1);
+	ck_assert_msg(strstr(cause, "metrics_textfile: rename ") == cause,
+	    "%s", cause);
+	free(cause);
+	ck_assert_int_eq(access("dir.prom.tmp", F_OK), -1);
+	{
+		char tmp[160];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		ck_assert_int_eq(access(tmp, F_OK), -1);
+	}
+	rmdir(path);
+}
+END_TEST
+
+static Suite *metrics_suite(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("render");
+	TCase *tp = tcase_create("parser");
+	TCase *ts = tcase_create("serve");
+
+	tcase_add_test(tc, test_golden_no_nodes);
+	tcase_add_test(tc, test_counters_exact);
+	tcase_add_test(tc, test_histogram_exact);
+	tcase_add_test(tc, test_escaping);
+	suite_add_tcase(s, tc);
+
+	tcase_add_loop_exit_test(tp, test_parser_rejects, 1, 0, 10);
+	tcase_add_test(tp, test_parser_accepts);
+	suite_add_tcase(s, tp);
+
+	tcase_add_checked_fixture(ts, daemon_setup, daemon_teardown);
+	tcase_set_timeout(ts, 60);
+	tcase_add_test(ts, test_daemon_snapshot);
+	tcase_add_test(ts, test_http);
+	tcase_add_test(ts, test_http_ipv6);
+	tcase_add_test(ts, test_http_bind_fails);
+	tcase_add_test(ts, test_off);
+	tcase_add_test(ts, test_textfile);
+	tcase_add_test(ts, test_textfile_fails);
+	suite_add_tcase(s, ts);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(metrics_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
