@@ -6,6 +6,7 @@
  * signals.
  */
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,32 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	fflush(f);
 }
 
-/* systemd (Type=notify): READY once every node's device exists. */
+/*
+ * Once every node exists (and has its owner and mode), root is no longer
+ * needed: with `user` set, become that user, keeping the open /dev/cuse
+ * sessions and the backend fd. Reload can then still change policies and
+ * access lists, but adding nodes or changing their owner or mode needs a
+ * restart.
+ */
+static void drop_privileges(struct daemon *d)
+{
+	if (!d->cfg.user || d->dropped)
+		return;
+	if (setgroups(0, NULL) < 0 || setgid(d->cfg.user_gid) < 0 ||
+	    setuid(d->cfg.user_uid) < 0)
+		fatalx("cannot become user %s: %s", d->cfg.user,
+		       strerror(errno));
+	if (setuid(0) == 0)
+		fatalx("dropped to %s, but root could be regained",
+		       d->cfg.user);
+	d->dropped = true;
+	log_info("running as user %s (uid %u)", d->cfg.user,
+		 (unsigned int)d->cfg.user_uid);
+}
+
+/* Every node's device exists: drop root, tell systemd (Type=notify). */
 void daemon_notify(struct daemon *d, const char *state)
 {
-#ifdef HAVE_SYSTEMD
 	struct node *n;
 	size_t count = 0;
 
@@ -77,11 +100,13 @@ void daemon_notify(struct daemon *d, const char *state)
 			return;
 		count++;
 	}
+	drop_privileges(d);
+#ifdef HAVE_SYSTEMD
 	sd_notifyf(0, "%s\nSTATUS=%zu nodes on %s", state, count,
 		   d->cfg.device);
 #else
-	(void)d;
 	(void)state;
+	(void)count;
 #endif
 }
 

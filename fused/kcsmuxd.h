@@ -118,6 +118,7 @@ struct daemon {
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
 	bool events_delivered;		/* a subscriber has existed */
+	bool dropped;			/* running as cfg.user */
 };
 
 /* Monotonic time in ns. */

@@ -143,29 +143,34 @@ measure() {
 	_cl=$(sed -n 's/.* user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2/p' /tmp/ut)
 	_sdr=$(grep -vc IANA /tmp/sdr.out)
 	_sel=$(grep -c '|' /tmp/sel.out)
+	# the first run's output is the reference for every later one
+	[ -f /tmp/ref.sdr ] || { cp /tmp/sdr.out /tmp/ref.sdr; cp /tmp/sel.out /tmp/ref.sel; }
+	_same=0
+	cmp -s /tmp/sdr.out /tmp/ref.sdr && cmp -s /tmp/sel.out /tmp/ref.sel && _same=1
 	_l="table=$_tab row=$_row dev=$_dev iter=$_it rc=$_rc wall_us=$((${11} - $2))"
 	_l="$_l idle_us=$((${16} - $7)) statbusy_us=$((${12} - $3)) poller_us=$((${13} - $4))"
 	_l="$_l daemon_us=$((${14} - $5)) load_us=$((${15} - $6)) ctxt=$((${17} - $8))"
 	_l="$_l intr=$((${18} - $9)) txns=$((${10} - $1)) client_user_us=${_cl% *}"
-	_l="$_l client_sys_us=${_cl#* } sdr_lines=$_sdr sel_lines=$_sel"
+	_l="$_l client_sys_us=${_cl#* } sdr_lines=$_sdr sel_lines=$_sel same_output=$_same"
 	echo "$_l" >>$RES
 	echo "    $_l"
-	if [ "$_rc" = 0 ] && [ "$_sel" -ge 16 ] && [ "$_sdr" -gt 5 ]; then
+	if [ "$_rc" = 0 ] && [ "$_sel" -ge 16 ] && [ "$_sdr" -gt 5 ] && [ $_same = 1 ]; then
 		pass "$_tab $_row: $_it x (sdr; sel list)"
 	else
-		fail "$_tab $_row (exit $_rc, $_sdr sdr lines, $_sel sel lines)"
+		fail "$_tab $_row (exit $_rc, $_sdr sdr lines, $_sel sel lines, same as the first run: $_same)"
+		diff /tmp/ref.sdr /tmp/sdr.out | head -n 6 | sed 's/^/    | /'
 		cat /tmp/sdr.err /tmp/sel.err | grep -v IANA | head -n 5 | sed 's/^/    | /'
 	fi
 }
 
-# row ROW DEVNUM LOADEDLIST: the unloaded run, then the loaded one if ROW is
-# in LOADEDLIST.
+# row PREFIX KEY DEVNUM LOADEDLIST: the unloaded run of row PREFIX-KEY, then
+# the loaded one if KEY is in LOADEDLIST.
 row() {
-	measure idle "$1" "$2" "$IT"
-	case " $3 " in
-	*" $1 "*)
+	measure idle "$1-$2" "$3" "$IT"
+	case " $4 " in
+	*" $2 "*)
 		load_on
-		measure load "$1" "$2" "$LIT"
+		measure load "$1-$2" "$3" "$LIT"
 		load_off
 		;;
 	esac
@@ -220,7 +225,7 @@ stock_rows() {	# WHICH (rows of $STOCK to run now)
 			;;
 		esac
 		say "stock $r ($sdev)"
-		row "stock-$r" "$(devnum "$sdev")" "$STOCKL"
+		row stock "$r" "$(devnum "$sdev")" "$STOCKL"
 		case $r in nokipmid | irq) rmmod ipmi_si; sdev="" ;; esac
 	done
 	[ -n "$sdev" ] && { echo 0 >$PAR/kipmid_max_busy_us; rmmod ipmi_si; }
@@ -357,7 +362,7 @@ for r in $KROWS; do
 	n=$(node_of "$r")
 	[ -n "$n" ] || { fail "no node for row $r"; continue; }
 	say "kcsmux $r (/dev/$n)"
-	row "kcsmux-$r" "${n#ipmi}" "$KROWSL"
+	row kcsmux "$r" "${n#ipmi}" "$KROWSL"
 done
 dump table
 

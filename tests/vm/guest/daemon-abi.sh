@@ -13,6 +13,7 @@ cat >/etc/kcsmux/kcsmux.conf <<'CONF'
 [global]
 backend = kcsraw
 device = /dev/kcsraw0
+user = nobody
 
 [node ipmi1]
 policy = interactive
@@ -30,6 +31,9 @@ kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
 dpid=$!
 for i in $(seq 50); do [ -c /dev/ipmi4 ] && break; sleep 0.1; done
 check "nodes exist" test -c /dev/ipmi4
+sleep 0.2
+grep '^Uid:' /proc/$dpid/status >/tmp/uid
+expect "kcsmuxd dropped root for user nobody once the nodes existed" '^Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534' /tmp/uid
 
 SHOW_LINES=400
 # One documented difference (docs/design.md, "Known differences"): a SEND

@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for fused/control.c with the real kcsmuxctl: a daemon made of
+ * the configuration, two hand-built nodes (no CUSE, no backend) and the
+ * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
+ * client) in a child process, as root or as nobody, while the loop serves
+ * it. Stubs stand in for xact.c and reload.c.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <kcsmux/control.h>
+
+#include "control.h"
+#include "json_valid.h"
+#include "kcsmuxd.h"
+
+/* ---- stubs for what control.c calls outside itself ---- */
+
+static int kicks, reloads, reload_rv;
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void xact_kick(struct daemon *d)
+{
+	(void)d;
+	kicks++;
+}
+
+int daemon_reload(struct daemon *d, char **cause)
+{
+	(void)d;
+	reloads++;
+	if (reload_rv < 0 && cause != NULL)
+		*cause = strdup("t.conf:3: unknown key 'bogus'\nt.conf:4: "
+		    "another");
+	return reload_rv;
+}
+
+/* ---- the fake daemon ---- */
+
+#define ADMIN_GID	4242
+#define NOBODY		65534
+
+static char dir[64], sock[128], conf_text[512];
+static struct daemon d;
+static struct node nodes[2];
+static struct client clients[2];
+
+static void setup(void)
+{
+	struct nodestats_txn t = { .latency_ns = 800000, .service_ns = 700000,
+		.cpu_ns = 600000, .spin_ns = 500000 };
+	char *cause = NULL;
+	size_t i;
+	int rv;
+
+	strcpy(dir, "/tmp/kcsmux-ctl-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	chmod(dir, 0755);	/* nobody must reach the socket */
+	snprintf(sock, sizeof(sock), "%s/run/kcsmux/control.sock", dir);
+	snprintf(conf_text, sizeof(conf_text),
+	    "[global]\ncontrol_socket = %s\nadmin_group = %d\n"
+	    "[node ipmi1]\n[node ipmi2]\npolicy = monitor\n", sock,
+	    ADMIN_GID);
+	memset(&d, 0, sizeof(d));
+	rv = config_load_string(&d.cfg, conf_text, "t.conf", &cause);
+	ck_assert_msg(rv == 0, "config: %s", cause ? cause : "");
+	d.base = event_base_new();
+	d.cfg_path = "t.conf";
+	LIST_INIT(&d.nodes);
+	sched_init(&d.sched, 0);
+	memset(nodes, 0, sizeof(nodes));
+	memset(clients, 0, sizeof(clients));
+	/* Inserted at the head like node.c does: LIST must sort them. */
+	for (i = 0; i < 2; i++) {
+		struct node *n = &nodes[i];
+
+		n->d = &d;
+		n->conf = d.cfg.nodes[i];
+		n->ready = true;
+		LIST_INIT(&n->clients);
+		nodestats_init(&n->st, now_ns(), 0);
+		sched_flow_attach(&d.sched, &n->flow, &n->conf.pol, now_ns());
+		LIST_INSERT_HEAD(&d.nodes, n, link);
+	}
+	clients[0].id = 1;
+	clients[0].pid = 111;
+	clients[0].uid = 1000;
+	clients[0].node = &nodes[0];
+	clients[0].outstanding = 2;
+	clients[1].id = 2;
+	clients[1].pid = 222;
+	clients[1].uid = 0;
+	clients[1].node = &nodes[0];
+	LIST_INSERT_HEAD(&nodes[0].clients, &clients[1], link);
+	LIST_INSERT_HEAD(&nodes[0].clients, &clients[0], link);
+	nodes[0].nclients = 2;
+	for (i = 0; i < 4; i++) {
+		nodestats_request(&nodes[0].st);
+		nodestats_dispatch(&nodes[0].st, 1000);
+		nodestats_complete(&nodes[0].st, now_ns(), &t);
+	}
+	kicks = reloads = reload_rv = 0;
+	log_init(true, LOG_DEBUG);
+	rv = control_init(&d, &cause);
+	ck_assert_msg(rv == 0, "control_init: %s", cause ? cause : "");
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	control_fini(&d);
+	event_base_free(d.base);
+	config_free(&d.cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* ---- running clients ---- */
+
+enum who { ROOT, NOBODY_PLAIN, NOBODY_ADMIN };
+
+static bool drop(enum who who)
+{
+	gid_t g = ADMIN_GID;
+
+	if (who == ROOT)
+		return true;
+	if (setgroups(who == NOBODY_ADMIN ? 1 : 0, &g) < 0 ||
+	    setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+		return false;
+	return true;
+}
+
+/* Serve the loop until child PID exits; its exit status. */
+static int serve(pid_t pid)
+{
+	struct timeval tv = { 0, 10000 };
+	int st, i;
+
+	for (i = 0; i < 3000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+		event_base_loopexit(d.base, &tv);
+		event_base_dispatch(d.base);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_abort_msg("client did not finish");
+	return -1;
+}
+
+static char out[1 << 16], err[1 << 12];
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Run kcsmuxctl -s SOCK ARGS... as WHO; its exit status, output in
+ * out[] and err[]. */
+static int ctl(enum who who, ...)
+{
+	char *argv[16], op[160], ep[160];
+	va_list ap;
+	pid_t pid;
+	int argc = 0, rv;
+
+	argv[argc++] = "kcsmuxctl";
+	argv[argc++] = "-s";
+	argv[argc++] = sock;
+	va_start(ap, who);
+	while (argc < 15 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(op, sizeof(op), "%s/out", dir);
+	snprintf(ep, sizeof(ep), "%s/err", dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int o = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 ||
+		    !drop(who))
+			_exit(99);
+		execv(KCSMUXCTL_BIN, argv);
+		_exit(98);
+	}
+	rv = serve(pid);
+	slurp(op, out, sizeof(out));
+	slurp(ep, err, sizeof(err));
+	if (getenv("TEST_CONTROL_VERBOSE") != NULL)	/* to see the output */
+		fprintf(stderr, "$ kcsmuxctl %s ... -> %d\n%s%s", argc > 3 ?
+		    argv[3] : "", rv, out, err);
+	ck_assert_msg(rv != 99 && rv != 98, "could not run kcsmuxctl (%d)",
+	    rv);
+	return rv;
+}
+
+#define assert_has(buf, s) \
+	ck_assert_msg(strstr(buf, s) != NULL, "no '%s' in:\n%s", s, buf)
+
+/* ---- cases ---- */
+
+START_TEST(test_socket_setup)
+{
+	struct stat sb;
+	char path[160];
+
+	ck_assert_int_eq(stat(sock, &sb), 0);
+	ck_assert(S_ISSOCK(sb.st_mode));
+	ck_assert_uint_eq(sb.st_mode & 07777, 0666);
+	snprintf(path, sizeof(path), "%s/run/kcsmux", dir);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 07777, 0755);
+}
+END_TEST
+
+START_TEST(test_socket_in_use_and_stale)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char *cause = NULL;
+	struct stat sb;
+	pid_t pid;
+	int fd;
+
+	/* Another daemon on the same path is refused while this one
+	 * listens (a child: the module has one socket per process). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(control_init(&d, &cause) == -1 && strstr(cause,
+		    "another kcsmuxd is listening on it") != NULL ? 0 : 1);
+	ck_assert_int_eq(serve(pid), 0);
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+
+	/* fini removes the socket. */
+	control_fini(&d);
+	ck_assert_int_eq(stat(sock, &sb), -1);
+	/* A stale socket (nobody listening) is replaced. */
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+	ck_assert_int_eq(control_init(&d, &cause), 0);
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	control_fini(&d);
+	/* Not a socket: left alone, an error. */
+	fd = open(sock, O_WRONLY | O_CREAT, 0600);
+	close(fd);
+	ck_assert_int_eq(control_init(&d, &cause), -1);
+	assert_has(cause, "exists and is not a socket");
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(stat(sock, &sb), 0);
+	ck_assert(S_ISREG(sb.st_mode));
+	unlink(sock);
+	ck_assert_int_eq(control_init(&d, &cause), 0);
+}
+END_TEST
+
+START_TEST(test_list)
+{
+	char *a, *b;
+
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	assert_has(out, "NODE");
+	a = strstr(out, "\nipmi1 ");
+	b = strstr(out, "\nipmi2 ");
+	ck_assert_msg(a != NULL && b != NULL && a < b, "order:\n%s", out);
+	assert_has(out, "monitor");
+	ck_assert_str_eq(err, "");
+	/* stats: the counters table */
+	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
+	assert_has(out, "SPIN_US/R");
+	assert_has(out, "500.0");	/* spin per request, us */
+}
+END_TEST
+
+START_TEST(test_show)
+{
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
+	assert_has(out, "node=ipmi1\npreset=normal\ncustom=no\nready=yes\n");
+	assert_has(out, "\npolicy.max_busy_us=2000\n");
+	assert_has(out, "\npolicy.queue=64\n");
+	assert_has(out, "\nclients=2\n");
+	assert_has(out, "\nclient=id=1 pid=111 uid=1000 outstanding=2 "
+	    "queued=0 events=no\n");
+	assert_has(out, "\nclient=id=2 pid=222 uid=0 ");
+	assert_has(out, "\nrequests=4\n");
+	assert_has(out, "\ncompleted=4\n");
+	assert_has(out, "\nspin_ns=2000000\n");
+	assert_has(out, "\nspin_ns_per_req=500000\n");
+	assert_has(out, "\ncpu_ns_per_req=600000\n");
+	assert_has(out, "\nlatency_max_us=800\n");
+	assert_has(out, "\ncpu_ppm=");
+	/* A non-admin may look. */
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi2", NULL), 0);
+	assert_has(out, "node=ipmi2\npreset=monitor\n");
+}
+END_TEST
+
+START_TEST(test_show_no_node)
+{
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi9", NULL), 1);
+	ck_assert_str_eq(err,
+	    "kcsmuxctl: no node \"ipmi9\" (nodes: ipmi1 ipmi2)\n");
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi9", "weight=3", NULL), 1);
+	ck_assert_str_eq(err,
+	    "kcsmuxctl: no node \"ipmi9\" (nodes: ipmi1 ipmi2)\n");
+}
+END_TEST
+
+START_TEST(test_set)
+{
+	struct node *n = &nodes[0];
+
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 2000);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0",
+	    "poll_us=200", NULL), 0);
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 0);
+	ck_assert_uint_eq(n->conf.pol.poll_us, 200);
+	/* a poll_max_us not given follows poll_us up, as in kcsmux.conf */
+	ck_assert_uint_eq(n->conf.pol.poll_max_us, 200);
+	assert_has(out, "ipmi1: max_busy_us 2000 -> 0\n");
+	assert_has(out, "ipmi1: poll_us 50 -> 200\n");
+	assert_has(out, "ipmi1: poll_max_us 100 -> 200\n");
+	assert_has(out, "ipmi1: note: poll_max_us raised to 200 (poll_us)\n");
+	ck_assert_int_ge(kicks, 1);
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
+	assert_has(out, "\ncustom=yes\n");
+	assert_has(out, "\npolicy.max_busy_us=0\n");
+	/* The same again: no change. */
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0", NULL), 0);
+	ck_assert_str_eq(out, "ipmi1: no change\n");
+
+	/* The scheduler's share changes live. */
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi2", "weight=7", "rate=2.5",
+	    "priority=bulk", "queue=5", NULL), 0);
+	ck_assert_uint_eq(nodes[1].flow.weight, 7);
+	ck_assert_uint_eq(nodes[1].flow.rate_milli, 2500);
+	ck_assert_int_eq(nodes[1].flow.prio, KCSMUX_PRIO_BULK);
+	ck_assert_uint_eq(nodes[1].flow.queue_max, 5);
+
+	/* A preset first wherever it is, the other keys over it. */
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi2", "weight=9",
+	    "policy=interactive", NULL), 0);
+	ck_assert_int_eq(nodes[1].conf.preset, KCSMUX_PRESET_INTERACTIVE);
+	ck_assert_uint_eq(nodes[1].conf.pol.weight, 9);
+	ck_assert_uint_eq(nodes[1].conf.pol.max_busy_us, 2000);
+	ck_assert_int_eq(nodes[1].flow.prio, KCSMUX_PRIO_INTERACTIVE);
+	assert_has(out, "ipmi2: preset monitor -> interactive\n");
+	/* unique prefixes of commands work */
+	ck_assert_int_eq(ctl(ROOT, "li", NULL), 0);
+	assert_has(out, "interactive+");
+}
+END_TEST
+
+START_TEST(test_set_errors)
+{
+	struct kcsmux_policy before = nodes[0].conf.pol;
+	struct sched_flow fb = nodes[0].flow;
+
+	/* One bad value: nothing changes, the good key neither. */
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0",
+	    "weight=abc", NULL), 1);
+	ck_assert_str_eq(err, "kcsmuxctl: set ipmi1: weight: expected an "
+	    "integer from 1 to 10000, not 'abc'; nothing changed\n");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "bogus_key=1", NULL), 1);
+	assert_has(err, "unknown policy key 'bogus_key'");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "poll_us=20",
+	    "poll_max_us=10", NULL), 1);
+	assert_has(err, "poll_max_us (10) is less than poll_us (20)");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "weight=2", "weight=3",
+	    NULL), 1);
+	assert_has(err, "weight given twice");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "policy=fast", NULL), 1);
+	assert_has(err, "policy");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=", NULL), 1);
+	ck_assert_mem_eq(&nodes[0].conf.pol, &before, sizeof(before));
+	ck_assert_uint_eq(nodes[0].flow.weight, fb.weight);
+	ck_assert_int_eq(kicks, 0);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(test_permissions)
+{
+	struct kcsmux_policy before = nodes[0].conf.pol;
+
+	if (geteuid() != 0)
+		return;		/* needs root to become nobody */
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "list", NULL), 0);
+	assert_has(out, "ipmi1");
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "stats", "-j", NULL), 0);
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "set", "ipmi1", "max_busy_us=0",
+	    NULL), 1);
+	ck_assert_str_eq(err, "kcsmuxctl: permission denied: set needs root "
+	    "or group 4242\n");
+	ck_assert_mem_eq(&nodes[0].conf.pol, &before, sizeof(before));
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "reload", NULL), 1);
+	ck_assert_str_eq(err, "kcsmuxctl: permission denied: reload needs "
+	    "root or group 4242\n");
+	ck_assert_int_eq(reloads, 0);
+	/* A supplementary member of the admin group may. */
+	ck_assert_int_eq(ctl(NOBODY_ADMIN, "set", "ipmi1", "max_busy_us=0",
+	    NULL), 0);
+	ck_assert_uint_eq(nodes[0].conf.pol.max_busy_us, 0);
+}
+END_TEST
+
+START_TEST(test_reload)
+{
+	reload_rv = -1;
+	ck_assert_int_eq(ctl(ROOT, "reload", NULL), 1);
+	ck_assert_str_eq(err, "kcsmuxctl: reload rejected, the running "
+	    "configuration stays: t.conf:3: unknown key 'bogus'\n"
+	    "kcsmuxctl: t.conf:4: another\n");
+	reload_rv = 0;
+	ck_assert_int_eq(ctl(ROOT, "reload", NULL), 0);
+	ck_assert_str_eq(out, "reloaded t.conf\n");
+	ck_assert_int_eq(reloads, 2);
+}
+END_TEST
+
+START_TEST(test_stats_json)
+{
+	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"nodes\": [");
+	assert_has(out, "{\"name\": \"ipmi1\"");
+	assert_has(out, "{\"name\": \"ipmi2\"");
+	assert_has(out, "\"pid\": 111");
+	assert_has(out, "\"spin_ns\": 2000000");
+	assert_has(out, "\"backend\": \"kcsraw\"");
+}
+END_TEST
+
+START_TEST(test_watch)
+{
+	char *p = out;
+	int n = 0;
+
+	ck_assert_int_eq(ctl(ROOT, "watch", "-n", "0.1", "-c", "3", NULL), 0);
+	while ((p = strstr(p, "\033[H\033[2J")) != NULL) {
+		n++;
+		p++;
+	}
+	ck_assert_int_eq(n, 3);
+	assert_has(out, "ipmi2");
+}
+END_TEST
+
+START_TEST(test_usage)
+{
+	ck_assert_int_eq(ctl(ROOT, NULL), 2);
+	assert_has(err, "usage:");
+	ck_assert_int_eq(ctl(ROOT, "bogus", NULL), 2);
+	ck_assert_str_eq(err, "kcsmuxctl: unknown command \"bogus\" (try "
+	    "'kcsmuxctl help')\n");
+	ck_assert_int_eq(ctl(ROOT, "s", NULL), 2);
+	ck_assert_str_eq(err, "kcsmuxctl: ambiguous command \"s\" (show set "
+	    "stats)\n");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", NULL), 2);
+	assert_has(err, "set: missing KEY=VALUE");
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "weight", NULL), 2);
+	assert_has(err, "\"weight\" is not KEY=VALUE");
+	ck_assert_int_eq(ctl(ROOT, "show", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "show", "a/b", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "list", "x", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "stats", "-x", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "watch", "-n", "0", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "list", "-j", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "help", NULL), 0);
+	assert_has(out, "exit status");
+	ck_assert_int_eq(ctl(ROOT, "help", "set", NULL), 0);
+	assert_has(out, "admin group");
+	ck_assert_int_eq(kicks, 0);
+}
+END_TEST
+
+START_TEST(test_no_daemon)
+{
+	control_fini(&d);
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 1);
+	assert_has(err, "cannot connect to");
+	assert_has(err, "(is kcsmuxd running?)");
+}
+END_TEST
+
+/* A raw client: send RAW, read one reply, check it (child side). */
+static int raw_client(const uint8_t *raw, size_t len, int want_status,
+    const char *want_text)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	uint8_t h[CTL_HDR_LEN];
+	char buf[512];
+	struct ctl_hdr hd;
+	ssize_t n;
+	int fd;
+
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		return 10;
+	if (write(fd, raw, len) != (ssize_t)len)
+		return 11;
+	n = read(fd, h, sizeof(h));
+	if (want_status < 0)		/* closed without a reply */
+		return n == 0 ? 0 : 12;
+	if (n != CTL_HDR_LEN)
+		return 13;
+	if (ctl_hdr_decode(h, &hd) != CTL_OK || hd.status !=
+	    (uint32_t)want_status || hd.len >= sizeof(buf))
+		return 14;
+	if (read(fd, buf, hd.len) != (ssize_t)hd.len)
+		return 15;
+	buf[hd.len] = '\0';
+	if (strstr(buf, want_text) == NULL)
+		return 16;
+	if (want_status == CTL_E_VERSION && read(fd, h, 1) != 0)
+		return 17;		/* then the daemon hangs up */
+	return 0;
+}
+
+static int raw(const uint8_t *bytes, size_t len, int want_status,
+    const char *want_text)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(raw_client(bytes, len, want_status, want_text));
+	return serve(pid);
+}
+
+START_TEST(test_raw_protocol)
+{
+	uint8_t b[CTL_HDR_LEN + 64];
+	struct ctl_hdr h;
+
+	/* A newer client: a clear answer in the daemon's version. */
+	ctl_hdr_init(&h, CTL_LIST, 0, 0);
+	h.version = 2;
+	ctl_hdr_encode(b, &h);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN, CTL_E_VERSION,
+	    "error=kcsmuxctl protocol 2, daemon speaks 1\n"), 0);
+	/* Not our protocol: hung up on. */
+	memcpy(b, "GET / HTTP/1.0\r\n", 16);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN, -1, NULL), 0);
+	/* Unknown request type. */
+	ctl_hdr_init(&h, 99, 0, 0);
+	ctl_hdr_encode(b, &h);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN, CTL_E_TYPE, "type 0x0063"), 0);
+	/* SHOW without a node; a payload that is not kv text. */
+	ctl_hdr_init(&h, CTL_SHOW, 0, 0);
+	ctl_hdr_encode(b, &h);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN, CTL_E_PROTO, "no node given"),
+	    0);
+	ctl_hdr_init(&h, CTL_SHOW, 5, 0);
+	ctl_hdr_encode(b, &h);
+	memcpy(b + CTL_HDR_LEN, "ipmi1", 5);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN + 5, CTL_E_PROTO, "no newline"),
+	    0);
+	/* LIST with a payload. */
+	ctl_hdr_init(&h, CTL_LIST, 2, 0);
+	ctl_hdr_encode(b, &h);
+	memcpy(b + CTL_HDR_LEN, "x\n", 2);
+	ck_assert_int_eq(raw(b, CTL_HDR_LEN + 2, CTL_E_PROTO,
+	    "list takes no arguments"), 0);
+}
+END_TEST
+
+static Suite *control_suite(void)
+{
+	Suite *s = suite_create("control");
+	TCase *tc = tcase_create("daemon+cli");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_socket_setup);
+	tcase_add_test(tc, test_socket_in_use_and_stale);
+	tcase_add_test(tc, test_list);
+	tcase_add_test(tc, test_show);
+	tcase_add_test(tc, test_show_no_node);
+	tcase_add_test(tc, test_set);
+	tcase_add_test(tc, test_set_errors);
+	tcase_add_test(tc, test_permissions);
+	tcase_add_test(tc, test_reload);
+	tcase_add_test(tc, test_stats_json);
+	tcase_add_test(tc, test_watch);
+	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_no_daemon);
+	tcase_add_test(tc, test_raw_protocol);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(control_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,341 @@
+# kcsmuxd under faults (docs/reliability.md): a BMC that hangs, clients
+# killed mid-request or never reading, kcsmuxd itself killed with SIGKILL
+# and restarted, and a node flooding the interface beside an interactive
+# one. Prints the latencies and memory figures the document quotes.
+#
+# Run with: run.sh --bmc extern --delay fixed:500 --second-kcs
+#           --proxy-args '--hold-on 0x30:0x01 --hold-for 2250'
+#           --env HOLD_MS=2250 daemon-faults.sh
+# (the stock driver on the second KCS is only a comparison for 2c).
+. /guest/lib.sh
+
+PAR=/sys/module/kcsraw/parameters
+SYS=/sys/class/misc/kcsraw0
+HOLD_MS=${HOLD_MS:-2250}	# must match --hold-for
+T_MS=500			# KCS ibf/obf timeouts during the hang
+
+# field NAME FILE: value of " NAME=" in the first key=value line that has it
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$2" | head -n 1; }
+now_us() { kcsmux-utime --now; }
+ms() { echo $((${1:-0} / 1000)); }
+# alive PID: the process exists and is not a zombie
+alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$dpid/status"; }
+# le A B: A <= B, both integers (empty counts as failure)
+le() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -le "$2" ]; }
+
+# The sanitized build's quarantine would make RSS grow with every free
+# until it holds 256 MB: keep it small so that RSS means live memory.
+export ASAN_OPTIONS=quarantine_size_mb=1:detect_leaks=1
+start_daemon() {
+	kcsmuxd -f >>/tmp/kcsmuxd.log 2>&1 &
+	dpid=$!
+	for _i in $(seq 100); do
+		[ -c /dev/ipmi1 ] && [ -c /dev/ipmi2 ] && [ -c /dev/ipmi3 ] &&
+			[ -c /dev/ipmi4 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+stock=$(load_stock "$KCS2_PORT")
+check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
+check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+check "modprobe cuse" modprobe cuse
+mkdir -p /etc/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<'CONF'
+[global]
+backend = kcsraw
+device = /dev/kcsraw0
+max_outstanding = 16
+
+[node ipmi1]
+policy = interactive
+queue = 256
+[node ipmi2]
+policy = normal
+queue = 256
+[node ipmi3]
+policy = bulk
+queue = 256
+[node ipmi4]
+policy = normal
+rate = 0.1
+burst = 1
+max_outstanding = 8
+CONF
+check "kcsmuxd -n accepts the config" kcsmuxd -n
+check "kcsmuxd started, /dev/ipmi1..4 exist" start_daemon
+echo "kcsmuxd pid $dpid, BMC delay $KCSMUX_DELAY, VmRSS $(rss) kB"
+
+###########################################################################
+say "1. the BMC hangs for $HOLD_MS ms (KCS timeouts $T_MS ms, max_retries 1)"
+# A (ipmi1) sends the OEM request 30 01: the proxy holds every BMC answer
+# for HOLD_MS from then on. C (ipmi1) sends Get Device ID 100 ms later and
+# B (ipmi2) starts a 20-request probe 300 ms later. The KCS gives each
+# transaction 2 x T_MS (one retry); QEMU's KCS keeps IBF set while its BMC
+# owes an answer, so A fails at ~1.0 s, C at ~2.0 s, and B's first request,
+# at the interface from ~2.0 s, sees the BMC come back at HOLD_MS and
+# succeeds after its one recovery.
+for p in ibf_timeout_ms obf_timeout_ms max_retries; do
+	eval "old_$p=\$(cat $PAR/$p)"
+done
+echo $T_MS >$PAR/ibf_timeout_ms
+echo $T_MS >$PAR/obf_timeout_ms
+echo 1 >$PAR/max_retries
+h0_hosed=$(cat $SYS/hosed)
+h0_to=$(cat $SYS/timeouts)
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "0x30 0x01" --timeout 8000 -k -v \
+	--allow-errors >/tmp/h.a 2>&1 &
+pa=$!
+sleep 0.1
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 --timeout 8000 -k -v --allow-errors \
+	>/tmp/h.c 2>&1 &
+pc=$!
+sleep 0.2
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 20 -i 20000 --timeout 8000 -k \
+	--allow-errors >/tmp/h.b 2>&1 &
+pb=$!
+wait $pa $pc $pb
+for f in a c b; do sed 's/^/    /' /tmp/h.$f; done
+# -v line: msgid=1 recv_type=1 rx_msgid=1 netfn=0x.. cmd=0x.. lat_us=N VERDICT data: CC...
+lat_of() { sed -n 's/.* lat_us=\([0-9]*\) .*/\1/p' "$1" | head -n 1; }
+cc_of() { sed -n 's/.* lat_us=[0-9]* [a-z-]* data: \(..\).*/\1/p' "$1" | head -n 1; }
+a_lat=$(lat_of /tmp/h.a)
+a_cc=$(cc_of /tmp/h.a)
+c_lat=$(lat_of /tmp/h.c)
+c_cc=$(cc_of /tmp/h.c)
+b_ok=$(field ok /tmp/h.b)
+b_max=$(field max_us /tmp/h.b)
+b_p50=$(field p50_us /tmp/h.b)
+echo "    A (ipmi1, 30 01, starts the hold): cc 0x$a_cc after $(ms "$a_lat") ms"
+echo "    C (ipmi1, Get Device ID while held): cc 0x$c_cc after $(ms "$c_lat") ms"
+echo "    B (ipmi2, 20 x Get Device ID from +300 ms): ok $b_ok/20, max $(ms "$b_max") ms, p50 $b_p50 us"
+echo "    kcsraw: hosed +$(($(cat $SYS/hosed) - h0_hosed)), timeouts +$(($(cat $SYS/timeouts) - h0_to))"
+case "$a_cc" in
+c3|ff) pass "A gets the KCS's error response (cc 0x$a_cc) instead of the held 0xc1" ;;
+*) fail "A: expected cc 0xc3/0xff, got '${a_cc:-none}'" ;;
+esac
+check "A answered after 1 to 2 KCS windows ($(ms "$a_lat") ms): gave up, no hang" \
+	eval "le $((T_MS * 1000)) '$a_lat' && le $((3 * T_MS * 1000 + 500000)) '$a_lat' && false || le '$a_lat' $((3 * T_MS * 1000))"
+case "$c_cc" in
+c3|ff) pass "C, sent while the BMC was held, gets cc 0x$c_cc" ;;
+*) fail "C: expected cc 0xc3/0xff, got '${c_cc:-none}'" ;;
+esac
+check "C answered within 5 KCS windows ($(ms "$c_lat") ms) of its 8 s timeout" \
+	le "$c_lat" $((5 * T_MS * 1000))
+check "B on another node: all 20 succeeded (delayed, not failed)" test "$b_ok" = 20
+check "B was held up by the hang (max $(ms "$b_max") ms >= $T_MS ms)" \
+	le $((T_MS * 1000)) "$b_max"
+check "B's delay ends with the hold (max $(ms "$b_max") ms <= hold + 1 s)" \
+	le "$b_max" $(((HOLD_MS + 1000) * 1000))
+run_to /tmp/h.after kcsmux-ipmi-probe -d /dev/ipmi1 -n 10 -k
+check "after the hold: 10/10 requests on ipmi1 succeed" \
+	test "$(field ok /tmp/h.after)" = 10
+echo "$old_ibf_timeout_ms" >$PAR/ibf_timeout_ms
+echo "$old_obf_timeout_ms" >$PAR/obf_timeout_ms
+echo "$old_max_retries" >$PAR/max_retries
+
+###########################################################################
+say "2a. clients killed with SIGKILL mid-request (6 rounds x 10 x 3 clients)"
+# Each killed client is a probe that only sends (--timeout 0: it never
+# waits, never reads) until max_outstanding (16) says EBUSY; killed 50 ms
+# after it started: system-interface on ipmi1 and ipmi2, IPMB (bridged,
+# 0x72 on channel 0) on ipmi1. Meanwhile a probe runs on each of ipmi1 and
+# ipmi2 and must see nothing but answers.
+run_to /tmp/warm kcsmux-ipmi-stress -c 4 -n 300 -w 2 -k /dev/ipmi1 /dev/ipmi2
+rss0=$(rss)
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 600 -i 3000 --timeout 5000 -k >/tmp/k.p1 2>&1 &
+pp1=$!
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 600 -i 3000 --timeout 5000 -k >/tmp/k.p2 2>&1 &
+pp2=$!
+rsslist=""
+killed=0
+for round in 1 2 3 4 5 6; do
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 --timeout 0 --allow-errors >/dev/null 2>&1 &
+		k1=$!
+		kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -t 0x72 -b 0 --timeout 0 --allow-errors >/dev/null 2>&1 &
+		k2=$!
+		kcsmux-ipmi-probe -d /dev/ipmi2 -n 200 --timeout 0 --allow-errors >/dev/null 2>&1 &
+		k3=$!
+		sleep 0.05
+		kill -9 $k1 $k2 $k3 2>/dev/null
+		wait $k1 $k2 $k3 2>/dev/null
+		killed=$((killed + 3))
+	done
+	sleep 0.3
+	eval "rss_r$round=$(rss)"
+	rsslist="$rsslist $(rss)"
+done
+wait $pp1 $pp2
+sed 's/^/    /' /tmp/k.p1 /tmp/k.p2
+echo "    $killed clients killed; kcsmuxd VmRSS (kB): before $rss0, after each round:$rsslist"
+check "kcsmuxd is still running" alive "$dpid"
+check "same node (ipmi1): 600/600 answered (p99 $(field p99_us /tmp/k.p1) us)" \
+	test "$(field ok /tmp/k.p1)" = 600
+check "other node (ipmi2): 600/600 answered (p99 $(field p99_us /tmp/k.p2) us)" \
+	test "$(field ok /tmp/k.p2)" = 600
+# Rounds 1-2 warm the allocator up; from round 2 to 6 (120 more killed
+# clients, each leaving up to 16 requests behind) RSS must stay flat.
+check "RSS bounded: round 6 - round 2 = $((rss_r6 - rss_r2)) kB <= 384 kB" \
+	le $((rss_r6 - rss_r2)) 384
+
+say "2b. a client that never reads: EBUSY at max_outstanding"
+# ipmi4 starts one request per 10 s (rate 0.1) and allows 8 outstanding per
+# open file: a burst of 20 sends gets 8 (or 9, if the first one is
+# answered meanwhile) accepted and EBUSY for the rest.
+run_to /tmp/b.burst kcsmux-ipmi-probe -d /dev/ipmi4 -n 20 --timeout 0 -k --allow-errors
+b_busy=$(field err_errno /tmp/b.burst)
+check "burst of 20 on ipmi4: $((20 - b_busy)) accepted, $b_busy refused" \
+	test "$b_busy" -ge 11 -a "$b_busy" -le 12
+expect "the refusals are EBUSY" 'SEND_COMMAND: Device or resource busy' /tmp/b.burst
+
+say "2c. clients that never read, sending slowly: answers pile up unread"
+# max_outstanding is documented (kcsmux.conf(5)) as "sent, response not yet
+# received by the client": a client that never reads may have 16 answers
+# waiting at most, then EBUSY. Here 3 clients on ipmi3 send 600 requests
+# each, 5 ms apart, and never read. The stock driver on the second KCS gets
+# the same treatment for comparison (its limit is max_msgs_per_user).
+echo "    stock max_msgs_per_user: $(cat /sys/module/ipmi_msghandler/parameters/max_msgs_per_user 2>/dev/null || echo n/a)"
+kcsmux-ipmi-probe -d "$stock" -n 300 -i 5000 --timeout 0 -k --allow-errors >/tmp/c.stock 2>&1 &
+ps0=$!
+rss_c0=$(rss)
+for j in 1 2 3; do
+	kcsmux-ipmi-probe -d /dev/ipmi3 -n 600 -i 5000 --timeout 0 -k --allow-errors >/tmp/c.n$j 2>&1 &
+	eval "pn$j=\$!"
+done
+rss_peak=$rss_c0
+while alive "$pn1" || alive "$pn2" || alive "$pn3"; do
+	r=$(rss)
+	[ -n "$r" ] && [ "$r" -gt "$rss_peak" ] && rss_peak=$r
+	sleep 0.2
+done
+wait $pn1 $pn2 $pn3 $ps0
+sleep 0.3
+rss_c1=$(rss)
+acc=0
+for j in 1 2 3; do
+	a=$((600 - $(field err_errno /tmp/c.n$j)))
+	acc=$((acc + a))
+	echo "    ipmi3 client $j: $a of 600 accepted, $(field err_errno /tmp/c.n$j) refused"
+done
+s_acc=$((300 - $(field err_errno /tmp/c.stock)))
+echo "    stock $stock: $s_acc of 300 accepted, $(field err_errno /tmp/c.stock) refused"
+head -n 2 /tmp/c.stock | sed 's/^/    | /'
+echo "    kcsmuxd VmRSS (kB): before $rss_c0, peak $rss_peak (+$((rss_peak - rss_c0))), after the clients closed $rss_c1"
+check "kcsmuxd is still running" alive "$dpid"
+check "never-reading clients hold at most 16 unread answers each ($acc accepted by 3 clients, limit 48)" \
+	le "$acc" 48
+check "RSS while they hold the answers: +$((rss_peak - rss_c0)) kB <= 512 kB" \
+	le $((rss_peak - rss_c0)) 512
+
+###########################################################################
+say "3. kcsmuxd killed with SIGKILL while clients have the nodes open"
+# K1: ipmi1, a request every 100 ms (keeps its file open past the restart);
+# K2/K4: back-to-back on ipmi2/ipmi3 (transactions in flight in kcsraw);
+# K3: ipmi4 (one request per 10 s): its second request waits in poll().
+for k in transactions errors hosed cancelled timeouts; do
+	eval "x0_$k=\$(cat $SYS/$k)"
+done
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 80 -i 100000 --timeout 3000 -k -v --allow-errors >/tmp/x.k1 2>&1 &
+k1=$!
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x.k2 2>&1 &
+k2=$!
+kcsmux-ipmi-probe -d /dev/ipmi3 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x.k4 2>&1 &
+k4=$!
+sleep 10.5	# ipmi4's bucket refills (rate 0.1) after 2b's burst
+kcsmux-ipmi-probe -d /dev/ipmi4 -n 2 --timeout 30000 -k -v --allow-errors >/tmp/x.k3 2>&1 &
+k3=$!
+sleep 1.5
+echo "    before the kill: K3 $(alive $k3 && echo waiting || echo done), kcsraw transactions $(cat $SYS/transactions)"
+tk=$(now_us)
+kill -9 "$dpid"
+wait "$dpid" 2>/dev/null
+for k in k1 k2 k3 k4; do eval "${k}_gone="; done
+for _i in $(seq 100); do
+	for k in k1 k2 k3 k4; do
+		eval "p=\$$k g=\$${k}_gone"
+		[ -z "$g" ] && ! alive "$p" && eval "${k}_gone=$(($(now_us) - tk))"
+	done
+	[ -n "$k2_gone" ] && [ -n "$k3_gone" ] && [ -n "$k4_gone" ] && break
+	sleep 0.1
+done
+wait $k2 $k3 $k4 2>/dev/null
+for f in k2 k4 k3; do sed 's/^/    /' /tmp/x.$f | grep -v '^    kcsmux-ipmi-probe: msgid [0-9]*: SEND_COMMAND' ; done
+grep -m 3 'SEND_COMMAND' /tmp/x.k2 | sed 's/^/    K2| /'
+echo "    exited after the kill: K2 $(ms "$k2_gone") ms, K3 $(ms "$k3_gone") ms, K4 $(ms "$k4_gone") ms"
+check "clients waiting on the nodes return within 2 s of the kill" \
+	eval "le '$k2_gone' 2000000 && le '$k3_gone' 2000000 && le '$k4_gone' 2000000"
+k3err=$(grep -m 1 -o 'poll[^:]*: .*\|poll revents 0x[0-9a-f]*.*\|RECEIVE_MSG_TRUNC: .*\|SEND_COMMAND: .*' /tmp/x.k3)
+echo "    K3 (in poll() at the kill): ${k3err:-nothing}"
+check "K3, blocked in poll(), got an error, not a hang" test -n "$k3err"
+errs=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 /tmp/x.k4 /tmp/x.k1 | sort | uniq -c | sed 's/^ *//')
+echo "    SEND_COMMAND after the kill:" && echo "$errs" | sed 's/^/      /'
+e1=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 | head -n 1)
+case "$e1" in
+"No such device"|"Input/output error"|"Transport endpoint is not connected")
+	pass "the next ioctl fails with a clean error: $e1" ;;
+*) fail "the next ioctl after the kill: '${e1:-no error}'" ;;
+esac
+check "the nodes are gone with the daemon" test ! -e /dev/ipmi1 -a ! -e /dev/ipmi4
+sleep 0.5
+for k in transactions errors hosed cancelled timeouts; do
+	eval "d_$k=\$((\$(cat $SYS/$k) - x0_$k))"
+done
+echo "    kcsraw during 3: transactions +$d_transactions errors +$d_errors hosed +$d_hosed cancelled +$d_cancelled timeouts +$d_timeouts"
+check "kcsraw: the in-flight transactions ended cleanly (no hosed, no timeout)" \
+	test "$d_hosed" = 0 -a "$d_timeouts" = 0
+run_to /tmp/x.raw kcsmux-kcsraw raw 06 01
+expect "kcsraw still works: Get Device ID through /dev/kcsraw0" '^resp: 1c 01 00' /tmp/x.raw
+run_to /tmp/x.info kcsmux-kcsraw info
+
+say "3b. kcsmuxd restarted (K1 still holds its old file open)"
+echo "    K1 (old file): $(alive $k1 && echo still running || echo exited)"
+check "kcsmuxd restarted, /dev/ipmi1..4 are back" start_daemon
+run_to /tmp/x.mc ipmitool -I open -d 1 mc info
+expect "ipmitool mc info on the new ipmi1" '^Device ID +: ' /tmp/x.mc
+for n in 1 2 3; do
+	kcsmux-ipmi-probe -d /dev/ipmi$n -n 20 -k >/tmp/x.r$n 2>&1
+	check "new opens of ipmi$n: 20/20 answered" test "$(field ok /tmp/x.r$n)" = 20
+done
+wait $k1
+k1_ok=$(field ok /tmp/x.k1)
+k1_err=$(field err_errno /tmp/x.k1)
+echo "    K1: ok $k1_ok, errno failures $k1_err of 80 (the old file stays dead after the restart)"
+check "K1's old file fails cleanly, also after the restart" test "$k1_err" -gt 0
+
+###########################################################################
+say "4. a flooding node (8 clients, bulk) beside an interactive probe"
+run_to /tmp/f.alone kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
+kcsmux-ipmi-stress -c 8 -w 4 -n 400 -m id,sdr -k /dev/ipmi3 >/tmp/f.flood 2>&1 &
+pf=$!
+sleep 1.5
+run_to /tmp/f.under kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
+flood_on=$(alive $pf && echo yes || echo no)
+wait $pf
+sed 's/^/    /' /tmp/f.flood
+echo "    interactive ipmi1 alone:      p50 $(field p50_us /tmp/f.alone) us, p99 $(field p99_us /tmp/f.alone) us, max $(field max_us /tmp/f.alone) us"
+echo "    interactive ipmi1 under flood: p50 $(field p50_us /tmp/f.under) us, p99 $(field p99_us /tmp/f.under) us, max $(field max_us /tmp/f.under) us (flood still running at the end: $flood_on)"
+grep 'dev=total' /tmp/f.flood | sed 's/.*\(ok=[0-9]*\).*\(p50_us=[0-9]*\) \(p99_us=[0-9]*\).*\(wall_ms=[0-9]*\).*/    flood: \1 \2 \3 \4/'
+check "interactive probe alone: 200/200" test "$(field ok /tmp/f.alone)" = 200
+check "interactive probe under the flood: 200/200" test "$(field ok /tmp/f.under)" = 200
+check "the flood outlasted the probe" test "$flood_on" = yes
+expect "every flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood
+
+###########################################################################
+say "end"
+kill -USR1 "$dpid"
+sleep 0.3
+kill "$dpid"
+wait "$dpid"
+drc=$?
+check "kcsmuxd exits 0 on SIGTERM (sanitizers clean)" test "$drc" = 0
+if grep -q 'Sanitizer' /tmp/kcsmuxd.log; then
+	fail "sanitizer report in the kcsmuxd log"
+fi
+echo "--- kcsmuxd log"
+grep -v 'completion for unknown' /tmp/kcsmuxd.log | tail -n 60
+echo "    ($(grep -c 'completion for unknown' /tmp/kcsmuxd.log) 'completion for unknown transaction' lines)"
+dmesg | grep -E 'WARNING:|BUG:|Oops' && fail "kernel warnings in dmesg"
+summary
