@@ -515,7 +515,7 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 	char *cause = NULL, oldv[48], newv[48];
 	const char *k, *v;
 	uint32_t mask = 0;
-	bool has_preset = false, poll_keys = false;
+	bool has_preset = false, poll_keys = false, raised = false;
 	int idx, pm = policy_key_index("poll_max_us");
 	size_t i;
 
@@ -564,19 +564,16 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 		if (policy_set_key(&pol, k, l->kv[i].value, &cause) < 0)
 			goto inval;
 	}
-	ctl_buf_init(&b);
 	/* A poll_max_us not given gives way to a larger poll_us, as a
 	 * preset's does in kcsmux.conf. */
 	if (!(mask & (1U << pm)) && pol.poll_max_us < pol.poll_us) {
-		ctl_kv_addf(&b, "note", "poll_max_us raised to %u (poll_us)",
-		    pol.poll_us);
+		raised = true;
 		pol.poll_max_us = pol.poll_us;
 	}
-	if (policy_check(&pol, &cause) < 0) {
-		ctl_buf_free(&b);
+	if (policy_check(&pol, &cause) < 0)
 		goto inval;
-	}
 
+	ctl_buf_init(&b);
 	ctl_buf_init(&what);
 	for (i = 0; (k = policy_key_name(i)) != NULL; i++) {
 		if (policy_get_key(&n->conf.pol, k, oldv, sizeof(oldv)) < 0 ||
@@ -590,6 +587,9 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 		ctl_kv_addf(&b, "changed", "preset %s -> %s",
 		    policy_preset_name(n->conf.preset),
 		    policy_preset_name(preset));
+	if (raised)
+		ctl_kv_addf(&b, "note", "poll_max_us raised to %u (poll_us)",
+		    pol.poll_us);
 	if (poll_keys && d->cfg.backend == KCSMUX_BACKEND_IPMIDEV)
 		ctl_kv_add(&b, "note", "backend ipmidev: the kernel polls, "
 		    "polling keys have no effect");
@@ -957,11 +957,17 @@ void control_fini(struct daemon *d)
 	if (ctl.lev != NULL)
 		evconnlistener_free(ctl.lev);
 	ctl.lev = NULL;
-	/* Remove the socket only if it is still ours (not a successor's). */
+	/*
+	 * Remove the socket only if it is still ours (not a successor's).
+	 * After dropping root (user = ...) the directory may not let us:
+	 * the next start replaces the stale socket anyway.
+	 */
 	if (ctl.path != NULL && lstat(ctl.path, &sb) == 0 &&
 	    sb.st_dev == ctl.dev && sb.st_ino == ctl.ino &&
 	    unlink(ctl.path) < 0)
-		log_warn("control socket %s: %s", ctl.path, strerror(errno));
+		log_msg(errno == EACCES || errno == EPERM ? LOG_DEBUG :
+		    LOG_WARNING, "control socket %s: %s", ctl.path,
+		    strerror(errno));
 	free(ctl.path);
 	ctl.path = NULL;
 }

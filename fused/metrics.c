@@ -417,13 +417,31 @@ static char *msg(const char *fmt, ...)
 	return s;
 }
 
+/* libevent 2.1 sends a body with a reply to HEAD: send none, and the
+ * Content-Length a GET would have had. */
+static void send_head(struct evhttp_request *req, int code,
+    const char *reason, size_t len)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%zu", len);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Length", v);
+	evhttp_send_reply(req, code, reason, NULL);
+}
+
 static void reply_text(struct evhttp_request *req, int code,
     const char *reason, const char *text)
 {
-	struct evbuffer *body = evbuffer_new();
+	struct evbuffer *body;
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", "text/plain; charset=utf-8");
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		send_head(req, code, reason, strlen(text));
+		return;
+	}
+	body = evbuffer_new();
 	if (body)
 		evbuffer_add(body, text, strlen(text));
 	evhttp_send_reply(req, code, reason, body);
@@ -462,10 +480,13 @@ static void on_http(struct evhttp_request *req, void *arg)
 		    "out of memory\n");
 		return;
 	}
-	metrics_buf_free(&b);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", METRICS_CONTENT_TYPE);
-	evhttp_send_reply(req, HTTP_OK, "OK", body);
+	if (cmd == EVHTTP_REQ_HEAD)
+		send_head(req, HTTP_OK, "OK", b.len);
+	else
+		evhttp_send_reply(req, HTTP_OK, "OK", body);
+	metrics_buf_free(&b);
 	evbuffer_free(body);
 }
 
@@ -534,8 +555,7 @@ static int http_start(struct daemon *d, const char *listen, char **cause)
 		return -1;
 	}
 	free(host);
-	log_info("metrics on http://%s/metrics (port %u)", listen,
-	    metrics_http_port());
+	log_info("metrics: serving http://%s/metrics", listen);
 	return 0;
 }
 

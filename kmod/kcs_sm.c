@@ -400,3 +400,8 @@ bool kcs_sm_idle(const struct kcs_sm *sm)
 {
 	return sm->state == SM_IDLE;
 }
+
+bool kcs_sm_request_written(const struct kcs_sm *sm)
+{
+	return sm->req_len && sm->req_pos == sm->req_len;
+}

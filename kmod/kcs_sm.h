@@ -170,4 +170,10 @@ void kcs_sm_abort(struct kcs_sm *sm);
 /* True when no transaction is in flight (recovery included). */
 bool kcs_sm_idle(const struct kcs_sm *sm);
 
+/*
+ * True once every byte of the request has been written (the BMC is then
+ * processing it, or answering): the wait that follows is the long one.
+ */
+bool kcs_sm_request_written(const struct kcs_sm *sm);
+
 #endif /* KCSMUX_KCS_SM_H */

@@ -64,7 +64,7 @@ int kcsraw_policy_check(const struct kcsraw_policy *p)
 {
 	if (p->flags & ~KCSRAW_POL_FLAGS)
 		return -EINVAL;
-	if (p->reserved[0] || p->reserved[1])
+	if (p->reserved)
 		return -EINVAL;
 	if (p->backoff != KCSRAW_BACKOFF_FIXED &&
 	    p->backoff != KCSRAW_BACKOFF_EXP)
@@ -241,7 +241,8 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 		      (u64)p->max_busy_us * NSEC_PER_USEC;
 	u64 sleep_us = p->poll_us, sleep_ns;
 	ktime_t awake_from, wait_from = 0, spin_from = 0;
-	bool in_wait = false, spinning = false;
+	bool in_wait = false, spinning = false, first_done = false;
+	bool first = false;
 	struct kcsraw_run run;
 	enum kcsraw_wake w;
 	enum kcs_result r;
@@ -300,6 +301,13 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 			in_wait = true;
 			wait_from = run.now;
 			sleep_us = p->poll_us;
+			/* The BMC's processing: sleep first_us through it. */
+			first = p->first_us && !first_done &&
+				kcs_sm_request_written(&ifc->sm);
+			if (first) {
+				sleep_us = p->first_us;
+				first_done = true;
+			}
 		}
 		if (ktime_to_ns(ktime_sub(run.now, wait_from)) < busy_ns) {
 			if (!spinning) {
@@ -327,9 +335,12 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 			c->irq_wakeups++;
 		else
 			c->other_wakeups++;
-		if (p->backoff == KCSRAW_BACKOFF_EXP)
+		if (first)
+			sleep_us = p->poll_us;
+		else if (p->backoff == KCSRAW_BACKOFF_EXP)
 			sleep_us = min_t(u64, sleep_us * 2,
 					 max(p->poll_max_us, p->poll_us));
+		first = false;
 	}
 
 	comp->resp_len = kcs_sm_get_result(&ifc->sm, comp->resp,

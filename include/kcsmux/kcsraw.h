@@ -45,7 +45,10 @@
  * the wait ends), then sleeps on a high-resolution timer: poll_us per sleep,
  * or with KCSRAW_BACKOFF_EXP poll_us doubling up to poll_max_us. With
  * KCSRAW_POL_IRQ and an interface IRQ, the sleep ends at the interrupt and
- * poll_max_us is only the fallback. 24 bytes.
+ * poll_max_us is only the fallback. first_us (when not 0) replaces the
+ * first sleep of the wait that follows the request's last byte, so that
+ * the poller can sleep through most of the BMC's known response time and
+ * then poll finely. 24 bytes.
  */
 struct kcsraw_policy {
 	__u32 max_busy_us;
@@ -53,7 +56,11 @@ struct kcsraw_policy {
 	__u32 poll_max_us;	/* < poll_us is taken as poll_us */
 	__u16 backoff;		/* KCSRAW_BACKOFF_* */
 	__u16 flags;		/* KCSRAW_POL_* */
-	__u32 reserved[2];	/* must be 0 */
+	__u32 first_us;		/* 0, or the first sleep of the wait after
+				   the request's last byte (the BMC at work);
+				   the sleeps after it follow backoff from
+				   poll_us. Set by adaptive schedulers. */
+	__u32 reserved;		/* must be 0 */
 };
 
 /* KCSRAW_IOC_SUBMIT. 320 bytes. */

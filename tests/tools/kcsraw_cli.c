@@ -65,6 +65,7 @@ static void usage(FILE *f)
 "  -p US        poll sleep (default 100)\n"
 "  -P US        longest poll sleep for -e, IRQ fallback for -i\n"
 "  -e           exponential backoff from -p to -P (default fixed)\n"
+"  -F US        first sleep once the request is written (first_us)\n"
 "  -i           sleep until the interface IRQ\n"
 "  -D           the interface default policy (the default when no -b/-p/-P/\n"
 "               -e/-i is given)\n"
@@ -653,7 +654,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int c, fd, ret;
 
-	while ((c = getopt(argc, argv, "+d:b:p:P:eiDn:Q:t:qkh")) != -1) {
+	while ((c = getopt(argc, argv, "+d:b:p:P:F:eiDn:Q:t:qkh")) != -1) {
 		switch (c) {
 		case 'd':
 			o.dev = optarg;
@@ -675,6 +676,11 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			o.pol.backoff = KCSRAW_BACKOFF_EXP;
+			o.custom_policy = true;
+			break;
+		case 'F':
+			if (parse_u32(optarg, &o.pol.first_us))
+				goto bad;
 			o.custom_policy = true;
 			break;
 		case 'i':

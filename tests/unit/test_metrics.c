@@ -478,7 +478,7 @@ START_TEST(test_golden_no_nodes)
 	render(&s, &b);
 	ck_assert_str_eq(b.p, empty_golden);
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 18);
+	ck_assert_uint_eq(p.families, 17);
 	ck_assert_uint_eq(p.samples, 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -566,9 +566,9 @@ START_TEST(test_counters_exact)
 	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 18);
-	/* 2 + 2 nodes x (13 single samples + 5 error kinds + 2 x (39 + 2)) */
-	ck_assert_uint_eq(p.samples, 2 + 2 * (13 + 5 + 2 * 41));
+	ck_assert_uint_eq(p.families, 17);
+	/* 2 + 2 nodes x (12 single samples + 5 error kinds + 2 x (39 + 2)) */
+	ck_assert_uint_eq(p.samples, 2 + 2 * (12 + 5 + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);
@@ -870,6 +870,105 @@ static struct resp *http(enum evhttp_cmd_type cmd, const char *host,
 	return &r;
 }
 
+/* A raw HTTP exchange: REQ sent as is, everything read until the server
+ * closes (the loop runs meanwhile). */
+struct raw {
+	char buf[65536];
+	size_t len;
+};
+
+static void on_raw(evutil_socket_t fd, short what, void *arg)
+{
+	struct raw *r = arg;
+	ssize_t n;
+
+	(void)what;
+	n = read(fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
+	if (n > 0) {
+		r->len += (size_t)n;
+		r->buf[r->len] = '\0';
+	} else {
+		event_base_loopbreak(D.base);
+	}
+}
+
+static struct raw *raw_http(const char *req)
+{
+	static struct raw r;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+		.sin_port = htons((unsigned short)metrics_http_port()) };
+	struct timeval tv = { 5, 0 };
+	struct event *ev;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	ev = event_new(D.base, fd, EV_READ | EV_PERSIST, on_raw, &r);
+	event_add(ev, &tv);
+	event_base_dispatch(D.base);
+	event_free(ev);
+	close(fd);
+	return &r;
+}
+
+/* The body of a raw response ("" if none). */
+static const char *raw_body(const struct raw *r)
+{
+	const char *e = strstr(r->buf, "\r\n\r\n");
+
+	ck_assert_ptr_nonnull(e);
+	return e + 4;
+}
+
+START_TEST(test_http_raw)
+{
+	struct metrics_buf b = { 0 };
+	char *cause = NULL, want[64];
+	struct raw *r;
+
+	D.cfg.metrics_listen = "127.0.0.1:0";
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+
+	r = raw_http("GET /metrics HTTP/1.0\r\n\r\n");
+	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 200 OK\r\n", 17) == 0, "%s",
+	    r->buf);
+	ck_assert_str_eq(raw_body(r), b.p);
+
+	/* HEAD: the headers of a GET, no body (HTTP/1.0 and 1.1) */
+	snprintf(want, sizeof(want), "\r\nContent-Length: %zu\r\n", b.len);
+	r = raw_http("HEAD /metrics HTTP/1.0\r\n\r\n");
+	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 200 OK\r\n", 17) == 0, "%s",
+	    r->buf);
+	ck_assert_ptr_nonnull(strstr(r->buf, want));
+	ck_assert_ptr_nonnull(strstr(r->buf, "\r\nContent-Type: text/plain; "
+	    "version=0.0.4; charset=utf-8\r\n"));
+	ck_assert_str_eq(raw_body(r), "");
+	r = raw_http("HEAD /metrics HTTP/1.1\r\nHost: x\r\n"
+	    "Connection: close\r\n\r\n");
+	ck_assert_msg(strncmp(r->buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s",
+	    r->buf);
+	ck_assert_ptr_nonnull(strstr(r->buf, want));
+	ck_assert_str_eq(raw_body(r), "");
+	r = raw_http("HEAD /nothing HTTP/1.0\r\n\r\n");
+	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 404 Not Found\r\n", 24) == 0,
+	    "%s", r->buf);
+	ck_assert_str_eq(raw_body(r), "");
+
+	r = raw_http("OPTIONS /metrics HTTP/1.0\r\n\r\n");
+	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 405 Method Not Allowed\r\n",
+	    33) == 0, "%s", r->buf);
+	ck_assert_ptr_nonnull(strstr(r->buf, "\r\nAllow: GET, HEAD\r\n"));
+	ck_assert_str_eq(raw_body(r), "method not allowed: GET or HEAD\n");
+	r = raw_http("GET /x HTTP/1.0\r\n\r\n");
+	ck_assert_str_eq(raw_body(r), "not found: the metrics are at /metrics\n");
+	metrics_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_http)
 {
 	struct metrics_buf b = { 0 };
@@ -1124,6 +1223,7 @@ static Suite *metrics_suite(void)
 	tcase_set_timeout(ts, 60);
 	tcase_add_test(ts, test_daemon_snapshot);
 	tcase_add_test(ts, test_http);
+	tcase_add_test(ts, test_http_raw);
 	tcase_add_test(ts, test_http_ipv6);
 	tcase_add_test(ts, test_http_bind_fails);
 	tcase_add_test(ts, test_off);

@@ -116,8 +116,8 @@ case "$a_cc" in
 c3|ff) pass "A gets the KCS's error response (cc 0x$a_cc) instead of the held 0xc1" ;;
 *) fail "A: expected cc 0xc3/0xff, got '${a_cc:-none}'" ;;
 esac
-check "A answered after 1 to 2 KCS windows ($(ms "$a_lat") ms): gave up, no hang" \
-	eval "le $((T_MS * 1000)) '$a_lat' && le $((3 * T_MS * 1000 + 500000)) '$a_lat' && false || le '$a_lat' $((3 * T_MS * 1000))"
+check "A answered after 1 to 3 KCS windows ($(ms "$a_lat") ms): gave up, no hang" \
+	eval "le $((T_MS * 1000)) '$a_lat' && le '$a_lat' $((3 * T_MS * 1000))"
 case "$c_cc" in
 c3|ff) pass "C, sent while the BMC was held, gets cc 0x$c_cc" ;;
 *) fail "C: expected cc 0xc3/0xff, got '${c_cc:-none}'" ;;
@@ -145,9 +145,9 @@ say "2a. clients killed with SIGKILL mid-request (6 rounds x 10 x 3 clients)"
 # ipmi2 and must see nothing but answers.
 run_to /tmp/warm kcsmux-ipmi-stress -c 4 -n 300 -w 2 -k /dev/ipmi1 /dev/ipmi2
 rss0=$(rss)
-kcsmux-ipmi-probe -d /dev/ipmi1 -n 600 -i 3000 --timeout 5000 -k >/tmp/k.p1 2>&1 &
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 1500 -i 10000 --timeout 5000 -k >/tmp/k.p1 2>&1 &
 pp1=$!
-kcsmux-ipmi-probe -d /dev/ipmi2 -n 600 -i 3000 --timeout 5000 -k >/tmp/k.p2 2>&1 &
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 1500 -i 10000 --timeout 5000 -k >/tmp/k.p2 2>&1 &
 pp2=$!
 rsslist=""
 killed=0
@@ -168,14 +168,16 @@ for round in 1 2 3 4 5 6; do
 	eval "rss_r$round=$(rss)"
 	rsslist="$rsslist $(rss)"
 done
+probes_on=$(alive $pp1 && alive $pp2 && echo yes || echo no)
 wait $pp1 $pp2
 sed 's/^/    /' /tmp/k.p1 /tmp/k.p2
 echo "    $killed clients killed; kcsmuxd VmRSS (kB): before $rss0, after each round:$rsslist"
 check "kcsmuxd is still running" alive "$dpid"
-check "same node (ipmi1): 600/600 answered (p99 $(field p99_us /tmp/k.p1) us)" \
-	test "$(field ok /tmp/k.p1)" = 600
-check "other node (ipmi2): 600/600 answered (p99 $(field p99_us /tmp/k.p2) us)" \
-	test "$(field ok /tmp/k.p2)" = 600
+check "the probes ran until the last client was killed" test "$probes_on" = yes
+check "same node (ipmi1): 1500/1500 answered (p99 $(field p99_us /tmp/k.p1) us)" \
+	test "$(field ok /tmp/k.p1)" = 1500
+check "other node (ipmi2): 1500/1500 answered (p99 $(field p99_us /tmp/k.p2) us)" \
+	test "$(field ok /tmp/k.p2)" = 1500
 # Rounds 1-2 warm the allocator up; from round 2 to 6 (120 more killed
 # clients, each leaving up to 16 requests behind) RSS must stay flat.
 check "RSS bounded: round 6 - round 2 = $((rss_r6 - rss_r2)) kB <= 384 kB" \
@@ -227,14 +229,49 @@ echo "    kcsmuxd VmRSS (kB): before $rss_c0, peak $rss_peak (+$((rss_peak - rss
 check "kcsmuxd is still running" alive "$dpid"
 check "never-reading clients hold at most 16 unread answers each ($acc accepted by 3 clients, limit 48)" \
 	le "$acc" 48
-check "RSS while they hold the answers: +$((rss_peak - rss_c0)) kB <= 512 kB" \
-	le $((rss_peak - rss_c0)) 512
+check "RSS while they hold the answers: +$((rss_peak - rss_c0)) kB <= 256 kB" \
+	le $((rss_peak - rss_c0)) 256
+
+###########################################################################
+say "4. a flooding node (8 clients, bulk) beside an interactive probe"
+run_to /tmp/f.alone kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
+kcsmux-ipmi-stress -c 8 -w 4 -n 400 -m id,sdr -k /dev/ipmi3 >/tmp/f.flood 2>&1 &
+pf=$!
+sleep 1.5
+run_to /tmp/f.under kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
+flood_on=$(alive $pf && echo yes || echo no)
+wait $pf
+sed 's/^/    /' /tmp/f.flood
+echo "    interactive ipmi1 alone:      p50 $(field p50_us /tmp/f.alone) us, p99 $(field p99_us /tmp/f.alone) us, max $(field max_us /tmp/f.alone) us"
+echo "    interactive ipmi1 under flood: p50 $(field p50_us /tmp/f.under) us, p99 $(field p99_us /tmp/f.under) us, max $(field max_us /tmp/f.under) us (flood still running at the end: $flood_on)"
+grep 'dev=total' /tmp/f.flood | sed 's/.*\(ok=[0-9]*\).*\(p50_us=[0-9]*\) \(p99_us=[0-9]*\).*\(wall_ms=[0-9]*\).*/    flood: \1 \2 \3 \4/'
+check "interactive probe alone: 200/200" test "$(field ok /tmp/f.alone)" = 200
+check "interactive probe under the flood: 200/200" test "$(field ok /tmp/f.under)" = 200
+check "the flood outlasted the probe" test "$flood_on" = yes
+expect "every flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood
+
+###########################################################################
+say "the faulted kcsmuxd stops cleanly"
+# stop_daemon: SIGUSR1 table, SIGTERM, exit status (the sanitized build's
+# LeakSanitizer runs at exit: leaks left by killed clients show here).
+stop_daemon() {
+	kill -USR1 "$dpid"
+	sleep 0.3
+	kill "$dpid"
+	wait "$dpid"
+}
+stop_daemon
+drc=$?
+check "kcsmuxd exits 0 on SIGTERM after 1, 2 and 4 (no leak, no sanitizer report)" \
+	test "$drc" = 0
+check "a fresh kcsmuxd for 3" start_daemon
 
 ###########################################################################
 say "3. kcsmuxd killed with SIGKILL while clients have the nodes open"
 # K1: ipmi1, a request every 100 ms (keeps its file open past the restart);
 # K2/K4: back-to-back on ipmi2/ipmi3 (transactions in flight in kcsraw);
-# K3: ipmi4 (one request per 10 s): its second request waits in poll().
+# K3: ipmi4 (one request per 10 s, the bucket starts full): its second
+# request waits in the daemon's queue, K3 in poll().
 for k in transactions errors hosed cancelled timeouts; do
 	eval "x0_$k=\$(cat $SYS/$k)"
 done
@@ -244,7 +281,6 @@ kcsmux-ipmi-probe -d /dev/ipmi2 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x
 k2=$!
 kcsmux-ipmi-probe -d /dev/ipmi3 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x.k4 2>&1 &
 k4=$!
-sleep 10.5	# ipmi4's bucket refills (rate 0.1) after 2b's burst
 kcsmux-ipmi-probe -d /dev/ipmi4 -n 2 --timeout 30000 -k -v --allow-errors >/tmp/x.k3 2>&1 &
 k3=$!
 sleep 1.5
@@ -267,7 +303,7 @@ grep -m 3 'SEND_COMMAND' /tmp/x.k2 | sed 's/^/    K2| /'
 echo "    exited after the kill: K2 $(ms "$k2_gone") ms, K3 $(ms "$k3_gone") ms, K4 $(ms "$k4_gone") ms"
 check "clients waiting on the nodes return within 2 s of the kill" \
 	eval "le '$k2_gone' 2000000 && le '$k3_gone' 2000000 && le '$k4_gone' 2000000"
-k3err=$(grep -m 1 -o 'poll[^:]*: .*\|poll revents 0x[0-9a-f]*.*\|RECEIVE_MSG_TRUNC: .*\|SEND_COMMAND: .*' /tmp/x.k3)
+k3err=$(grep -m 1 -oE 'poll: .*|poll revents 0x[0-9a-f]+.*|RECEIVE_MSG_TRUNC: .*|SEND_COMMAND: .*' /tmp/x.k3)
 echo "    K3 (in poll() at the kill): ${k3err:-nothing}"
 check "K3, blocked in poll(), got an error, not a hang" test -n "$k3err"
 errs=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 /tmp/x.k4 /tmp/x.k1 | sort | uniq -c | sed 's/^ *//')
@@ -306,31 +342,10 @@ echo "    K1: ok $k1_ok, errno failures $k1_err of 80 (the old file stays dead a
 check "K1's old file fails cleanly, also after the restart" test "$k1_err" -gt 0
 
 ###########################################################################
-say "4. a flooding node (8 clients, bulk) beside an interactive probe"
-run_to /tmp/f.alone kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
-kcsmux-ipmi-stress -c 8 -w 4 -n 400 -m id,sdr -k /dev/ipmi3 >/tmp/f.flood 2>&1 &
-pf=$!
-sleep 1.5
-run_to /tmp/f.under kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k
-flood_on=$(alive $pf && echo yes || echo no)
-wait $pf
-sed 's/^/    /' /tmp/f.flood
-echo "    interactive ipmi1 alone:      p50 $(field p50_us /tmp/f.alone) us, p99 $(field p99_us /tmp/f.alone) us, max $(field max_us /tmp/f.alone) us"
-echo "    interactive ipmi1 under flood: p50 $(field p50_us /tmp/f.under) us, p99 $(field p99_us /tmp/f.under) us, max $(field max_us /tmp/f.under) us (flood still running at the end: $flood_on)"
-grep 'dev=total' /tmp/f.flood | sed 's/.*\(ok=[0-9]*\).*\(p50_us=[0-9]*\) \(p99_us=[0-9]*\).*\(wall_ms=[0-9]*\).*/    flood: \1 \2 \3 \4/'
-check "interactive probe alone: 200/200" test "$(field ok /tmp/f.alone)" = 200
-check "interactive probe under the flood: 200/200" test "$(field ok /tmp/f.under)" = 200
-check "the flood outlasted the probe" test "$flood_on" = yes
-expect "every flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood
-
-###########################################################################
 say "end"
-kill -USR1 "$dpid"
-sleep 0.3
-kill "$dpid"
-wait "$dpid"
+stop_daemon
 drc=$?
-check "kcsmuxd exits 0 on SIGTERM (sanitizers clean)" test "$drc" = 0
+check "the restarted kcsmuxd exits 0 on SIGTERM" test "$drc" = 0
 if grep -q 'Sanitizer' /tmp/kcsmuxd.log; then
 	fail "sanitizer report in the kcsmuxd log"
 fi

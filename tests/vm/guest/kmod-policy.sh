@@ -93,6 +93,14 @@ expect "all ok" "n=$N ok=$N bad=0" /tmp/be
 check "fewer sleeps: $(field sleeps /tmp/be) < $(field sleeps /tmp/bf)" \
 	test "$(field sleeps /tmp/be)" -lt "$(field sleeps /tmp/bf)"
 
+say "first_us: one long sleep through the BMC's 2 ms, then fine polls"
+run_to /tmp/bF $KCSRAW -b 0 -p 100 -F 1800 -n $N -q raw 06 01
+expect "all ok" "n=$N ok=$N bad=0" /tmp/bF
+check "far fewer sleeps than fixed 100 us ($(field sleeps /tmp/bF) * 3 < $(field sleeps /tmp/bf))" \
+	test $(( $(field sleeps /tmp/bF) * 3 )) -lt "$(field sleeps /tmp/bf)"
+check "latency no worse than fixed 100 us + 300 us ($(field lat_mean_us /tmp/bF) vs $(field lat_mean_us /tmp/bf))" \
+	test "$(field lat_mean_us /tmp/bF)" -le $(( $(field lat_mean_us /tmp/bf) + 300 ))
+
 if [ "$KCS1_IRQ" != 0 ]; then
 	say "IRQ: sleeping transactions are woken by the interrupt"
 	run_to /tmp/bi $KCSRAW -b 0 -i -p 100 -P 50000 -n $N -q raw 06 01
