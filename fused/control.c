@@ -40,7 +40,9 @@
 #include "log.h"
 #include "policy.h"
 
-#define CTL_MAX_CONNS	32
+#define CTL_MAX_CONNS	64
+#define CTL_MAX_PER_UID	8	/* but root: others cannot lock root out */
+#define CTL_MAX_REQUEST	(64 * 1024)	/* requests are small */
 #define CTL_IDLE_SEC	600	/* a connection silent that long is closed */
 #define CTL_WRITE_SEC	30	/* a reader that long stuck is closed */
 
@@ -629,6 +631,7 @@ static void do_reload(struct ctl_conn *c)
 		free(cause);
 		return;
 	}
+	daemon_notify(d, "READY=1");	/* as after SIGHUP */
 	ctl_buf_init(&b);
 	ctl_kv_addf(&b, "note", "reloaded %s", d->cfg_path != NULL ?
 	    d->cfg_path : "the configuration");
@@ -703,7 +706,7 @@ static void conn_process(struct ctl_conn *c)
 	    evbuffer_get_length(in) >= CTL_HDR_LEN) {
 		evbuffer_copyout(in, raw, sizeof(raw));
 		st = ctl_hdr_decode(raw, &h);
-		if (st == CTL_E_PROTO) {
+		if (st == CTL_E_PROTO || h.len > CTL_MAX_REQUEST) {
 			log_debug("control: pid %ld: bad frame (magic %08x, "
 			    "%u bytes): closing", (long)c->pid, h.magic,
 			    h.len);
@@ -751,6 +754,16 @@ static void conn_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(arg);		/* EOF, error or timeout */
 }
 
+static unsigned int conns_of(uid_t uid)
+{
+	const struct ctl_conn *c;
+	unsigned int n = 0;
+
+	LIST_FOREACH(c, &ctl.conns, link)
+		n += c->uid == uid;
+	return n;
+}
+
 static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
@@ -769,10 +782,11 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
-	if (ctl.nconns >= CTL_MAX_CONNS) {
-		log_ratelimited(&ctl.rl, LOG_WARNING, "control: %u "
-		    "connections open, refusing pid %ld", ctl.nconns,
-		    (long)cr.pid);
+	if (ctl.nconns >= CTL_MAX_CONNS ||
+	    (cr.uid != 0 && conns_of(cr.uid) >= CTL_MAX_PER_UID)) {
+		log_ratelimited(&ctl.rl, LOG_WARNING, "control: too many "
+		    "connections, refusing uid %u (pid %ld)",
+		    (unsigned)cr.uid, (long)cr.pid);
 		close(fd);
 		return;
 	}
@@ -791,7 +805,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	}
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
-	    CTL_HDR_LEN + CTL_MAX_PAYLOAD);
+	    CTL_HDR_LEN + CTL_MAX_REQUEST);
 	bufferevent_set_timeouts(c->bev, &rt, &wt);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	LIST_INSERT_HEAD(&ctl.conns, c, link);

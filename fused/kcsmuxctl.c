@@ -643,11 +643,13 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		printf("\033[H\033[2J%s watch: %s, every %.1f s, %s "
 		    "(^C quits)\n\n", prog, x->sock, sec, when);
 		fflush(stdout);
-		/* Errors go to stderr and the next round tries again. */
+		/* Errors go to stderr and the next round tries again, on a
+		 * new connection (the daemon closes idle ones). */
 		if (request(x, CTL_LIST, NULL, true, &r) == 0) {
 			print_list(stdout, &r);
 			reply_free(&r);
 		}
+		ctl_disconnect(x);
 		fflush(stdout);
 	}
 	return EXIT_OK;

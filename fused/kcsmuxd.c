@@ -19,6 +19,7 @@
 #endif
 
 #include "backend.h"
+#include "control.h"
 #include "ipmb.h"
 #include "xact.h"
 #include "kcsmuxd.h"
@@ -41,15 +42,15 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	struct node *n;
 
 	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
-		"%8s %7s %5s\n", "node", "policy", "cli", "reqs", "done", "err",
+		"%8s %7s %6s %5s\n", "node", "policy", "cli", "reqs", "done", "err",
 		"deny", "busy", "p50_us", "p99_us", "wait99", "cpu_us/r",
-		"spin_us/r", "cpu_ppm", "thr");
+		"spin_us/r", "cpu_ppm", "slp/r", "thr");
 	LIST_FOREACH(n, &d->nodes, link) {
 		const struct nodestats *st = &n->st;
 		double r = st->completed ? (double)st->completed : 1.0;
 
 		fprintf(f, "%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
-			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %5llu\n",
+			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %6.2f %5llu\n",
 			n->conf.name, policy_preset_name(n->conf.preset),
 			n->nclients, (unsigned long long)st->requests,
 			(unsigned long long)st->completed,
@@ -61,6 +62,7 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 			nodestats_hist_quantile(&st->queue_wait, 0.99) / 1e3,
 			st->cpu_ns / 1e3 / r, st->spin_ns / 1e3 / r,
 			nodestats_cpu_ppm(&st->cpu, now),
+			(double)n->cnt.sleeps / r,
 			(unsigned long long)n->cnt.throttled);
 	}
 	fflush(f);
@@ -218,8 +220,11 @@ int main(int argc, char **argv)
 			fatalx("%s", cause);
 	log_info("%zu nodes on %s (%s)", d.cfg.nnodes, d.cfg.device,
 		 config_backend_name(d.cfg.backend));
+	if (control_init(&d, &cause) < 0)
+		fatalx("%s", cause);
 
 	event_base_dispatch(d.base);
+	control_fini(&d);
 
 	while (!LIST_EMPTY(&d.nodes))
 		node_destroy(LIST_FIRST(&d.nodes));

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "ipmi_abi.h"
+#include "adaptive.h"
 #include "log.h"
 #include "nodestats.h"
 #include "sched.h"
@@ -93,6 +94,7 @@ struct node {
 	unsigned int nclients;
 	struct sched_flow flow;		/* its queue in the scheduler */
 	struct nodestats st;
+	struct adapt adapt;		/* backoff = adaptive: the BMC's times */
 	struct node_counters cnt;
 	struct log_rl rl_denied;
 };

@@ -197,6 +197,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	n->conf = *conf;
 	LIST_INIT(&n->clients);
 	nodestats_init(&n->st, now_ns(), 0);
+	adapt_init(&n->adapt);
 
 	snprintf(devname, sizeof(devname), "DEVNAME=%s", conf->name);
 	memset(&ci, 0, sizeof(ci));
@@ -285,6 +286,11 @@ void node_account(struct node *n, const struct xact *x, int status,
 		t.cpu_ns = cost->cpu_ns;
 		t.spin_ns = cost->spin_ns;
 		n->cnt.sleeps += cost->sleeps;
+		if (status == 0)
+			adapt_record(&n->adapt, x->netfn, x->cmd,
+				     x->adaptive ? &x->choice : NULL,
+				     t.service_ns, cost->sleeps, cost->cpu_ns,
+				     now_ns());
 	} else {
 		t.service_ns = now_ns() - x->t_sub;
 	}

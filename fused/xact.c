@@ -84,24 +84,38 @@ int xact_enqueue(struct xact *x)
 }
 
 /*
- * The policy a node's transaction runs with. A node over its cpu_budget
- * (poller CPU of its transactions, decayed over ~1 s) neither spins nor
- * sleeps less than poll_max_us until it is back under budget.
+ * The policy a node's transaction runs with. adaptive: the node's model of
+ * the BMC's response times for this kind of request chooses one long first
+ * sleep and the fine polls after it (adaptive.c), within the node's latency
+ * target and CPU budget. Otherwise the node's keys, except that a node over
+ * its cpu_budget (poller CPU of its transactions, decayed over ~1 s) neither
+ * spins nor sleeps less than poll_max_us until it is back under budget.
  */
-static void node_policy(struct node *n, struct kcsraw_policy *k)
+static void node_policy(struct node *n, struct xact *x, struct kcsraw_policy *k)
 {
 	const struct kcsmux_policy *p = &n->conf.pol;
+	uint64_t now = now_ns();
 
 	memset(k, 0, sizeof(*k));
+	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
+	x->adaptive = p->backoff == KCSMUX_BACKOFF_ADAPTIVE;
+	if (x->adaptive) {
+		adapt_choose(&n->adapt, x->netfn, x->cmd, p,
+			     nodestats_cpu_ppm(&n->st.cpu, now), &x->choice);
+		k->max_busy_us = x->choice.max_busy_us;
+		k->first_us = x->choice.first_us;
+		k->poll_us = x->choice.poll_us;
+		k->poll_max_us = x->choice.poll_us;
+		k->backoff = KCSRAW_BACKOFF_FIXED;
+		return;
+	}
 	k->max_busy_us = p->max_busy_us;
 	k->poll_us = p->poll_us;
 	k->poll_max_us = p->poll_max_us;
-	/* adaptive is not implemented yet: it polls as exp does */
 	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ?
 		     KCSRAW_BACKOFF_FIXED : KCSRAW_BACKOFF_EXP;
-	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
 	if (p->cpu_budget_ppm &&
-	    nodestats_cpu_over(&n->st.cpu, now_ns(), p->cpu_budget_ppm)) {
+	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		k->max_busy_us = 0;
 		k->poll_us = p->poll_max_us;
 		k->backoff = KCSRAW_BACKOFF_FIXED;
@@ -155,7 +169,7 @@ void xact_kick(struct daemon *d)
 
 	while (be && be->inflight < be->depth && (x = pick(d))) {
 		if (x->node && !x->internal) {
-			node_policy(x->node, &pol);
+			node_policy(x->node, x, &pol);
 		} else {
 			memset(&pol, 0, sizeof(pol));
 			pol.flags = KCSRAW_POL_DEFAULT;

@@ -26,6 +26,8 @@ struct xact {
 	int64_t msgid;
 	uint8_t netfn, cmd;
 
+	bool adaptive;			/* ran with choice (backoff adaptive) */
+	struct adapt_choice choice;
 	int32_t retries;		/* IPMB on a bridging backend */
 	uint32_t retry_ms;
 	uint8_t req[KCSRAW_MAX_MSG];	/* the raw KCS request */

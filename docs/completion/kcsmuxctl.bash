@@ -1,24 +1,28 @@
-# bash completion for kcsmuxctl(8)
-# Install as /usr/share/bash-completion/completions/kcsmuxctl.
+# bash completion for kcsmuxctl(8): commands, options, node names (asked
+# from the running daemon with `kcsmuxctl list`), policy keys and values.
+# Install as /usr/share/bash-completion/completions/kcsmuxctl, or source it.
+# Needs nothing from the bash-completion package.
 
 _kcsmuxctl_nodes()
 {
-	local sock=$1
-	kcsmuxctl ${sock:+-s "$sock"} list 2>/dev/null |
-		awk 'NR > 1 { print $1 }'
+	kcsmuxctl ${1:+-s "$1"} list 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
 _kcsmuxctl()
 {
-	local cur prev words cword
-	_init_completion -n = || return
+	# Our own word split (on blanks only), so KEY=VALUE stays one word.
+	local line=${COMP_LINE:0:COMP_POINT} words=() cword cur prev
+	read -ra words <<<"$line"
+	[[ $line == *[[:blank:]] ]] && words+=("")
+	cword=$((${#words[@]} - 1))
+	cur=${words[cword]}
+	prev=${words[cword - 1]}
 
 	local commands="list show set stats watch reload help"
 	local keys="policy= max_busy_us= poll_us= poll_max_us= backoff= use_irq=
 		cpu_budget= latency_target_us= priority= weight= rate= burst= queue="
 	local sock="" i cmd="" cmdi=0
 
-	# global options, then the command word
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		-s)
@@ -34,8 +38,9 @@ _kcsmuxctl()
 		esac
 	done
 
-	if [[ $prev == -s ]]; then
-		_filedir
+	COMPREPLY=()
+	if [[ $prev == -s && -z $cmd ]]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 	fi
 	if [[ -z $cmd ]]; then
@@ -56,7 +61,7 @@ _kcsmuxctl()
 		if ((cword == cmdi + 1)); then
 			COMPREPLY=($(compgen -W "$(_kcsmuxctl_nodes "$sock")" -- "$cur"))
 		elif [[ $cur == *=* ]]; then
-			local key=${cur%%=*} vals=""
+			local key=${cur%%=*} vals="" v
 			case $key in
 			policy) vals="normal interactive monitor bulk" ;;
 			backoff) vals="fixed exp adaptive" ;;
@@ -65,20 +70,30 @@ _kcsmuxctl()
 			max_busy_us | rate) vals="unlimited" ;;
 			cpu_budget | latency_target_us) vals="none" ;;
 			esac
-			COMPREPLY=($(compgen -W "$vals" -- "${cur#*=}"))
+			# bash splits the word at '=' when '=' is a word break:
+			# then only the value is being completed.
+			for v in $(compgen -W "$vals" -- "${cur#*=}"); do
+				if [[ $COMP_WORDBREAKS == *=* ]]; then
+					COMPREPLY+=("$v")
+				else
+					COMPREPLY+=("$key=$v")
+				fi
+			done
 		else
 			COMPREPLY=($(compgen -W "$keys" -- "$cur"))
-			compopt -o nospace
+			compopt -o nospace 2>/dev/null
 		fi
 		;;
 	stats)
 		COMPREPLY=($(compgen -W "-j" -- "$cur"))
 		;;
 	watch)
-		[[ $prev == -n || $prev == -c ]] || COMPREPLY=($(compgen -W "-n -c" -- "$cur"))
+		[[ $prev == -n || $prev == -c ]] ||
+			COMPREPLY=($(compgen -W "-n -c" -- "$cur"))
 		;;
 	help)
-		((cword == cmdi + 1)) && COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+		((cword == cmdi + 1)) &&
+			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		;;
 	esac
 }

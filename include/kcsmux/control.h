@@ -47,12 +47,19 @@
  *           "changed=KEY OLD -> NEW" per changed key and "note=TEXT" lines.
  *           Needs root or the admin group (CTL_E_PERM).
  *   STATS   payload empty. Reply: JSON, every node with its clients.
- *   RELOAD  payload empty. Needs root or the admin group; not supported by
- *           this daemon yet (CTL_E_UNSUPPORTED).
+ *   RELOAD  payload empty. Needs root or the admin group. Reads the
+ *           configuration again as SIGHUP does; a rejected file is
+ *           CTL_E_INVAL with its errors, one error= line each. Reply kv:
+ *           "note=reloaded PATH".
  *
- * A reply with status != CTL_OK has a kv payload with one "error=TEXT" line
- * (a whole sentence, printed by kcsmuxctl after "kcsmuxctl: ") and maybe
- * "node=NAME" lines naming the existing nodes.
+ * The daemon takes requests of up to 64 KiB, at most 64 connections and 8
+ * per user other than root (more are closed at once), and closes a
+ * connection idle for 10 minutes; one connection may carry any number of
+ * requests, each answered in order.
+ *
+ * A reply with status != CTL_OK has a kv payload with "error=TEXT" lines
+ * (each a whole sentence, printed by kcsmuxctl after "kcsmuxctl: ") and
+ * maybe "node=NAME" lines naming the existing nodes.
  *
  * The functions below are pure (no I/O) and shared by both sides
  * (fused/control_proto.c, tests/unit/test_control_proto.c).

@@ -25,8 +25,12 @@
 #     both nodes, and on stock with its IRQ (ipmi_si reloaded via hotmod)
 # real (ipmi_sim behind the seed delay model, 200-2000 us): per round Get
 #   Device ID x BENCH_NREAL on stock with IRQ, straight on kcsraw with each
-#   node's policy, and on both nodes; at the end a control: stock with IRQ on
+#   node's policy, and on both nodes, then GET_MY_ADDRESS on a node, x
+#   BENCH_NIOCTL/4 back to back and x 1000 with 1 ms pauses (the round-trip
+#   cost in this boot, warm and after idle); at the end a control: stock with IRQ on
 #   $KCS1_PORT (kcsraw's interface), the daemon and kcsraw unloaded.
+# After the rounds the daemon's per-node table (SIGUSR1: its own latency from
+# enqueue to completion) goes to /out/daemon-PHASE.txt.
 # Around every measured run: CLOCK_MONOTONIC, idle time (all CPU = wall -
 # idle), context switches, the daemon's CPU (schedstat, and user/system
 # ticks from /proc/PID/stat) and the pollers' (kcsraw*, kipmi*). One line per
@@ -47,6 +51,7 @@ NIOCTL=${BENCH_NIOCTL:-20000}
 NREQ=${BENCH_NREQ:-2000}
 NREAL=${BENCH_NREAL:-500}
 NCOUNT=${BENCH_NCOUNT:-300}
+NIOCTLR=$((NIOCTL / 4))
 WARM=${BENCH_WARM:-20}
 RES=/out/results-$PHASE.txt
 CNT=/out/counts-$PHASE.txt
@@ -165,9 +170,16 @@ CONF
 	check "kcsmuxd nodes exist" test -c $INT -a -c $IRQN
 	sleep 0.3	# init_done (owner, mode) runs just after the node appears
 }
+# daemon_table: the per-node table kcsmuxd logs on SIGUSR1
+daemon_table() {
+	_l=$(wc -l </tmp/kcsmuxd.log)
+	kill -USR1 "$dpid"
+	sleep 0.5
+	tail -n +$((_l + 1)) /tmp/kcsmuxd.log | tee /out/daemon-$PHASE.txt | sed 's/^/    /'
+}
 stop_daemon() {
 	kill "$dpid"
-	wait "$dpid"
+	wait "$dpid" 2>/dev/null
 	dpid=""
 	check "rmmod kcsraw" rmmod kcsraw
 }
@@ -181,7 +193,7 @@ KPROBES="nb_fsr:fuse_simple_request nb_poll:fuse_file_poll nb_ioctl:fuse_do_ioct
 nb_rd:fuse_dev_do_read nb_wr:fuse_dev_do_write nb_ntf:fuse_notify_poll_wakeup"
 SYSHIST='hist:keys=common_pid,id.syscall:size=4096'
 trace_on() {
-	mountpoint -q $T || mount -t tracefs none $T || return 1
+	grep -q " $T tracefs " /proc/mounts || mount -t tracefs none $T || return 1
 	for _p in $KPROBES; do
 		echo "p:${_p%%:*} ${_p#*:}" >>$T/kprobe_events || return 1
 	done
@@ -281,8 +293,9 @@ if [ "$PHASE" = instant ]; then
 	# congestion_threshold): "waiting" is a gauge of requests in flight.
 	say "FUSE control filesystem with two CUSE nodes open for business"
 	{
-		if mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null ||
-			mountpoint -q /sys/fs/fuse/connections; then
+		grep -q ' /sys/fs/fuse/connections fusectl ' /proc/mounts ||
+			mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
+		if grep -q ' /sys/fs/fuse/connections fusectl ' /proc/mounts; then
 			echo "fusectl_mounted=1"
 		else
 			echo "fusectl_mounted=0"
@@ -319,6 +332,8 @@ if [ "$PHASE" = instant ]; then
 		R=$((R + 1))
 	done
 
+	say "the daemon's view (all rounds, warm-ups included)"
+	daemon_table
 	say "counting pass (kprobes + syscall histograms; not timed)"
 	R=0
 	if trace_on; then
@@ -353,6 +368,10 @@ else
 		}
 		bench node-int req "$NREAL" 'kcsraw*' $P -d $INT -k
 		bench node-irq req "$NREAL" 'kcsraw*' $P -d $IRQN -k
+		# the cost of one FUSE round trip in this boot (BMC not involved),
+		# back to back and after 1 ms of idle, as between requests here
+		bench node ioctl "$NIOCTLR" 'kcsraw*' $P -d $INT --mode ioctl -k
+		bench node ioctl-idle 1000 'kcsraw*' $P -d $INT --mode ioctl -i 1000 -k
 		R=$((R + 1))
 	done
 	for a in transactions errors hosed irqs irq_wakeups; do
@@ -360,6 +379,8 @@ else
 	done
 	echo
 
+	say "the daemon's view (all rounds, warm-ups included)"
+	daemon_table
 	say "counting pass (kprobes + syscall histograms; not timed)"
 	R=0
 	if trace_on; then

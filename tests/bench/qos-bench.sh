@@ -6,8 +6,8 @@
 # Run with one of (one boot per configuration):
 #   run.sh --bmc extern --delay seed --irq off --env QOS_MODE=noirq tests/bench/qos-bench.sh
 #   run.sh --bmc extern --delay seed --irq on  --env QOS_MODE=irq   tests/bench/qos-bench.sh
-# [--env QOS_ITER=10 --env QOS_LITER=2 --env QOS_PAIR_N=200
-#  --env QOS_PAIR_GAP_US=50000 --env QOS_ROWS="..." --env QOS_LROWS="..."]
+# [--env QOS_ITER=10 --env QOS_LITER=10 --env QOS_PAIR_N=200
+#  --env QOS_PAIR_GAP_US=40000 --env QOS_ROWS="..." --env QOS_LROWS="..."]
 #
 # One KCS (0xca2) behind ipmi_sim and the seed delay model (200-2000 us), its
 # IRQ off (the seed's situation: kipmid polls) or on. The drivers take turns
@@ -37,9 +37,9 @@
 
 MODE=${QOS_MODE:-noirq}
 IT=${QOS_ITER:-10}
-LIT=${QOS_LITER:-2}
+LIT=${QOS_LITER:-10}
 PN=${QOS_PAIR_N:-200}
-GAP=${QOS_PAIR_GAP_US:-50000}
+GAP=${QOS_PAIR_GAP_US:-40000}
 RES=/out/results.txt
 DLOG=/out/kcsmuxd.log
 PAR=/sys/module/ipmi_si/parameters
@@ -60,8 +60,8 @@ if [ "$MODE" = irq ]; then
 else
 	STOCK=${QOS_STOCK:-"default busy5000 busy2000 busy1000 busy500 busy200 busy100 busy50 busy20 busy10 nokipmid"}
 	STOCKL=${QOS_STOCKL:-"default nokipmid busy1000 busy500 busy200 busy100"}
-	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 exp50-1000 bulk monitor-nr"}
-	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 exp50-1000"}
+	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 b0-p500 b0-p1000 exp50-1000 bulk monitor-nr"}
+	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 b0-p1000 exp50-1000"}
 fi
 [ "$KCS1_IRQ" = 0 ] && [ "$MODE" = irq ] && fail "QOS_MODE=irq needs run.sh --irq on"
 [ "$KCS1_IRQ" != 0 ] && [ "$MODE" = noirq ] && fail "QOS_MODE=noirq needs run.sh --irq off"
@@ -87,6 +87,8 @@ b0-irq	ipmi14	max_busy_us = 0;poll_us = 10000;poll_max_us = 10000;backoff = fixe
 exp50-1000-irq	ipmi15	max_busy_us = 0;poll_us = 50;poll_max_us = 1000;backoff = exp;use_irq = yes
 monitor-nr-irq	ipmi16	policy = monitor;rate = unlimited;use_irq = yes
 bulk-irq	ipmi17	policy = bulk;use_irq = yes
+b0-p500	ipmi18	max_busy_us = 0;poll_us = 500;backoff = fixed;use_irq = no
+b0-p1000	ipmi19	max_busy_us = 0;poll_us = 1000;backoff = fixed;use_irq = no
 "
 node_of() { echo "$NODES" | awk -F'\t' -v r="$1" '$1 == r { print $2 }'; }
 
@@ -123,6 +125,7 @@ load_off() {
 
 # workload N DEVNUM: N x (ipmitool sdr; ipmitool sel list); the last
 # iteration's output stays in /tmp/sdr.out and /tmp/sel.out.
+# shellcheck disable=SC2016 # expanded by the sh -c that runs it
 WORK='i=0
 while [ $i -lt "$1" ]; do
 	ipmitool -I open -d "$2" sdr >/tmp/sdr.out 2>/tmp/sdr.err || exit 1
@@ -262,8 +265,8 @@ start_daemon() {
 	check "kcsmux.conf is valid" kcsmuxd -n
 	kcsmuxd -f 2>>$DLOG &
 	dpid=$!
-	for _i in $(seq 50); do [ -c /dev/ipmi17 ] && break; sleep 0.1; done
-	check "kcsmuxd nodes exist" test -c /dev/ipmi17
+	for _i in $(seq 50); do [ -c /dev/ipmi19 ] && break; sleep 0.1; done
+	check "kcsmuxd nodes exist" test -c /dev/ipmi19
 	sleep 0.3
 	PAT='kcsraw*'
 }
@@ -279,7 +282,6 @@ stop_daemon() {
 }
 
 # ---- the pair --------------------------------------------------------------
-PROBE_INT="kcsmux-ipmi-probe -d /dev/ipmi1 --ipmitool -w 5 -i $GAP -r 06,01 -k"
 SENSORS="01 02 03 10 11 12 20 21"
 mon_loop() {	# DEV: Get Sensor Reading round the sensors until /tmp/stop
 	while [ ! -e /tmp/stop ]; do

@@ -13,10 +13,10 @@
 #                   $KCSMUX_BUILD/bench/qos-YYYYmmdd-HHMMSS)
 #   --iter N        workload iterations per unloaded row (default 10, the
 #                   seed's): ipmitool sdr; ipmitool sel list
-#   --liter N       iterations per row under 100% CPU load (default 5)
+#   --liter N       iterations per row under 100% CPU load (default 10)
 #   --pair-n N      interactive requests per pair phase (default 200; 0: no
 #                   pair)
-#   --gap US        pause between interactive requests (default 50000)
+#   --gap US        pause between interactive requests (default 40000)
 #   --only noirq|irq  boot only one configuration
 #   --no-docs       leave docs/ alone: report only in DIR/report.md and
 #                   DIR/qos-bench.png
@@ -25,14 +25,14 @@
 #   --timeout SEC   guest timeout per boot (default 600)
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-qos; must not be a
-# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 8 minutes of VM
+# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 9 minutes of VM
 # time with the defaults (two boots); run.sh waits while another VM holds
 # the lock. This is a benchmark, not a test: CTest does not run it.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-qos}
 build=$KCSMUX_BUILD
-iter=10 liter=5 pairn=200 gap=50000 only="" docs=1 report="" timeout=600 out=""
+iter=10 liter=10 pairn=200 gap=40000 only="" docs=1 report="" timeout=600 out=""
 
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }

@@ -4,7 +4,7 @@
  * the configuration, two hand-built nodes (no CUSE, no backend) and the
  * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
  * client) in a child process, as root or as nobody, while the loop serves
- * it. Stubs stand in for xact.c and reload.c.
+ * it. Stubs stand in for xact.c, reload.c and kcsmuxd.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,12 @@ void xact_kick(struct daemon *d)
 {
 	(void)d;
 	kicks++;
+}
+
+void daemon_notify(struct daemon *d, const char *state)
+{
+	(void)d;
+	(void)state;
 }
 
 int daemon_reload(struct daemon *d, char **cause)
@@ -79,10 +86,11 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	chmod(dir, 0755);	/* nobody must reach the socket */
 	snprintf(sock, sizeof(sock), "%s/run/kcsmux/control.sock", dir);
+	/* Not root (no nobody cases then): our own group is the admins'. */
 	snprintf(conf_text, sizeof(conf_text),
-	    "[global]\ncontrol_socket = %s\nadmin_group = %d\n"
+	    "[global]\ncontrol_socket = %s\nadmin_group = %u\n"
 	    "[node ipmi1]\n[node ipmi2]\npolicy = monitor\n", sock,
-	    ADMIN_GID);
+	    geteuid() == 0 ? ADMIN_GID : (unsigned)getegid());
 	memset(&d, 0, sizeof(d));
 	rv = config_load_string(&d.cfg, conf_text, "t.conf", &cause);
 	ck_assert_msg(rv == 0, "config: %s", cause ? cause : "");
@@ -327,6 +335,8 @@ START_TEST(test_show)
 	assert_has(out, "\nlatency_max_us=800\n");
 	assert_has(out, "\ncpu_ppm=");
 	/* A non-admin may look. */
+	if (geteuid() != 0)
+		return;
 	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi2", NULL), 0);
 	assert_has(out, "node=ipmi2\npreset=monitor\n");
 }
@@ -604,6 +614,67 @@ START_TEST(test_raw_protocol)
 }
 END_TEST
 
+/* Nobody opens more connections than one user may: the 9th is closed at
+ * once, and root still gets in while nobody holds the other 8. */
+static int hog(const char *ready)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	uint8_t raw[CTL_HDR_LEN];
+	struct ctl_hdr h;
+	int fd[9], i, f;
+
+	if (!drop(NOBODY_PLAIN))
+		return 20;
+	strcpy(sun.sun_path, sock);
+	for (i = 0; i < 9; i++) {
+		fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(fd[i], (struct sockaddr *)&sun, sizeof(sun)) < 0)
+			return 21;
+		usleep(20000);		/* accepted in this order */
+	}
+	ctl_hdr_init(&h, CTL_LIST, 0, 0);
+	ctl_hdr_encode(raw, &h);
+	if (write(fd[0], raw, sizeof(raw)) != sizeof(raw) ||
+	    read(fd[0], raw, sizeof(raw)) != sizeof(raw))
+		return 22;		/* the first is served */
+	if (write(fd[8], raw, sizeof(raw)) < 0 && errno != EPIPE &&
+	    errno != ECONNRESET)
+		return 23;
+	if (read(fd[8], raw, sizeof(raw)) > 0)
+		return 24;		/* the 9th was closed */
+	if ((f = open(ready, O_WRONLY | O_CREAT, 0666)) < 0)
+		return 25;
+	close(f);
+	sleep(2);			/* hold the 8 while root asks */
+	return 0;
+}
+
+START_TEST(test_conn_limit)
+{
+	struct timeval tv = { 0, 10000 };
+	char ready[160];
+	pid_t pid;
+	int i;
+
+	if (geteuid() != 0)
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(ready, sizeof(ready), "%s/ready", dir);
+	chmod(dir, 0777);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(hog(ready));
+	for (i = 0; i < 500 && access(ready, F_OK) != 0; i++) {
+		event_base_loopexit(d.base, &tv);
+		event_base_dispatch(d.base);
+	}
+	ck_assert_msg(access(ready, F_OK) == 0, "the hog did not get ready");
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	ck_assert_int_eq(serve(pid), 0);
+}
+END_TEST
+
 static Suite *control_suite(void)
 {
 	Suite *s = suite_create("control");
@@ -625,6 +696,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_no_daemon);
 	tcase_add_test(tc, test_raw_protocol);
+	tcase_add_test(tc, test_conn_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }

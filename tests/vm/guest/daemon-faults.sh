@@ -23,6 +23,19 @@ alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status
 rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$dpid/status"; }
 # le A B: A <= B, both integers (empty counts as failure)
 le() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -le "$2" ]; }
+# usr1 NODE COLUMN: the node's value in the column so headed of the
+# per-node table kcsmuxd prints on SIGUSR1 (e.g. cli: its open files)
+usr1() {
+	_l=$(grep -c '' /tmp/kcsmuxd.log)
+	kill -USR1 "$dpid"
+	sleep 0.3
+	tail -n +$((_l + 1)) /tmp/kcsmuxd.log | awk -v n="$1" -v k="$2" '
+		$1 == "node" { for (i = 1; i <= NF; i++) if ($i == k) c = i }
+		$1 == n && c { print $c; exit }'
+}
+# queue NODE: requests waiting in the node's queue (kcsmuxctl show), or
+# "?" when the daemon has no control socket
+queue() { kcsmuxctl show "$1" 2>/dev/null | sed -n 's/^queue=//p' | grep . || echo "?"; }
 
 # The sanitized build's quarantine would make RSS grow with every free
 # until it holds 256 MB: keep it small so that RSS means live memory.
@@ -66,7 +79,11 @@ max_outstanding = 8
 CONF
 check "kcsmuxd -n accepts the config" kcsmuxd -n
 check "kcsmuxd started, /dev/ipmi1..4 exist" start_daemon
-echo "kcsmuxd pid $dpid, BMC delay $KCSMUX_DELAY, VmRSS $(rss) kB"
+# RSS of an ASan build also moves with its allocator (size-class regions,
+# shadow, stack depot): a looser bound there; LeakSanitizer at exit and the
+# daemon's own client/queue counts are the exact checks.
+if grep -q libasan "/proc/$dpid/maps"; then asan=yes rss_slack=1024; else asan=no rss_slack=384; fi
+echo "kcsmuxd pid $dpid (ASan: $asan), BMC delay $KCSMUX_DELAY, VmRSS $(rss) kB"
 
 ###########################################################################
 say "1. the BMC hangs for $HOLD_MS ms (KCS timeouts $T_MS ms, max_retries 1)"
@@ -170,6 +187,9 @@ for round in 1 2 3 4 5 6; do
 done
 probes_on=$(alive $pp1 && alive $pp2 && echo yes || echo no)
 wait $pp1 $pp2
+sleep 0.2
+left="ipmi1 open files $(usr1 ipmi1 cli), ipmi2 open files $(usr1 ipmi2 cli)"
+leftq="queued: ipmi1 $(queue ipmi1), ipmi2 $(queue ipmi2)"
 sed 's/^/    /' /tmp/k.p1 /tmp/k.p2
 echo "    $killed clients killed; kcsmuxd VmRSS (kB): before $rss0, after each round:$rsslist"
 check "kcsmuxd is still running" alive "$dpid"
@@ -178,10 +198,16 @@ check "same node (ipmi1): 1500/1500 answered (p99 $(field p99_us /tmp/k.p1) us)"
 	test "$(field ok /tmp/k.p1)" = 1500
 check "other node (ipmi2): 1500/1500 answered (p99 $(field p99_us /tmp/k.p2) us)" \
 	test "$(field ok /tmp/k.p2)" = 1500
+check "every killed client's file is closed in kcsmuxd ($left)" \
+	test "$left" = "ipmi1 open files 0, ipmi2 open files 0"
+case "$leftq" in
+*"?"*) echo "    ($leftq: kcsmuxctl unavailable)" ;;
+*) check "nothing left queued ($leftq)" test "$leftq" = "queued: ipmi1 0, ipmi2 0" ;;
+esac
 # Rounds 1-2 warm the allocator up; from round 2 to 6 (120 more killed
 # clients, each leaving up to 16 requests behind) RSS must stay flat.
-check "RSS bounded: round 6 - round 2 = $((rss_r6 - rss_r2)) kB <= 384 kB" \
-	le $((rss_r6 - rss_r2)) 384
+check "RSS bounded: round 6 - round 2 = $((rss_r6 - rss_r2)) kB <= $rss_slack kB" \
+	le $((rss_r6 - rss_r2)) "$rss_slack"
 
 say "2b. a client that never reads: EBUSY at max_outstanding"
 # ipmi4 starts one request per 10 s (rate 0.1) and allows 8 outstanding per
@@ -208,9 +234,13 @@ for j in 1 2 3; do
 	eval "pn$j=\$!"
 done
 rss_peak=$rss_c0
+snap=0
 while alive "$pn1" || alive "$pn2" || alive "$pn3"; do
 	r=$(rss)
 	[ -n "$r" ] && [ "$r" -gt "$rss_peak" ] && rss_peak=$r
+	snap=$((snap + 1))
+	# the daemon's view of them, once, well into the run
+	[ $snap = 15 ] && { kcsmuxctl show ipmi3 2>&1 | grep -E '^(clients|client|queue)=|kcsmuxctl:' >/tmp/c.show; }
 	sleep 0.2
 done
 wait $pn1 $pn2 $pn3 $ps0
@@ -225,12 +255,16 @@ done
 s_acc=$((300 - $(field err_errno /tmp/c.stock)))
 echo "    stock $stock: $s_acc of 300 accepted, $(field err_errno /tmp/c.stock) refused"
 head -n 2 /tmp/c.stock | sed 's/^/    | /'
+echo "    kcsmuxctl show ipmi3 after ~3 s (queued = answers waiting unread):"
+sed 's/^/      /' /tmp/c.show
 echo "    kcsmuxd VmRSS (kB): before $rss_c0, peak $rss_peak (+$((rss_peak - rss_c0))), after the clients closed $rss_c1"
 check "kcsmuxd is still running" alive "$dpid"
 check "never-reading clients hold at most 16 unread answers each ($acc accepted by 3 clients, limit 48)" \
 	le "$acc" 48
 check "RSS while they hold the answers: +$((rss_peak - rss_c0)) kB <= 256 kB" \
 	le $((rss_peak - rss_c0)) 256
+check "their files are closed in kcsmuxd (ipmi3 open files $(usr1 ipmi3 cli))" \
+	test "$(usr1 ipmi3 cli)" = 0
 
 ###########################################################################
 say "4. a flooding node (8 clients, bulk) beside an interactive probe"
@@ -249,6 +283,19 @@ check "interactive probe alone: 200/200" test "$(field ok /tmp/f.alone)" = 200
 check "interactive probe under the flood: 200/200" test "$(field ok /tmp/f.under)" = 200
 check "the flood outlasted the probe" test "$flood_on" = yes
 expect "every flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood
+# The same flood at nice 19: what is left is the interface (the flood's
+# transactions ahead in kcsraw, strict priority otherwise) rather than
+# the guest's one CPU shared with 8 busy clients.
+sh -c 'renice -n 19 -p $$ >/dev/null && exec kcsmux-ipmi-stress -c 8 -w 4 -n 400 -m id,sdr -k /dev/ipmi3' >/tmp/f.flood2 2>&1 &
+pf=$!
+sleep 1.5
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 200 -i 2000 -k >/tmp/f.nice 2>&1
+flood_on=$(alive $pf && echo yes || echo no)
+wait $pf
+echo "    interactive ipmi1 beside the flood at nice 19: p50 $(field p50_us /tmp/f.nice) us, p99 $(field p99_us /tmp/f.nice) us, max $(field max_us /tmp/f.nice) us (flood still running at the end: $flood_on)"
+grep 'dev=total' /tmp/f.flood2 | sed 's/.*\(ok=[0-9]*\).*\(p50_us=[0-9]*\) \(p99_us=[0-9]*\).*\(wall_ms=[0-9]*\).*/    nice 19 flood: \1 \2 \3 \4/'
+check "interactive probe beside the nice 19 flood: 200/200" test "$(field ok /tmp/f.nice)" = 200
+expect "every nice 19 flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood2
 
 ###########################################################################
 say "the faulted kcsmuxd stops cleanly"
@@ -306,14 +353,18 @@ check "clients waiting on the nodes return within 2 s of the kill" \
 k3err=$(grep -m 1 -oE 'poll: .*|poll revents 0x[0-9a-f]+.*|RECEIVE_MSG_TRUNC: .*|SEND_COMMAND: .*' /tmp/x.k3)
 echo "    K3 (in poll() at the kill): ${k3err:-nothing}"
 check "K3, blocked in poll(), got an error, not a hang" test -n "$k3err"
-errs=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 /tmp/x.k4 /tmp/x.k1 | sort | uniq -c | sed 's/^ *//')
-echo "    SEND_COMMAND after the kill:" && echo "$errs" | sed 's/^/      /'
+# The SEND that was inside the daemon at the kill, and the ones after it:
+# every errno seen (K2/K4 print their first failure, K1 (-v) all of them).
+clean_errno() {
+	case "$1" in
+	"Transport endpoint is not connected"|"Software caused connection abort"|\
+	"No such device"|"Input/output error") return 0 ;;
+	esac
+	return 1
+}
 e1=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 | head -n 1)
-case "$e1" in
-"No such device"|"Input/output error"|"Transport endpoint is not connected")
-	pass "the next ioctl fails with a clean error: $e1" ;;
-*) fail "the next ioctl after the kill: '${e1:-no error}'" ;;
-esac
+echo "    first SEND on ipmi2 after the kill: ${e1:-none}"
+check "the next SEND fails with a clean errno: ${e1:-none}" clean_errno "$e1"
 check "the nodes are gone with the daemon" test ! -e /dev/ipmi1 -a ! -e /dev/ipmi4
 sleep 0.5
 for k in transactions errors hosed cancelled timeouts; do
@@ -338,15 +389,19 @@ done
 wait $k1
 k1_ok=$(field ok /tmp/x.k1)
 k1_err=$(field err_errno /tmp/x.k1)
-echo "    K1: ok $k1_ok, errno failures $k1_err of 80 (the old file stays dead after the restart)"
-check "K1's old file fails cleanly, also after the restart" test "$k1_err" -gt 0
+echo "    K1: ok $k1_ok, errno failures $k1_err of 80 (its old file stays dead after the restart):"
+sed -n 's/.*msgid [0-9]*: //p' /tmp/x.k1 | sort | uniq -c | sed 's/^ */      /'
+k1_bad=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k1 | while read -r e; do
+	clean_errno "$e" || echo "$e"; done | head -n 1)
+check "K1's old file: $k1_err failures, every SEND errno clean${k1_bad:+ (not: $k1_bad)}" \
+	test "$k1_err" -gt 0 -a "$k1_ok" -gt 0 -a -z "$k1_bad"
 
 ###########################################################################
 say "end"
 stop_daemon
 drc=$?
 check "the restarted kcsmuxd exits 0 on SIGTERM" test "$drc" = 0
-if grep -q 'Sanitizer' /tmp/kcsmuxd.log; then
+if grep -qE 'Sanitizer|runtime error' /tmp/kcsmuxd.log; then
 	fail "sanitizer report in the kcsmuxd log"
 fi
 echo "--- kcsmuxd log"

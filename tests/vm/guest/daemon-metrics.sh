@@ -1,0 +1,314 @@
+# kcsmuxd's Prometheus metrics (docs/admin.md, Metrics): two nodes over
+# kcsraw.ko, metrics_listen on loopback and a textfile. Requests through
+# both nodes show up in GET /metrics exactly (a probe's 50 requests are 50
+# requests, 50 responses, 50 latencies), every line follows the text format
+# 0.0.4 (checked by an awk parser: grammar, families, cumulative buckets,
+# +Inf == _count), other paths get 404 and other methods 405, scrapes during
+# traffic do not disturb it, the textfile is rewritten within 10 s with the
+# same text and removed when the daemon exits.
+. /guest/lib.sh
+
+PORT=9623
+URL=http://127.0.0.1:$PORT/metrics
+TEXTFILE=/var/lib/kcsmux/kcsmux.prom
+
+check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+check "modprobe cuse" modprobe cuse
+
+# prom.awk FILE: the exposition checker; prints BAD: lines and a summary,
+# exits 1 if anything is wrong.
+cat >/tmp/prom.awk <<'AWK'
+function bad(why) {
+	printf "BAD: %s: %s\n", why, $0
+	nbad++
+}
+BEGIN {
+	nbad = 0
+	NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*"
+	LBL = "[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\[\\\\\"n])*\""
+	SAMPLE = "^" NAME "([{]" LBL "(," LBL ")*[}])? [^ ]+$"
+	NUM = "^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$"
+}
+/^# HELP / {
+	if ($3 !~ ("^" NAME "$"))
+		bad("HELP name")
+	help = $3
+	next
+}
+/^# TYPE / {
+	if (NF != 4 || $3 != help)
+		bad("TYPE not right after its HELP")
+	if ($4 !~ /^(counter|gauge|histogram|summary|untyped)$/)
+		bad("unknown type")
+	if ($3 in fams)
+		bad("family twice")
+	fams[$3] = 1
+	fam = $3
+	type = $4
+	nfam++
+	next
+}
+/^#/ { bad("stray comment"); next }
+{
+	if ($0 !~ SAMPLE) {
+		bad("not a sample")
+		next
+	}
+	val = $NF
+	key = substr($0, 1, length($0) - length(val) - 1)
+	if (val !~ NUM && val !~ /^([-+]Inf|NaN)$/)
+		bad("value")
+	if (key in seen)
+		bad("series twice")
+	seen[key] = 1
+	nsamples++
+	name = key
+	sub(/[{].*/, "", name)
+	labels = substr(key, length(name) + 1)
+	if (fam == "") {
+		bad("sample before any TYPE")
+		next
+	}
+	if (type != "histogram") {
+		if (name != fam)
+			bad("sample outside its family " fam)
+		if (type == "counter" && (name !~ /_total$/ || val + 0 < 0))
+			bad("counter")
+		next
+	}
+	suffix = substr(name, length(fam) + 1)
+	if (substr(name, 1, length(fam)) != fam ||
+	    suffix !~ /^_(bucket|sum|count)$/) {
+		bad("sample outside histogram " fam)
+		next
+	}
+	if (suffix == "_bucket") {
+		if (!match(labels, /le="[^"]*"/)) {
+			bad("bucket without le")
+			next
+		}
+		le = substr(labels, RSTART + 4, RLENGTH - 5)
+		sub(/,?le="[^"]*"/, "", labels)
+		sub(/^[{],/, "{", labels)
+		if (labels == "{}")
+			labels = ""
+		s = fam labels
+		if (s in inf)
+			bad("bucket after +Inf")
+		else if (le != "+Inf" && le !~ NUM)
+			bad("le")
+		else if ((s in lastle) && le != "+Inf" && le + 0 <= lastle[s])
+			bad("le not increasing")
+		if ((s in lastc) && val + 0 < lastc[s])
+			bad("buckets not cumulative")
+		lastle[s] = le + 0
+		lastc[s] = val + 0
+		if (le == "+Inf")
+			inf[s] = val + 0
+		nbuckets++
+	} else if (suffix == "_count") {
+		s = fam labels
+		if (!(s in inf))
+			bad("_count without a +Inf bucket")
+		else if (val + 0 != inf[s])
+			bad("+Inf bucket " inf[s] " != _count")
+		counted[s] = 1
+		nhist++
+	}
+}
+END {
+	for (s in inf)
+		if (!(s in counted)) {
+			printf "BAD: histogram %s has no _count\n", s
+			nbad++
+		}
+	printf "families=%d samples=%d buckets=%d histograms=%d bad=%d\n",
+	    nfam, nsamples, nbuckets, nhist, nbad
+	exit nbad > 0
+}
+AWK
+
+# grammar DESC FILE: FILE is a valid exposition with our 17 families and
+# 4 histograms (2 per node).
+grammar() {
+	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
+	_rc=$?
+	if [ $_rc = 0 ] && grep -q '^families=17 .* histograms=4 bad=0$' /tmp/prom.out; then
+		pass "$1 ($(tail -n 1 /tmp/prom.out))"
+	else
+		fail "$1:"
+		head -n 20 /tmp/prom.out
+	fi
+}
+# val KEY FILE: the value of sample KEY (name{labels} exactly).
+val() {
+	awk -v k="$1" 'substr($0, 1, length(k) + 1) == k " " {
+		print substr($0, length(k) + 2) }' "$2"
+}
+# is DESC KEY FILE WANT: the sample's value is exactly WANT.
+is() {
+	_v=$(val "$2" "$3")
+	if [ "$_v" = "$4" ]; then
+		pass "$1 ($2 = $_v)"
+	else
+		fail "$1: $2 is '$_v', not '$4'"
+	fi
+}
+# positive DESC KEY FILE: the sample's value is a number > 0.
+positive() {
+	_v=$(val "$2" "$3")
+	if [ -n "$_v" ] && awk -v v="$_v" 'BEGIN { exit !(v + 0 > 0) }'; then
+		pass "$1 ($2 = $_v)"
+	else
+		fail "$1: $2 is '$_v', not > 0"
+	fi
+}
+scrape() { wget -q -T 10 -O "$1" "$URL"; }
+
+mkdir -p /etc/kcsmux /var/lib/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<CONF
+[global]
+backend = kcsraw
+device = /dev/kcsraw0
+metrics_listen = 127.0.0.1:$PORT
+metrics_textfile = $TEXTFILE
+
+[node ipmi1]
+policy = interactive
+
+[node ipmi2]
+policy = bulk
+access = readonly
+CONF
+check "kcsmuxd -n accepts the config" kcsmuxd -n
+kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+dpid=$!
+for i in $(seq 50); do
+	[ -c /dev/ipmi1 ] && [ -c /dev/ipmi2 ] && break
+	sleep 0.1
+done
+check "nodes /dev/ipmi1 and /dev/ipmi2 exist" test -c /dev/ipmi1 -a -c /dev/ipmi2
+check "the textfile is written at start" test -s $TEXTFILE
+
+say "before any request"
+check "GET $URL" scrape /tmp/m0
+grammar "the first scrape parses" /tmp/m0
+is "no requests yet on ipmi1" 'kcsmux_requests_total{node="ipmi1"}' /tmp/m0 0
+is "no latencies yet on ipmi1" 'kcsmux_request_duration_seconds_count{node="ipmi1"}' /tmp/m0 0
+is "the info names the backend and device" \
+	"kcsmux_info{version=\"$(kcsmuxd -V | cut -d' ' -f2)\",backend=\"kcsraw\",device=\"/dev/kcsraw0\"}" /tmp/m0 1
+
+say "50 requests on ipmi1"
+check "kcsmux-ipmi-probe -n 50 on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
+check "GET $URL" scrape /tmp/m1
+grammar "the scrape after traffic parses" /tmp/m1
+is "ipmi1 counts 50 requests" 'kcsmux_requests_total{node="ipmi1"}' /tmp/m1 50
+is "ipmi1 counts 50 responses" 'kcsmux_responses_total{node="ipmi1"}' /tmp/m1 50
+is "ipmi1's latency histogram holds 50" 'kcsmux_request_duration_seconds_count{node="ipmi1"}' /tmp/m1 50
+is "... all of them in +Inf" 'kcsmux_request_duration_seconds_bucket{node="ipmi1",le="+Inf"}' /tmp/m1 50
+is "ipmi1's queue-wait histogram holds 50" 'kcsmux_queue_wait_seconds_count{node="ipmi1"}' /tmp/m1 50
+positive "ipmi1's latency sum" 'kcsmux_request_duration_seconds_sum{node="ipmi1"}' /tmp/m1
+positive "ipmi1's interface time" 'kcsmux_service_seconds_total{node="ipmi1"}' /tmp/m1
+positive "ipmi1's poller CPU" 'kcsmux_poller_cpu_seconds_total{node="ipmi1"}' /tmp/m1
+is "ipmi1: no completion errors" 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m1 0
+is "ipmi1 was opened once" 'kcsmux_opens_total{node="ipmi1"}' /tmp/m1 1
+is "ipmi1 has no open file now" 'kcsmux_clients{node="ipmi1"}' /tmp/m1 0
+is "ipmi1's queue is empty" 'kcsmux_queue_depth{node="ipmi1"}' /tmp/m1 0
+is "nothing in flight" 'kcsmux_interface_inflight' /tmp/m1 0
+is "ipmi2 untouched" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m1 0
+
+say "ipmitool on both nodes"
+ipmi() { ipmitool -I open "$@"; }
+run_to /tmp/it1 ipmi -d 1 sdr
+check "ipmitool sdr on ipmi1" test $? = 0
+run_to /tmp/it2 ipmi -d 2 mc info
+check "ipmitool mc info on ipmi2" test $? = 0
+check "GET $URL" scrape /tmp/m2a
+d0=$(val 'kcsmux_errors_total{node="ipmi2",kind="denied"}' /tmp/m2a)
+e0=$(val 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m2a)
+run_to /tmp/deny ipmi -d 2 raw 0 2 0
+expect "readonly ipmi2 refuses chassis control (cc 0xd4)" 'rsp=0xd4' /tmp/deny
+run_to /tmp/badcmd ipmi -d 1 raw 6 0xfe
+expect "an unknown command on ipmi1 fails at the BMC" 'rsp=0x' /tmp/badcmd
+check "GET $URL" scrape /tmp/m2
+grammar "the scrape after ipmitool parses" /tmp/m2
+r1=$(val 'kcsmux_requests_total{node="ipmi1"}' /tmp/m2)
+r2=$(val 'kcsmux_requests_total{node="ipmi2"}' /tmp/m2)
+check "ipmi1 counts ipmitool's requests too ($r1 > 51)" test "${r1:-0}" -gt 51
+check "ipmi2 counts requests ($r2 > 0)" test "${r2:-0}" -gt 0
+is "ipmi2's responses match its requests" 'kcsmux_responses_total{node="ipmi2"}' /tmp/m2 "$r2"
+is "ipmi2's latency count matches its requests" 'kcsmux_request_duration_seconds_count{node="ipmi2"}' /tmp/m2 "$r2"
+is "ipmi2 counts the denied request" 'kcsmux_errors_total{node="ipmi2",kind="denied"}' /tmp/m2 $((${d0:-0} + 1))
+e1=$(val 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m2)
+check "ipmi1 counts the failed command (completion errors $e0 -> $e1)" test "${e1:-0}" -gt "${e0:-0}"
+is "ipmi1: nothing rejected" 'kcsmux_errors_total{node="ipmi1",kind="rejected"}' /tmp/m2 0
+
+say "HTTP"
+wget -S -q -O /dev/null "$URL" >/tmp/hdr 2>&1
+expect "200 for GET /metrics" 'HTTP/1.1 200 OK' /tmp/hdr
+expect "Content-Type is the text format 0.0.4" \
+	'Content-Type: text/plain; version=0.0.4; charset=utf-8' /tmp/hdr
+wget -S -q -O /dev/null "http://127.0.0.1:$PORT/other" >/tmp/hdr404 2>&1
+check "GET /other fails" test $? != 0
+expect "404 for another path" 'HTTP/1.1 404 Not Found' /tmp/hdr404
+wget -S -q -O /dev/null "http://127.0.0.1:$PORT/" >/tmp/hdr404b 2>&1
+expect "404 for /" 'HTTP/1.1 404 Not Found' /tmp/hdr404b
+wget -S -q -O /dev/null --post-data x "$URL" >/tmp/hdr405 2>&1
+check "POST /metrics fails" test $? != 0
+expect "405 for POST /metrics" 'HTTP/1.1 405 Method Not Allowed' /tmp/hdr405
+expect "405 names the allowed methods" 'Allow: GET, HEAD' /tmp/hdr405
+
+say "scrapes during traffic"
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 100 -i 5000 -k >/tmp/probe2.out 2>&1 &
+ppid=$!
+ok=0 busy=0
+for i in $(seq 10); do
+	if scrape /tmp/mt && awk -f /tmp/prom.awk /tmp/mt >/dev/null; then
+		ok=$((ok + 1))
+		[ "$(val 'kcsmux_clients{node="ipmi2"}' /tmp/mt)" = 1 ] &&
+			busy=$((busy + 1))
+	fi
+	sleep 0.2
+done
+wait $ppid
+prc=$?
+cat /tmp/probe2.out
+check "10 scrapes during traffic all parse ($ok)" test $ok = 10
+check "they saw the probe's open file on ipmi2 ($busy times)" test $busy -gt 0
+check "the probe on ipmi2 was not disturbed" test $prc = 0
+check "GET $URL" scrape /tmp/m3
+is "ipmi2 counts the probe's 100 requests" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m3 $((r2 + 100))
+
+say "textfile"
+# Nothing runs now; within 11 s the timer has written the final state.
+sleep 11
+check "GET $URL" scrape /tmp/m4
+grammar "the textfile parses" $TEXTFILE
+# The CPU estimate decays with time; everything else must be equal.
+grep -v '^kcsmux_poller_cpu_ratio{' $TEXTFILE >/tmp/tf.cmp
+grep -v '^kcsmux_poller_cpu_ratio{' /tmp/m4 >/tmp/m4.cmp
+if cmp -s /tmp/tf.cmp /tmp/m4.cmp; then
+	pass "the textfile holds what /metrics serves"
+else
+	fail "the textfile differs from /metrics:"
+	diff /tmp/tf.cmp /tmp/m4.cmp | head -n 20
+fi
+is "the textfile has ipmi2's requests" 'kcsmux_requests_total{node="ipmi2"}' $TEXTFILE $((r2 + 100))
+ls -l $TEXTFILE >/tmp/tfls
+expect "the textfile is 0644" '^-rw-r--r-- ' /tmp/tfls
+check "no temporary file is left" test ! -e $TEXTFILE.tmp
+
+say "exit"
+kill -USR1 $dpid
+sleep 0.3
+kill $dpid
+wait $dpid
+check "kcsmuxd exits 0 on SIGTERM" test $? = 0
+check "the textfile is removed at exit" test ! -e $TEXTFILE
+wget -q -T 5 -O /dev/null "$URL" 2>/dev/null
+check "nothing listens after exit" test $? != 0
+echo "--- kcsmuxd log"
+cat /tmp/kcsmuxd.log
+echo "--- last scrape"
+grep -v '_bucket{' /tmp/m4
+summary

@@ -1,0 +1,91 @@
+# Per-node policy reaches the module, and priorities order requests:
+# nodes with a spinning, a sleeping and an adaptive policy against a BMC that
+# answers in 2 ms; then a bulk node saturating the interface while an
+# interactive node's requests still go first.
+. /guest/lib.sh
+
+check "kcsraw on $KCS1_PORT (no IRQ)" load_kcsraw ports="$KCS1_PORT"
+check "modprobe cuse" modprobe cuse
+mkdir -p /etc/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<'CONF'
+[global]
+backend = kcsraw
+device = /dev/kcsraw0
+[node spin]
+policy = interactive
+max_busy_us = unlimited
+[node sleep]
+policy = normal
+max_busy_us = 0
+poll_us = 100
+backoff = fixed
+[node adapt]
+policy = normal
+max_busy_us = 0
+poll_us = 100
+backoff = adaptive
+[node bulk]
+policy = bulk
+queue = 256
+CONF
+kcsmuxd -f >>/tmp/kcsmuxd.log 2>&1 &	# O_APPEND: table() truncates it
+dpid=$!
+for i in $(seq 50); do [ -c /dev/bulk ] && break; sleep 0.1; done
+check "nodes exist" test -c /dev/spin -a -c /dev/sleep -a -c /dev/adapt -a -c /dev/bulk
+
+table() {
+	: >/tmp/kcsmuxd.log
+	kill -USR1 $dpid
+	sleep 0.3
+	grep -E '^(node|spin|sleep|adapt|bulk) ' /tmp/kcsmuxd.log >/tmp/table
+	cat /tmp/table
+}
+# col NODE COLUMN-NAME: a value from the last table
+col() {
+	awk -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i }
+		$1 == n { v = $h[c]; sub(/\..*/, "", v); print v }' /tmp/table
+}
+
+say "one client at a time: each node's polling policy"
+# The adaptive node learns its BMC's response times first.
+check "warm-up: 40 requests on adapt" kcsmux-ipmi-probe -d /dev/adapt -n 40 -k
+table
+a_done0=$(col adapt done)
+a_sleeps0=$(awk '$1 == "adapt" { print $(NF-1) * $5 }' /tmp/table)
+for n in spin sleep adapt; do
+	check "60 requests on $n" kcsmux-ipmi-probe -d /dev/$n -n 60 -k
+done
+table
+check "the spinning node spins ($(col spin spin_us/r) us per request)" \
+	test "$(col spin spin_us/r)" -gt 1000
+check "the sleeping node never spins" test "$(col sleep spin_us/r)" = 0
+check "the adaptive node never spins" test "$(col adapt spin_us/r)" = 0
+s_sleep=$(awk '$1 == "sleep" { print $(NF-1) }' /tmp/table)
+# sleeps per request of the adaptive node since the warm-up
+s_adapt=$(awk -v d0="$a_done0" -v s0="$a_sleeps0" \
+	'$1 == "adapt" { printf "%.2f", ($(NF-1) * $5 - s0) / ($5 - d0) }' /tmp/table)
+check "adaptive sleeps far less than a fixed 100 us poll ($s_adapt vs $s_sleep per request)" \
+	awk -v a="$s_adapt" -v b="$s_sleep" 'BEGIN { exit !(a * 2 < b) }'
+check "adaptive p50 within 500 us of the fixed poll's ($(col adapt p50_us) vs $(col sleep p50_us))" \
+	test "$(col adapt p50_us)" -le $(( $(col sleep p50_us) + 500 ))
+
+say "contention: bulk saturates the interface, interactive still goes first"
+kcsmux-ipmi-stress -c 4 -n 60 -w 4 -t 60 -m id /dev/bulk >/tmp/bulk.out 2>&1 &
+bpid=$!
+sleep 1
+kcsmux-ipmi-probe -d /dev/spin -n 30 -i 50000 -k >/tmp/inter.out 2>&1
+irc=$?
+wait $bpid
+brc=$?
+cat /tmp/inter.out
+tail -n 4 /tmp/bulk.out
+check "interactive requests all answered" test $irc = 0
+check "bulk requests all answered" test $brc = 0
+table
+check "interactive queue wait p99 ($(col spin wait99) us) is below one bulk transaction's time plus slack" \
+	test "$(col spin wait99)" -lt 6000
+check "bulk waited longer than interactive (wait p99 $(col bulk wait99) > $(col spin wait99))" \
+	test "$(col bulk wait99)" -gt "$(col spin wait99)"
+kill $dpid
+wait $dpid
+summary
