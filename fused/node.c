@@ -295,5 +295,11 @@ void node_account(struct node *n, const struct xact *x, int status,
 		t.service_ns = now_ns() - x->t_sub;
 	}
 	nodestats_complete(&n->st, now_ns(), &t);
+	/* Over its CPU budget: the node's next requests wait until its
+	 * estimate is back under it (the others go on meanwhile). */
+	if (n->conf.pol.cpu_budget_ppm &&
+	    nodestats_cpu_over(&n->st.cpu, now_ns(), n->conf.pol.cpu_budget_ppm))
+		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
+				now_ns(), n->conf.pol.cpu_budget_ppm));
 	sched_charge(&n->d->sched, (struct sched_item *)&x->item, t.service_ns);
 }

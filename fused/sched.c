@@ -260,7 +260,7 @@ struct sched_item *sched_dequeue(struct sched *s, uint64_t now_ns,
 	TAILQ_FOREACH(f, &s->flows, link) {
 		if (f->qlen == 0)
 			continue;
-		tok = sched_flow_token_at(f);
+		tok = max_u64(sched_flow_token_at(f), f->hold_until_ns);
 		if (tok > now_ns) {
 			if (tok < retry)
 				retry = tok;
@@ -325,4 +325,9 @@ struct sched_item *sched_flow_first(const struct sched_flow *f)
 void sched_item_init(struct sched_item *it, uint64_t cost_hint_ns)
 {
 	*it = (struct sched_item){ .cost_hint_ns = cost_hint_ns };
+}
+
+void sched_flow_hold(struct sched_flow *f, uint64_t until_ns)
+{
+	f->hold_until_ns = until_ns;
 }

@@ -111,6 +111,7 @@ struct sched_flow {
 	uint64_t wait_since_ns;		/* backlogged / last served */
 	uint64_t tb_level;		/* tokens x SCHED_TOKEN, at tb_last_ns */
 	uint64_t tb_last_ns;
+	uint64_t hold_until_ns;		/* sched_flow_hold(): ineligible until */
 
 	uint64_t dispatched;		/* requests handed out */
 	uint64_t promoted;		/* ... of which by aging */
@@ -185,6 +186,13 @@ bool sched_remove(struct sched *s, struct sched_item *it);
  */
 void sched_charge(struct sched *s, struct sched_item *it,
     uint64_t service_ns);
+
+/*
+ * Keep the flow's items from being dispatched before UNTIL_NS (a node over
+ * its CPU budget waits until its estimate is back under it); like a missing
+ * token, this shows in sched_dequeue()'s retry time. 0 lifts it.
+ */
+void sched_flow_hold(struct sched_flow *f, uint64_t until_ns);
 
 /* The flow's first queued item, or NULL. */
 struct sched_item *sched_flow_first(const struct sched_flow *f);

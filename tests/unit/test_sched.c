@@ -126,6 +126,34 @@ START_TEST(test_priority_order)
 }
 END_TEST
 
+/* A held flow (over its CPU budget) waits; the others go on. */
+START_TEST(test_hold)
+{
+	struct sched s;
+	struct sched_flow fa, fb;
+	struct kcsmux_policy pa = pol(INTER, 100, 0, 10, 64);
+	struct kcsmux_policy pb = pol(BULK, 100, 0, 10, 64);
+	struct sched_item *a = item(0), *b = item(0);
+
+	sched_init(&s, SCHED_NEVER);
+	sched_flow_attach(&s, &fa, &pa, T0);
+	sched_flow_attach(&s, &fb, &pb, T0);
+	enq_ok(&s, &fa, a, T0);
+	enq_ok(&s, &fb, b, T0);
+	sched_flow_hold(&fa, T0 + 5000);
+	/* the interactive flow is held: bulk goes first */
+	ck_assert_ptr_eq(deq_ok(&s, T0 + 1), b);
+	deq_none(&s, T0 + 2, T0 + 5000);
+	ck_assert_ptr_eq(deq_ok(&s, T0 + 5000), a);
+	/* 0 lifts a hold */
+	enq_ok(&s, &fa, a, T0 + 5001);
+	sched_flow_hold(&fa, T0 + 90000);
+	deq_none(&s, T0 + 5002, T0 + 90000);
+	sched_flow_hold(&fa, 0);
+	ck_assert_ptr_eq(deq_ok(&s, T0 + 5003), a);
+}
+END_TEST
+
 /* Non-preemptive: a bulk item already out is not recalled, but the
  * interactive arrival goes before the bulk backlog at the next dispatch. */
 START_TEST(test_priority_arrival)
@@ -988,6 +1016,7 @@ static Suite *sched_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_priority_order);
+	tcase_add_test(tc, test_hold);
 	tcase_add_test(tc, test_priority_arrival);
 	tcase_add_test(tc, test_weights_by_count);
 	tcase_add_test(tc, test_weights_by_time);

@@ -66,8 +66,8 @@ s_adapt=$(awk -v d0="$a_done0" -v s0="$a_sleeps0" \
 	'$1 == "adapt" { printf "%.2f", ($(NF-1) * $5 - s0) / ($5 - d0) }' /tmp/table)
 check "adaptive sleeps far less than a fixed 100 us poll ($s_adapt vs $s_sleep per request)" \
 	awk -v a="$s_adapt" -v b="$s_sleep" 'BEGIN { exit !(a * 2 < b) }'
-check "adaptive p50 within 500 us of the fixed poll's ($(col adapt p50_us) vs $(col sleep p50_us))" \
-	test "$(col adapt p50_us)" -le $(( $(col sleep p50_us) + 500 ))
+check "adaptive p50 within 25% of the fixed poll's ($(col adapt p50_us) vs $(col sleep p50_us))" \
+	test "$(col adapt p50_us)" -le $(( $(col sleep p50_us) * 5 / 4 ))
 
 say "contention: bulk saturates the interface, interactive still goes first"
 kcsmux-ipmi-stress -c 4 -n 60 -w 4 -t 60 -m id /dev/bulk >/tmp/bulk.out 2>&1 &
@@ -82,10 +82,10 @@ tail -n 4 /tmp/bulk.out
 check "interactive requests all answered" test $irc = 0
 check "bulk requests all answered" test $brc = 0
 table
-check "interactive queue wait p99 ($(col spin wait99) us) is below one bulk transaction's time plus slack" \
-	test "$(col spin wait99)" -lt 6000
-check "bulk waited longer than interactive (wait p99 $(col bulk wait99) > $(col spin wait99))" \
-	test "$(col bulk wait99)" -gt "$(col spin wait99)"
+# Ordering, not timing: the interactive node's requests pass the bulk
+# backlog (they wait for at most the transactions already in the module).
+check "interactive requests passed the bulk backlog (wait p99 $(col spin wait99) us vs bulk $(col bulk wait99) us)" \
+	test $(( $(col spin wait99) * 4 )) -lt "$(col bulk wait99)"
 kill $dpid
 wait $dpid
 summary
