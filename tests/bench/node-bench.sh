@@ -43,6 +43,7 @@
 # (fuse_dev_do_read/_write) and poll notifications; raw_syscalls:sys_enter
 # counts every syscall of the client and of the daemon, by name. Lines go to
 # /out/counts-PHASE.txt.
+# shellcheck shell=sh
 . /guest/lib.sh
 
 PHASE=${BENCH_PHASE:-instant}
@@ -248,8 +249,10 @@ count() {
 	for _e in nb_rd nb_wr nb_ntf; do
 		_l="$_l $_e=$(hits $_e "${dpid:-0}")"
 	done
+	# shellcheck disable=SC2046
 	set -- $(sysc $_cp $_n)
 	_l="$_l client_sys=$1 client_by=$2"
+	# shellcheck disable=SC2046
 	set -- $(sysc "${dpid:-0}" $_n)
 	_l="$_l daemon_sys=$1 daemon_by=$2 ctxt=$((_c1 - _c0))"
 	trace_disarm
@@ -300,6 +303,7 @@ if [ "$PHASE" = instant ]; then
 		else
 			echo "fusectl_mounted=0"
 		fi
+		# shellcheck disable=SC2012
 		echo "fusectl_connections=$(ls /sys/fs/fuse/connections | wc -l)"
 		for _f in /sys/fs/fuse/connections/*/*; do
 			[ -f "$_f" ] && echo "fusectl ${_f#/sys/fs/fuse/connections/}=$(cat "$_f" 2>/dev/null)"

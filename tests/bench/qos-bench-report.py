@@ -257,6 +257,51 @@ def targets(data, tab):
     return "\n".join(out) + "\n", score
 
 
+# The seed post (Martin Wilck, LKML, 23 Mar 2009, "Re: [PATCH] limit CPU time
+# spent in kipmid"): real hardware, HZ=1000, 10 x (all SDRs, all SEL entries
+# with ipmitool). Row -> (elapsed s, kipmid CPU % from ps, CPU busy cycles %
+# from oprofile, elapsed s under 100% load or None).
+SEED = {
+    "stock-default": (22, 32, 103.15, 500),
+    "stock-nokipmid": (621, 0, 12.7, 620),
+    "stock-busy5000": (21, 34, 100.16, None),
+    "stock-busy2000": (22, 34, 94.04, None),
+    "stock-busy1000": (27, 25, 26.89, 460),
+    "stock-busy500": (24, 0, 69.44, 500),
+    "stock-busy200": (42, 0, 46.72, 530),
+    "stock-busy100": (68, 0, 17.87, 570),
+    "stock-busy50": (101, 0, 22.91, None),
+    "stock-busy20": (163, 0, 19.98, None),
+    "stock-busy10": (213, 0, 13.19, None),
+}
+
+
+def seed_table(data):
+    idle = dict(table_rows(data, "idle"))
+    load = dict(table_rows(data, "load"))
+    base = idle.get("stock-default")
+    if not base:
+        return ""
+    bi = base["wall"] / base["iter"]
+    out = ["| row | seed: elapsed s | seed: × default | seed: kipmid CPU % (ps) | "
+           "seed: CPU busy % | here: elapsed s | here: × default | here: poller "
+           "CPU % | here: all CPU % | seed, 100% load: × unloaded default | "
+           "here, 100% load: × unloaded default |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r, (e, kp, busy, el) in SEED.items():
+        m = idle.get(r)
+        if not m:
+            continue
+        lm = load.get(r)
+        out.append("| %s | %d | %.2f | %d | %.1f | %.2f | %.2f | %.1f | %.0f | %s | %s |" % (
+            LABEL[r], e, e / 22.0, kp, busy, m["wall"],
+            (m["wall"] / m["iter"]) / bi, 100 * m["poller"] / m["wall"],
+            100 * m["all"] / m["wall"],
+            "%.2f" % (el / 22.0) if el else "—",
+            "%.2f" % ((lm["wall"] / lm["iter"]) / bi) if lm else "—"))
+    return "\n".join(out) + "\n"
+
+
 def daemon_view(data):
     d = data["dumps"].get("table", {})
     sel = [(r, NODE_OF.get(r)) for r in LABEL if r.startswith("kcsmux-")]
@@ -342,7 +387,7 @@ def environment(outdir, data):
             continue
         e = d["env"]
         m = re.search(r"guest exit (\d+) after ([0-9.]+)s", d["runlog"])
-        lines.append("- Boot `%s` (%s): Linux %s under TCG, %s vCPU, clocksource %s, "
+        lines.append("- Boot `%s`, %s: Linux %s under TCG, %s vCPU, clocksource %s, "
                      "BMC delay model `%s`, IRQ %s; %s iterations per unloaded row, "
                      "%s under load; pair: %s interactive requests %s ms apart%s." % (
                          mode, lab, e.get("kernel", "?"), e.get("nproc", "?"),
@@ -494,12 +539,18 @@ def main():
     if not data:
         sys.exit("qos-bench-report: no results in %s" % a.outdir)
     parts = [environment(a.outdir, data)]
-    summary = []
+    summary, pairsum = [], []
     for mode, mlab in MODES:
         d = data.get(mode)
         if not d:
             continue
         idle_rows = table_rows(d, "idle")
+        if mode == "noirq":
+            st = seed_table(d)
+            if st:
+                parts.append("**The seed's table beside this run** (%s; the seed: "
+                             "real hardware, HZ=1000, kipmid busy-waiting for real; "
+                             "here: TCG guest, HZ=250, 6.1 kernel)\n\n%s" % (mlab, st))
         for tab, tlab in TABLES:
             t = main_table(d, tab, idle_rows)
             if not t:
@@ -523,6 +574,8 @@ def main():
                          "response, CPU from kcsraw's cost reports):\n\n%s"
                          % (mlab, dv))
         pr, verdicts = pair(d)
+        for what, met, r in verdicts:
+            pairsum.append((mode, what, met, r))
         if pr:
             parts.append("**The pair, %s**: an interactive client on ipmi1 "
                          "(interactive preset) alone and beside a monitoring "
@@ -533,6 +586,20 @@ def main():
         for mode, tab, meas, met, n in summary:
             s.append("| %s | %s | %s | %d of %d |" % (mode, dict(TABLES)[tab],
                                                       meas, met, n))
+        if pairsum:
+            s += ["", "| boot | the pair | met | ratio |", "|---|---|---|---:|"]
+            for mode, what, met, r in pairsum:
+                names = {
+                    "p99 with-monitor": "interactive p99 beside the monitor preset",
+                    "p99 with-monitor-norate": "interactive p99 beside the monitor "
+                                               "without rate limit",
+                    "budget with-monitor": "CPU of the monitor preset",
+                    "budget with-monitor-norate": "CPU of the monitor without "
+                                                  "rate limit"}
+                s.append("| %s | %s | %s | %.2f× %s |" % (
+                    mode, names.get(what, what),
+                    "yes" if met else "**no**", r,
+                    "alone" if what.startswith("p99") else "the budget"))
         parts.append("Summary of the targets:\n\n" + "\n".join(s) + "\n")
     body = "\n".join(parts)
     if not a.docs:
