@@ -24,6 +24,7 @@
 #include "xact.h"
 #include "kcsmuxd.h"
 #include "log.h"
+#include "metrics.h"
 
 static void usage(FILE *f)
 {
@@ -222,8 +223,11 @@ int main(int argc, char **argv)
 		 config_backend_name(d.cfg.backend));
 	if (control_init(&d, &cause) < 0)
 		fatalx("%s", cause);
+	if (metrics_init(&d, &cause) < 0)
+		fatalx("%s", cause);
 
 	event_base_dispatch(d.base);
+	metrics_fini(&d);
 	control_fini(&d);
 
 	while (!LIST_EMPTY(&d.nodes))
