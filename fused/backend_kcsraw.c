@@ -89,6 +89,10 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 			break;
 		if (be->inflight)
 			be->inflight--;
+		/* The interface gave up: answer as the stock driver does
+		 * (cc 0xFF), whatever kcsraw made up. */
+		if ((c.flags & KCSRAW_DONE_HOSED) && c.resp_len >= 3)
+			c.resp[2] = IPMI_ERR_UNSPECIFIED;
 		xact_complete(be->d, c.cookie, c.status, c.resp, c.resp_len,
 			      &c.cost);
 	}

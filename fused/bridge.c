@@ -208,7 +208,11 @@ void bridge_event(struct daemon *d, const struct kmsg *ev)
 		if (!n->conf.events)
 			continue;
 		LIST_FOREACH(c, &n->clients, link) {
-			if (!c->gets_events || !(m = malloc(sizeof(*m))))
+			/* A subscriber that never reads keeps at most
+			 * event_backlog unread events; more are dropped. */
+			if (!c->gets_events ||
+			    c->rq_len >= d->cfg.event_backlog ||
+			    !(m = malloc(sizeof(*m))))
 				continue;
 			*m = *ev;
 			client_deliver(c, m);

@@ -290,7 +290,9 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
 	if (rv < 0)
 		return rv;
-	if (c->outstanding >= n->conf.max_outstanding) {
+	/* Like the stock driver: answers the client has not read yet still
+	 * count, so a client that never reads cannot grow our memory. */
+	if (c->outstanding + c->rq_len >= n->conf.max_outstanding) {
 		n->cnt.busy++;
 		return -EBUSY;
 	}

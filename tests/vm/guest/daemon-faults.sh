@@ -6,7 +6,9 @@
 # Run with: run.sh --bmc extern --delay fixed:500 --second-kcs
 #           --proxy-args '--hold-on 0x30:0x01 --hold-for 2250'
 #           --env HOLD_MS=2250 daemon-faults.sh
-# (the stock driver on the second KCS is only a comparison for 2c).
+# (the stock driver on the second KCS is only a comparison for 2c). The
+# checks of 2c on unread answers fail until bug 1 of docs/reliability.md
+# is fixed.
 . /guest/lib.sh
 
 PAR=/sys/module/kcsraw/parameters
@@ -21,6 +23,16 @@ ms() { echo $((${1:-0} / 1000)); }
 # alive PID: the process exists and is not a zombie
 alive() { [ -d "/proc/$1" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 rss() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$dpid/status"; }
+# heap: kB resident in ASan's allocator space (0x6000'0000'0000, where
+# every malloc of an ASan build lives); ASan's own bookkeeping (stack
+# depot, quarantine batches) sits elsewhere and grows in MB steps
+heap() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { a = substr($1, 1, index($1, "-") - 1)
+		h = length(a) == 12 && substr(a, 1, 1) == "6" }
+		h && /^Rss:/ { s += $2 } END { print s + 0 }' "/proc/$dpid/smaps"
+}
+# mem: the figure RSS checks judge: VmRSS, or the ASan heap
+mem() { if [ "$asan" = yes ]; then heap; else rss; fi; }
 # le A B: A <= B, both integers (empty counts as failure)
 le() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -le "$2" ]; }
 # usr1 NODE COLUMN: the node's value in the column so headed of the
@@ -79,11 +91,18 @@ max_outstanding = 8
 CONF
 check "kcsmuxd -n accepts the config" kcsmuxd -n
 check "kcsmuxd started, /dev/ipmi1..4 exist" start_daemon
-# RSS of an ASan build also moves with its allocator (size-class regions,
-# shadow, stack depot): a looser bound there; LeakSanitizer at exit and the
-# daemon's own client/queue counts are the exact checks.
-if grep -q libasan "/proc/$dpid/maps"; then asan=yes rss_slack=1024; else asan=no rss_slack=384; fi
+# An ASan build's VmRSS also jumps by MBs with ASan's own bookkeeping, and
+# its heap moves within the 1 MB quarantine as freed chunks cycle: there
+# the memory checks judge the heap against loose bounds (gross leaks only);
+# the daemon's own counts (open files, queued, unread answers) and
+# LeakSanitizer at exit are the exact checks. A plain build judges VmRSS.
+if grep -q libasan "/proc/$dpid/maps"; then
+	asan=yes memname="ASan heap RSS" bound_2a=2048 bound_2c=2048
+else
+	asan=no memname=VmRSS bound_2a=384 bound_2c=256
+fi
 echo "kcsmuxd pid $dpid (ASan: $asan), BMC delay $KCSMUX_DELAY, VmRSS $(rss) kB"
+[ "$asan" = yes ] && echo "$memname $(mem) kB"
 
 ###########################################################################
 say "1. the BMC hangs for $HOLD_MS ms (KCS timeouts $T_MS ms, max_retries 1)"
@@ -161,12 +180,17 @@ say "2a. clients killed with SIGKILL mid-request (6 rounds x 10 x 3 clients)"
 # 0x72 on channel 0) on ipmi1. Meanwhile a probe runs on each of ipmi1 and
 # ipmi2 and must see nothing but answers.
 run_to /tmp/warm kcsmux-ipmi-stress -c 4 -n 300 -w 2 -k /dev/ipmi1 /dev/ipmi2
-rss0=$(rss)
+# The bridged kind is accepted (and its sender leaves with 8 IPMB requests
+# in flight, as the killed ones below do).
+run_to /tmp/k.ipmb kcsmux-ipmi-probe -d /dev/ipmi1 -n 8 -t 0x72 -b 0 --timeout 0 -k --allow-errors
+check "an IPMB client that sends 8 and leaves: all 8 accepted" \
+	test "$(field err_errno /tmp/k.ipmb)" = 0 -a "$(field err_timeout /tmp/k.ipmb)" = 8
+rss0=$(rss) mem0=$(mem)
 kcsmux-ipmi-probe -d /dev/ipmi1 -n 1500 -i 10000 --timeout 5000 -k >/tmp/k.p1 2>&1 &
 pp1=$!
 kcsmux-ipmi-probe -d /dev/ipmi2 -n 1500 -i 10000 --timeout 5000 -k >/tmp/k.p2 2>&1 &
 pp2=$!
-rsslist=""
+rsslist="" memlist=""
 killed=0
 for round in 1 2 3 4 5 6; do
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -182,8 +206,9 @@ for round in 1 2 3 4 5 6; do
 		killed=$((killed + 3))
 	done
 	sleep 0.3
-	eval "rss_r$round=$(rss)"
+	eval "mem_r$round=$(mem)"
 	rsslist="$rsslist $(rss)"
+	memlist="$memlist $(mem)"
 done
 probes_on=$(alive $pp1 && alive $pp2 && echo yes || echo no)
 wait $pp1 $pp2
@@ -192,6 +217,7 @@ left="ipmi1 open files $(usr1 ipmi1 cli), ipmi2 open files $(usr1 ipmi2 cli)"
 leftq="queued: ipmi1 $(queue ipmi1), ipmi2 $(queue ipmi2)"
 sed 's/^/    /' /tmp/k.p1 /tmp/k.p2
 echo "    $killed clients killed; kcsmuxd VmRSS (kB): before $rss0, after each round:$rsslist"
+[ "$asan" = yes ] && echo "    $memname (kB): before $mem0, after each round:$memlist"
 check "kcsmuxd is still running" alive "$dpid"
 check "the probes ran until the last client was killed" test "$probes_on" = yes
 check "same node (ipmi1): 1500/1500 answered (p99 $(field p99_us /tmp/k.p1) us)" \
@@ -206,8 +232,8 @@ case "$leftq" in
 esac
 # Rounds 1-2 warm the allocator up; from round 2 to 6 (120 more killed
 # clients, each leaving up to 16 requests behind) RSS must stay flat.
-check "RSS bounded: round 6 - round 2 = $((rss_r6 - rss_r2)) kB <= $rss_slack kB" \
-	le $((rss_r6 - rss_r2)) "$rss_slack"
+check "$memname bounded: round 6 - round 2 = $((mem_r6 - mem_r2)) kB <= $bound_2a kB" \
+	le $((mem_r6 - mem_r2)) "$bound_2a"
 
 say "2b. a client that never reads: EBUSY at max_outstanding"
 # ipmi4 starts one request per 10 s (rate 0.1) and allows 8 outstanding per
@@ -228,19 +254,21 @@ say "2c. clients that never read, sending slowly: answers pile up unread"
 echo "    stock max_msgs_per_user: $(cat /sys/module/ipmi_msghandler/parameters/max_msgs_per_user 2>/dev/null || echo n/a)"
 kcsmux-ipmi-probe -d "$stock" -n 300 -i 5000 --timeout 0 -k --allow-errors >/tmp/c.stock 2>&1 &
 ps0=$!
-rss_c0=$(rss)
+rss_c0=$(rss) mem_c0=$(mem)
 for j in 1 2 3; do
 	kcsmux-ipmi-probe -d /dev/ipmi3 -n 600 -i 5000 --timeout 0 -k --allow-errors >/tmp/c.n$j 2>&1 &
 	eval "pn$j=\$!"
 done
-rss_peak=$rss_c0
+rss_peak=$rss_c0 mem_peak=$mem_c0
 snap=0
 while alive "$pn1" || alive "$pn2" || alive "$pn3"; do
 	r=$(rss)
 	[ -n "$r" ] && [ "$r" -gt "$rss_peak" ] && rss_peak=$r
+	r=$(mem)
+	[ -n "$r" ] && [ "$r" -gt "$mem_peak" ] && mem_peak=$r
 	snap=$((snap + 1))
 	# the daemon's view of them, once, well into the run
-	[ $snap = 15 ] && { kcsmuxctl show ipmi3 2>&1 | grep -E '^(clients|client|queue)=|kcsmuxctl:' >/tmp/c.show; }
+	[ $snap = 5 ] && { kcsmuxctl show ipmi3 2>&1 | grep -E '^(clients|client|queue)=|kcsmuxctl:' >/tmp/c.show; }
 	sleep 0.2
 done
 wait $pn1 $pn2 $pn3 $ps0
@@ -258,11 +286,17 @@ head -n 2 /tmp/c.stock | sed 's/^/    | /'
 echo "    kcsmuxctl show ipmi3 after ~3 s (queued = answers waiting unread):"
 sed 's/^/      /' /tmp/c.show
 echo "    kcsmuxd VmRSS (kB): before $rss_c0, peak $rss_peak (+$((rss_peak - rss_c0))), after the clients closed $rss_c1"
+[ "$asan" = yes ] && echo "    $memname (kB): before $mem_c0, peak $mem_peak (+$((mem_peak - mem_c0))), after $(mem)"
 check "kcsmuxd is still running" alive "$dpid"
-check "never-reading clients hold at most 16 unread answers each ($acc accepted by 3 clients, limit 48)" \
+check "never-reading clients hold at most 16 unread answers each ($acc accepted by 3 clients, limit 48; docs/reliability.md bug 1)" \
 	le "$acc" 48
-check "RSS while they hold the answers: +$((rss_peak - rss_c0)) kB <= 256 kB" \
-	le $((rss_peak - rss_c0)) 256
+if grep -q '^client=' /tmp/c.show; then
+	maxq=$(sed -n 's/.* queued=\([0-9]*\).*/\1/p' /tmp/c.show | sort -n | tail -n 1)
+	check "kcsmuxd holds at most 16 unread answers per client (most: $maxq; bug 1)" \
+		le "$maxq" 16
+fi
+check "$memname while they hold the answers: +$((mem_peak - mem_c0)) kB <= $bound_2c kB" \
+	le $((mem_peak - mem_c0)) "$bound_2c"
 check "their files are closed in kcsmuxd (ipmi3 open files $(usr1 ipmi3 cli))" \
 	test "$(usr1 ipmi3 cli)" = 0
 
@@ -324,9 +358,9 @@ for k in transactions errors hosed cancelled timeouts; do
 done
 kcsmux-ipmi-probe -d /dev/ipmi1 -n 80 -i 100000 --timeout 3000 -k -v --allow-errors >/tmp/x.k1 2>&1 &
 k1=$!
-kcsmux-ipmi-probe -d /dev/ipmi2 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x.k2 2>&1 &
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 5000 --timeout 3000 -k -v --allow-errors >/tmp/x.k2 2>&1 &
 k2=$!
-kcsmux-ipmi-probe -d /dev/ipmi3 -n 5000 --timeout 3000 -k --allow-errors >/tmp/x.k4 2>&1 &
+kcsmux-ipmi-probe -d /dev/ipmi3 -n 5000 --timeout 3000 -k -v --allow-errors >/tmp/x.k4 2>&1 &
 k4=$!
 kcsmux-ipmi-probe -d /dev/ipmi4 -n 2 --timeout 30000 -k -v --allow-errors >/tmp/x.k3 2>&1 &
 k3=$!
@@ -345,16 +379,15 @@ for _i in $(seq 100); do
 	sleep 0.1
 done
 wait $k2 $k3 $k4 2>/dev/null
-for f in k2 k4 k3; do sed 's/^/    /' /tmp/x.$f | grep -v '^    kcsmux-ipmi-probe: msgid [0-9]*: SEND_COMMAND' ; done
-grep -m 3 'SEND_COMMAND' /tmp/x.k2 | sed 's/^/    K2| /'
+for f in k2 k4 k3; do grep '^probe:' /tmp/x.$f | sed 's/^/    /'; done
 echo "    exited after the kill: K2 $(ms "$k2_gone") ms, K3 $(ms "$k3_gone") ms, K4 $(ms "$k4_gone") ms"
 check "clients waiting on the nodes return within 2 s of the kill" \
 	eval "le '$k2_gone' 2000000 && le '$k3_gone' 2000000 && le '$k4_gone' 2000000"
 k3err=$(grep -m 1 -oE 'poll: .*|poll revents 0x[0-9a-f]+.*|RECEIVE_MSG_TRUNC: .*|SEND_COMMAND: .*' /tmp/x.k3)
 echo "    K3 (in poll() at the kill): ${k3err:-nothing}"
 check "K3, blocked in poll(), got an error, not a hang" test -n "$k3err"
-# The SEND that was inside the daemon at the kill, and the ones after it:
-# every errno seen (K2/K4 print their first failure, K1 (-v) all of them).
+# Every failed call of K2/K4 (-v: all of them) after the kill, counted:
+# an ioctl's errno, or a poll() that returned without POLLIN.
 clean_errno() {
 	case "$1" in
 	"Transport endpoint is not connected"|"Software caused connection abort"|\
@@ -362,9 +395,22 @@ clean_errno() {
 	esac
 	return 1
 }
-e1=$(sed -n 's/.*SEND_COMMAND: //p' /tmp/x.k2 | head -n 1)
-echo "    first SEND on ipmi2 after the kill: ${e1:-none}"
-check "the next SEND fails with a clean errno: ${e1:-none}" clean_errno "$e1"
+echo "    K2/K4 after the kill, first failures:"
+for f in k2 k4; do grep -m 2 'kcsmux-ipmi-probe: msgid' /tmp/x.$f | sed "s/^/      $f| /"; done
+echo "    K2/K4 after the kill, every failure:"
+sed -n 's/^kcsmux-ipmi-probe: msgid [0-9]*: //p' /tmp/x.k2 /tmp/x.k4 | sort | uniq -c | sed 's/^ */      /'
+bad=$(sed -n 's/^kcsmux-ipmi-probe: msgid [0-9]*: //p' /tmp/x.k2 /tmp/x.k4 | sort -u |
+	while read -r e; do
+		case "$e" in
+		"SEND_COMMAND: "*|"RECEIVE_MSG_TRUNC: "*)
+			clean_errno "${e#*: }" || echo "$e" ;;
+		"poll revents 0x8 without POLLIN") ;;
+		*) echo "$e" ;;
+		esac
+	done | head -n 1)
+nsend=$(grep -c 'SEND_COMMAND: ' /tmp/x.k2)
+check "every call after the kill failed cleanly: ioctl ENOTCONN/ECONNABORTED/ENODEV/EIO, poll() POLLERR${bad:+ (not: $bad)}" \
+	test -z "$bad" -a "$nsend" -gt 0
 check "the nodes are gone with the daemon" test ! -e /dev/ipmi1 -a ! -e /dev/ipmi4
 sleep 0.5
 for k in transactions errors hosed cancelled timeouts; do
