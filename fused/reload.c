@@ -5,7 +5,7 @@
  * running configuration stays. Otherwise: changed nodes take their new
  * policy, access list, limits, owner and mode for the next request (no
  * client is dropped); new nodes appear; removed nodes go away at once,
- * and their open clients' next call fails with ENOTCONN (the kernel's
+ * and their open clients' calls fail with ECONNABORTED/ENOTCONN (the kernel's
  * answer once a CUSE device is gone).
  */
 #include <errno.h>
