@@ -98,8 +98,8 @@ run_to /tmp/bF $KCSRAW -b 0 -p 100 -F 1800 -n $N -q raw 06 01
 expect "all ok" "n=$N ok=$N bad=0" /tmp/bF
 check "far fewer sleeps than fixed 100 us ($(field sleeps /tmp/bF) * 3 < $(field sleeps /tmp/bf))" \
 	test $(( $(field sleeps /tmp/bF) * 3 )) -lt "$(field sleeps /tmp/bf)"
-check "latency no worse than fixed 100 us + 300 us ($(field lat_mean_us /tmp/bF) vs $(field lat_mean_us /tmp/bf))" \
-	test "$(field lat_mean_us /tmp/bF)" -le $(( $(field lat_mean_us /tmp/bf) + 300 ))
+# Latency is for the benchmarks, not a test: shown, not asserted.
+echo "    mean latency with first_us $(field lat_mean_us /tmp/bF) us, fixed 100 us $(field lat_mean_us /tmp/bf) us"
 
 if [ "$KCS1_IRQ" != 0 ]; then
 	say "IRQ: sleeping transactions are woken by the interrupt"
