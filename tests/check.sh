@@ -18,10 +18,27 @@ if ! cmake --build "$build" -j "$(nproc)" >"$build/build.log" 2>&1; then
 	exit 1
 fi
 
+# libFuzzer targets (clang; tests/fuzz): every seed once, then a short
+# fuzzing run each (FUZZ_SECONDS). Longer runs by hand: docs/testing.md.
+fuzz=${KCSMUX_FUZZ_BUILD:-$build-fuzz}
+frc=0
+if [ "${KCSMUX_SKIP_FUZZ:-0}" != 1 ]; then
+	CC=clang-14 cmake -S "$src" -B "$fuzz" -DFUZZ=ON -DBUILD_KMOD=OFF \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	if cmake --build "$fuzz" -j "$(nproc)" --target fuzz_targets >"$fuzz/build.log" 2>&1; then
+		ctest --test-dir "$fuzz" -L fuzz --output-on-failure || frc=$?
+	else
+		cat "$fuzz/build.log"
+		echo "check.sh: fuzz build failed" >&2
+		frc=1
+	fi
+fi
+
 t0=$(date +%s)
 set +e
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
 rc=$?
 set -e
 echo "check.sh: tests took $(( $(date +%s) - t0 ))s in all (CTest's label summary above gives the VM part)"
+[ "$frc" = 0 ] || { echo "check.sh: the fuzz tests failed (see above)" >&2; rc=1; }
 exit $rc

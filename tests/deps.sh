@@ -6,7 +6,7 @@ set -euo pipefail
 KCSMUX_DEPS="build-essential cmake pkg-config libfuse3-dev libevent-dev check
 libinih-dev qemu-system-x86 openipmi ipmitool freeipmi-tools busybox-static
 cpio kmod xz-utils file iproute2 util-linux gawk python3 python3-matplotlib
-libelf-dev sparse gcc-multilib libsystemd-dev man-db"
+libelf-dev sparse gcc-multilib libsystemd-dev man-db clang-14 libclang-rt-14-dev"
 
 kcsmux_install_deps() {
 	local missing=() p
