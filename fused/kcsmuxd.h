@@ -119,7 +119,6 @@ struct daemon {
 	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
-	bool events_delivered;		/* a subscriber has existed */
 	bool dropped;			/* running as cfg.user */
 };
 
