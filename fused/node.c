@@ -272,12 +272,14 @@ void node_destroy(struct node *n)
 }
 
 /* Account one finished transaction of this node (its cost report). */
-void node_account(struct node *n, const struct xact *x, int status,
+void node_account(struct node *n, struct xact *x, int status,
 		  const uint8_t *resp, unsigned int len,
 		  const struct kcsraw_cost *cost)
 {
+	const struct kcsmux_policy *p = &n->conf.pol;
+	uint64_t now = now_ns();
 	struct nodestats_txn t = {
-		.latency_ns = now_ns() - x->t_enq,
+		.latency_ns = now - x->t_enq,
 		.error = status || len < 3 || resp[2] != 0,
 	};
 
@@ -290,16 +292,16 @@ void node_account(struct node *n, const struct xact *x, int status,
 			adapt_record(&n->adapt, x->netfn, x->cmd,
 				     x->adaptive ? &x->choice : NULL,
 				     t.service_ns, cost->sleeps, cost->cpu_ns,
-				     now_ns());
+				     now);
 	} else {
-		t.service_ns = now_ns() - x->t_sub;
+		t.service_ns = now - x->t_sub;
 	}
-	nodestats_complete(&n->st, now_ns(), &t);
+	nodestats_complete(&n->st, now, &t);
 	/* Over its CPU budget: the node's next requests wait until its
 	 * estimate is back under it (the others go on meanwhile). */
-	if (n->conf.pol.cpu_budget_ppm &&
-	    nodestats_cpu_over(&n->st.cpu, now_ns(), n->conf.pol.cpu_budget_ppm))
+	if (p->cpu_budget_ppm &&
+	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm))
 		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
-				now_ns(), n->conf.pol.cpu_budget_ppm));
-	sched_charge(&n->d->sched, (struct sched_item *)&x->item, t.service_ns);
+				now, p->cpu_budget_ppm));
+	sched_charge(&n->d->sched, &x->item, t.service_ns);
 }

@@ -201,6 +201,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 {
 	struct xact *x;
 
+	(void)d;	/* one daemon per process: the lists are file-static */
 	TAILQ_FOREACH(x, &running, qlink)
 		if (x->cookie == cookie)
 			break;
@@ -216,7 +217,6 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		x->done(x, status, resp, len);
 	else
 		xact_free(x);
-	(void)d;
 }
 
 /* Answer a client's system-interface request (x->done for those). */

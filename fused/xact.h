@@ -55,7 +55,7 @@ void bridge_client_gone(struct client *c);
 void bridge_event(struct daemon *d, const struct kmsg *m);
 
 /* node.c */
-void node_account(struct node *n, const struct xact *x, int status,
+void node_account(struct node *n, struct xact *x, int status,
 		  const uint8_t *resp, unsigned int len,
 		  const struct kcsraw_cost *cost);
 
