@@ -6,6 +6,7 @@
  * Each ioctl first arrives with no data. We answer with a retry naming the
  * user memory we need (the struct at arg); the kernel calls again with it,
  * and for SEND/RECEIVE once more with the memory the struct points at.
+ * Both usually save that third call by guessing (first_call).
  * Errors are the stock driver's, in its order (ipmi_abi.h has the rules).
  */
 #define FUSE_USE_VERSION 35
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <fuse_lowlevel.h>
 
@@ -75,41 +77,197 @@ static void reply_int(fuse_req_t req, int32_t v)
 	fuse_reply_ioctl(req, 0, b, sizeof(b));
 }
 
-/* SEND_COMMAND and SEND_COMMAND_SETTIME. */
+/* The kernel's page size: a caller's memory is mapped in whole pages. */
+static uint64_t page_size(void)
+{
+	static long sz;
+
+	if (!sz)
+		sz = sysconf(_SC_PAGESIZE);
+	return sz > 0 ? (uint64_t)sz : 4096;
+}
+
+static bool is_send(int op)
+{
+	return op == ABI_SEND_COMMAND || op == ABI_SEND_COMMAND_SETTIME;
+}
+
+static int spans_to_iov(const struct abi_span *sp, int n, struct iovec *iov)
+{
+	for (int i = 0; i < n; i++)
+		iov[i] = (struct iovec){ (void *)(uintptr_t)sp[i].ptr,
+					 sp[i].len };
+	return n;
+}
+
+/*
+ * Grants. A retry names user memory; the kernel's next call of that thread
+ * carries (SEND: in) or accepts (RECEIVE: out) exactly that memory, laid
+ * end to end. We read and write it only as the grant says. Threads sharing
+ * a file interleave their calls, a thread's own calls are sequential:
+ * grants are kept per thread id (the caller's pid in the request). A
+ * caller whose id we do not see (0: another pid namespace) gets no guesses
+ * and its grant is the one our previous retry to it named, as before
+ * guessing existed; a grant pushed out of the table costs its thread one
+ * more round trip, never a wrong copy.
+ */
+static struct io_grant *grant_find(struct client *c, pid_t tid, int op)
+{
+	for (size_t i = 0; tid && i < KCSMUX_IO_GRANTS; i++)
+		if (c->grant[i].tid == tid && c->grant[i].op == op)
+			return &c->grant[i];
+	return NULL;
+}
+
+static void grant_drop(struct client *c, pid_t tid)
+{
+	for (size_t i = 0; tid && i < KCSMUX_IO_GRANTS; i++)
+		if (c->grant[i].tid == tid)
+			c->grant[i].tid = 0;
+}
+
+static void grant_put(struct client *c, pid_t tid, int op,
+		      const struct abi_span *sp, int n, bool guess)
+{
+	struct io_grant *g;
+
+	if (!tid)
+		return;
+	grant_drop(c, tid);
+	g = &c->grant[c->grant_next++ % KCSMUX_IO_GRANTS];
+	*g = (struct io_grant){ .tid = tid, .op = op, .n = n, .guess = guess };
+	memcpy(g->sp, sp, (size_t)n * sizeof(*sp));
+}
+
+/* Reply a retry that grants in (SEND) or out (RECEIVE) spans. */
+static void retry_grant(struct client *c, fuse_req_t req, pid_t tid,
+			const struct abi_ioctl *ent, void *arg,
+			const struct abi_span *sp, int n, bool guess)
+{
+	struct iovec in_iov = { arg, ent->in_size }, iov[ABI_RECV_SPANS];
+
+	grant_put(c, tid, ent->op, sp, n, guess);
+	if (guess)
+		c->node->cnt.guesses[is_send(ent->op) ? 0 : 1]++;
+	spans_to_iov(sp, n, iov);
+	if (is_send(ent->op))
+		fuse_reply_ioctl_retry(req, iov, n, NULL, 0);
+	else
+		fuse_reply_ioctl_retry(req, &in_iov, 1, iov, n);
+}
+
+/*
+ * Does this call carry (in) or accept (out) exactly the spans sp? For a
+ * seen thread only its grant tells; an unseen one (tid 0) was never
+ * guessed for, so its memory is what our last retry named from the same
+ * struct, and the length says whether that retry happened.
+ */
+static bool granted(struct client *c, pid_t tid, int op,
+		    const struct abi_span *sp, int n, size_t len)
+{
+	struct io_grant *g = grant_find(c, tid, op);
+	bool ok;
+
+	if (!tid)	/* SEND: in holds what was asked; RECEIVE: out */
+		return is_send(op) ? len >= abi_spans_len(sp, n) :
+		       len == abi_spans_len(sp, n);
+	if (!g)
+		return false;
+	ok = abi_spans_equal(sp, n, g->sp, g->n) &&
+	     len == abi_spans_len(sp, n);
+	if (ok && g->guess)
+		c->node->cnt.guess_hits[is_send(op) ? 0 : 1]++;
+	g->tid = 0;
+	return ok;
+}
+
+/*
+ * A SEND or RECEIVE's first call carries no data. The plain answer is a
+ * retry asking for the struct; once it comes we know the memory it points
+ * at and retry again for that: 3 round trips. Clients reuse their buffers,
+ * so we guess that memory from the buffers this file's last SEND (RECEIVE)
+ * named, and ask for the struct and the guess at once. The second call
+ * checks the guess against the struct it brings and goes on when it
+ * matches (2 round trips); else it retries for the right memory, as
+ * without a guess.
+ * A RECEIVE guess (output) is only written if right, and the kernel copies
+ * out only what a reply carries: it costs nothing. A SEND guess is copied
+ * in by the kernel before we see it, and memory that is no longer mapped
+ * would fail the whole call with EFAULT: so we guess only memory inside
+ * the pages of the struct the caller is handing over right now.
+ */
+static void first_call(struct client *c, fuse_req_t req,
+		       const struct abi_ioctl *ent, void *arg)
+{
+	struct abi_span sp[ABI_RECV_SPANS];
+	struct abi_recv_fit fit;
+	struct kmsg *m = TAILQ_FIRST(&c->rq);
+	pid_t tid = fuse_req_ctx(req)->pid;
+	uint64_t a = (uintptr_t)arg;
+	bool send = is_send(ent->op);
+	uint32_t alen;
+	int n = 0;
+
+	grant_drop(c, tid);
+	if (tid && send && c->last_send_valid && c->last_send_arg == a &&
+	    abi_check_req_sizes(&c->last_send) == 0) {
+		n = abi_send_spans(a, ent->in_size, &c->last_send,
+				   abi_req_data_len(&c->last_send), sp);
+		if (!abi_spans_in_pages(sp, n, a, a + ent->in_size,
+					page_size()))
+			n = 0;
+	} else if (tid && !send && m && c->last_recv_valid &&
+		   c->last_recv_arg == a) {
+		alen = abi_addr_length(m->addr.addr_type);
+		abi_recv_fit(c->last_recv.addr_len, alen,
+			     c->last_recv.data_len, m->data_len,
+			     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
+		if (fit.err != -EINVAL)
+			n = abi_recv_spans(a, ent->in_size, &c->last_recv,
+					   alen, &fit, sp);
+	}
+	if (n > 1 || (n == 1 && !send)) {
+		retry_grant(c, req, tid, ent, arg, sp, n, true);
+		return;
+	}
+	/* Just the struct: SEND is granted it as input, RECEIVE no output. */
+	sp[0] = (struct abi_span){ a, (uint32_t)ent->in_size };
+	grant_put(c, tid, ent->op, sp, send ? 1 : 0, false);
+	reply_retry_in(req, arg, ent->in_size);
+}
+
+/* SEND_COMMAND and SEND_COMMAND_SETTIME, once the struct is in. */
 static void do_send(struct client *c, fuse_req_t req,
 		    const struct abi_ioctl *ent, void *arg,
 		    const uint8_t *in, size_t in_len)
 {
+	struct abi_span sp[ABI_RECV_SPANS];
+	pid_t tid = fuse_req_ctx(req)->pid;
 	struct abi_req r;
 	struct abi_addr addr;
-	struct iovec iov[3];
 	uint16_t dlen;
-	size_t need;
-	int rv, sizes;
+	int n, rv, sizes;
 
 	if (abi_decode_req(in, in_len, ent->layout32,
 			   ent->op == ABI_SEND_COMMAND_SETTIME, &r) < 0) {
+		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	c->last_send = r;
+	c->last_send_arg = (uintptr_t)arg;
+	c->last_send_valid = true;
 	sizes = abi_check_req_sizes(&r);
 	if (sizes == -EINVAL) {
+		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	/* Data is fetched only when its size is legal (stock order). */
 	dlen = sizes == -EMSGSIZE ? 0 : abi_req_data_len(&r);
-	need = ent->in_size + r.addr_len + dlen;
-	if (in_len < need) {
-		int n = 0;
-
-		iov[n++] = (struct iovec){ arg, ent->in_size };
-		iov[n++] = (struct iovec){ (void *)(uintptr_t)r.addr_ptr,
-					   r.addr_len };
-		if (dlen)
-			iov[n++] = (struct iovec){
-				(void *)(uintptr_t)r.data_ptr, dlen };
-		fuse_reply_ioctl_retry(req, iov, n, NULL, 0);
+	n = abi_send_spans((uintptr_t)arg, ent->in_size, &r, dlen, sp);
+	if (!granted(c, tid, ent->op, sp, n, in_len)) {
+		retry_grant(c, req, tid, ent, arg, sp, n, false);
 		return;
 	}
 	rv = abi_parse_addr(in + ent->in_size, r.addr_len, &addr);
@@ -130,27 +288,33 @@ static void do_send(struct client *c, fuse_req_t req,
 		fuse_reply_ioctl(req, 0, NULL, 0);
 }
 
-/* RECEIVE_MSG and RECEIVE_MSG_TRUNC. */
+/* RECEIVE_MSG and RECEIVE_MSG_TRUNC, once the struct is in. */
 static void do_receive(struct client *c, fuse_req_t req,
 		       const struct abi_ioctl *ent, void *arg,
 		       const uint8_t *in, size_t in_len, size_t out_len)
 {
 	struct abi_recv r, out;
 	struct abi_recv_fit fit;
+	struct abi_span sp[ABI_RECV_SPANS];
 	struct kmsg *m;
-	struct iovec iov[3], in_iov;
+	struct iovec iov[3];
 	uint8_t st[ABI_RECV64_SIZE];
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
+	pid_t tid = fuse_req_ctx(req)->pid;
 	uint32_t alen;
-	size_t want;
-	int n = 0, rv;
+	int n = 0, nsp, rv;
 
 	if (abi_decode_recv(in, in_len, ent->layout32, &r) < 0) {
+		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	c->last_recv = r;
+	c->last_recv_arg = (uintptr_t)arg;
+	c->last_recv_valid = true;
 	m = TAILQ_FIRST(&c->rq);
 	if (!m) {
+		grant_drop(c, tid);
 		fuse_reply_err(req, EAGAIN);
 		return;
 	}
@@ -158,23 +322,15 @@ static void do_receive(struct client *c, fuse_req_t req,
 	abi_recv_fit(r.addr_len, alen, r.data_len, m->data_len,
 		     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
 	if (fit.err == -EINVAL) {
+		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	/* The output the kernel must accept: struct, address, data. */
-	want = (fit.write_struct ? ent->in_size : 0) +
-	       (fit.write_addr ? alen : 0) + (fit.write_data ? fit.data_len : 0);
-	if (out_len != want) {
-		if (fit.write_struct)
-			iov[n++] = (struct iovec){ arg, ent->in_size };
-		if (fit.write_addr)
-			iov[n++] = (struct iovec){
-				(void *)(uintptr_t)r.addr_ptr, alen };
-		if (fit.write_data && fit.data_len)
-			iov[n++] = (struct iovec){
-				(void *)(uintptr_t)r.data_ptr, fit.data_len };
-		in_iov = (struct iovec){ arg, ent->in_size };
-		fuse_reply_ioctl_retry(req, &in_iov, 1, iov, n);
+	/* The output this reply writes: struct, address, data. Reply only
+	 * if the kernel holds exactly that memory for this call. */
+	nsp = abi_recv_spans((uintptr_t)arg, ent->in_size, &r, alen, &fit, sp);
+	if (!granted(c, tid, ent->op, sp, nsp, out_len)) {
+		retry_grant(c, req, tid, ent, arg, sp, nsp, false);
 		return;
 	}
 	if (fit.write_struct) {
@@ -339,7 +495,13 @@ void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd,
 		return;
 	}
 	if (ent->in_size && in_len < ent->in_size) {
-		reply_retry_in(req, arg, ent->in_size);
+		if (ent->op == ABI_RECEIVE_MSG ||
+		    ent->op == ABI_RECEIVE_MSG_TRUNC ||
+		    ent->op == ABI_SEND_COMMAND ||
+		    ent->op == ABI_SEND_COMMAND_SETTIME)
+			first_call(c, req, ent, arg);
+		else
+			reply_retry_in(req, arg, ent->in_size);
 		return;
 	}
 	/* GET_* write back: the kernel must accept out_size bytes at arg

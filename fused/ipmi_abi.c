@@ -402,6 +402,70 @@ int abi_recv_fit(uint32_t want_addr_len, uint32_t msg_addr_len,
 	return fit->err;
 }
 
+int abi_recv_spans(uint64_t arg, size_t struct_size, const struct abi_recv *r,
+		   uint32_t msg_addr_len, const struct abi_recv_fit *fit,
+		   struct abi_span out[ABI_RECV_SPANS])
+{
+	int n = 0;
+
+	if (fit->write_struct)
+		out[n++] = (struct abi_span){ arg, (uint32_t)struct_size };
+	if (fit->write_addr && msg_addr_len)
+		out[n++] = (struct abi_span){ r->addr_ptr, msg_addr_len };
+	if (fit->write_data && fit->data_len)
+		out[n++] = (struct abi_span){ r->data_ptr, fit->data_len };
+	return n;
+}
+
+bool abi_spans_equal(const struct abi_span *a, int na,
+		     const struct abi_span *b, int nb)
+{
+	if (na != nb)
+		return false;
+	for (int i = 0; i < na; i++)
+		if (a[i].ptr != b[i].ptr || a[i].len != b[i].len)
+			return false;
+	return true;
+}
+
+int abi_send_spans(uint64_t arg, size_t struct_size, const struct abi_req *r,
+		   uint16_t data_len, struct abi_span out[ABI_RECV_SPANS])
+{
+	int n = 0;
+
+	out[n++] = (struct abi_span){ arg, (uint32_t)struct_size };
+	if (r->addr_len)
+		out[n++] = (struct abi_span){ r->addr_ptr, r->addr_len };
+	if (data_len)
+		out[n++] = (struct abi_span){ r->data_ptr, data_len };
+	return n;
+}
+
+bool abi_spans_in_pages(const struct abi_span *s, int n, uint64_t lo,
+			uint64_t hi, uint64_t page)
+{
+	uint64_t first = lo & ~(page - 1), last;
+
+	if (hi <= lo || hi - 1 > UINT64_MAX - page)
+		return false;
+	last = ((hi - 1) | (page - 1)) + 1;	/* end of hi-1's page */
+	for (int i = 0; i < n; i++) {
+		if (s[i].ptr < first || s[i].ptr > last ||
+		    s[i].len > last - s[i].ptr)
+			return false;
+	}
+	return true;
+}
+
+size_t abi_spans_len(const struct abi_span *s, int n)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += s[i].len;
+	return len;
+}
+
 /* ------------------------------------------------------------------ */
 /* value helpers */
 

@@ -330,6 +330,37 @@ int abi_recv_fit(uint32_t want_addr_len, uint32_t msg_addr_len,
 		 uint16_t want_data_len, uint16_t msg_data_len, bool trunc,
 		 struct abi_recv_fit *fit);
 
+/*
+ * The user memory a RECEIVE writes, in the order the reply fills it: the
+ * struct at arg (struct_size bytes), the message address at r->addr_ptr
+ * (msg_addr_len bytes), the data at r->data_ptr (fit->data_len bytes);
+ * each only when fit says so (no empty span). Returns the span count.
+ * Two plans are the same write when abi_spans_equal() says so: kcsmuxd
+ * answers a RECEIVE whose output buffers it guessed only then.
+ */
+#define ABI_RECV_SPANS 3
+struct abi_span {
+	uint64_t ptr;
+	uint32_t len;
+};
+int abi_recv_spans(uint64_t arg, size_t struct_size, const struct abi_recv *r,
+		   uint32_t msg_addr_len, const struct abi_recv_fit *fit,
+		   struct abi_span out[ABI_RECV_SPANS]);
+bool abi_spans_equal(const struct abi_span *a, int na,
+		     const struct abi_span *b, int nb);
+size_t abi_spans_len(const struct abi_span *s, int n);
+/*
+ * The user memory a SEND reads, in order: the struct at arg, the address
+ * (r->addr_len bytes), the data (data_len: abi_req_data_len(), or 0 when
+ * it is not to be fetched); no empty span. Returns the span count.
+ */
+int abi_send_spans(uint64_t arg, size_t struct_size, const struct abi_req *r,
+		   uint16_t data_len, struct abi_span out[ABI_RECV_SPANS]);
+/* Every span lies inside the pages that hold [lo, hi) (page: a power of
+ * two): memory a caller just handed over, so readable if that was. */
+bool abi_spans_in_pages(const struct abi_span *s, int n, uint64_t lo,
+			uint64_t hi, uint64_t page);
+
 /* ------------------------------------------------------------------ */
 /* Value helpers (MY_ADDRESS / MY_LUN / channel variants / maintenance) */
 

@@ -43,15 +43,17 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	struct node *n;
 
 	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
-		"%8s %7s %6s %5s\n", "node", "policy", "cli", "reqs", "done", "err",
-		"deny", "busy", "p50_us", "p99_us", "wait99", "cpu_us/r",
-		"spin_us/r", "cpu_ppm", "slp/r", "thr");
+		"%8s %7s %6s %5s %6s %6s %6s %6s\n", "node", "policy", "cli", "reqs",
+		"done", "err", "deny", "busy", "p50_us", "p99_us", "wait99",
+		"cpu_us/r", "spin_us/r", "cpu_ppm", "slp/r", "thr", "s_gss",
+		"s_hit", "r_gss", "r_hit");
 	LIST_FOREACH(n, &d->nodes, link) {
 		const struct nodestats *st = &n->st;
 		double r = st->completed ? (double)st->completed : 1.0;
 
 		fprintf(f, "%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
-			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %6.2f %5llu\n",
+			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %6.2f %5llu "
+			"%6llu %6llu %6llu %6llu\n",
 			n->conf.name, policy_preset_name(n->conf.preset),
 			n->nclients, (unsigned long long)st->requests,
 			(unsigned long long)st->completed,
@@ -64,7 +66,11 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 			st->cpu_ns / 1e3 / r, st->spin_ns / 1e3 / r,
 			nodestats_cpu_ppm(&st->cpu, now),
 			(double)n->cnt.sleeps / r,
-			(unsigned long long)n->cnt.throttled);
+			(unsigned long long)n->cnt.throttled,
+			(unsigned long long)n->cnt.guesses[0],
+			(unsigned long long)n->cnt.guess_hits[0],
+			(unsigned long long)n->cnt.guesses[1],
+			(unsigned long long)n->cnt.guess_hits[1]);
 	}
 	fflush(f);
 }

@@ -52,6 +52,8 @@ TAILQ_HEAD(kmsg_list, kmsg);
 struct xact;
 TAILQ_HEAD(xact_list, xact);
 
+#define KCSMUX_IO_GRANTS 4	/* threads with a SEND/RECEIVE in flight */
+
 struct client {
 	LIST_ENTRY(client) link;
 	struct node *node;
@@ -68,6 +70,24 @@ struct client {
 	bool gets_events;
 	int32_t timing_retries;		/* IPMICTL_SET_TIMING_PARMS */
 	uint32_t timing_retry_ms;
+
+	/* SEND and RECEIVE in 2 round trips (client.c): the buffers the
+	 * last SEND and RECEIVE named, and per thread the memory our last
+	 * retry granted its call in flight (tid 0: free slot). */
+	struct abi_req last_send;
+	uint64_t last_send_arg;
+	bool last_send_valid;
+	struct abi_recv last_recv;
+	uint64_t last_recv_arg;
+	bool last_recv_valid;
+	struct io_grant {
+		pid_t tid;
+		int op;			/* enum abi_op */
+		int n;
+		bool guess;
+		struct abi_span sp[ABI_RECV_SPANS];
+	} grant[KCSMUX_IO_GRANTS];
+	unsigned int grant_next;
 };
 LIST_HEAD(client_list, client);
 
@@ -78,6 +98,10 @@ struct node_counters {
 	uint64_t opens;
 	uint64_t sleeps;	/* poller sleeps of its transactions */
 	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
+	/* buffers guessed (client.c), and guessed rightly: a round trip
+	 * saved; [0] SEND, [1] RECEIVE */
+	uint64_t guesses[2];
+	uint64_t guess_hits[2];
 };
 
 struct node {
@@ -120,6 +144,7 @@ struct daemon {
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
 	bool dropped;			/* running as cfg.user */
+	bool sandboxed;			/* the seccomp filter is in */
 };
 
 /* Monotonic time in ns. */

@@ -481,8 +481,11 @@ if nt and st and sreq and nreq and _b and _ni and _nq and rt_cost:
        f"{_ni.p50 / _b.p50:.2f}× (interactive) and {_nq.p50 / _b.p50:.2f}× (IRQ "
        f"policy) the p50 of stock with its IRQ, so the 1.1× target is "
        + ("met" if max(_ni.p50 / _b.p50, _nq.p50 / _b.p50) <= 1.1 else "not met")
-       + f" here. Most of it is a fixed number of FUSE round trips, 8 per "
-       f"request and 2 per GET, each about {rt_cost:.0f} µs under TCG, where a "
+       + f" here. Most of it is a fixed number of FUSE round trips, "
+       + (f"{cnreq['nb_fsr']:.1f}" if cnreq else "6 to 8")
+       + f" per request counted (SEND and RECEIVE 2 each when the daemon's "
+       f"guess of the client's buffers holds, 3 without; poll 1 or 2) and 2 "
+       f"per GET, each about {rt_cost:.0f} µs under TCG, where a "
        f"process wake-up round trip is "
        + (f"{slow:.0f}× slower than on the host" if slow else "much slower than native")
        + "; see below for the estimate of what that means natively.")
@@ -524,8 +527,9 @@ if sreq and nreq and rt_cost and cnreq:
        f"(p50) and {100 * (model_m - base.mean) / (nreq.mean - base.mean):.0f}% "
        f"(mean) of what the node adds. The rest is the daemon's own work "
        f"around kcsraw (submit and completion ioctls, its epoll wake-ups: "
-       f"{cnreq['ctxt']:.0f} context switches per request where 8 round trips "
-       f"make {2 * rts:.0f}); neither the BMC nor kcsraw is what bounds it. "
+       f"{cnreq['ctxt']:.0f} context switches per request where "
+       f"{rts:.1f} round trips make {2 * rts:.0f}); neither the BMC nor kcsraw "
+       f"is what bounds it. "
        f"The daemon spends "
        f"{nreq.daemon:.0f} µs of CPU per request and the client "
        f"{nreq.client:.0f} µs (stock client: {sreq.client:.0f} µs).")
@@ -565,16 +569,24 @@ if b and ni_ and nq_ and ki_ and kq_:
            f"{nq_.p99 / b.p99:.2f}×). kcsraw straight with the same policies: "
            f"{ki_.p50:.0f} and {kq_.p50:.0f} µs, so the daemon path adds "
            f"{add_i:.0f} and {add_q:.0f} µs at p50.")
-    if rt_real and rt_idle:
-        lo, hi = 7 * rt_real, 7 * rt_idle
+    cs_i = CR.get(("node-int", "req"))
+    cs_q = CR.get(("node-irq", "req"))
+    rts_s = [c["nb_fsr"] for c in (cs_i, cs_q) if c and "nb_fsr" in c]
+    if rt_real and rt_idle and rts_s:
+        crit_lo, crit_hi = min(rts_s) - 1, max(rts_s) - 1
+        lo, hi = crit_lo * rt_real, crit_hi * rt_idle
         inside = all(lo * 0.9 <= x <= hi * 1.1 for x in (add_i, add_q))
-        txt += (f" The critical path holds 7 of the 8 round trips: the SEND's "
-                f"3 before the transaction can start, then the notification, "
-                f"the second poll and the RECEIVE's 3; only the first poll "
-                f"overlaps the BMC's wait. In this boot a round trip costs "
+        txt += (f" Of the round trips counted per request against this BMC ("
+                + " and ".join(f"{x:.2f}" for x in rts_s)
+                + f"), all but the first poll lie on the critical path: the "
+                f"SEND's before the transaction can start (2 when the guess of "
+                f"the client's buffers holds, else 3), then the notification, "
+                f"the second poll and the RECEIVE's (2 or 3); only the first "
+                f"poll overlaps the BMC's wait. In this boot a round trip costs "
                 f"{rt_real:.0f} µs back to back but {rt_idle:.0f} µs after 1 ms "
                 f"of idle (GET_MY_ADDRESS on a node, p50, timed between the "
-                f"rounds), so 7 of them cost between {lo:.0f} and {hi:.0f} µs"
+                f"rounds), so those {crit_lo:.0f}–{crit_hi:.0f} cost between "
+                f"{lo:.0f} and {hi:.0f} µs"
                 + (": the added latency lies in that range, as expected when "
                    "each burst of round trips starts cold after the BMC's "
                    "wait."
@@ -630,8 +642,24 @@ R_(f"- **Counting.** `/sys/fs/fuse/connections/` has no counter to read"
       f"(`waiting`, requests in flight) and knobs (`abort`, `max_background`, "
       f"`congestion_threshold`). " if fusectl else ". ")
    + "The round trips above are counted with kprobes instead; they match "
-   "docs/design.md (SEND 3, RECEIVE 3, GET 2, poll 1 plus 1 after the "
-   "notification when the answer was not there yet).")
+   "docs/design.md (SEND and RECEIVE 2 when the daemon's guess of the "
+   "client's buffers holds, else 3; GET 2; poll 1 plus 1 after the "
+   "notification when the answer was not there yet). A SEND guess is made "
+   "only when the request's address and data lie in the page of the struct "
+   "(memory the kernel is copying anyway, so the guess can never turn a good "
+   "call into EFAULT); where a row counts 5 rather than 4 ioctl round trips "
+   "per request, that process's buffers straddled a page boundary (the "
+   "stack's placement is random per process) and its SENDs took 3. The "
+   "daemon's table (columns s_gss/s_hit, r_gss/r_hit) shows how many "
+   "guesses were made and held in the timed runs.")
+R_("- **What bounds it.** With CUSE's unrestricted ioctls the first call of "
+   "every ioctl arrives without data (the IPMI ioctl numbers do not describe "
+   "it), so 2 round trips per ioctl is the floor; SEND + poll + RECEIVE is "
+   "then at least 6 when the answer is not there at the first poll (the "
+   "poll, the notification's re-poll). Below that the daemon would have to "
+   "read and write the client's memory itself (process_vm_readv/writev, "
+   "ptrace rights over every client) or the kernel would have to change; "
+   "kcsmux does neither.")
 R_("- **Caveats.** One vCPU: client, daemon and kcsraw's poller share it, so "
    "every round trip is two context switches (with more CPUs the daemon may "
    "be awake on another one, trading switches for cross-CPU wake-ups). The "

@@ -10,7 +10,12 @@
  * (ended by 0xA1) take no delay of their own but queue behind earlier
  * messages, so the host sees the BMC's byte stream in its original order.
  * A control port and signals can hold ("hang") the BMC, drop held
- * responses, or change the model live. See docs/bmc-proxy.md.
+ * responses, or change the model live; --on rules run a control command
+ * when the host sends a given request. The proxy can also play the BMC's
+ * part of SMS_ATN for injected events and messages (sms_inject.h): it
+ * raises attention and answers the host's Get Message Flags, Get Message and
+ * Read Event Message Buffer itself while injected items are pending.
+ * See docs/bmc-proxy.md.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,10 +42,14 @@
 #include <event2/event.h>
 
 #include "delay_model.h"
+#include "sms_inject.h"
 #include "vm_codec.h"
 
 #define PROG "kcsmux-bmc-proxy"
 #define CTL_LINE_MAX 4096
+#define CTL_ARGS_MAX 64
+#define ON_RULES_MAX 32
+#define ON_LINE_MAX 512
 #define NSEC_PER_SEC 1000000000ull
 
 /* ------------------------------------------------------------------ */
@@ -122,6 +131,19 @@ struct counters {
 	uint64_t h2b_replayed;
 	/* connections, holds */
 	uint64_t qemu_connects, bmc_connects, holds, triggers;
+	/* --on rules */
+	uint64_t on_fired;
+	/* SMS_ATN injection */
+	uint64_t inj_events, inj_msgs, inj_cleared;
+	uint64_t ans_flags, ans_events, ans_msgs;
+	uint64_t attn_sent, noattn_sent, noattn_suppressed;
+};
+
+/* --on NETFN:CMD=COMMAND */
+struct on_rule {
+	uint8_t netfn, cmd;
+	char line[ON_LINE_MAX]; /* control command, commas made spaces */
+	uint64_t fired;
 };
 
 struct proxy {
@@ -163,6 +185,12 @@ struct proxy {
 	long hold_after; /* -1: off; else messages to pass before holding */
 	uint64_t hold_after_ms;
 	uint64_t hold_for_ms; /* default auto-release for triggers */
+	struct on_rule rules[ON_RULES_MAX];
+	size_t n_rules;
+
+	/* SMS_ATN injection; bmc_attn_up: ipmi_sim's own attention state */
+	struct sms_inject inj;
+	bool bmc_attn_up;
 
 	/* replay caches (see docs) */
 	uint8_t host_version[8], host_caps[8];
@@ -183,6 +211,7 @@ static void dispatch(struct proxy *p);
 static void bmc_schedule_retry(struct proxy *p);
 static void conn_close(struct proxy *p, struct conn *c);
 static void ctl_event_cb(struct bufferevent *bev, short what, void *arg);
+static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out);
 
 /* ------------------------------------------------------------------ */
 /* report */
@@ -227,6 +256,18 @@ static void report_build(struct proxy *p, struct evbuffer *b)
 		"hold state=%s queued=%zu holds=%" PRIu64 " triggers=%" PRIu64
 		"\n", p->hold ? "on" : "off", p->queued, p->c.holds,
 		p->c.triggers);
+	evbuffer_add_printf(b, "on rules=%zu fired=%" PRIu64 "\n", p->n_rules,
+			    p->c.on_fired);
+	evbuffer_add_printf(b,
+		"inject events=%" PRIu64 " msgs=%" PRIu64 " cleared=%" PRIu64
+		" pending_events=%u pending_msgs=%u answered_flags=%" PRIu64
+		" answered_events=%" PRIu64 " answered_msgs=%" PRIu64
+		" attn=%" PRIu64 " noattn=%" PRIu64 " noattn_suppressed=%"
+		PRIu64 "\n",
+		p->c.inj_events, p->c.inj_msgs, p->c.inj_cleared,
+		p->inj.ev_count, p->inj.msg_count, p->c.ans_flags,
+		p->c.ans_events, p->c.ans_msgs, p->c.attn_sent,
+		p->c.noattn_sent, p->c.noattn_suppressed);
 	evbuffer_add_printf(b,
 		"delay_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
 		p->delays.n, dm_samples_mean(&p->delays),
@@ -532,10 +573,48 @@ static void cache_frame(uint8_t *buf, size_t *len, size_t cap,
 	}
 }
 
+/*
+ * A message for the host, the BMC's or one made up here: count it for
+ * --hold-after, draw its delay and queue it. Returns the delay.
+ */
+static double msg_to_host(struct proxy *p, const uint8_t *raw, size_t len)
+{
+	double delay;
+
+	if (p->hold_after == 0) {
+		p->hold_after = -1;
+		p->c.triggers++;
+		hold_begin(p, p->hold_after_ms, "hold-after count");
+	} else if (p->hold_after > 0) {
+		p->hold_after--;
+	}
+	delay = delay_model_sample(&p->model, &p->rng);
+	dm_samples_add(&p->delays, delay);
+	enqueue(p, VM_FRAME_MSG, raw, len, delay);
+	return delay;
+}
+
+/* Queue a one-byte control command of our own (attention) for the host. */
+static void ctl_to_host(struct proxy *p, uint8_t cmd)
+{
+	uint8_t raw[4];
+	size_t n = vm_encode(VM_FRAME_CMD, &cmd, 1, raw, sizeof(raw));
+
+	if (p->qemu.fd < 0 || !n)
+		return;
+	if (cmd == VM_CMD_NOATTN)
+		p->c.noattn_sent++;
+	else
+		p->c.attn_sent++;
+	if (verbose)
+		logmsg("inject: %s to the host",
+		       cmd == VM_CMD_NOATTN ? "NOATTN" :
+		       cmd == VM_CMD_ATTN ? "ATTN" : "ATTN_IRQ");
+	enqueue(p, VM_FRAME_CMD, raw, n, 0);
+}
+
 static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 {
-	double delay = 0;
-
 	if (f->truncated) {
 		p->c.b2h_truncated++;
 		logmsg("bmc: frame longer than %u bytes dropped", VM_RAW_MAX);
@@ -546,12 +625,22 @@ static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 		if (f->data_len >= 1 && f->data[0] == VM_CMD_VERSION)
 			cache_frame(p->bmc_version, &p->bmc_version_len,
 				    sizeof(p->bmc_version), f);
-		if (f->data_len >= 1 && f->data[0] <= VM_CMD_ATTN_IRQ)
-			cache_frame(p->bmc_attn, &p->bmc_attn_len,
-				    sizeof(p->bmc_attn), f);
 		if (verbose)
 			logmsg("bmc->host cmd 0x%02x (%zu bytes)",
 			       f->data_len ? f->data[0] : 0, f->data_len);
+		if (f->data_len >= 1 && f->data[0] <= VM_CMD_ATTN_IRQ) {
+			cache_frame(p->bmc_attn, &p->bmc_attn_len,
+				    sizeof(p->bmc_attn), f);
+			p->bmc_attn_up = f->data[0] != VM_CMD_NOATTN;
+			/* injected items keep the host's attention up */
+			if (!p->bmc_attn_up && sms_inject_pending(&p->inj)) {
+				p->c.noattn_suppressed++;
+				if (verbose)
+					logmsg("inject: BMC's NOATTN held "
+					       "back, injected items pending");
+				return;
+			}
+		}
 	} else {
 		struct vm_msg_info mi;
 
@@ -564,25 +653,19 @@ static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 			logmsg("bmc->host msg seq=0x%02x netfn=0x%02x "
 			       "cmd=0x%02x cc=0x%02x", mi.seq, mi.netfn, mi.cmd,
 			       f->data[3]);
+		if (!f->bad_escape)
+			sms_inject_bmc_response(&p->inj, f->data, f->data_len);
 	}
 	if (p->qemu.fd < 0) {
 		p->c.b2h_dropped_no_host++;
 		return;
 	}
 	if (f->kind == VM_FRAME_MSG) {
-		if (p->hold_after == 0) {
-			p->hold_after = -1;
-			p->c.triggers++;
-			hold_begin(p, p->hold_after_ms, "hold-after count");
-		} else if (p->hold_after > 0) {
-			p->hold_after--;
-		}
-		delay = delay_model_sample(&p->model, &p->rng);
-		dm_samples_add(&p->delays, delay);
-		if (delay > 0)
+		if (msg_to_host(p, f->raw, f->raw_len) > 0)
 			p->c.b2h_delayed++;
+	} else {
+		enqueue(p, VM_FRAME_CMD, f->raw, f->raw_len, 0);
 	}
-	enqueue(p, f->kind, f->raw, f->raw_len, delay);
 }
 
 static void bmc_lost(struct proxy *p, const char *why)
@@ -621,6 +704,137 @@ static void bmc_read_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* ------------------------------------------------------------------ */
+/* SMS_ATN injection (sms_inject.h) */
+
+static const char *const app_cmd_names[] = {
+	[SMS_CMD_CLEAR_MSG_FLAGS] = "Clear Message Flags",
+	[SMS_CMD_GET_MSG_FLAGS] = "Get Message Flags",
+	[SMS_CMD_GET_MSG] = "Get Message",
+	[SMS_CMD_READ_EVENT_BUF] = "Read Event Message Buffer",
+};
+
+/* Something was queued: (re)raise the host's attention. */
+static void inject_raise(struct proxy *p, const char *what)
+{
+	if (verbose)
+		logmsg("inject: %s queued, pending events=%u msgs=%u%s", what,
+		       p->inj.ev_count, p->inj.msg_count,
+		       p->qemu.fd < 0 ? " (no QEMU: attention when it "
+					"connects)" : "");
+	ctl_to_host(p, sms_inject_attn_cmd(&p->inj));
+	dispatch(p);
+}
+
+/* Drop what is pending; lower the attention if it was only ours. */
+static unsigned int inject_clear(struct proxy *p)
+{
+	unsigned int n = sms_inject_clear(&p->inj, SMS_FLAG_RECV_MSG |
+						   SMS_FLAG_EVT_BUF_FULL);
+
+	p->c.inj_cleared += n;
+	if (n && !p->bmc_attn_up) {
+		ctl_to_host(p, VM_CMD_NOATTN);
+		dispatch(p);
+	}
+	return n;
+}
+
+/*
+ * A host request: answer it here if it fetches injected items (true), or
+ * leave it for the BMC (false). The last item's answer is preceded by
+ * NOATTN, unless the BMC's own attention is up, so that SMS_ATN is down
+ * by the time the host has read the answer and looks at the status again.
+ */
+static bool inject_answer(struct proxy *p, const struct vm_frame *f)
+{
+	unsigned int ev = p->inj.ev_count, msgs = p->inj.msg_count;
+	struct sms_reply r;
+
+	if (!sms_inject_request(&p->inj, f->data, f->data_len, &r)) {
+		if (p->inj.ev_count != ev || p->inj.msg_count != msgs) {
+			/* Clear Message Flags: the BMC answers it and sets
+			 * its own attention state, no longer overruled */
+			p->c.inj_cleared += ev - p->inj.ev_count +
+					    msgs - p->inj.msg_count;
+			logmsg("inject: host's Clear Message Flags dropped "
+			       "%u event(s), %u message(s)",
+			       ev - p->inj.ev_count, msgs - p->inj.msg_count);
+		}
+		return false;
+	}
+	if (!r.len) {
+		logmsg("inject: cannot encode the answer, request forwarded");
+		return false;
+	}
+	switch (r.cmd) {
+	case SMS_CMD_GET_MSG_FLAGS:
+		p->c.ans_flags++;
+		break;
+	case SMS_CMD_READ_EVENT_BUF:
+		p->c.ans_events++;
+		break;
+	default:
+		p->c.ans_msgs++;
+		break;
+	}
+	/* in wire order: the NOATTN, then the answer */
+	if (!sms_inject_pending(&p->inj) && !p->bmc_attn_up)
+		ctl_to_host(p, VM_CMD_NOATTN);
+	if (verbose) {
+		if (r.cmd == SMS_CMD_GET_MSG_FLAGS)
+			logmsg("inject: answered Get Message Flags: 0x%02x",
+			       r.flags);
+		else
+			logmsg("inject: answered %s, %u event(s) and %u "
+			       "message(s) left", app_cmd_names[r.cmd],
+			       p->inj.ev_count, p->inj.msg_count);
+	}
+	msg_to_host(p, r.wire, r.len);
+	dispatch(p);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* --on rules */
+
+/* Run each rule for netfn/cmd, as if its line came in on the control port. */
+static void rules_fire(struct proxy *p, uint8_t netfn, uint8_t cmd)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct on_rule *r = &p->rules[i];
+		char line[ON_LINE_MAX], *reply, *s;
+		struct evbuffer *out;
+		size_t n;
+		bool quit;
+
+		if (r->netfn != netfn || r->cmd != cmd)
+			continue;
+		out = evbuffer_new();
+		if (!out)
+			return;
+		snprintf(line, sizeof(line), "%s", r->line);
+		quit = ctl_handle(p, line, out);
+		r->fired++;
+		p->c.on_fired++;
+		/* log the status line (the last one) of the reply */
+		n = evbuffer_get_length(out);
+		reply = (char *)evbuffer_pullup(out, -1);
+		if (reply && n) {
+			reply[n - 1] = '\0';
+			s = strrchr(reply, '\n');
+			logmsg("on 0x%02x:0x%02x: %s -> %s", netfn, cmd,
+			       r->line, s ? s + 1 : reply);
+		}
+		evbuffer_free(out);
+		if (quit) {
+			logmsg("quit requested by an --on rule");
+			p->exit_code = 0;
+			event_base_loopexit(p->base, NULL);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* host -> BMC */
 
 static void host_frame(struct proxy *p, const struct vm_frame *f)
@@ -654,6 +868,10 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 				p->c.triggers++;
 				hold_begin(p, p->hold_on_ms, "hold-on request");
 			}
+			rules_fire(p, mi.netfn, mi.cmd);
+			if (mi.checksum_ok && !f->bad_escape &&
+			    inject_answer(p, f))
+				return;
 		}
 	}
 	if (p->bmc.fd < 0 || p->bmc_connecting) {
@@ -734,6 +952,9 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 		enqueue(p, VM_FRAME_CMD, p->bmc_attn, p->bmc_attn_len, 0);
 		p->c.b2h_replayed++;
 	}
+	/* and injected items still wait */
+	if (sms_inject_pending(&p->inj))
+		ctl_to_host(p, sms_inject_attn_cmd(&p->inj));
 	dispatch(p);
 }
 
@@ -871,6 +1092,194 @@ static bool parse_netfn_cmd(const char *a, const char *b, uint8_t *netfn,
 	return true;
 }
 
+/* control commands an --on rule may run (all but "on" itself) */
+static const char *const rule_cmds[] = {
+	"hold", "release", "drop", "delay", "model", "hold-on", "hold-after",
+	"inject-event", "inject-msg", "inject-cmd", "inject-clear", "stats",
+	"report", "reset-stats", "ping", "help", "quit",
+};
+
+/*
+ * Parse "NETFN:CMD=COMMAND" into r. Commas in COMMAND separate words like
+ * spaces do, so that a rule survives word splitting (run.sh --proxy-args).
+ */
+static bool rule_parse(const char *spec, struct on_rule *r, char *err,
+		       size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	char key[32], *colon, *c, *w;
+	size_t klen, wlen;
+	bool known = false;
+
+	if (!eq || (klen = (size_t)(eq - spec)) >= sizeof(key)) {
+		snprintf(err, errlen, "expected NETFN:CMD=COMMAND");
+		return false;
+	}
+	memcpy(key, spec, klen);
+	key[klen] = '\0';
+	colon = strchr(key, ':');
+	if (!colon) {
+		snprintf(err, errlen, "expected NETFN:CMD=COMMAND");
+		return false;
+	}
+	*colon = '\0';
+	if (!parse_netfn_cmd(key, colon + 1, &r->netfn, &r->cmd)) {
+		snprintf(err, errlen, "bad NETFN:CMD '%.*s' (netfn 0-0x3f, "
+			 "cmd 0-0xff)", (int)klen, spec);
+		return false;
+	}
+	if (strlen(eq + 1) >= sizeof(r->line)) {
+		snprintf(err, errlen, "command too long");
+		return false;
+	}
+	snprintf(r->line, sizeof(r->line), "%s", eq + 1);
+	for (c = r->line; *c; c++)
+		if (*c == ',' || *c == '\t')
+			*c = ' ';
+	w = r->line + strspn(r->line, " ");
+	wlen = strcspn(w, " ");
+	for (size_t i = 0; i < sizeof(rule_cmds) / sizeof(rule_cmds[0]); i++)
+		if (strlen(rule_cmds[i]) == wlen &&
+		    strncmp(w, rule_cmds[i], wlen) == 0)
+			known = true;
+	if (!known) {
+		snprintf(err, errlen, "'%.*s' is not a control command an "
+			 "--on rule can run", (int)wlen, w);
+		return false;
+	}
+	r->fired = 0;
+	return true;
+}
+
+static bool rule_add(struct proxy *p, const char *spec, char *err,
+		     size_t errlen)
+{
+	if (p->n_rules >= ON_RULES_MAX) {
+		snprintf(err, errlen, "too many --on rules (max %d)",
+			 ON_RULES_MAX);
+		return false;
+	}
+	if (!rule_parse(spec, &p->rules[p->n_rules], err, errlen))
+		return false;
+	p->n_rules++;
+	return true;
+}
+
+/* "on", "on off", "on NETFN:CMD=COMMAND"; args is the rest of the line */
+static void ctl_on(struct proxy *p, const char *args, struct evbuffer *out)
+{
+	char err[160];
+
+	args += strspn(args, " \t");
+	if (!*args) {
+		for (size_t i = 0; i < p->n_rules; i++)
+			evbuffer_add_printf(out, "on 0x%02x:0x%02x=%s fired=%"
+					    PRIu64 "\n", p->rules[i].netfn,
+					    p->rules[i].cmd, p->rules[i].line,
+					    p->rules[i].fired);
+		evbuffer_add_printf(out, "ok rules=%zu\n", p->n_rules);
+	} else if (strncmp(args, "off", 3) == 0 &&
+		   args[3 + strspn(args + 3, " \t")] == '\0') {
+		evbuffer_add_printf(out, "ok on off (%zu removed)\n",
+				    p->n_rules);
+		p->n_rules = 0;
+	} else if (rule_add(p, args, err, sizeof(err))) {
+		struct on_rule *r = &p->rules[p->n_rules - 1];
+
+		evbuffer_add_printf(out, "ok on 0x%02x:0x%02x=%s\n", r->netfn,
+				    r->cmd, r->line);
+	} else {
+		evbuffer_add_printf(out, "err %s; usage: on NETFN:CMD=COMMAND "
+				    "| on off | on\n", err);
+	}
+}
+
+/* Number 0..max in C syntax. */
+static bool parse_byte(const char *s, uint64_t max, uint8_t *out)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, &v) || v > max)
+		return false;
+	*out = (uint8_t)v;
+	return true;
+}
+
+/* inject-event HEX..., inject-msg HEX..., inject-cmd ..., inject-clear */
+static void ctl_inject(struct proxy *p, int argc, char **argv,
+		       struct evbuffer *out)
+{
+	uint8_t buf[SMS_MSG_MAX];
+	size_t len = 0;
+	int rc = 0;
+
+	if (strcmp(argv[0], "inject-clear") == 0) {
+		if (argc != 1) {
+			evbuffer_add_printf(out, "err usage: inject-clear\n");
+			return;
+		}
+		evbuffer_add_printf(out, "ok inject-clear dropped=%u\n",
+				    inject_clear(p));
+		return;
+	}
+	if (strcmp(argv[0], "inject-cmd") == 0) {
+		struct sms_ipmb_req rq = { .rs_sa = 0x20 };
+		uint8_t data[SMS_MSG_MAX];
+		bool ok = argc >= 5 && parse_byte(argv[1], 0xff, &rq.channel) &&
+			  parse_byte(argv[2], 0xff, &rq.rq_sa) &&
+			  parse_byte(argv[3], 0x3f, &rq.netfn) &&
+			  parse_byte(argv[4], 0xff, &rq.cmd);
+
+		for (int i = 5; ok && i < argc; i++)
+			ok = parse_byte(argv[i], 0xff, &data[rq.data_len++]);
+		if (!ok) {
+			evbuffer_add_printf(out, "err usage: inject-cmd CHAN "
+					    "RQSA NETFN CMD [DATA...] (numbers "
+					    "in C syntax)\n");
+			return;
+		}
+		rq.data = data;
+		rq.rq_seq = p->inj.next_seq;
+		p->inj.next_seq = (uint8_t)((p->inj.next_seq + 1) & 0x3F);
+		len = sms_ipmb_request(&rq, buf, sizeof(buf));
+		rc = len ? sms_inject_msg(&p->inj, buf, len) : -EINVAL;
+	} else {
+		bool event = strcmp(argv[0], "inject-event") == 0;
+
+		for (int i = 1; !rc && i < argc; i++)
+			rc = sms_hex_append(argv[i], buf, sizeof(buf), &len);
+		if (argc < 2 || rc || (event && len != SMS_EVENT_LEN)) {
+			evbuffer_add_printf(out, event ?
+				"err usage: inject-event HEX (16 bytes)\n" :
+				"err usage: inject-msg HEX (channel byte and "
+				"IPMB message, 1-256 bytes)\n");
+			return;
+		}
+		rc = event ? sms_inject_event(&p->inj, buf) :
+			     sms_inject_msg(&p->inj, buf, len);
+	}
+	if (rc) {
+		evbuffer_add_printf(out, "err %s\n", rc == -ENOSPC ?
+				    "injection queue full" : "bad message");
+		return;
+	}
+	if (strcmp(argv[0], "inject-event") == 0)
+		p->c.inj_events++;
+	else
+		p->c.inj_msgs++;
+	if (verbose) {
+		char hex[2 * SMS_MSG_MAX + 1];
+
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", buf[i]);
+		hex[2 * len] = '\0';
+		logmsg("inject: %s %s", argv[0], hex);
+	}
+	inject_raise(p, argv[0] + 7);
+	evbuffer_add_printf(out, "ok %s pending_events=%u pending_msgs=%u\n",
+			    argv[0], p->inj.ev_count, p->inj.msg_count);
+}
+
 static void ctl_client_free(struct proxy *p, struct ctl_client *cl)
 {
 	TAILQ_REMOVE(&p->ctl_clients, cl, link);
@@ -883,11 +1292,18 @@ static const char ctl_help[] =
 	"  hold [MS]               hold BMC->host frames (auto-release after MS)\n"
 	"  release                 release held frames\n"
 	"  drop                    discard queued BMC->host frames\n"
-	"  delay SPEC              change the delay model\n"
+	"  delay SPEC | model SPEC change the delay model\n"
 	"  hold-on NETFN CMD [MS]  hold when the host sends this request\n"
 	"  hold-on off\n"
 	"  hold-after N [MS]       hold before the (N+1)th BMC message\n"
 	"  hold-after off\n"
+	"  on NETFN:CMD=COMMAND    run COMMAND when the host sends that request\n"
+	"  on off | on             remove all / list the on rules\n"
+	"  inject-event HEX        queue a 16-byte event, raise SMS_ATN\n"
+	"  inject-msg HEX          queue Get Message data (channel, IPMB msg)\n"
+	"  inject-cmd CHAN RQSA NETFN CMD [DATA...]\n"
+	"                          queue an IPMB request from RQSA\n"
+	"  inject-clear            drop the injected items still pending\n"
 	"  stats                   print the report\n"
 	"  report                  write the report (stderr or --report)\n"
 	"  reset-stats             clear counters and samples\n"
@@ -896,16 +1312,28 @@ static const char ctl_help[] =
 /* Returns true if the proxy should exit. */
 static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 {
-	char *argv[5] = { 0 };
+	char *argv[CTL_ARGS_MAX] = { 0 };
 	int argc = 0;
 	char *save = NULL, *tok;
 	uint64_t ms = 0;
+	const char *w = line + strspn(line, " \t");
 
 	if (verbose)
 		logmsg("control: %s", line);
-	for (tok = strtok_r(line, " \t", &save); tok && argc < 5;
-	     tok = strtok_r(NULL, " \t", &save))
+	/* "on" takes the rest of the line as it is */
+	if (strncmp(w, "on", 2) == 0 && (w[2] == '\0' || w[2] == ' ' ||
+					 w[2] == '\t')) {
+		ctl_on(p, w + 2, out);
+		return false;
+	}
+	for (tok = strtok_r(line, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (argc == CTL_ARGS_MAX) {
+			evbuffer_add_printf(out, "err too many arguments\n");
+			return false;
+		}
 		argv[argc++] = tok;
+	}
 	if (argc == 0)
 		return false;
 
@@ -927,12 +1355,14 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 		p->c.b2h_dropped_ctl += n;
 		logmsg("dropped %zu queued frame(s) (control)", n);
 		evbuffer_add_printf(out, "ok dropped %zu\n", n);
-	} else if (strcmp(argv[0], "delay") == 0) {
+	} else if (strcmp(argv[0], "delay") == 0 ||
+		   strcmp(argv[0], "model") == 0) {
 		struct delay_model m;
 		char err[256];
 
 		if (argc != 2) {
-			evbuffer_add_printf(out, "err usage: delay SPEC\n");
+			evbuffer_add_printf(out, "err usage: %s SPEC\n",
+					    argv[0]);
 		} else if (delay_model_parse(argv[1], &m, err, sizeof(err))) {
 			evbuffer_add_printf(out, "err %s\n", err);
 		} else {
@@ -975,6 +1405,12 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 			evbuffer_add_printf(out, "err usage: hold-after N [MS] "
 					    "| hold-after off\n");
 		}
+	} else if (strncmp(argv[0], "inject-", 7) == 0 &&
+		   (strcmp(argv[0] + 7, "event") == 0 ||
+		    strcmp(argv[0] + 7, "msg") == 0 ||
+		    strcmp(argv[0] + 7, "cmd") == 0 ||
+		    strcmp(argv[0] + 7, "clear") == 0)) {
+		ctl_inject(p, argc, argv, out);
 	} else if (strcmp(argv[0], "stats") == 0) {
 		report_build(p, out);
 		evbuffer_add_printf(out, "ok\n");
@@ -1149,6 +1585,10 @@ static void usage(FILE *f)
 		"  --hold-on NETFN:CMD  hold when the host sends this request\n"
 		"  --hold-after N     hold before the (N+1)th BMC message\n"
 		"  --hold-for MS      auto-release triggered holds after MS\n"
+		"  --on NETFN:CMD=COMMAND  run a control command (e.g. model\n"
+		"                     fixed:3000, inject-event HEX, hold 1500) when\n"
+		"                     the host sends this request; repeatable;\n"
+		"                     commas in COMMAND act as spaces\n"
 		"  --report FILE      write the exit report to FILE\n"
 		"  --retry-ms MS      BMC reconnect interval (default 100)\n"
 		"  --spin US          busy-wait the last US of each delay\n"
@@ -1178,6 +1618,7 @@ enum {
 	OPT_HOLD_ON,
 	OPT_HOLD_AFTER,
 	OPT_HOLD_FOR,
+	OPT_ON,
 	OPT_REPORT,
 	OPT_RETRY,
 	OPT_SPIN,
@@ -1196,6 +1637,7 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		{ "hold-on", required_argument, NULL, OPT_HOLD_ON },
 		{ "hold-after", required_argument, NULL, OPT_HOLD_AFTER },
 		{ "hold-for", required_argument, NULL, OPT_HOLD_FOR },
+		{ "on", required_argument, NULL, OPT_ON },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "retry-ms", required_argument, NULL, OPT_RETRY },
 		{ "spin", required_argument, NULL, OPT_SPIN },
@@ -1261,6 +1703,12 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		case OPT_HOLD_FOR:
 			if (!parse_u64(optarg, &p->hold_for_ms))
 				goto bad;
+			break;
+		case OPT_ON:
+			if (!rule_add(p, optarg, err, sizeof(err))) {
+				logmsg("--on '%s': %s", optarg, err);
+				return -1;
+			}
 			break;
 		case OPT_REPORT:
 			p->report_path = optarg;
@@ -1373,6 +1821,7 @@ int main(int argc, char **argv)
 	dm_samples_init(&p->delays);
 	dm_samples_init(&p->lateness);
 	delay_model_seed(&p->model);
+	sms_inject_init(&p->inj);
 
 	if (parse_args(p, argc, argv, &start_held))
 		return 2;

@@ -986,6 +986,98 @@ START_TEST(test_recv_fit)
 }
 END_TEST
 
+/* The output a RECEIVE writes, and how two plans compare. */
+START_TEST(test_recv_spans)
+{
+	struct abi_recv r = { .addr_ptr = 0x1000, .addr_len = 40,
+			      .data_ptr = 0x2000, .data_len = 100 };
+	struct abi_span a[ABI_RECV_SPANS], b[ABI_RECV_SPANS];
+	struct abi_recv_fit f;
+	int na, nb;
+
+	/* all fits: struct, address, data */
+	abi_recv_fit(r.addr_len, 8, r.data_len, 20, false, &f);
+	na = abi_recv_spans(0x3000, ABI_RECV64_SIZE, &r, 8, &f, a);
+	ck_assert_int_eq(na, 3);
+	ck_assert_uint_eq(a[0].ptr, 0x3000);
+	ck_assert_uint_eq(a[0].len, ABI_RECV64_SIZE);
+	ck_assert_uint_eq(a[1].ptr, 0x1000);
+	ck_assert_uint_eq(a[1].len, 8);
+	ck_assert_uint_eq(a[2].ptr, 0x2000);
+	ck_assert_uint_eq(a[2].len, 20);
+	ck_assert_uint_eq(abi_spans_len(a, na), ABI_RECV64_SIZE + 28);
+	ck_assert(abi_spans_equal(a, na, a, na));
+
+	/* no data: no empty span */
+	abi_recv_fit(r.addr_len, 8, r.data_len, 0, false, &f);
+	nb = abi_recv_spans(0x3000, ABI_RECV64_SIZE, &r, 8, &f, b);
+	ck_assert_int_eq(nb, 2);
+	ck_assert(!abi_spans_equal(a, na, b, nb));
+
+	/* too small, not TRUNC: only the address is written */
+	abi_recv_fit(r.addr_len, 8, 10, 20, false, &f);
+	nb = abi_recv_spans(0x3000, ABI_RECV64_SIZE, &r, 8, &f, b);
+	ck_assert_int_eq(nb, 1);
+	ck_assert_uint_eq(b[0].ptr, 0x1000);
+
+	/* same lengths, another data buffer: not the same write */
+	abi_recv_fit(r.addr_len, 8, r.data_len, 20, false, &f);
+	r.data_ptr = 0x2100;
+	nb = abi_recv_spans(0x3000, ABI_RECV64_SIZE, &r, 8, &f, b);
+	ck_assert_int_eq(nb, 3);
+	ck_assert_uint_eq(abi_spans_len(a, na), abi_spans_len(b, nb));
+	ck_assert(!abi_spans_equal(a, na, b, nb));
+
+	/* a 32-bit caller's struct */
+	nb = abi_recv_spans(0x3000, ABI_RECV32_SIZE, &r, 8, &f, b);
+	ck_assert_uint_eq(b[0].len, ABI_RECV32_SIZE);
+	ck_assert(!abi_spans_equal(a, na, b, nb));
+}
+END_TEST
+
+/* The memory a SEND reads, and the page test its guesses must pass. */
+START_TEST(test_send_spans)
+{
+	struct abi_req r = { .addr_ptr = 0x7f00, .addr_len = 8,
+			     .data_ptr = 0x7f40, .data_len = 6 };
+	struct abi_span sp[ABI_RECV_SPANS];
+	int n;
+
+	n = abi_send_spans(0x7e00, ABI_REQ64_SIZE, &r, 6, sp);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(sp[0].ptr, 0x7e00);
+	ck_assert_uint_eq(sp[0].len, ABI_REQ64_SIZE);
+	ck_assert_uint_eq(sp[1].ptr, 0x7f00);
+	ck_assert_uint_eq(sp[2].len, 6);
+	/* data not fetched: no span */
+	ck_assert_int_eq(abi_send_spans(0x7e00, ABI_REQ64_SIZE, &r, 0, sp), 2);
+	r.addr_len = 0;
+	ck_assert_int_eq(abi_send_spans(0x7e00, ABI_REQ64_SIZE, &r, 0, sp), 1);
+
+	/* struct at 0x7e00..0x7e28: page 0x7000..0x8000 */
+	r.addr_len = 8;
+	n = abi_send_spans(0x7e00, ABI_REQ64_SIZE, &r, 6, sp);
+	ck_assert(abi_spans_in_pages(sp, n, 0x7e00, 0x7e28, 0x1000));
+	/* the last byte of the page is in, the next one is not */
+	sp[2] = (struct abi_span){ 0x7ffa, 6 };
+	ck_assert(abi_spans_in_pages(sp, n, 0x7e00, 0x7e28, 0x1000));
+	sp[2] = (struct abi_span){ 0x7ffa, 7 };
+	ck_assert(!abi_spans_in_pages(sp, n, 0x7e00, 0x7e28, 0x1000));
+	sp[2] = (struct abi_span){ 0x6fff, 1 };
+	ck_assert(!abi_spans_in_pages(sp, n, 0x7e00, 0x7e28, 0x1000));
+	/* a struct across a page boundary covers both pages */
+	sp[2] = (struct abi_span){ 0x8100, 6 };
+	ck_assert(!abi_spans_in_pages(sp, n, 0x7e00, 0x7e28, 0x1000));
+	ck_assert(abi_spans_in_pages(sp, n, 0x7ff0, 0x8018, 0x1000));
+	/* no wrap at the top of the address space */
+	sp[0] = (struct abi_span){ UINT64_MAX - 8, 8 };
+	ck_assert(!abi_spans_in_pages(sp, 1, UINT64_MAX - 8, UINT64_MAX,
+				      0x1000));
+	sp[0] = (struct abi_span){ 0x7e00, UINT32_MAX };
+	ck_assert(!abi_spans_in_pages(sp, 1, 0x7e00, 0x7e28, 0x1000));
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* value helpers */
 
@@ -1048,6 +1140,8 @@ static Suite *abi_suite(void)
 
 	tc = tcase_create("recv");
 	tcase_add_loop_test(tc, test_recv_fit, 0, (int)ARRAY_SIZE(fit_cases));
+	tcase_add_test(tc, test_recv_spans);
+	tcase_add_test(tc, test_send_spans);
 	tcase_add_test(tc, test_values);
 	suite_add_tcase(s, tc);
 	return s;
