@@ -377,9 +377,15 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 		return;
 	spin_lock_irqsave(&ifc->lock, flags);
 	ifc->stats.attn++;
+	/*
+	 * Wake with every bit kcsraw_poll() then reports: epoll ignores a
+	 * wake-up whose key shares no bit with the events it waits for, and
+	 * event loops (libevent's epoll backend) wait for EPOLLIN only.
+	 */
 	list_for_each_entry(f, &ifc->files, node) {
 		f->attn = true;
-		wake_up_interruptible_poll(&f->wq, EPOLLPRI);
+		wake_up_interruptible_poll(&f->wq,
+					   EPOLLPRI | EPOLLIN | EPOLLRDNORM);
 	}
 	spin_unlock_irqrestore(&ifc->lock, flags);
 }

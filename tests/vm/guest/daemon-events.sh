@@ -1,0 +1,139 @@
+# Asynchronous traffic from the BMC, end to end: events and incoming IPMB
+# commands. ipmi_sim cannot raise them on demand here, so the delay proxy
+# plays the BMC's side of SMS_ATN (docs/bmc-proxy.md, "Injecting SMS_ATN
+# traffic"): an OEM request 30 03 makes it queue an event, 30 04 an IPMB
+# request 0x32/0x05 from 0x40. Each KCS has its own proxy with the same
+# rules, so the same traffic reaches stock ipmi_si (second KCS) and kcsraw
+# + kcsmuxd (first KCS): the clients of both must see the same messages.
+#
+# Run with: run.sh --bmc extern --delay fixed:200 --second-kcs --proxy-args
+#   "--on 0x30:0x03=inject-event,$EV --on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad"
+# (EV below; tests/vm/CMakeLists.txt has the exact line).
+. /guest/lib.sh
+
+EV=0102030405060708090a0b0c0d0e0f10
+
+stock=$(load_stock "$KCS2_PORT")
+check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
+sn=${stock#/dev/ipmi}
+check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+check "modprobe cuse" modprobe cuse
+mkdir -p /etc/kcsmux
+cat >/etc/kcsmux/kcsmux.conf <<CONF
+[global]
+backend = kcsraw
+device = /dev/kcsraw0
+
+[node ipmi1]
+events = yes
+[node ipmi2]
+events = yes
+[node ipmi3]
+events = no
+CONF
+kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+dpid=$!
+for i in $(seq 50); do [ -c /dev/ipmi3 ] && break; sleep 0.1; done
+check "nodes exist" test -c /dev/ipmi3
+
+# listen NAME DEV ARGS...: a listener in the background, once it is set up
+listen() {
+	_ln=$1 _ldev=$2
+	shift 2
+	rm -f "/tmp/$_ln.ready"
+	kcsmux-ipmi-listen -d "$_ldev" -R "/tmp/$_ln.ready" -t 20000 "$@" \
+		>"/tmp/$_ln.out" 2>&1 &
+	eval "pid_$_ln=\$!"
+	for _i in $(seq 100); do
+		[ -e "/tmp/$_ln.ready" ] && return 0
+		eval "alive \$pid_$_ln" || break
+		sleep 0.05
+	done
+	return 1
+}
+alive() { kill -0 "$1" 2>/dev/null; }
+# done NAME: wait for the listener, 0 if it got what it wanted
+finish() { eval "wait \$pid_$1"; }
+# trigger DEVNUM "NETFN CMD": a request that fires a proxy rule (ipmi_sim
+# answers it with some error code; only the request matters). Not ipmitool:
+# its open interface subscribes to events, and it would be a subscriber
+# racing the late one below.
+trigger() {
+	kcsmux-ipmi-probe -d "$1" -n 1 -r "$2" --allow-errors >/dev/null 2>&1
+	true
+}
+# lines NAME KIND: the listener's lines of that kind, msgid dropped
+lines() { grep "^$2" "/tmp/$1.out" | sed 's/ msgid=[0-9-]*//'; }
+same_lines() {	# WHAT A B KIND
+	if [ -n "$(lines "$2" "$4")" ] &&
+	   [ "$(lines "$2" "$4")" = "$(lines "$3" "$4")" ]; then
+		pass "$1"
+	else
+		fail "$1:"
+		echo "    $2: $(cat "/tmp/$2.out")"
+		echo "    $3: $(cat "/tmp/$3.out")"
+	fi
+}
+
+say "an event, delivered to every subscriber"
+check "stock subscriber" listen sev "$stock" -e
+check "node subscriber on ipmi1" listen n1ev /dev/ipmi1 -e
+check "node subscriber on ipmi2" listen n2ev /dev/ipmi2 -e
+trigger "$sn" "30 03"
+trigger 1 "30 03"
+check "stock subscriber got the event" finish sev
+check "ipmi1 subscriber got the event" finish n1ev
+check "ipmi2 subscriber got the event" finish n2ev
+cat /tmp/sev.out /tmp/n1ev.out | sed 's/^/    /'
+expect "the event's data is the injected record" \
+	"type=event .* len=16 data=$EV" /tmp/n1ev.out
+same_lines "ipmi1 sees the event as stock does" sev n1ev recv
+same_lines "ipmi2 sees the event as stock does" sev n2ev recv
+if kcsmux-ipmi-listen -d /dev/ipmi3 -e -t 100 >/tmp/n3.out 2>&1; then
+	fail "SET_GETS_EVENTS on a node with events = no succeeded"
+else
+	expect "SET_GETS_EVENTS on events = no: EPERM" \
+		"Operation not permitted" /tmp/n3.out
+fi
+
+say "an event nobody listens to waits for the first subscriber"
+trigger "$sn" "30 03"
+trigger 1 "30 03"
+sleep 2	# the drivers fetch it on SMS_ATN
+check "stock: late subscriber" listen sbl "$stock" -e
+check "node: late subscriber on ipmi2" listen n2bl /dev/ipmi2 -e
+check "stock backlog delivered" finish sbl
+check "node backlog delivered" finish n2bl
+same_lines "the backlog event is the same on ipmi2 and stock" sbl n2bl recv
+
+say "an incoming IPMB command, to the client that registered it"
+check "stock: register 0x32/0x05" listen scmd "$stock" -r 0x32:0x05 -a "00 11"
+check "node: register 0x32/0x05 on ipmi1" listen n1cmd /dev/ipmi1 -r 0x32:0x05 -a "00 11"
+if kcsmux-ipmi-listen -d /dev/ipmi2 -r 0x32:0x05 -t 100 >/tmp/dup.out 2>&1; then
+	fail "a second registration of 0x32/0x05 succeeded"
+else
+	expect "a second registration (another node): EBUSY" \
+		"busy" /tmp/dup.out
+fi
+trigger "$sn" "30 04"
+trigger 1 "30 04"
+check "stock client got the command" finish scmd
+check "ipmi1 client got the command" finish n1cmd
+cat /tmp/scmd.out /tmp/n1cmd.out | sed 's/^/    /'
+expect "the command came from IPMB 0x40 on channel 0, netfn 0x32 cmd 0x05, data de ad" \
+	"type=cmd addr=1/0/0x40/0 netfn=0x32 cmd=0x05 .* data=dead" /tmp/n1cmd.out
+same_lines "ipmi1 sees the command as stock does" scmd n1cmd recv
+same_lines "the reply is accepted as on stock" scmd n1cmd reply
+
+say "an incoming command nobody registered"
+trigger 1 "30 04"
+sleep 1
+check "ipmitool mc info on ipmi1 still works" ipmitool -I open -d 1 mc info
+check "kcsmuxd is alive" alive "$dpid"
+
+kill -USR1 "$dpid"
+sleep 0.3
+kill "$dpid"
+wait "$dpid"
+sed 's/^/    /' /tmp/kcsmuxd.log | tail -n 12
+summary
