@@ -82,22 +82,56 @@ static void window_publish(struct adapt_window *w, bool force)
 	publish_q(&w->hi_us, v, w->n, Q_HI, force);
 }
 
+/* Keep only the newest K samples (a run that outdated the rest). */
+static void window_keep(struct adapt_window *w, uint32_t k)
+{
+	uint32_t tmp[ADAPT_WINDOW], i;
+
+	if (k > w->n)
+		k = w->n;
+	for (i = 0; i < k; i++)
+		tmp[i] = w->v[(w->head + ADAPT_WINDOW - k + i) % ADAPT_WINDOW];
+	memcpy(w->v, tmp, k * sizeof(tmp[0]));
+	w->n = k;
+	w->head = k % ADAPT_WINDOW;
+	w->flushes++;
+}
+
 static void window_add(struct adapt_window *w, const struct adapt_choice *used,
-    uint64_t resp_ns, uint32_t sleeps, uint64_t cpu_ns)
+    uint64_t resp_ns, uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns)
 {
 	uint32_t resp = sat_u32(resp_ns / 1000), est = resp, hs = 0, poll, half;
-	uint64_t wake = 0;
+	uint64_t wake = 0, span;
 	bool censored = false, force = false;
 
 	if (used != NULL && used->first_us != 0 && sleeps != 0) {
-		/* The wake that found the BMC done. */
+		/*
+		 * The wake that found the BMC done: measured by kcsraw, or
+		 * reckoned from the nominal sleeps (which a loaded or
+		 * emulated host overruns, so the reckoning runs short).
+		 * The BMC was done within the last sleep before it.
+		 */
 		poll = used->poll_us ? used->poll_us : 1;
-		wake = used->first_us + (uint64_t)(sleeps - 1) * poll;
+		span = poll;
+		if (bmc_us) {
+			wake = bmc_us;
+			if (sleeps > 1 && bmc_us > used->first_us)
+				span = (bmc_us - used->first_us) / (sleeps - 1);
+		} else {
+			wake = used->first_us + (uint64_t)(sleeps - 1) * poll;
+		}
 		hs = resp > wake ? sat_u32(resp - wake) : 0;
 		censored = sleeps == 1;
-		est = censored ? used->first_us : sat_u32(wake - poll / 2);
+		est = censored ? used->first_us :
+		    sat_u32(wake > span / 2 ? wake - span / 2 : 1);
 		if (est == 0)
 			est = 1;
+	} else if (bmc_us) {
+		/* Another policy: the measured wait is the BMC's time to
+		 * within a poll, better than the whole response time. */
+		wake = bmc_us;
+		hs = resp > wake ? sat_u32(resp - wake) : 0;
+		est = bmc_us;
 	}
 	if (censored) {
 		w->censored++;
@@ -111,8 +145,23 @@ static void window_add(struct adapt_window *w, const struct adapt_choice *used,
 	 * so by chance ~1e-4): the BMC got faster and the window is history.
 	 */
 	if (w->censored_run >= ADAPT_FLUSH_RUN) {
-		w->n = 0;
-		w->head = 0;
+		window_keep(w, 0);
+		force = true;
+	}
+	/*
+	 * The other direction: ADAPT_SLOW_RUN samples in a row above the
+	 * published p90 (by chance ~1e-4) mean the BMC got slower; the
+	 * hysteresis would otherwise hold the old quantiles until most of
+	 * the window had turned over. Keep just that run. Only against a
+	 * settled window (half full): right after a restart p90 is a guess.
+	 */
+	if (!censored && w->n >= ADAPT_WINDOW / 2 && est > w->hi_us)
+		w->slow_run++;
+	else
+		w->slow_run = 0;
+	if (w->slow_run >= ADAPT_SLOW_RUN) {
+		window_keep(w, ADAPT_SLOW_RUN - 1);
+		w->slow_run = 0;
 		force = true;
 	}
 
@@ -205,14 +254,14 @@ static struct adapt_class *class_get(struct adapt *a, uint8_t netfn,
 
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
     const struct adapt_choice *used, uint64_t resp_ns, uint32_t sleeps,
-    uint64_t cpu_ns, uint64_t now_ns)
+    uint32_t bmc_us, uint64_t cpu_ns, uint64_t now_ns)
 {
 	struct adapt_class *c = class_get(a, netfn, cmd);
 
 	c->last_ns = now_ns;
 	c->seq = ++a->seq;
-	window_add(&c->w, used, resp_ns, sleeps, cpu_ns);
-	window_add(&a->node, used, resp_ns, sleeps, cpu_ns);
+	window_add(&c->w, used, resp_ns, sleeps, bmc_us, cpu_ns);
+	window_add(&a->node, used, resp_ns, sleeps, bmc_us, cpu_ns);
 }
 
 static const struct adapt_window *pick(const struct adapt *a, uint8_t netfn,
@@ -247,6 +296,7 @@ int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
 	info->hs_us = w->hs_us;
 	info->samples = w->samples;
 	info->censored = w->censored;
+	info->flushes = w->flushes;
 	info->cpu_avg_ns = w->cpu_avg_ns;
 	return 0;
 }

@@ -13,21 +13,24 @@
  *
  * The model. Each class keeps its last ADAPT_WINDOW transactions. For
  * each, the daemon passes what it ran with (first_us, poll_us), the
- * response time it measured (resp = kcsraw_cost.latency_ns - queue_ns)
- * and the sleeps it took (kcsraw_cost.sleeps). With fixed backoff after
- * the first sleep, the wake that found the BMC done came at
- * w = first + (sleeps - 1) * poll after the request's last byte: the
- * BMC's time lies in (w - poll, w], or in (0, first] when sleeps = 1 (the
- * sample is censored: the BMC was done before the first wake). The sample
- * counts as w - poll / 2, or first when censored, and resp - w is the
+ * response time it measured (resp = kcsraw_cost.latency_ns - queue_ns),
+ * the sleeps it took (kcsraw_cost.sleeps) and kcsraw's measured time from
+ * the request's last byte to the wake that found the answer (bmc_us). The
+ * wake that found the BMC done came at w = bmc_us after the request's last
+ * byte; without that figure it is reckoned as w = first + (sleeps - 1) *
+ * poll, which runs short wherever sleeps overrun what was asked (TCG, a
+ * loaded host). Either way the BMC's time lies within the last sleep
+ * before w (its real length: (w - first) / (sleeps - 1) when measured,
+ * poll otherwise), or in (0, first] when sleeps = 1 (the sample is
+ * censored: the BMC was done before the first wake). The sample counts as
+ * w minus half that sleep, or first when censored, and resp - w is the
  * byte handshakes (write and read phases; hundreds of us under TCG),
- * averaged for the latency target. Time alone cannot separate the BMC's
- * time from the handshakes (resp - first = hs + k * poll with both hs and
- * k unknown), and a wrong split ratchets: censored samples read as slow
- * push first_us later, which censors more. This assumes the byte
- * handshakes do not sleep (true on QEMU's KCS, and on hardware when
- * max_busy_us covers a byte handshake); each byte-wait sleep would count
- * as one poll too many.
+ * averaged for the latency target. Without bmc_us, time alone cannot
+ * separate the BMC's time from the handshakes (resp - first = hs + k *
+ * poll with both hs and k unknown; a wrong split ratchets: censored
+ * samples read as slow push first_us later, which censors more), and the
+ * reckoning assumes the byte handshakes do not sleep (true on QEMU's KCS,
+ * and on hardware when max_busy_us covers a byte handshake).
  *
  * From the window: lo (p10), mid (p50), hi (p90) of the BMC's time, each
  * published with hysteresis: it stays as long as it lies within a ~1.5 sigma
@@ -36,7 +39,11 @@
  * shifted one moves it within one window. When the BMC speeds up below
  * first_us every sample is censored at first_us and says only "at most";
  * two censored samples in a row halve the estimate at once (probing down),
- * so a slow-to-fast shift converges in a few transactions.
+ * so a slow-to-fast shift converges in a few transactions. The other way,
+ * ADAPT_SLOW_RUN samples in a row above the published p90 (against a
+ * window at least half full) restart the window from that run, so a
+ * fast-to-slow shift converges in a few transactions too instead of a
+ * window's worth (test_adaptive: 12 against 32).
  *
  * The choice (adapt_choose): max_busy_us 0; poll_us the node's poll_us,
  * or with a latency_target_us the poll that puts the expected latency
@@ -66,6 +73,7 @@
 #define ADAPT_CLASSES		16	/* (netfn, cmd) classes per node, LRU */
 #define ADAPT_MIN_SAMPLES	4	/* before a class is trusted */
 #define ADAPT_FLUSH_RUN		3	/* censored in a row: forget the past */
+#define ADAPT_SLOW_RUN		4	/* above p90 in a row: the BMC slowed */
 #define ADAPT_FLOOR_US		20	/* least poll_us a target may ask for */
 /* cpu_budget: the band where poll_us grows, in ppm of the budget. */
 #define ADAPT_BUDGET_LO_PPM	750000
@@ -75,6 +83,8 @@ struct adapt_window {
 	uint32_t n, head;		/* n <= ADAPT_WINDOW, head: next slot */
 	uint32_t lo_us, mid_us, hi_us;	/* published p10, p50, p90 */
 	uint32_t censored_run;
+	uint32_t slow_run;		/* samples above hi_us in a row */
+	uint64_t flushes;		/* window restarts (either direction) */
 	uint32_t probe_us;		/* probing down: lo override, 0: none */
 	uint64_t samples, censored;	/* totals */
 	uint64_t cpu_avg_ns;		/* EWMA (1/8) of cpu_ns */
@@ -109,20 +119,23 @@ struct adapt_info {
 	uint32_t n;			/* samples in the window used */
 	uint32_t lo_us, mid_us, hi_us;
 	uint32_t hs_us;
-	uint64_t samples, censored;
+	uint64_t samples, censored, flushes;
 	uint64_t cpu_avg_ns;
 };
 
 void adapt_init(struct adapt *a);
 /*
  * One finished transaction of class (NETFN, CMD): USED = the choice it ran
- * with (NULL: another policy; then RESP_NS is taken as the BMC's time),
- * RESP_NS = cost.latency_ns - cost.queue_ns, SLEEPS = cost.sleeps (0:
- * unknown, as USED NULL), CPU_NS = cost.cpu_ns.
+ * with (NULL: another policy; then RESP_NS, or BMC_US when known, is taken
+ * as the BMC's time), RESP_NS = cost.latency_ns - cost.queue_ns, SLEEPS =
+ * cost.sleeps (0: unknown, as USED NULL), BMC_US = cost.bmc_us (the
+ * measured time from the request's last byte to the wake that found the
+ * answer; 0: not measured, then the wake is reckoned from first_us and
+ * SLEEPS nominal polls), CPU_NS = cost.cpu_ns.
  */
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
     const struct adapt_choice *used, uint64_t resp_ns, uint32_t sleeps,
-    uint64_t cpu_ns, uint64_t now_ns);
+    uint32_t bmc_us, uint64_t cpu_ns, uint64_t now_ns);
 /*
  * The policy for the next transaction of (NETFN, CMD) on a node with
  * policy POL (poll_us, poll_max_us, latency_target_us, cpu_budget_ppm are

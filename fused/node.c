@@ -291,8 +291,8 @@ void node_account(struct node *n, struct xact *x, int status,
 		if (status == 0)
 			adapt_record(&n->adapt, x->netfn, x->cmd,
 				     x->adaptive ? &x->choice : NULL,
-				     t.service_ns, cost->sleeps, cost->cpu_ns,
-				     now);
+				     t.service_ns, cost->sleeps, cost->bmc_us,
+				     cost->cpu_ns, now);
 	} else {
 		t.service_ns = now - x->t_sub;
 	}

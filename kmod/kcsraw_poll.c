@@ -240,8 +240,9 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	u64 busy_ns = p->max_busy_us == KCSRAW_UNLIMITED ? U64_MAX :
 		      (u64)p->max_busy_us * NSEC_PER_USEC;
 	u64 sleep_us = p->poll_us, sleep_ns;
-	ktime_t awake_from, wait_from = 0, spin_from = 0;
+	ktime_t awake_from, wait_from = 0, spin_from = 0, bmc_from = 0;
 	bool in_wait = false, spinning = false, first_done = false;
+	bool bmc_wait = false;
 	bool first = false;
 	struct kcsraw_run run;
 	enum kcsraw_wake w;
@@ -283,6 +284,11 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 				c->spin_ns += ktime_to_ns(ktime_sub(run.now, spin_from));
 				spinning = false;
 			}
+			/* The wait for the BMC's processing is over. */
+			if (bmc_wait && in_wait)
+				c->bmc_us = (u32)min_t(s64, U32_MAX,
+					ktime_us_delta(run.now, bmc_from));
+			bmc_wait = false;
 			in_wait = false;
 		}
 		if (r == KCS_CALL_AGAIN)
@@ -301,13 +307,20 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 			in_wait = true;
 			wait_from = run.now;
 			sleep_us = p->poll_us;
-			/* The BMC's processing: sleep first_us through it. */
-			first = p->first_us && !first_done &&
-				kcs_sm_request_written(&ifc->sm);
+			/*
+			 * The first wait after the request's last byte is the
+			 * BMC's processing: measured into bmc_us, and slept
+			 * through in one first_us sleep if the policy has one.
+			 */
+			first = !first_done && kcs_sm_request_written(&ifc->sm);
 			if (first) {
-				sleep_us = p->first_us;
 				first_done = true;
+				bmc_wait = true;
+				bmc_from = run.now;
+				first = p->first_us != 0;
 			}
+			if (first)
+				sleep_us = p->first_us;
 		}
 		if (ktime_to_ns(ktime_sub(run.now, wait_from)) < busy_ns) {
 			if (!spinning) {

@@ -90,7 +90,9 @@ struct kcsraw_cost {
 	__u32 polls;		/* state machine steps (status reads, roughly) */
 	__u32 retries;		/* KCS error recoveries started */
 	__u32 errors;		/* KCS timeouts and protocol errors seen */
-	__u32 reserved;
+	__u32 bmc_us;		/* request's last byte to the wake that saw the
+				   BMC's answer: its processing time, measured
+				   to within one poll (0: not measured) */
 };
 
 /* kcsraw_completion.flags */

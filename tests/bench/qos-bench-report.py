@@ -61,6 +61,13 @@ ROWS += [
     ("kcsmux-monitor-nr-irq", "kcsmux, monitor preset without its rate limit, "
      "IRQ (1 ms fallback, budget 1%)", "monitor+IRQ"),
     ("kcsmux-bulk-irq", "kcsmux, bulk preset, IRQ (4 ms fallback)", "bulk+IRQ"),
+    ("kcsmux-adaptive", "kcsmux, adaptive (learned first sleep, then 100 µs "
+     "polls; no target, no budget)", "adaptive"),
+    ("kcsmux-adaptive-t2000", "kcsmux, adaptive, latency_target_us 2000",
+     "adaptive/t2000"),
+    ("kcsmux-adaptive-b1", "kcsmux, adaptive, cpu_budget 1% (polls up to 2 ms)",
+     "adaptive/1%"),
+    ("kcsmux-adaptive-irq", "kcsmux, adaptive with IRQ", "adaptive+IRQ"),
 ]
 LABEL = {r: l for r, l, _ in ROWS}
 SHORT = {r: s for r, _, s in ROWS}
@@ -85,7 +92,7 @@ def read_kv_file(path):
 
 
 def load_mode(d):
-    rows, pairs, mons = {}, {}, {}
+    rows, pairs, mons, adapt = {}, {}, {}, []
     path = os.path.join(d, "results.txt")
     if not os.path.exists(path):
         return None
@@ -98,6 +105,8 @@ def load_mode(d):
                 pairs[x["pair"]] = x
             elif line.startswith("mon="):
                 mons[x["mon"]] = x
+            elif line.startswith("adapt="):
+                adapt.append(x)
     conf = os.path.join(d, "kcsmux.conf")
     if os.path.exists(conf):
         row = None
@@ -108,7 +117,7 @@ def load_mode(d):
             m = re.match(r"\[node (\S+)\]", line)
             if m and row:
                 NODE_OF[row] = m.group(1)
-    return {"rows": rows, "pairs": pairs, "mons": mons,
+    return {"rows": rows, "pairs": pairs, "mons": mons, "adapt": adapt,
             "env": read_kv_file(os.path.join(d, "env.txt")),
             "dumps": dumps(os.path.join(d, "kcsmuxd.log")),
             "runlog": open(os.path.join(d, "run.log")).read()
@@ -332,7 +341,9 @@ def pair(data):
     for tag, lab in [("alone", "alone"),
                      ("with-monitor", "beside the monitor preset (rate 50/s, budget 1%)"),
                      ("with-monitor-norate", "beside the monitor without its rate "
-                      "limit (budget 1%)")]:
+                      "limit (budget 1%)"),
+                     ("with-monitor-adaptive", "beside the adaptive monitor without "
+                      "rate limit (budget 1%)")]:
         x = p.get(tag)
         if not x or "p99_us" not in x:
             continue
@@ -351,7 +362,8 @@ def pair(data):
                "poller thread schedstat, both nodes | monitor's latency p50 / p99 µs |")
     out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|")
     for tag, lab in [("with-monitor", "monitor preset"),
-                     ("with-monitor-norate", "monitor, rate unlimited")]:
+                     ("with-monitor-norate", "monitor, rate unlimited"),
+                     ("with-monitor-adaptive", "adaptive monitor, rate unlimited")]:
         m = mons.get(tag)
         if not m:
             continue
@@ -430,6 +442,109 @@ def place_labels(points, obstacles, xr, yr):
         boxes.append(b)
         out.append((lx, ly, ha, key))
     return out
+
+
+ADAPT_PHASES = [("fast1", "fast (fixed 400 µs)"), ("slow", "slow (fixed 2500 µs)"),
+                ("fast2", "fast again (fixed 400 µs)")]
+ADAPT_ROWS = [("adaptive", "adaptive"), ("b0-p100", "fixed 100 µs polls")]
+
+
+def adapt_series(d):
+    """{(row, phase): [(batch, t_us, sleeps/req, p50_us, n)]} in batch order."""
+    out = {}
+    for x in d.get("adapt", []):
+        n = int(x.get("n", 0) or 0)
+        if not n or "p50_us" not in x:
+            continue
+        out.setdefault((x["adapt"], x["phase"]), []).append(
+            (int(x["batch"]), int(x["t_us"]), int(x["sleeps"]) / n,
+             int(x["p50_us"]), n))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+def converged(series):
+    """(requests before the sleeps/req settle, time of those, steady
+    sleeps/req, steady p50): settled = from that batch on every batch within
+    max(1.5 × steady, steady + 1) sleeps/req, steady = median of the last 5."""
+    tail = sorted(b[2] for b in series[-5:])
+    steady = tail[len(tail) // 2]
+    lat = sorted(b[3] for b in series[-5:])[len(series[-5:]) // 2]
+    lim = max(1.5 * steady, steady + 1.0)
+    first = len(series)
+    for i in range(len(series) - 1, -1, -1):
+        if series[i][2] > lim:
+            break
+        first = i
+    reqs = sum(b[4] for b in series[:first])
+    t = series[first - 1][1] if first > 0 else 0
+    return reqs, t, steady, lat
+
+
+def adapt_section(d):
+    ser = adapt_series(d)
+    if not ser:
+        return ""
+    out = ["| node | BMC | requests until settled | time (µs, incl. the probe's "
+           "start-ups) | sleeps/req, first batch → settled | p50 µs, first batch → "
+           "settled |", "|---|---|---:|---:|---:|---:|"]
+    for row, rlab in ADAPT_ROWS:
+        for ph, plab in ADAPT_PHASES:
+            sr = ser.get((row, ph))
+            if not sr:
+                continue
+            reqs, t, steady, lat = converged(sr)
+            out.append("| %s | %s | %d | %d | %.1f → %.1f | %d → %d |" % (
+                rlab, plab, reqs, t, sr[0][2], steady, sr[0][3], lat))
+    return "\n".join(out)
+
+
+def adapt_plot(data, png):
+    d = data.get("noirq")
+    ser = adapt_series(d) if d else {}
+    if not ser:
+        return False
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
+    colors = {"adaptive": "#2471a3", "b0-p100": "#c0392b"}
+    for row, rlab in ADAPT_ROWS:
+        xs, spr, lat, x0 = [], [], [], 0
+        for ph, _ in ADAPT_PHASES:
+            for b in ser.get((row, ph), []):
+                x0 += b[4]
+                xs.append(x0)
+                spr.append(b[2])
+                lat.append(b[3])
+        a1.plot(xs, spr, "-o", ms=3, color=colors[row], label=rlab)
+        a2.plot(xs, lat, "-o", ms=3, color=colors[row], label=rlab)
+    x0 = 0
+    for ph, plab in ADAPT_PHASES:
+        sr = ser.get(("adaptive", ph), [])
+        if x0:
+            for ax in (a1, a2):
+                ax.axvline(x0 + 0.5, color="grey", lw=0.8, ls="--")
+        a1.annotate(plab, (x0 + 1, 0), xycoords=("data", "axes fraction"),
+                    xytext=(2, 4), textcoords="offset points", fontsize=8)
+        x0 += sum(b[4] for b in sr)
+    a1.set_ylabel("kcsraw sleeps per request")
+    a2.set_ylabel("client p50 latency per batch, µs")
+    a2.set_xlabel("requests (Get Sensor Reading, batches of %d)"
+                  % next(iter(ser.values()))[0][4])
+    a1.set_title("The BMC's latency switched under the node: adaptive vs fixed "
+                 "100 µs polls (KCS without IRQ)", fontsize=10)
+    for ax in (a1, a2):
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    return True
 
 
 def plot(data, png):
@@ -573,6 +688,17 @@ def main():
                          "together; latency from the client's SEND to the "
                          "response, CPU from kcsraw's cost reports):\n\n%s"
                          % (mlab, dv))
+        ad = adapt_section(d)
+        if ad:
+            parts.append("**Adaptive convergence, %s.** The delay proxy switches "
+                         "the BMC from fixed 400 µs to fixed 2500 µs and back "
+                         "(guest-triggered `--on` rules); a node runs batches "
+                         "of Get Sensor Reading through each phase, first with "
+                         "`backoff = adaptive`, then with fixed 100 µs polls "
+                         "for comparison. Settled: from that batch on, every "
+                         "batch within 1.5× (or +1) of the phase's final "
+                         "sleeps per request. Plot: docs/img/qos-adapt.png."
+                         "\n\n%s" % (mlab, ad))
         pr, verdicts = pair(d)
         for what, met, r in verdicts:
             pairsum.append((mode, what, met, r))
@@ -595,7 +721,11 @@ def main():
                                                "without rate limit",
                     "budget with-monitor": "CPU of the monitor preset",
                     "budget with-monitor-norate": "CPU of the monitor without "
-                                                  "rate limit"}
+                                                  "rate limit",
+                    "p99 with-monitor-adaptive": "interactive p99 beside the "
+                                                 "adaptive monitor",
+                    "budget with-monitor-adaptive": "CPU of the adaptive monitor "
+                                                    "without rate limit"}
                 s.append("| %s | %s | %s | %.2f× %s |" % (
                     mode, names.get(what, what),
                     "yes" if met else "**no**", r,
@@ -607,6 +737,7 @@ def main():
             f.write(body)
     png = a.png or os.path.join(a.outdir, "qos-bench.png")
     plot(data, png)
+    adapt_plot(data, os.path.join(os.path.dirname(png), "qos-adapt.png"))
     if a.docs:
         block = BEGIN + "\n\n" + body.rstrip() + "\n\n" + END
         text = open(a.docs).read() if os.path.exists(a.docs) else ""

@@ -32,7 +32,11 @@
 #    same without its rate limit (ipmi12, so that the budget is what binds).
 #    The daemon's per-node table (SIGUSR1) before and after each window.
 #    Lines pair=... and mon=... in /out/results.txt, the tables in
-#    /out/kcsmuxd.log.
+#    /out/kcsmuxd.log. A third window beside an adaptive monitor without
+#    rate limit (budget 1%).
+# 3. (noirq) Adaptive convergence: the BMC's latency switched fast -> slow
+#    -> fast under an adaptive node and under a fixed-poll node (see
+#    adapt_run); lines adapt=... in /out/results.txt.
 . /guest/lib.sh
 
 MODE=${QOS_MODE:-noirq}
@@ -55,13 +59,13 @@ mkdir -p /out
 if [ "$MODE" = irq ]; then
 	STOCK=${QOS_STOCK:-"default irq"}
 	STOCKL=${QOS_STOCKL:-"default irq"}
-	KROWS=${QOS_ROWS:-"interactive spin b100-irq b0-irq exp50-1000-irq b0-p100 monitor-nr-irq bulk-irq"}
-	KROWSL=${QOS_LROWS:-"interactive b100-irq b0-irq b0-p100"}
+	KROWS=${QOS_ROWS:-"interactive spin b100-irq b0-irq exp50-1000-irq b0-p100 monitor-nr-irq bulk-irq adaptive-irq"}
+	KROWSL=${QOS_LROWS:-"interactive b100-irq b0-irq b0-p100 adaptive-irq"}
 else
 	STOCK=${QOS_STOCK:-"default busy5000 busy2000 busy1000 busy500 busy200 busy100 busy50 busy20 busy10 nokipmid"}
 	STOCKL=${QOS_STOCKL:-"default nokipmid busy1000 busy500 busy200 busy100"}
-	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 b0-p500 b0-p1000 exp50-1000 bulk monitor-nr"}
-	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 b0-p1000 exp50-1000"}
+	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 b0-p500 b0-p1000 exp50-1000 bulk monitor-nr adaptive adaptive-t2000 adaptive-b1"}
+	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 b0-p1000 exp50-1000 adaptive adaptive-t2000"}
 fi
 [ "$KCS1_IRQ" = 0 ] && [ "$MODE" = irq ] && fail "QOS_MODE=irq needs run.sh --irq on"
 [ "$KCS1_IRQ" != 0 ] && [ "$MODE" = noirq ] && fail "QOS_MODE=noirq needs run.sh --irq off"
@@ -89,7 +93,14 @@ monitor-nr-irq	ipmi16	policy = monitor;rate = unlimited;use_irq = yes
 bulk-irq	ipmi17	policy = bulk;use_irq = yes
 b0-p500	ipmi18	max_busy_us = 0;poll_us = 500;backoff = fixed;use_irq = no
 b0-p1000	ipmi19	max_busy_us = 0;poll_us = 1000;backoff = fixed;use_irq = no
+adaptive	ipmi20	backoff = adaptive;max_busy_us = 0;poll_us = 100;poll_max_us = 1000;use_irq = no
+adaptive-t2000	ipmi21	backoff = adaptive;latency_target_us = 2000;max_busy_us = 0;poll_us = 100;poll_max_us = 1000;use_irq = no
+adaptive-b1	ipmi22	backoff = adaptive;cpu_budget = 1%;max_busy_us = 0;poll_us = 100;poll_max_us = 2000;use_irq = no
+adaptive-irq	ipmi23	backoff = adaptive;max_busy_us = 0;poll_us = 100;poll_max_us = 1000;use_irq = yes
+monitor-ad-nr	ipmi24	policy = monitor;backoff = adaptive;rate = unlimited;use_irq = no
+monitor-ad-nr-irq	ipmi25	policy = monitor;backoff = adaptive;rate = unlimited;use_irq = yes
 "
+LASTNODE=ipmi25
 node_of() { echo "$NODES" | awk -F'\t' -v r="$1" '$1 == r { print $2 }'; }
 
 # kstat: idle_us ctxt intr. Idle (with iowait) is the tick_sched account of
@@ -265,8 +276,8 @@ start_daemon() {
 	check "kcsmux.conf is valid" kcsmuxd -n
 	kcsmuxd -f 2>>$DLOG &
 	dpid=$!
-	for _i in $(seq 50); do [ -c /dev/ipmi19 ] && break; sleep 0.1; done
-	check "kcsmuxd nodes exist" test -c /dev/ipmi19
+	for _i in $(seq 50); do [ -c /dev/$LASTNODE ] && break; sleep 0.1; done
+	check "kcsmuxd nodes exist" test -c /dev/$LASTNODE
 	sleep 0.3
 	PAT='kcsraw*'
 }
@@ -318,12 +329,12 @@ pair_with() {
 	_ia=$(nodeline "$1-start" ipmi1) _ib=$(nodeline "$1-stop" ipmi1)
 	_t0=$(tagtime "$1-start") _t1=$(tagtime "$1-stop")
 	# columns: node policy cli reqs done err deny busy p50 p99 wait99
-	#          cpu_us/r spin_us/r cpu_ppm thr
+	#          cpu_us/r spin_us/r cpu_ppm slp/r thr ...
 	_l=$(echo "$_a
 $_b
 $_ia
 $_ib" | awk -v tag="$1" -v win=$((_t1 - _t0)) -v ps=$((_p1 - _p0)) '
-		{ done[NR] = $5; cpu[NR] = $5 * $12; ppm[NR] = $14; thr[NR] = $15
+		{ done[NR] = $5; cpu[NR] = $5 * $12; ppm[NR] = $14; thr[NR] = $16
 		  err[NR] = $6; p50[NR] = $9; p99[NR] = $10 }
 		END { printf "mon=%s window_us=%d done=%d errors=%d cpu_us=%.0f", tag, win,
 			done[2] - done[1], err[2] - err[1], cpu[2] - cpu[1]
@@ -337,6 +348,47 @@ $_ib" | awk -v tag="$1" -v win=$((_t1 - _t0)) -v ps=$((_p1 - _p0)) '
 	grep -c 'err=0 ' /tmp/mon.k | sed 's/^/    monitor batches without errors: /'
 	grep -q ' err=[1-9]' /tmp/mon.k && fail "monitor requests failed ($1)"
 	case $_l in *" done=0 "*) fail "the monitor made no progress ($1)" ;; esac
+}
+
+# ---- adaptive convergence --------------------------------------------------
+# The BMC's latency changes under a node: run-qos-bench.sh gives the delay
+# proxy --on rules that switch its model when the guest sends OEM 30 05
+# (fixed 400 us), 30 06 (fixed 2500 us) or 30 07 (back to seed). One node
+# at a time (adaptive, then fixed 100 us polls for comparison) runs
+# QOS_ADAPT_BATCHES batches of QOS_ADAPT_B Get Sensor Reading requests in
+# each phase fast -> slow -> fast. Per batch: the client's latency (probe -k)
+# and kcsraw's sleeps (the interface counter: nothing else runs meanwhile).
+# Lines adapt=ROW phase=P batch=I t_us=... sleeps=... probe keys.
+AN=${QOS_ADAPT_BATCHES:-15}
+AB=${QOS_ADAPT_B:-4}
+model() {	# NODE TRIGGER: switch the proxy's model (answered 0xC1 or so)
+	kcsmux-ipmi-probe -d "${1#ipmi}" -n 1 -r "$2" --allow-errors >/dev/null 2>&1
+	true
+}
+adapt_phase() {	# ROW NODE PHASE TRIGGER
+	model "$2" "$4"
+	_t0=$(kcsmux-utime --now)
+	_i=1
+	while [ $_i -le "$AN" ]; do
+		_s0=$(cat $K/sleeps)
+		_l=$(kcsmux-ipmi-probe -d "${2#ipmi}" -n "$AB" -r "04 2d 01" -k \
+			--allow-errors 2>/dev/null | grep '^probe:')
+		_s1=$(cat $K/sleeps)
+		echo "adapt=$1 phase=$3 batch=$_i t_us=$(($(kcsmux-utime --now) - _t0)) sleeps=$((_s1 - _s0)) ${_l#probe: }" >>$RES
+		_i=$((_i + 1))
+	done
+}
+adapt_run() {	# ROW
+	_n=$(node_of "$1")
+	[ -n "$_n" ] || { fail "no node for row $1"; return; }
+	say "adaptive convergence: $1 (/dev/$_n), fast -> slow -> fast"
+	adapt_phase "$1" "$_n" fast1 "30 05"
+	adapt_phase "$1" "$_n" slow "30 06"
+	adapt_phase "$1" "$_n" fast2 "30 05"
+	grep "^adapt=$1 " $RES | awk '{ for (i = 1; i <= NF; i++) {
+		split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "    %-6s batch %2d: p50 %5s us, %5.1f sleeps/req\n",
+			v["phase"], v["batch"], v["p50_us"], v["sleeps"] / v["n"] }'
 }
 
 # ---- main --------------------------------------------------------------------
@@ -378,6 +430,13 @@ if [ "$PN" -gt 0 ]; then
 	if [ "$MODE" = irq ]; then mnr=ipmi16; else mnr=ipmi12; fi
 	say "monitor without its rate limit on $mnr (budget 1%)"
 	pair_with with-monitor-norate /dev/$mnr $mnr
+	if [ "$MODE" = irq ]; then mad=ipmi25; else mad=ipmi24; fi
+	say "adaptive monitor without its rate limit on $mad (budget 1%)"
+	pair_with with-monitor-adaptive /dev/$mad $mad
+fi
+if [ "$MODE" = noirq ] && [ "$AN" -gt 0 ]; then
+	for r in ${QOS_ADAPT_ROWS:-adaptive b0-p100}; do adapt_run "$r"; done
+	model ipmi1 "30 07"
 fi
 stop_daemon
 
