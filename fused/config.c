@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/un.h>
 #include <syslog.h>
 
@@ -62,6 +63,7 @@ struct parser {
 	size_t cap;
 	int line;			/* of the last real line read */
 	bool header_pending;		/* next: the sentinel */
+	size_t header_len;		/* of its name, between [ and ] */
 	bool in_sentinel;		/* inih is processing the sentinel */
 	bool expect_call;		/* a key line: the handler must run */
 	bool called;
@@ -301,6 +303,11 @@ static int g_metrics_textfile(struct kcsmux_config *cfg, const char *v,
 	    cause);
 }
 
+static int g_seccomp(struct kcsmux_config *cfg, const char *v, char **cause)
+{
+	return config_seccomp_parse("seccomp", v, &cfg->seccomp, cause);
+}
+
 static const struct {
 	const char *name;
 	int (*set)(struct kcsmux_config *, const char *, char **);
@@ -316,6 +323,7 @@ static const struct {
 	{ "user", g_user },
 	{ "metrics_listen", g_metrics_listen },
 	{ "metrics_textfile", g_metrics_textfile },
+	{ "seccomp", g_seccomp },
 };
 
 _Static_assert(ARRAY_SIZE(global_keys) <=
@@ -608,6 +616,13 @@ static void begin_section(struct parser *p, const char *section)
 	char buf[64], *word, *rest, *end;
 	const char *near;
 
+	/* inih keeps only the start of a long name: take none of it. */
+	if (strlen(section) != p->header_len) {
+		errorf(p, p->line, "section header too long (at most %zu "
+		    "characters between [ and ])", strlen(section));
+		p->sec = SEC_SKIP;
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%s", section);
 	word = buf + strspn(buf, " \t");
 	rest = word + strcspn(word, " \t");
@@ -744,6 +759,8 @@ static void take_line(struct parser *p, ssize_t n, char *str, int num)
 		return;
 	}
 	p->header_pending = *l == '[';
+	if (p->header_pending)
+		p->header_len = strcspn(l + 1, "]");
 	p->expect_call = *l != '\0' && strchr("[;#", *l) == NULL;
 	p->called = false;
 	memcpy(str, l, len + 1);
@@ -969,4 +986,33 @@ const char *config_log_level_name(int level)
 	if (level < LOG_ERR || level > LOG_DEBUG)
 		return NULL;
 	return log_levels[level - LOG_ERR];
+}
+
+int config_seccomp_parse(const char *key, const char *v,
+    enum kcsmux_seccomp *out, char **cause)
+{
+	bool on;
+
+	if (strcasecmp(v, "log") == 0) {
+		*out = KCSMUX_SECCOMP_LOG;
+		return 0;
+	}
+	if (value_bool(key, v, &on, NULL) == -1)
+		return value_error(cause, "%s: expected yes, no or log, not "
+		    "'%s'", key, v);
+	*out = on ? KCSMUX_SECCOMP_YES : KCSMUX_SECCOMP_NO;
+	return 0;
+}
+
+const char *config_seccomp_name(enum kcsmux_seccomp m)
+{
+	switch (m) {
+	case KCSMUX_SECCOMP_NO:
+		return "no";
+	case KCSMUX_SECCOMP_YES:
+		return "yes";
+	case KCSMUX_SECCOMP_LOG:
+		return "log";
+	}
+	return NULL;
 }

@@ -20,6 +20,13 @@ enum kcsmux_backend {
 	KCSMUX_BACKEND_IPMIDEV,		/* a stock ipmi_devintf /dev/ipmiN */
 };
 
+/* seccomp = ...: the system call filter of sandbox.c. */
+enum kcsmux_seccomp {
+	KCSMUX_SECCOMP_NO,		/* no filter (the default) */
+	KCSMUX_SECCOMP_YES,		/* a call off the list kills the daemon */
+	KCSMUX_SECCOMP_LOG,		/* ... is logged by the kernel, and runs */
+};
+
 struct kcsmux_node_conf {
 	char name[KCSMUX_NAME_MAX + 1];	/* the device is /dev/NAME */
 	uid_t uid;
@@ -49,6 +56,7 @@ struct kcsmux_config {
 	gid_t user_gid;			/* the user's primary group */
 	char *metrics_listen;		/* "HOST:PORT" or NULL: off */
 	char *metrics_textfile;		/* NULL: off */
+	enum kcsmux_seccomp seccomp;
 	struct kcsmux_node_conf *nodes;
 	size_t nnodes;
 };
@@ -68,5 +76,10 @@ const struct kcsmux_node_conf *config_find_node(
     const struct kcsmux_config *cfg, const char *name);
 const char *config_backend_name(enum kcsmux_backend);
 const char *config_log_level_name(int level);
+/* yes/no/log (and the other booleans) for the seccomp key and kcsmuxd -S;
+ * -1 with *cause naming KEY. */
+int config_seccomp_parse(const char *key, const char *v,
+    enum kcsmux_seccomp *out, char **cause);
+const char *config_seccomp_name(enum kcsmux_seccomp);
 
 #endif /* KCSMUX_CONFIG_H */

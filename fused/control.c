@@ -710,8 +710,10 @@ static void conn_process(struct ctl_conn *c)
 			log_debug("control: pid %ld: bad frame (magic %08x, "
 			    "%u bytes): closing", (long)c->pid, h.magic,
 			    h.len);
-			conn_free(c);
-			return;
+			/* The answers to the requests before it still go. */
+			c->closing = true;
+			bufferevent_disable(c->bev, EV_READ);
+			break;
 		}
 		if (evbuffer_get_length(in) < CTL_HDR_LEN + (size_t)h.len)
 			return;		/* the rest is on its way */

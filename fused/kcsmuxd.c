@@ -25,14 +25,16 @@
 #include "kcsmuxd.h"
 #include "log.h"
 #include "metrics.h"
+#include "sandbox.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kcsmuxd [-dfnhV] [-c FILE]\n"
+	fprintf(f, "usage: kcsmuxd [-dfnhV] [-c FILE] [-S yes|no|log]\n"
 		"  -c FILE  configuration (default %s)\n"
 		"  -d       debug logging\n"
 		"  -f       stay in the foreground, log to stderr\n"
 		"  -n       check the configuration and exit\n"
+		"  -S MODE  seccomp filter, overriding the file's seccomp key\n"
 		"  -V       print the version\n", KCSMUX_CONF_PATH);
 }
 
@@ -98,7 +100,38 @@ static void drop_privileges(struct daemon *d)
 		 (unsigned int)d->cfg.user_uid);
 }
 
-/* Every node's device exists: drop root, tell systemd (Type=notify). */
+/*
+ * Then, with `seccomp = yes` or `log`, confine the daemon to the calls its
+ * event loop makes (sandbox.c). Like the user, the filter stays for the
+ * process's life: reload cannot lift or change it.
+ */
+static void apply_sandbox(struct daemon *d)
+{
+	struct sandbox_profile p = {
+		.mode = d->cfg.seccomp,
+		.backend = d->cfg.backend,
+		.backend_fd = d->be->fd,
+		.dropped = d->dropped,
+		.textfile = d->cfg.metrics_textfile != NULL,
+	};
+	char *cause = NULL;
+
+	if (d->sandboxed || p.mode == KCSMUX_SECCOMP_NO)
+		return;
+	if (sandbox_apply(&p, &cause) < 0)
+		fatalx("%s", cause);
+	d->sandboxed = true;
+	log_info("seccomp filter in (%s): %s%s", config_seccomp_name(p.mode),
+		 p.mode == KCSMUX_SECCOMP_YES ?
+		 "a system call off its list kills the daemon" :
+		 "system calls off its list are logged by the kernel (audit "
+		 "type 1326) and run",
+		 sandbox_sanitized() ? "; sanitized build: the sanitizers' "
+		 "calls are allowed too" : "");
+}
+
+/* Every node's device exists: drop root, confine, tell systemd
+ * (Type=notify). */
 void daemon_notify(struct daemon *d, const char *state)
 {
 	struct node *n;
@@ -110,6 +143,7 @@ void daemon_notify(struct daemon *d, const char *state)
 		count++;
 	}
 	drop_privileges(d);
+	apply_sandbox(d);
 #ifdef HAVE_SYSTEMD
 	sd_notifyf(0, "%s\nSTATUS=%zu nodes on %s", state, count,
 		   d->cfg.device);
@@ -155,11 +189,13 @@ int main(int argc, char **argv)
 	struct daemon d;
 	const char *path = KCSMUX_CONF_PATH;
 	bool foreground = false, check = false, debug = false;
+	enum kcsmux_seccomp seccomp = KCSMUX_SECCOMP_NO;
+	bool seccomp_opt = false;
 	char *cause = NULL;
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "c:dfnhV")) != -1) {
+	while ((c = getopt(argc, argv, "c:dfnhS:V")) != -1) {
 		switch (c) {
 		case 'c':
 			path = optarg;
@@ -172,6 +208,15 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			check = true;
+			break;
+		case 'S':
+			if (config_seccomp_parse("-S", optarg, &seccomp,
+						 &cause) < 0) {
+				fprintf(stderr, "kcsmuxd: %s\n", cause);
+				free(cause);
+				return 2;
+			}
+			seccomp_opt = true;
 			break;
 		case 'V':
 			printf("kcsmuxd %s\n", KCSMUX_VERSION);
@@ -190,6 +235,8 @@ int main(int argc, char **argv)
 		free(cause);
 		return 1;
 	}
+	if (seccomp_opt)
+		d.cfg.seccomp = seccomp;
 	if (check) {
 		printf("configuration OK\n");
 		config_free(&d.cfg);

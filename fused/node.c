@@ -297,9 +297,17 @@ void node_account(struct node *n, struct xact *x, int status,
 		t.service_ns = now - x->t_sub;
 	}
 	nodestats_complete(&n->st, now, &t);
-	/* Over its CPU budget: the node's next requests wait until its
-	 * estimate is back under it (the others go on meanwhile). */
-	if (p->cpu_budget_ppm &&
+	/*
+	 * Over its CPU budget, first cheapen, then wait: the node's next
+	 * requests run without spinning and with its slowest polls
+	 * (node_policy), and only when one of those (or an adaptive one,
+	 * which minds the budget itself) still leaves the node over budget
+	 * do its next requests wait until its estimate is back under it (the
+	 * other nodes go on meanwhile). Holding at once would trade a
+	 * spinning node's throughput for nothing a cheaper poll could not
+	 * give.
+	 */
+	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm))
 		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
 				now, p->cpu_budget_ppm));

@@ -119,6 +119,7 @@ static void node_policy(struct node *n, struct xact *x, struct kcsraw_policy *k)
 		k->max_busy_us = 0;
 		k->poll_us = p->poll_max_us;
 		k->backoff = KCSRAW_BACKOFF_FIXED;
+		x->throttled = true;
 		n->cnt.throttled++;
 	}
 }

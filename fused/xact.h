@@ -27,6 +27,7 @@ struct xact {
 	uint8_t netfn, cmd;
 
 	bool adaptive;			/* ran with choice (backoff adaptive) */
+	bool throttled;			/* ran cheaply: node over cpu_budget */
 	struct adapt_choice choice;
 	int32_t retries;		/* IPMB on a bridging backend */
 	uint32_t retry_ms;

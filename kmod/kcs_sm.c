@@ -156,6 +156,14 @@ static enum kcs_result protocol_error(struct kcs_sm *sm)
 static enum kcs_result wait_for(struct kcs_sm *sm, int cond,
 				enum kcs_wait kind, u64 elapsed_us)
 {
+	/*
+	 * Only a host write sets IBF. IBF showing again while this step
+	 * already waits for OBF (nothing written since) is the BMC's noise,
+	 * not a new wait: the OBF wait's timer keeps running, or a BMC that
+	 * flaps IBF would restart it forever and the machine would hang.
+	 */
+	if (cond == WC_IBF && sm->wait_cond == WC_OBF)
+		cond = WC_OBF;
 	if (sm->wait_cond != cond) {
 		if (sm->wait_cond != WC_NEW)
 			elapsed_us = 0;

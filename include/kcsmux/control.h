@@ -23,7 +23,8 @@
  * can always read the other's version: a daemon answers a request of
  * another version with CTL_E_VERSION and a message ("kcsmuxctl protocol 2,
  * daemon speaks 1") in its own version, then closes the connection. A bad
- * magic or an oversized length closes the connection without a reply.
+ * magic or an oversized length closes the connection without a reply
+ * (once the replies to the requests before it are sent).
  *
  * Payloads are text, so that they can be read and grepped as they are:
  *

@@ -68,6 +68,8 @@ ROWS += [
     ("kcsmux-adaptive-b1", "kcsmux, adaptive, cpu_budget 1% (polls up to 2 ms)",
      "adaptive/1%"),
     ("kcsmux-adaptive-irq", "kcsmux, adaptive with IRQ", "adaptive+IRQ"),
+    ("kcsmux-adaptive-p300", "kcsmux, adaptive, then 300 µs polls", "adaptive/p300"),
+    ("kcsmux-adaptive-p500", "kcsmux, adaptive, then 500 µs polls", "adaptive/p500"),
 ]
 LABEL = {r: l for r, l, _ in ROWS}
 SHORT = {r: s for r, _, s in ROWS}

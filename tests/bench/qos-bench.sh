@@ -64,8 +64,8 @@ if [ "$MODE" = irq ]; then
 else
 	STOCK=${QOS_STOCK:-"default busy5000 busy2000 busy1000 busy500 busy200 busy100 busy50 busy20 busy10 nokipmid"}
 	STOCKL=${QOS_STOCKL:-"default nokipmid busy1000 busy500 busy200 busy100"}
-	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 b0-p500 b0-p1000 exp50-1000 bulk monitor-nr adaptive adaptive-t2000 adaptive-b1"}
-	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 b0-p1000 exp50-1000 adaptive adaptive-t2000"}
+	KROWS=${QOS_ROWS:-"interactive spin b2000-p100 b500-p100 b100-p100 b0-p50 b0-p100 b0-p200 b0-p500 b0-p1000 exp50-1000 bulk monitor-nr adaptive adaptive-t2000 adaptive-b1 adaptive-p300 adaptive-p500"}
+	KROWSL=${QOS_LROWS:-"interactive spin b500-p100 b100-p100 b0-p100 b0-p1000 exp50-1000 adaptive adaptive-t2000 adaptive-p300"}
 fi
 [ "$KCS1_IRQ" = 0 ] && [ "$MODE" = irq ] && fail "QOS_MODE=irq needs run.sh --irq on"
 [ "$KCS1_IRQ" != 0 ] && [ "$MODE" = noirq ] && fail "QOS_MODE=noirq needs run.sh --irq off"
@@ -99,8 +99,10 @@ adaptive-b1	ipmi22	backoff = adaptive;cpu_budget = 1%;max_busy_us = 0;poll_us = 
 adaptive-irq	ipmi23	backoff = adaptive;max_busy_us = 0;poll_us = 100;poll_max_us = 1000;use_irq = yes
 monitor-ad-nr	ipmi24	policy = monitor;backoff = adaptive;rate = unlimited;use_irq = no
 monitor-ad-nr-irq	ipmi25	policy = monitor;backoff = adaptive;rate = unlimited;use_irq = yes
+adaptive-p300	ipmi26	backoff = adaptive;max_busy_us = 0;poll_us = 300;poll_max_us = 1000;use_irq = no
+adaptive-p500	ipmi27	backoff = adaptive;max_busy_us = 0;poll_us = 500;poll_max_us = 1000;use_irq = no
 "
-LASTNODE=ipmi25
+LASTNODE=ipmi27
 node_of() { echo "$NODES" | awk -F'\t' -v r="$1" '$1 == r { print $2 }'; }
 
 # kstat: idle_us ctxt intr. Idle (with iowait) is the tick_sched account of

@@ -48,6 +48,8 @@ _Static_assert(sizeof(long) >= 8, "kcsmux-ipmi-stress needs LP64");
 #define MAX_N IDX_MASK
 #define MAX_REPORTS 10		/* per client, without -v */
 #define ABORTER_SENDS 8
+#define DURATION_N 100000	/* default -n cap with --duration */
+#define ERRNO_SLOTS 160		/* errnos counted by value (Linux's < 134) */
 
 #define NETFN_APP 0x06
 #define NETFN_STORAGE 0x0a
@@ -66,6 +68,7 @@ struct opts {
 	unsigned int timeout_ms;
 	unsigned int linger_ms;
 	unsigned int deadline_s;
+	unsigned int duration_ms;	/* --duration: send until then */
 	enum kind mix[MAX_MIX];
 	unsigned int nmix;
 	char mix_str[64];
@@ -88,6 +91,13 @@ struct cres {
 	uint64_t send_err, recv_err, spurious;
 	uint64_t misuse_calls, misuse_wrong;
 	uint64_t nlat;
+	uint64_t issued;	/* requests sent or refused so far */
+	/* errors by kind: SEND errnos, the completion codes of bad answers
+	 * that had a nonzero one, and the errnos the misuse calls got
+	 * (expected or not) */
+	uint32_t send_errno[ERRNO_SLOTS];
+	uint32_t bad_cc[256];
+	uint32_t misuse_errno[ERRNO_SLOTS];
 	char err[200];		/* setup failure */
 };
 
@@ -518,6 +528,7 @@ struct misuse {
 	const char *name;
 	int (*fn)(int fd);
 	int e1, e2;		/* acceptable errnos */
+	bool idle;		/* only with nothing outstanding */
 };
 
 static int mu_send(int fd, void *addr, unsigned int addr_len, uint8_t netfn,
@@ -602,6 +613,17 @@ static int mu_recv_d0(int fd)
 	return ioctl(fd, IPMICTL_RECEIVE_MSG, &rv);
 }
 
+/* a well-formed RECEIVE on an empty queue (the caller has nothing
+ * outstanding): EAGAIN, as from stock */
+static int mu_recv_empty(int fd)
+{
+	uint8_t a[40], d[RECV_BUF_LEN];
+	struct ipmi_recv rv = { .addr = a, .addr_len = sizeof(a),
+				.msg.data = d, .msg.data_len = sizeof(d) };
+
+	return ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &rv);
+}
+
 static int mu_io99(int fd)
 {
 	return ioctl(fd, _IO(IPMI_IOC_MAGIC, 99), 0);
@@ -660,37 +682,42 @@ static int mu_timing_bad(int fd)
 }
 
 static const struct misuse misuses[] = {
-	{ "SEND addr (void *)1", mu_bad_addr, EFAULT, 0 },
-	{ "SEND data (void *)1", mu_bad_data, EFAULT, 0 },
-	{ "SEND data_len 273", mu_len273, EMSGSIZE, 0 },
-	{ "SEND addr_len 41", mu_alen41, EINVAL, 0 },
-	{ "SEND odd netfn", mu_odd_netfn, EINVAL, 0 },
-	{ "SEND Get Message", mu_get_msg, EINVAL, 0 },
-	{ "SEND lun 5", mu_lun5, EINVAL, 0 },
-	{ "RECEIVE_MSG_TRUNC struct (void *)1", mu_recv_bad_struct, EFAULT, 0 },
-	{ "RECEIVE_MSG addr_len 4", mu_recv_alen4, EINVAL, EAGAIN },
-	{ "RECEIVE_MSG data_len 0", mu_recv_d0, EMSGSIZE, EAGAIN },
-	{ "ioctl _IO('i', 99)", mu_io99, ENOTTY, EINVAL },
-	{ "ioctl TCGETS", mu_tcgets, ENOTTY, EINVAL },
-	{ "GET_MY_ADDRESS (void *)1", mu_get_addr_bad, EFAULT, 0 },
-	{ "SET_MY_CHANNEL_ADDRESS ch 16", mu_chaddr16, EINVAL, 0 },
-	{ "SET_MAINTENANCE_MODE 7", mu_maint7, EINVAL, 0 },
-	{ "read()", mu_read, EINVAL, 0 },
-	{ "write()", mu_write, EINVAL, 0 },
-	{ "UNREGISTER_FOR_CMD not registered", mu_unreg, ENOENT, 0 },
-	{ "SET_TIMING_PARMS (void *)1", mu_timing_bad, EFAULT, 0 },
+	{ "SEND addr (void *)1", mu_bad_addr, EFAULT, 0, false },
+	{ "SEND data (void *)1", mu_bad_data, EFAULT, 0, false },
+	{ "SEND data_len 273", mu_len273, EMSGSIZE, 0, false },
+	{ "SEND addr_len 41", mu_alen41, EINVAL, 0, false },
+	{ "SEND odd netfn", mu_odd_netfn, EINVAL, 0, false },
+	{ "SEND Get Message", mu_get_msg, EINVAL, 0, false },
+	{ "SEND lun 5", mu_lun5, EINVAL, 0, false },
+	{ "RECEIVE_MSG_TRUNC struct (void *)1", mu_recv_bad_struct, EFAULT, 0, false },
+	{ "RECEIVE_MSG addr_len 4", mu_recv_alen4, EINVAL, EAGAIN, false },
+	{ "RECEIVE_MSG data_len 0", mu_recv_d0, EMSGSIZE, EAGAIN, false },
+	{ "RECEIVE_MSG_TRUNC, empty queue", mu_recv_empty, EAGAIN, 0, true },
+	{ "ioctl _IO('i', 99)", mu_io99, ENOTTY, EINVAL, false },
+	{ "ioctl TCGETS", mu_tcgets, ENOTTY, EINVAL, false },
+	{ "GET_MY_ADDRESS (void *)1", mu_get_addr_bad, EFAULT, 0, false },
+	{ "SET_MY_CHANNEL_ADDRESS ch 16", mu_chaddr16, EINVAL, 0, false },
+	{ "SET_MAINTENANCE_MODE 7", mu_maint7, EINVAL, 0, false },
+	{ "read()", mu_read, EINVAL, 0, false },
+	{ "write()", mu_write, EINVAL, 0, false },
+	{ "UNREGISTER_FOR_CMD not registered", mu_unreg, ENOENT, 0, false },
+	{ "SET_TIMING_PARMS (void *)1", mu_timing_bad, EFAULT, 0, false },
 };
 #define NMISUSE (sizeof(misuses) / sizeof(misuses[0]))
 
-static void do_misuse(struct client *c)
+static void do_misuse(struct client *c, unsigned int outstanding)
 {
 	const struct misuse *m = &misuses[c->misuse_next++ % NMISUSE];
 	int rv, e;
 
+	if (m->idle && outstanding)
+		m = &misuses[c->misuse_next++ % NMISUSE];
 	errno = 0;
 	rv = m->fn(c->fd);
 	e = errno;
 	c->res->misuse_calls++;
+	if (rv < 0 && e > 0 && e < ERRNO_SLOTS)
+		c->res->misuse_errno[e]++;
 	if (rv >= 0 || (e != m->e1 && (!m->e2 || e != m->e2))) {
 		c->res->misuse_wrong++;
 		if (rv >= 0)
@@ -747,6 +774,9 @@ static void handle_msg(struct client *c, const struct rmsg *m,
 	if (check_resp(c, &r, m, why, sizeof(why))) {
 		c->state[idx] = RS_BAD;
 		c->res->bad++;
+		if (m->type == IPMI_RESPONSE_RECV_TYPE && m->len >= 1 &&
+		    m->data[0] != 0)
+			c->res->bad_cc[m->data[0]]++;
 		report(c, "bad response to request %lu (%s): %s", idx,
 		       kind_names[r.kind], why);
 		return;
@@ -774,32 +804,45 @@ static int drain_queue(struct client *c, unsigned int *outstanding)
 	return got;
 }
 
+/* More requests to send: below -n, and before the end of --duration. */
+static bool more(unsigned long next, uint64_t stop)
+{
+	return next < o.n && (!stop || now_ns() < stop);
+}
+
 static void run_client(struct client *c)
 {
 	unsigned long next = 0, oldest = 0;
 	unsigned int outstanding = 0;
 	const uint64_t tmo = (uint64_t)o.timeout_ms * 1000000ull;
-	bool dead = false;
+	const uint64_t stop = o.duration_ms ?
+		now_ns() + (uint64_t)o.duration_ms * 1000000ull : 0;
+	bool dead = false, sending = true;
 
-	while ((next < o.n || outstanding) && !dead) {
-		while (outstanding < o.window && next < o.n) {
+	while ((sending || outstanding) && !dead) {
+		while (outstanding < o.window && (sending = more(next, stop))) {
 			struct req r;
 
 			if (c->res->misuser)
-				do_misuse(c);
+				do_misuse(c, outstanding);
 			build_req(c, next, &r);
 			c->t0[next] = now_ns();
 			if (send_req(c, &r, mk_msgid(c, (long)next)) < 0) {
+				int e = errno;
+
 				c->res->send_err++;
+				if (e > 0 && e < ERRNO_SLOTS)
+					c->res->send_errno[e]++;
 				c->state[next] = RS_BAD;
 				report(c, "SEND request %lu: %s", next,
-				       strerror(errno));
+				       strerror(e));
 			} else {
 				c->state[next] = RS_PENDING;
 				c->res->sent++;
 				outstanding++;
 			}
 			next++;
+			c->res->issued = next;
 		}
 		if (!outstanding)
 			continue;
@@ -848,8 +891,11 @@ static void run_client(struct client *c)
 		}
 	}
 	if (dead) {
-		/* count the requests never sent as lost */
-		c->res->lost += o.n - next;
+		/* count the requests never sent as lost (with --duration,
+		 * only those sent: how many more there would have been is
+		 * unknown, and the client fails on recv_err anyway) */
+		if (!o.duration_ms)
+			c->res->lost += o.n - next;
 		return;
 	}
 	/* linger: duplicates and late or misrouted answers */
@@ -975,12 +1021,16 @@ static void usage(FILE *f)
 "                     bytes read in the setup phase\n"
 "                ipmb Get Device ID of IPMB 0x%02x on channel 0 (bridged)\n"
 "  --misuse      every 4th client does one bad call (bad pointers, lengths,\n"
-"                unknown ioctls, read/write) before each request; each must\n"
+"                unknown ioctls, read/write, RECEIVE on an empty queue)\n"
+"                before each request; each must\n"
 "                fail with the expected errno; plus one extra client per\n"
 "                device that sends %d requests and exits without reading\n"
 "  --linger MS   after the last answer keep receiving for duplicates or late\n"
 "                answers (default 200)\n"
 "  --deadline S  kill clients still running after S seconds (default 600)\n"
+"  --duration S  send for S seconds (decimals ok) instead of N requests:\n"
+"                -n is then only the most a client sends (default %d),\n"
+"                and requests counts what was sent\n"
 "  -k            key=value lines (one per device and one dev=total)\n"
 "  -v            report every problem on stderr (default: first %d/client)\n"
 "  -h, --help    this help\n"
@@ -990,12 +1040,16 @@ static void usage(FILE *f)
 "that is not an answer to one of this client's requests); bad (answered,\n"
 "wrong content/type/netfn/cmd/address); send_err, recv_err (ioctl/poll\n"
 "errors); spurious (poll said readable, queue empty: reported only).\n"
+"Errors by kind (-k: send_errnos=, bad_ccs=, misuse_errnos=): the errno of\n"
+"each failed SEND, the completion code of each bad answer that had a\n"
+"nonzero one, the errno each misuse call got.\n"
 "Latency p50/p99: SEND to matching RECEIVE, in microseconds.\n"
 "\n"
 "Exit: 0 every request answered correctly exactly once (and with --misuse\n"
 "every bad call failed as expected); 1 otherwise; 2 usage error or a node\n"
 "could not be opened.\n",
-		prog, MAX_WINDOW, IPMB_SLAVE, ABORTER_SENDS, MAX_REPORTS);
+		prog, MAX_WINDOW, IPMB_SLAVE, ABORTER_SENDS, DURATION_N,
+		MAX_REPORTS);
 }
 
 static int parse_ulong(const char *opt, const char *s, unsigned long min,
@@ -1012,6 +1066,24 @@ static int parse_ulong(const char *opt, const char *s, unsigned long min,
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* SECONDS, decimals allowed, > 0 and at most a day, into ms (at least 1) */
+static int parse_seconds(const char *opt, const char *s, unsigned int *ms)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !(d > 0) || d > 86400) {
+		fprintf(stderr, "%s: bad value for %s: '%s'\n", prog, opt, s);
+		return -1;
+	}
+	*ms = (unsigned int)(d * 1000 + 0.5);
+	if (!*ms)
+		*ms = 1;
 	return 0;
 }
 
@@ -1049,15 +1121,17 @@ static int parse_mix(const char *s)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_MISUSE = 256, O_LINGER, O_DEADLINE };
+	enum { O_MISUSE = 256, O_LINGER, O_DEADLINE, O_DURATION };
 	static const struct option lopts[] = {
 		{ "misuse", no_argument, NULL, O_MISUSE },
+		{ "duration", required_argument, NULL, O_DURATION },
 		{ "linger", required_argument, NULL, O_LINGER },
 		{ "deadline", required_argument, NULL, O_DEADLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long v;
+	bool have_n = false;
 	int c;
 
 	o.clients = 4;
@@ -1080,29 +1154,21 @@ static int parse_args(int argc, char **argv)
 			if (parse_ulong("-n", optarg, 1, MAX_N, &v))
 				return -1;
 			o.n = v;
+			have_n = true;
 			break;
 		case 'w':
 			if (parse_ulong("-w", optarg, 1, MAX_WINDOW, &v))
 				return -1;
 			o.window = (unsigned int)v;
 			break;
-		case 't': {
-			char *end;
-			double d;
-
-			errno = 0;
-			d = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(d > 0) ||
-			    d > 86400) {
-				fprintf(stderr, "%s: bad value for -t: '%s'\n",
-					prog, optarg);
+		case 't':
+			if (parse_seconds("-t", optarg, &o.timeout_ms))
 				return -1;
-			}
-			o.timeout_ms = (unsigned int)(d * 1000 + 0.5);
-			if (!o.timeout_ms)
-				o.timeout_ms = 1;
 			break;
-		}
+		case O_DURATION:
+			if (parse_seconds("--duration", optarg, &o.duration_ms))
+				return -1;
+			break;
 		case 'm':
 			if (parse_mix(optarg))
 				return -1;
@@ -1139,6 +1205,8 @@ static int parse_args(int argc, char **argv)
 			return -1;
 		}
 	}
+	if (o.duration_ms && !have_n)
+		o.n = DURATION_N;
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no device given\n", prog);
 		return -1;
@@ -1156,16 +1224,20 @@ struct agg {
 	unsigned int clients, setup_failed, crashed, misusers;
 	uint64_t requests, ok, lost, dup, late, misrouted, bad, send_err;
 	uint64_t recv_err, spurious, misuse_calls, misuse_wrong;
+	uint64_t send_errno[ERRNO_SLOTS], bad_cc[256];
+	uint64_t misuse_errno[ERRNO_SLOTS];
 	uint64_t *lat;
 	size_t nlat;
 };
 
 static void add_client(struct agg *a, const struct cres *r, bool crashed)
 {
+	/* with --duration: what the client sent (or tried to) */
+	uint64_t requests = o.duration_ms ? r->issued : o.n;
 	uint64_t answered;
 
 	a->clients++;
-	a->requests += o.n;
+	a->requests += requests;
 	a->misusers += r->misuser;
 	if (r->state == CS_SETUP_FAILED || r->state == CS_INIT) {
 		a->setup_failed++;
@@ -1182,12 +1254,18 @@ static void add_client(struct agg *a, const struct cres *r, bool crashed)
 	a->spurious += r->spurious;
 	a->misuse_calls += r->misuse_calls;
 	a->misuse_wrong += r->misuse_wrong;
+	for (int i = 0; i < ERRNO_SLOTS; i++) {
+		a->send_errno[i] += r->send_errno[i];
+		a->misuse_errno[i] += r->misuse_errno[i];
+	}
+	for (int i = 0; i < 256; i++)
+		a->bad_cc[i] += r->bad_cc[i];
 	if (crashed) {
 		/* killed or died before finishing: unaccounted = lost */
 		a->crashed++;
-		answered = r->ok + r->bad + r->lost;
-		if (answered < o.n)
-			a->lost += o.n - answered;
+		answered = r->ok + r->bad + r->lost + r->send_err;
+		if (answered < requests)
+			a->lost += requests - answered;
 	}
 	for (uint64_t i = 0; i < r->nlat && i < o.n; i++)
 		a->lat[a->nlat++] = lats[(size_t)(r - results) * o.n + i];
@@ -1198,6 +1276,49 @@ static bool agg_pass(const struct agg *a)
 	return a->ok == a->requests && !a->lost && !a->dup && !a->late &&
 	       !a->misrouted && !a->bad && !a->send_err && !a->recv_err &&
 	       !a->setup_failed && !a->crashed && !a->misuse_wrong;
+}
+
+/* "NAME:COUNT,..." of the nonzero errno slots, or "none" */
+static void print_errnos(const char *key, const uint64_t *v)
+{
+	const char *sep = "";
+
+	printf(" %s=", key);
+	for (int i = 0; i < ERRNO_SLOTS; i++) {
+		const char *name = strerrorname_np(i);
+
+		if (!v[i])
+			continue;
+		if (name)
+			printf("%s%s:%llu", sep, name, (unsigned long long)v[i]);
+		else
+			printf("%s%d:%llu", sep, i, (unsigned long long)v[i]);
+		sep = ",";
+	}
+	if (!*sep)
+		printf("none");
+}
+
+static void print_ccs(const char *key, const uint64_t *v)
+{
+	const char *sep = "";
+
+	printf(" %s=", key);
+	for (int i = 0; i < 256; i++) {
+		if (!v[i])
+			continue;
+		printf("%s%02x:%llu", sep, i, (unsigned long long)v[i]);
+		sep = ",";
+	}
+	if (!*sep)
+		printf("none");
+}
+
+static void print_kinds(const struct agg *a)
+{
+	print_errnos("send_errnos", a->send_errno);
+	print_ccs("bad_ccs", a->bad_cc);
+	print_errnos("misuse_errnos", a->misuse_errno);
 }
 
 static void print_agg(const char *name, struct agg *a, bool header)
@@ -1221,6 +1342,7 @@ static void print_agg(const char *name, struct agg *a, bool header)
 		       (unsigned long long)((st.p50 + 500) / 1000),
 		       (unsigned long long)((st.p99 + 500) / 1000),
 		       (unsigned long long)((st.max + 500) / 1000));
+		print_kinds(a);
 		return;
 	}
 	if (header)
@@ -1400,7 +1522,12 @@ int main(int argc, char **argv)
 		add_client(&total, r, crashed);
 	}
 
-	if (!o.kv)
+	if (!o.kv && o.duration_ms)
+		printf("%s: clients=%u duration_ms=%u (at most %lu requests/client) window=%u timeout_ms=%u mix=%s misuse=%s devices=%u\n",
+		       prog, o.clients, o.duration_ms, o.n, o.window,
+		       o.timeout_ms, o.mix_str, o.misuse ? "on" : "off",
+		       o.ndev);
+	else if (!o.kv)
 		printf("%s: clients=%u requests/client=%lu window=%u timeout_ms=%u mix=%s misuse=%s devices=%u\n",
 		       prog, o.clients, o.n, o.window, o.timeout_ms, o.mix_str,
 		       o.misuse ? "on" : "off", o.ndev);
@@ -1424,7 +1551,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)total.spurious, total.setup_failed,
 		       total.crashed,
 		       (unsigned long long)((t_end - t_go) / 1000000ull));
-		printf("result: %s\n", pass ? "PASS" : "FAIL");
+		printf("errors by kind:");
+		print_kinds(&total);
+		printf("\nresult: %s\n", pass ? "PASS" : "FAIL");
 	}
 	fflush(stdout);
 	for (unsigned int d = 0; d < o.ndev; d++)

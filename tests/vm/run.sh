@@ -20,6 +20,11 @@
 #   --irq2 on|off        IRQ of the second KCS (irq 7); default off
 #   --add SRC[:DEST]     copy a file into the guest (default DEST /guest/bin/
 #                        NAME); ELF files bring their shared libraries
+#   --valgrind           copy valgrind's memcheck into the guest (the host's
+#                        Debian valgrind: /usr/bin/valgrind, its
+#                        /usr/libexec/valgrind memcheck files, and the
+#                        debug info of ld.so from libc6-dbg, without which
+#                        memcheck refuses to start)
 #   --append ARGS        add to the guest kernel command line
 #   --env NAME=VALUE     set a variable for the guest script
 #   --timeout SEC        kill the guest after SEC seconds (default 300)
@@ -37,7 +42,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
-shell=0 keep=0 quiet=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -48,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--irq2) irq2=$2; shift ;;
 	--second-kcs) second=1 ;;
 	--add) adds+=("$2"); shift ;;
+	--valgrind) valgrind=1 ;;
 	--append) append="$append $2"; shift ;;
 	--env) envs+=("$2"); shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -176,11 +182,34 @@ stage_elf() {
 		done
 	fi
 }
-for f in "$KCSMUX_BUILD"/fused/kcsmuxd "$KCSMUX_BUILD"/fused/kcsmuxctl "$tools"/kcsmux-*; do
+for f in "$KCSMUX_BUILD"/fused/kcsmuxd "$KCSMUX_BUILD"/fused/kcsmuxd-plain \
+	"$KCSMUX_BUILD"/fused/kcsmuxctl "$tools"/kcsmux-*; do
 	[ -x "$f" ] && [ "${f##*/}" != kcsmux-bmc-proxy ] && stage_elf "$f" "/guest/bin/${f##*/}"
 done
 [ -f "$KCSMUX_BUILD/kmod/kcsraw.ko" ] &&
 	cp "$KCSMUX_BUILD/kmod/kcsraw.ko" "$stage/lib/modules/$kver/extra/"
+if [ $valgrind = 1 ]; then
+	# Debian's /usr/bin/valgrind is a wrapper script around valgrind.bin,
+	# which finds its tool in /usr/libexec/valgrind.
+	vgx=/usr/libexec/valgrind
+	for f in /usr/bin/valgrind.bin $vgx/memcheck-amd64-linux \
+		$vgx/vgpreload_core-amd64-linux.so $vgx/vgpreload_memcheck-amd64-linux.so \
+		$vgx/default.supp; do
+		[ -e "$f" ] || die "--valgrind: no $f (install valgrind)"
+	done
+	# Debian's ld.so is stripped, and memcheck must redirect its strlen:
+	# it finds the symbol in libc6-dbg's file, by build id.
+	ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+	bid=$(readelf -n "$ldso" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
+	ldso_dbg=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+	[ -n "$bid" ] && [ -f "$ldso_dbg" ] ||
+		die "--valgrind: no debug info for $ldso (install libc6-dbg)"
+	adds+=("$ldso_dbg:$ldso_dbg")
+	adds+=(/usr/bin/valgrind.bin:/usr/bin/valgrind "$vgx/memcheck-amd64-linux:$vgx/memcheck-amd64-linux"
+		"$vgx/vgpreload_core-amd64-linux.so:$vgx/vgpreload_core-amd64-linux.so"
+		"$vgx/vgpreload_memcheck-amd64-linux.so:$vgx/vgpreload_memcheck-amd64-linux.so"
+		"$vgx/default.supp:$vgx/default.supp")
+fi
 for a in "${adds[@]}"; do
 	src=${a%%:*}
 	dest=${a#*:}

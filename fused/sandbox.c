@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sandbox.c - kcsmuxd's seccomp filter, built with libseccomp.
+ *
+ * Three kinds of calls once the filter is in:
+ *
+ *  - allowed: what the event loop makes in steady state, found from the
+ *    code paths and by tracing the daemon in the VM rig through a full
+ *    workload (tests/vm/guest/daemon-seccomp.sh); see docs/reliability.md;
+ *  - refused with an error, because the daemon's own code (or a library
+ *    it calls on reload) may try them and copes with a failure: sockets
+ *    other than AF_UNIX (EAFNOSUPPORT), executable mappings (EACCES: no
+ *    dlopen), and after the privilege drop opening files for writing
+ *    (EACCES, except the metrics textfile), chmod/chown (EPERM) and
+ *    unlink (EACCES, except with the textfile);
+ *  - everything else: the process is killed (seccomp = yes, SIGSYS) or the
+ *    kernel logs the call and lets it run (seccomp = log), so that an
+ *    administrator can find a missing call in the audit log before turning
+ *    the filter on.
+ *
+ * Calls from another ABI (x32, i386) kill the process in both modes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <seccomp.h>
+
+#include "ipmi_abi.h"		/* <linux/ipmi.h>: the ipmidev backend's */
+#include <kcsmux/kcsraw.h>
+
+#include "policy.h"		/* value_error */
+#include "sandbox.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define LOW32		0xffffffffULL	/* int and unsigned int arguments */
+
+/* -fsanitize=address (the tests' SANITIZE=ON, with UBSan): gcc says so,
+ * clang answers __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+/*
+ * Steady state, whoever the daemon runs as. Traced (strace -f) after the
+ * drop through vm.daemon-seccomp's workload, the daemon made: read, readv,
+ * write, writev, epoll_wait, epoll_ctl, ioctl, accept4, getsockopt,
+ * shutdown, close, openat, newfstatat, lseek, munmap, getuid,
+ * rt_sigreturn, rt_sigaction, and with the textfile fchmod, fsync,
+ * rename, unlink; then exit_group. The others are on paths that workload
+ * does not take: malloc growing and shrinking (brk, mremap, madvise),
+ * syslog() without -f (sendto on its socket, and socket/connect again
+ * after a syslog restart), sd_notify() under systemd (a datagram from a
+ * fresh AF_UNIX socket whose SO_SNDBUF it raises first), an NSS lookup
+ * through nscd on reload (connect, poll), clocks the vDSO cannot read, and
+ * the equivalents another glibc may use.
+ */
+static const int allow_always[] = {
+	/* I/O on the descriptors the daemon holds */
+	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(writev),
+	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg),
+	SCMP_SYS(sendto), SCMP_SYS(sendmsg),
+	SCMP_SYS(close), SCMP_SYS(fcntl), SCMP_SYS(lseek),
+	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
+	/* the event loop */
+	SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl),
+	SCMP_SYS(poll), SCMP_SYS(ppoll),
+	/* sockets it has or may open (socket() itself below) */
+	SCMP_SYS(accept4), SCMP_SYS(connect), SCMP_SYS(shutdown),
+	SCMP_SYS(getsockopt), SCMP_SYS(getsockname), SCMP_SYS(getpeername),
+	/* signals arrive through libevent's handler; at exit it puts the
+	 * old handlers back */
+	SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigaction),
+	/* time, when the vDSO cannot tell it */
+	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday),
+	/* memory (mmap and mprotect below) */
+	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+	/* the process itself */
+	SCMP_SYS(getpid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
+	SCMP_SYS(getgid), SCMP_SYS(getegid),
+	SCMP_SYS(exit_group),
+};
+
+/* Still root (no `user`): reload may add a node, and waits for its
+ * /dev/NAME to appear (node.c). */
+static const int allow_root[] = {
+	SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2),
+	SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
+};
+
+/* Owners and modes: reload sets them on new and changed nodes. Allowed
+ * while root; after the drop EPERM, as the kernel would say. */
+static const int chown_calls[] = {
+	SCMP_SYS(chmod), SCMP_SYS(fchmodat), SCMP_SYS(chown),
+	SCMP_SYS(fchownat), SCMP_SYS(lchown),
+};
+
+/* The control socket and the metrics textfile are removed at exit. Allowed
+ * while root or with the textfile; after the drop otherwise EACCES. */
+static const int unlink_calls[] = {
+	SCMP_SYS(unlink), SCMP_SYS(unlinkat),
+};
+
+/* metrics_textfile: FILE.tmp written, fsync'd and renamed every 10 s. */
+static const int allow_textfile[] = {
+	SCMP_SYS(fchmod), SCMP_SYS(fsync), SCMP_SYS(fdatasync),
+	SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
+};
+
+/* The backend's requests in steady state (INFO and the event switch are
+ * made at open, before the filter). */
+static const unsigned long ioctl_kcsraw[] = {
+	KCSRAW_IOC_SUBMIT, KCSRAW_IOC_CANCEL, KCSRAW_IOC_ATTN,
+	KCSRAW_IOC_RECEIVE,
+};
+static const unsigned long ioctl_ipmidev[] = {
+	IPMICTL_SEND_COMMAND_SETTIME, IPMICTL_RECEIVE_MSG_TRUNC,
+	IPMICTL_RECEIVE_MSG,
+};
+
+/*
+ * ASan/UBSan (the tests' builds): their runtime's own calls, reports
+ * included, and LeakSanitizer's at exit, which stops the process's
+ * threads from a clone()d tracer with ptrace(). Never in a release build.
+ */
+static const int allow_sanitizer[] = {
+	SCMP_SYS(sched_yield), SCMP_SYS(futex), SCMP_SYS(gettid),
+	SCMP_SYS(getppid), SCMP_SYS(tgkill), SCMP_SYS(sigaltstack),
+	SCMP_SYS(prctl), SCMP_SYS(clone), SCMP_SYS(ptrace), SCMP_SYS(wait4),
+	SCMP_SYS(exit), SCMP_SYS(getdents), SCMP_SYS(getdents64),
+	SCMP_SYS(readlink), SCMP_SYS(readlinkat),
+};
+
+struct builder {
+	scmp_filter_ctx ctx;
+	int err;			/* the first failure, negative */
+	int nr;				/* its call */
+};
+
+static void rule(struct builder *b, uint32_t action, int nr,
+    unsigned int narg, const struct scmp_arg_cmp *args)
+{
+	int rv;
+
+	if (b->err)
+		return;
+	rv = seccomp_rule_add_array(b->ctx, action, nr, narg, args);
+	if (rv < 0) {
+		b->err = rv;
+		b->nr = nr;
+	}
+}
+
+static void rules(struct builder *b, uint32_t action, const int *nrs,
+    size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rule(b, action, nrs[i], 0, NULL);
+}
+
+/* NR allowed when (ARG & MASK) == 0, else ACTION (an errno). */
+static void unless_bits(struct builder *b, int nr, unsigned int arg,
+    uint64_t mask, uint32_t action)
+{
+	struct scmp_arg_cmp ok = { arg, SCMP_CMP_MASKED_EQ, mask, 0 };
+	struct scmp_arg_cmp no = { arg, SCMP_CMP_MASKED_EQ, mask, mask };
+
+	rule(b, SCMP_ACT_ALLOW, nr, 1, &ok);
+	rule(b, action, nr, 1, &no);
+}
+
+static void open_rules(struct builder *b, const struct sandbox_profile *p)
+{
+	static const uint64_t modes[] = { O_RDONLY, O_WRONLY, O_RDWR };
+	size_t i;
+
+	if (!p->dropped) {
+		rule(b, SCMP_ACT_ALLOW, SCMP_SYS(openat), 0, NULL);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct scmp_arg_cmp c = { 2, SCMP_CMP_MASKED_EQ, O_ACCMODE,
+		    modes[i] };
+		bool ok = modes[i] == O_RDONLY ||
+		    (modes[i] == O_WRONLY && p->textfile);
+
+		rule(b, ok ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EACCES),
+		    SCMP_SYS(openat), 1, &c);
+	}
+}
+
+static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
+{
+	const unsigned long *reqs = p->backend == KCSMUX_BACKEND_KCSRAW ?
+	    ioctl_kcsraw : ioctl_ipmidev;
+	size_t i, n = p->backend == KCSMUX_BACKEND_KCSRAW ?
+	    ARRAY_SIZE(ioctl_kcsraw) : ARRAY_SIZE(ioctl_ipmidev);
+	struct scmp_arg_cmp c[2] = {
+		{ 0, SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)p->backend_fd },
+		{ 1, SCMP_CMP_MASKED_EQ, LOW32, 0 },
+	};
+
+	for (i = 0; i < n; i++) {
+		c[1].datum_b = reqs[i];
+		rule(b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, c);
+	}
+	/* libevent sizes its reads of sockets with FIONREAD */
+	c[0] = (struct scmp_arg_cmp){ 1, SCMP_CMP_MASKED_EQ, LOW32, FIONREAD };
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, c);
+}
+
+static void socket_rules(struct builder *b)
+{
+	static const uint64_t sndbuf[] = { SO_SNDBUF, SO_SNDBUFFORCE };
+	struct scmp_arg_cmp unix_ = { 0, SCMP_CMP_EQ, AF_UNIX, 0 };
+	struct scmp_arg_cmp other = { 0, SCMP_CMP_NE, AF_UNIX, 0 };
+	struct scmp_arg_cmp opt[2] = {
+		{ 1, SCMP_CMP_MASKED_EQ, LOW32, SOL_SOCKET },
+		{ 2, SCMP_CMP_MASKED_EQ, LOW32, 0 },
+	};
+	size_t i;
+
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, &unix_);
+	rule(b, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &other);
+	/* sd_notify() enlarges its socket's send buffer first */
+	for (i = 0; i < ARRAY_SIZE(sndbuf); i++) {
+		opt[1].datum_b = sndbuf[i];
+		rule(b, SCMP_ACT_ALLOW, SCMP_SYS(setsockopt), 2, opt);
+	}
+}
+
+bool sandbox_sanitized(void)
+{
+	return SANITIZED;
+}
+
+int sandbox_apply(const struct sandbox_profile *p, char **cause)
+{
+	struct builder b = { .nr = -1 };
+	uint32_t dflt;
+	char *name;
+	int rv;
+
+	if (p->mode == KCSMUX_SECCOMP_NO)
+		return 0;
+	if (seccomp_api_get() < 3)
+		return value_error(cause, "seccomp: the kernel or libseccomp "
+		    "is too old (API level %u, needs 3: Linux 4.14)",
+		    seccomp_api_get());
+	dflt = p->mode == KCSMUX_SECCOMP_LOG ? SCMP_ACT_LOG :
+	    SCMP_ACT_KILL_PROCESS;
+	if ((b.ctx = seccomp_init(dflt)) == NULL)
+		return value_error(cause, "seccomp: cannot set up a filter");
+	rv = seccomp_attr_set(b.ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS);
+	if (rv < 0)
+		b.err = rv;	/* b.nr -1: no call */
+
+	rules(&b, SCMP_ACT_ALLOW, allow_always, ARRAY_SIZE(allow_always));
+	socket_rules(&b);
+	unless_bits(&b, SCMP_SYS(mmap), 2, PROT_EXEC, SCMP_ACT_ERRNO(EACCES));
+	unless_bits(&b, SCMP_SYS(mprotect), 2, PROT_EXEC,
+	    SCMP_ACT_ERRNO(EACCES));
+	open_rules(&b, p);
+	ioctl_rules(&b, p);
+	if (!p->dropped)
+		rules(&b, SCMP_ACT_ALLOW, allow_root, ARRAY_SIZE(allow_root));
+	rules(&b, p->dropped ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW,
+	    chown_calls, ARRAY_SIZE(chown_calls));
+	rules(&b, p->dropped && !p->textfile ? SCMP_ACT_ERRNO(EACCES) :
+	    SCMP_ACT_ALLOW, unlink_calls, ARRAY_SIZE(unlink_calls));
+	if (p->textfile)
+		rules(&b, SCMP_ACT_ALLOW, allow_textfile,
+		    ARRAY_SIZE(allow_textfile));
+	if (SANITIZED) {
+		/* the runtime opens with open(), read-only (/proc/self/maps,
+		 * the binary for symbols) */
+		struct scmp_arg_cmp ro = { 1, SCMP_CMP_MASKED_EQ, O_ACCMODE,
+		    O_RDONLY };
+		/* isatty(2) before each line of a report */
+		struct scmp_arg_cmp tty = { 1, SCMP_CMP_MASKED_EQ, LOW32,
+		    TCGETS };
+
+		rules(&b, SCMP_ACT_ALLOW, allow_sanitizer,
+		    ARRAY_SIZE(allow_sanitizer));
+		rule(&b, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, &ro);
+		rule(&b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &tty);
+	}
+
+	if (b.err) {
+		name = b.nr < 0 ? NULL :
+		    seccomp_syscall_resolve_num_arch(seccomp_arch_native(),
+		    b.nr);
+		value_error(cause, "seccomp: rule for %s: %s",
+		    name ? name : "(attributes)", strerror(-b.err));
+		free(name);
+		seccomp_release(b.ctx);
+		return -1;
+	}
+	rv = seccomp_load(b.ctx);
+	seccomp_release(b.ctx);
+	if (rv < 0)
+		return value_error(cause, "seccomp: loading the filter: %s",
+		    strerror(-rv));
+	return 0;
+}

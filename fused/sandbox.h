@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sandbox.h - kcsmuxd's seccomp filter (kcsmux.conf: seccomp = yes | log).
+ *
+ * Installed once every node exists and root has been dropped: from then on
+ * the daemon may make only the system calls its event loop needs (serving
+ * the CUSE sessions, the backend, the control and metrics sockets, logging,
+ * reload). docs/reliability.md ("Privileges and the seccomp filter") lists
+ * them and what the daemon can no longer do.
+ */
+#ifndef KCSMUX_SANDBOX_H
+#define KCSMUX_SANDBOX_H
+
+#include <stdbool.h>
+
+#include "config.h"
+
+/* What the running daemon still needs, beyond its fixed list. */
+struct sandbox_profile {
+	enum kcsmux_seccomp mode;
+	enum kcsmux_backend backend;	/* its ioctls ... */
+	int backend_fd;			/* ... on this fd only */
+	bool dropped;			/* running as cfg.user, not root */
+	bool textfile;			/* metrics_textfile is written */
+};
+
+/*
+ * Install the filter for the rest of the process's life: 0 (nothing done
+ * for KCSMUX_SECCOMP_NO), or -1 with *cause. Sets no_new_privs.
+ */
+int sandbox_apply(const struct sandbox_profile *p, char **cause);
+
+/* Built with ASan/UBSan: the filter also admits their runtime's calls. */
+bool sandbox_sanitized(void);
+
+#endif /* KCSMUX_SANDBOX_H */
