@@ -467,21 +467,18 @@ def adapt_series(d):
 
 
 def converged(series):
-    """(requests before the sleeps/req settle, time of those, steady
-    sleeps/req, steady p50): settled = from that batch on every batch within
-    max(1.5 × steady, steady + 1) sleeps/req, steady = median of the last 5."""
+    """(requests before the first batch within max(1.5 × steady, steady + 1)
+    sleeps/req, time of those, steady sleeps/req, steady p50, the worst
+    batch after that): steady = median of the last 5 batches."""
     tail = sorted(b[2] for b in series[-5:])
     steady = tail[len(tail) // 2]
     lat = sorted(b[3] for b in series[-5:])[len(series[-5:]) // 2]
     lim = max(1.5 * steady, steady + 1.0)
-    first = len(series)
-    for i in range(len(series) - 1, -1, -1):
-        if series[i][2] > lim:
-            break
-        first = i
+    first = next((i for i, b in enumerate(series) if b[2] <= lim), len(series))
     reqs = sum(b[4] for b in series[:first])
     t = series[first - 1][1] if first > 0 else 0
-    return reqs, t, steady, lat
+    worst = max((b[2] for b in series[first:]), default=0)
+    return reqs, t, steady, lat, worst
 
 
 def adapt_section(d):
@@ -489,16 +486,16 @@ def adapt_section(d):
     if not ser:
         return ""
     out = ["| node | BMC | requests until settled | time (µs, incl. the probe's "
-           "start-ups) | sleeps/req, first batch → settled | p50 µs, first batch → "
-           "settled |", "|---|---|---:|---:|---:|---:|"]
+           "start-ups) | sleeps/req, first batch → settled (worst batch after) "
+           "| p50 µs, first batch → settled |", "|---|---|---:|---:|---:|---:|"]
     for row, rlab in ADAPT_ROWS:
         for ph, plab in ADAPT_PHASES:
             sr = ser.get((row, ph))
             if not sr:
                 continue
-            reqs, t, steady, lat = converged(sr)
-            out.append("| %s | %s | %d | %d | %.1f → %.1f | %d → %d |" % (
-                rlab, plab, reqs, t, sr[0][2], steady, sr[0][3], lat))
+            reqs, t, steady, lat, worst = converged(sr)
+            out.append("| %s | %s | %d | %d | %.1f → %.1f (%.1f) | %d → %d |" % (
+                rlab, plab, reqs, t, sr[0][2], steady, worst, sr[0][3], lat))
     return "\n".join(out)
 
 
@@ -697,10 +694,11 @@ def main():
                          "(guest-triggered `--on` rules); a node runs batches "
                          "of Get Sensor Reading through each phase, first with "
                          "`backoff = adaptive`, then with fixed 100 µs polls "
-                         "for comparison. Settled: from that batch on, every "
-                         "batch within 1.5× (or +1) of the phase's final "
-                         "sleeps per request. Plot: docs/img/qos-adapt.png."
-                         "\n\n%s" % (mlab, ad))
+                         "for comparison. Settled: the first batch within 1.5× "
+                         "(or +1) of the phase's final sleeps per request (the "
+                         "median of its last 5 batches of 4); in brackets the "
+                         "worst batch after it. Plot: docs/img/qos-adapt.png."
+                         "\n\n%s\n" % (mlab, ad))
         pr, verdicts = pair(d)
         for what, met, r in verdicts:
             pairsum.append((mode, what, met, r))

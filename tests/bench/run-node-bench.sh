@@ -585,7 +585,10 @@ if b and ni_ and nq_ and ki_ and kq_:
                 f"poll overlaps the BMC's wait. In this boot a round trip costs "
                 f"{rt_real:.0f} µs back to back but {rt_idle:.0f} µs after 1 ms "
                 f"of idle (GET_MY_ADDRESS on a node, p50, timed between the "
-                f"rounds), so those {crit_lo:.0f}–{crit_hi:.0f} cost between "
+                f"rounds), so those "
+                + (f"{crit_lo:.0f}" if round(crit_lo) == round(crit_hi) else
+                   f"{crit_lo:.0f}–{crit_hi:.0f}")
+                + f" cost between "
                 f"{lo:.0f} and {hi:.0f} µs"
                 + (": the added latency lies in that range, as expected when "
                    "each burst of round trips starts cold after the BMC's "

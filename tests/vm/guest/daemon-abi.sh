@@ -6,13 +6,8 @@
 
 stock=$(load_stock "$KCS2_PORT")
 check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
-mkdir -p /etc/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<'CONF'
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_setup
+kcsmux_conf <<'CONF'
 user = nobody
 
 [node ipmi1]

@@ -9,18 +9,14 @@
 CTL=/guest/bin/kcsmuxctl
 SYS=/sys/class/misc/kcsraw0
 
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
+kcsmux_setup
 
 # An admin group with one member (op); nobody is not in it.
 echo 'kcsadmin:x:900:op' >>/etc/group
 echo 'op:x:1000:1000:op:/:/bin/sh' >>/etc/passwd
 
 mkdir -p /etc/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<'CONF'
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_conf <<'CONF'
 admin_group = kcsadmin
 
 [node ipmi1]

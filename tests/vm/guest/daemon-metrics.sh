@@ -12,8 +12,7 @@ PORT=9623
 URL=http://127.0.0.1:$PORT/metrics
 TEXTFILE=/var/lib/kcsmux/kcsmux.prom
 
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
+kcsmux_setup
 
 # prom.awk FILE: the exposition checker; prints BAD: lines and a summary,
 # exits 1 if anything is wrong.
@@ -172,10 +171,7 @@ raw() {
 }
 
 mkdir -p /etc/kcsmux /var/lib/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<CONF
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_conf <<CONF
 metrics_listen = 127.0.0.1:$PORT
 metrics_textfile = $TEXTFILE
 

@@ -5,13 +5,8 @@
 # first.
 . /guest/lib.sh
 
-check "kcsraw on $KCS1_PORT (no IRQ)" load_kcsraw ports="$KCS1_PORT"
-check "modprobe cuse" modprobe cuse
-mkdir -p /etc/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<'CONF'
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_setup ""
+kcsmux_conf <<'CONF'
 [node spin]
 policy = interactive
 max_busy_us = unlimited

@@ -3,9 +3,7 @@
 # clients get ENOTCONN); a bad file is rejected whole and the old one serves.
 . /guest/lib.sh
 
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT"
-check "modprobe cuse" modprobe cuse
-mkdir -p /etc/kcsmux
+kcsmux_setup ""
 conf() {
 	cat >/etc/kcsmux/kcsmux.conf
 }

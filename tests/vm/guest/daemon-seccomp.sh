@@ -33,8 +33,7 @@ PROM=/var/lib/kcsmux/kcsmux.prom
 CTL=kcsmuxctl
 FILTERED=$([ "$MODE" = no ] && echo 0 || echo 2)
 
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
+kcsmux_setup
 mkdir -p /etc/kcsmux /var/lib/kcsmux
 chown nobody /var/lib/kcsmux
 dmesg -c >/dev/null 2>&1

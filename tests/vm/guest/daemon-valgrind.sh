@@ -46,18 +46,18 @@ if grep -q 'libasan\.so' $D; then
 fi
 run_to /tmp/vgv $VG --version
 check "valgrind runs in the guest" test $? = 0
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
+kcsmux_setup
 
-mkdir -p /etc/kcsmux
-conf() { cat >$CONF; }
-conf <<CONF
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+# conf <NODES: the config, [global] as below, then the node sections
+conf() {
+	kcsmux_conf <<GLOBAL
 max_outstanding = 16
 metrics_listen = 127.0.0.1:$PORT
 metrics_textfile = /tmp/kcsmux.prom
+$(cat)
+GLOBAL
+}
+conf <<CONF
 
 [node ipmi1]
 policy = interactive
@@ -152,12 +152,6 @@ kcsmux-ipmi-probe -d /dev/ipmi2 -n 40 -i 100000 --timeout 0 --allow-errors -k \
 gp=$!
 sleep 1
 conf <<CONF
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
-max_outstanding = 16
-metrics_listen = 127.0.0.1:$PORT
-metrics_textfile = /tmp/kcsmux.prom
 
 [node ipmi1]
 policy = bulk

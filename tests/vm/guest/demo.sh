@@ -10,10 +10,7 @@ say "loading kcsraw.ko on $KCS1_PORT (irq $KCS1_IRQ) and cuse"
 load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ" || exit 1
 modprobe cuse || exit 1
 mkdir -p /etc/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<'CONF'
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_conf <<'CONF'
 
 [node ipmi1]            ; the admin's interactive ipmitool
 policy = interactive

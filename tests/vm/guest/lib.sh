@@ -61,6 +61,30 @@ load_kcsraw() {
 	insmod "/lib/modules/$KVER/extra/kcsraw.ko" "$@"
 }
 
+# kcsmux_setup [IRQ]: kcsraw.ko on the first KCS with IRQ (default
+# $KCS1_IRQ; "" for none: polled), cuse, and /etc/kcsmux; each a check.
+kcsmux_setup() {
+	_irq=${1-$KCS1_IRQ}
+	if [ -n "$_irq" ]; then
+		check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" \
+			irqs="$_irq"
+	else
+		check "kcsraw on $KCS1_PORT (no IRQ)" load_kcsraw ports="$KCS1_PORT"
+	fi
+	check "modprobe cuse" modprobe cuse
+	mkdir -p /etc/kcsmux
+}
+
+# kcsmux_conf <TEXT: /etc/kcsmux/kcsmux.conf whose [global] section starts
+# with backend kcsraw on /dev/kcsraw0 and goes on with TEXT (more [global]
+# keys, then the [node ...] sections).
+kcsmux_conf() {
+	{
+		printf '[global]\nbackend = kcsraw\ndevice = /dev/kcsraw0\n'
+		cat
+	} >/etc/kcsmux/kcsmux.conf
+}
+
 # summary: print the totals and return non-zero if anything failed.
 summary() {
 	echo "$passes passed, $fails failed"

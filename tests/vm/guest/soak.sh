@@ -48,13 +48,8 @@ D=/guest/bin/kcsmuxd-plain
 [ -x $D ] && [ "${SOAK_ASAN:-0}" = 0 ] || D=/guest/bin/kcsmuxd
 export ASAN_OPTIONS=quarantine_size_mb=1:detect_leaks=1
 
-check "kcsraw on $KCS1_PORT" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
-check "modprobe cuse" modprobe cuse
-mkdir -p /etc/kcsmux
-cat >/etc/kcsmux/kcsmux.conf <<'CONF'
-[global]
-backend = kcsraw
-device = /dev/kcsraw0
+kcsmux_setup
+kcsmux_conf <<'CONF'
 max_outstanding = 16
 
 [node ipmi1]
