@@ -279,15 +279,9 @@ static const struct adapt_window *pick(const struct adapt *a, uint8_t netfn,
 	return NULL;
 }
 
-int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
+static void window_info(const struct adapt_window *w, bool own,
     struct adapt_info *info)
 {
-	const struct adapt_window *w;
-	bool own;
-
-	memset(info, 0, sizeof(*info));
-	if ((w = pick(a, netfn, cmd, &own)) == NULL)
-		return -1;
 	info->own = own;
 	info->n = w->n;
 	info->lo_us = window_lo(w);
@@ -298,7 +292,38 @@ int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
 	info->censored = w->censored;
 	info->flushes = w->flushes;
 	info->cpu_avg_ns = w->cpu_avg_ns;
+}
+
+int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
+    struct adapt_info *info)
+{
+	const struct adapt_window *w;
+	bool own;
+
+	memset(info, 0, sizeof(*info));
+	if ((w = pick(a, netfn, cmd, &own)) == NULL)
+		return -1;
+	window_info(w, own, info);
 	return 0;
+}
+
+void adapt_each(const struct adapt *a,
+    void (*fn)(void *arg, const struct adapt_class *cls,
+    const struct adapt_info *info), void *arg)
+{
+	struct adapt_info info;
+	size_t i;
+
+	memset(&info, 0, sizeof(info));
+	window_info(&a->node, false, &info);
+	fn(arg, NULL, &info);
+	for (i = 0; i < ADAPT_CLASSES; i++) {
+		if (!a->cls[i].used)
+			continue;
+		memset(&info, 0, sizeof(info));
+		window_info(&a->cls[i].w, true, &info);
+		fn(arg, &a->cls[i], &info);
+	}
 }
 
 void adapt_choose(const struct adapt *a, uint8_t netfn, uint8_t cmd,

@@ -147,5 +147,13 @@ void adapt_choose(const struct adapt *a, uint8_t netfn, uint8_t cmd,
 /* The window adapt_choose() would use for (NETFN, CMD); -1 if none. */
 int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
     struct adapt_info *info);
+/*
+ * What the node has learned, for kcsmuxctl show: FN(ARG, CLASS, INFO) for
+ * each class in use (CLASS NULL: the node-wide window), CLASS's own
+ * window each time (info->own true).
+ */
+void adapt_each(const struct adapt *a,
+    void (*fn)(void *arg, const struct adapt_class *cls,
+    const struct adapt_info *info), void *arg);
 
 #endif /* KCSMUX_ADAPTIVE_H */

@@ -455,6 +455,25 @@ static struct node *req_node(struct ctl_conn *c, uint16_t type,
 	return n;
 }
 
+/* One "adaptive=" line per window the node's adaptive backoff keeps. */
+static void adaptive_line(void *arg, const struct adapt_class *cls,
+    const struct adapt_info *in)
+{
+	struct ctl_buf *b = arg;
+	char what[16];
+
+	if (cls != NULL)
+		snprintf(what, sizeof(what), "%02x/%02x", cls->netfn, cls->cmd);
+	else
+		snprintf(what, sizeof(what), "all");
+	ctl_kv_addf(b, "adaptive", "class=%s n=%u lo_us=%u mid_us=%u "
+	    "hi_us=%u handshakes_us=%u samples=%llu censored=%llu "
+	    "restarts=%llu", what, in->n, in->lo_us, in->mid_us, in->hi_us,
+	    in->hs_us, (unsigned long long)in->samples,
+	    (unsigned long long)in->censored,
+	    (unsigned long long)in->flushes);
+}
+
 static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
 	struct node_snap s;
@@ -467,6 +486,8 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 	node_snap(n, now_ns(), true, &s);
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
+	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)
+		adapt_each(&n->adapt, adaptive_line, &b);
 	reply(c, CTL_SHOW, CTL_OK, &b);
 	ctl_buf_free(&b);
 }

@@ -342,6 +342,26 @@ START_TEST(test_show)
 }
 END_TEST
 
+/* An adaptive node shows what it has learned, one line per window. */
+START_TEST(test_show_adaptive)
+{
+	struct adapt_choice ch = { 0, 300, 100 };
+	int i;
+
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi2", NULL), 0);
+	ck_assert_ptr_null(strstr(out, "adaptive="));
+	nodes[1].conf.pol.backoff = KCSMUX_BACKOFF_ADAPTIVE;
+	adapt_init(&nodes[1].adapt);
+	for (i = 0; i < 8; i++)
+		adapt_record(&nodes[1].adapt, 0x04, 0x2d, &ch, 1000000, 6,
+		    800, 50000, (uint64_t)i);
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi2", NULL), 0);
+	assert_has(out, "\nadaptive=class=all n=8 ");
+	assert_has(out, "\nadaptive=class=04/2d n=8 lo_us=");
+	assert_has(out, " samples=8 censored=0 restarts=0\n");
+}
+END_TEST
+
 START_TEST(test_show_no_node)
 {
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi9", NULL), 1);
@@ -686,6 +706,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_socket_in_use_and_stale);
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_show);
+	tcase_add_test(tc, test_show_adaptive);
 	tcase_add_test(tc, test_show_no_node);
 	tcase_add_test(tc, test_set);
 	tcase_add_test(tc, test_set_errors);

@@ -517,6 +517,82 @@ START_TEST(test_obf_stall_hosed_bounded)
 }
 END_TEST
 
+/*
+ * A BMC whose IBF flickers while the host waits for OBF (found by
+ * fuzz_kcs_sm): it takes every write at once, then shows READ with IBF
+ * set on every other status read and never offers a byte. Only a host
+ * write sets IBF, so the flicker must not restart the OBF timer: the
+ * machine has to give up (hosed, cc 0xc3) within its timeouts and retries
+ * instead of waiting forever (an error cc: 0xc3, or 0xff when the error
+ * exit fails too).
+ */
+struct flap {
+	bool writing, reading;	/* the phase the host has driven it into */
+	bool end_next;		/* WRITE_END seen: the next data byte ends */
+	unsigned int reads;
+};
+
+static u8 flap_inb(void *ctx, unsigned int reg)
+{
+	struct flap *f = ctx;
+
+	if (reg == KCS_REG_DATA)
+		return 0;
+	if (f->reading)
+		return (u8)(KCS_STATE_READ << 6 |
+			    (f->reads++ & 1 ? KCS_ST_IBF : 0));
+	return f->writing ? KCS_STATE_WRITE << 6 : KCS_STATE_IDLE << 6;
+}
+
+static void flap_outb(void *ctx, unsigned int reg, u8 val)
+{
+	struct flap *f = ctx;
+
+	if (reg == KCS_REG_STATUS) {
+		f->end_next = val == KCS_CC_WRITE_END;
+		f->writing = val == KCS_CC_WRITE_START || f->end_next;
+		f->reading = false;
+		return;
+	}
+	if (f->end_next) {
+		f->writing = false;
+		f->reading = true;
+	}
+	f->end_next = false;
+}
+
+static const struct kcs_io_ops flap_ops = { flap_inb, flap_outb };
+
+START_TEST(test_ibf_flap_while_reading)
+{
+	struct flap f = { 0 };
+	enum kcs_result r = KCS_CALL_AGAIN;
+	u64 elapsed = 0, now = 0;
+	unsigned int i;
+
+	kcs_sm_init(&sm, &flap_ops, &f);
+	sm.max_retries = 2;
+	sm.obf_timeout_us = 5000;
+	sm.ibf_timeout_us = 5000;
+	ck_assert_int_eq(kcs_sm_start(&sm, get_devid, 2), 0);
+	for (i = 0; i < 100000; i++) {
+		r = kcs_sm_event(&sm, elapsed);
+		if (r != KCS_CALL_AGAIN && r != KCS_WAIT)
+			break;
+		elapsed = r == KCS_WAIT ? 100 : 0;
+		now += elapsed;
+	}
+	ck_assert_msg(r == KCS_HOSED, "no end after %u steps (%llu us)", i,
+		      (unsigned long long)now);
+	res_len = kcs_sm_get_result(&sm, res, sizeof(res));
+	ck_assert_uint_ge(res_len, 3);
+	/* a timeout, or the error exit failing against this BMC */
+	ck_assert(res[2] == KCS_CC_TIMEOUT || res[2] == KCS_CC_UNSPECIFIED);
+	/* each of the 3 attempts waits at most about one OBF timeout */
+	ck_assert_uint_le(now, 3 * (5000 + 5000) + 1000);
+}
+END_TEST
+
 START_TEST(test_timeout_many_small_steps)
 {
 	enum kcs_result r = KCS_CALL_AGAIN;
@@ -1045,6 +1121,7 @@ static Suite *kcs_sm_suite(void)
 			    sizeof(obf_stall_at) / sizeof(obf_stall_at[0]));
 	tcase_add_test(tc, test_obf_stall_hosed_bounded);
 	tcase_add_test(tc, test_timeout_many_small_steps);
+	tcase_add_test(tc, test_ibf_flap_while_reading);
 	tcase_add_test(tc, test_timeout_default_in_ms_steps);
 	tcase_add_test(tc, test_timeout_one_big_step);
 	tcase_add_test(tc, test_idle_time_not_charged);

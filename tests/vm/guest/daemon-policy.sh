@@ -69,6 +69,12 @@ check "adaptive sleeps far less than a fixed 100 us poll ($s_adapt vs $s_sleep p
 	awk -v a="$s_adapt" -v b="$s_sleep" 'BEGIN { exit !(a * 3 < b * 2) }'
 check "adaptive p50 within 25% of the fixed poll's ($(col adapt p50_us) vs $(col sleep p50_us))" \
 	test "$(col adapt p50_us)" -le $(( $(col sleep p50_us) * 5 / 4 ))
+# What it learned, as an admin sees it: the BMC answers Get Device ID in
+# about 2 ms (--delay fixed:2000), and the class's window says so.
+kcsmuxctl show adapt | grep '^adaptive=' | sed 's/^/    /'
+mid=$(kcsmuxctl show adapt | sed -n 's|^adaptive=class=06/01 .* mid_us=\([0-9]*\) .*|\1|p')
+check "kcsmuxctl show: the adaptive node learned the BMC's ~2000 us (mid_us=$mid)" \
+	test -n "$mid" -a "${mid:-0}" -ge 1500 -a "${mid:-0}" -le 4000
 
 say "a spinning node under cpu_budget = 2%"
 # The same unlimited spin as node spin, closed loop: without the budget it
