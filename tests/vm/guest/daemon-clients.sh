@@ -105,6 +105,17 @@ expect "readonly node refuses chassis control with 0xd4" 'rsp=0xd4' /tmp/deny
 
 kill -USR1 $dpid
 sleep 0.3
+# Real clients reuse their buffers: most SENDs and RECEIVEs took 2 FUSE
+# round trips, not 3 (docs/design.md, "Guessing the buffers"): the guesses
+# made and held, per node, from the table just printed.
+guess() {	# COLUMN: its total over the nodes
+	awk -v c="$1" '$1 == "node" { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		h[c] && $1 ~ /^ipmi/ { t += $h[c] } END { print t + 0 }' /tmp/kcsmuxd.log
+}
+echo "    guesses: SEND $(guess s_hit) of $(guess s_gss), RECEIVE $(guess r_hit) of $(guess r_gss)"
+check "RECEIVE guesses held for most requests" \
+	test $(( $(guess r_hit) * 10 )) -ge $(( $(guess r_gss) * 9 )) -a "$(guess r_hit)" -gt 100
+check "SEND guesses were made and held" test "$(guess s_hit)" -gt 100
 kill $dpid
 wait $dpid
 echo "--- kcsmuxd log"
