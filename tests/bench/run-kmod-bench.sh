@@ -33,9 +33,7 @@ export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-bench}
 build=$KCSMUX_BUILD
 n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out=""
 
-log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
-die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+. "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift ;;
@@ -52,15 +50,6 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# A python3 with matplotlib for the plot (Debian's python3-matplotlib lives
-# in /usr/bin/python3, which may not be the first python3 on PATH).
-py=python3
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
 
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/kmod-bench/ (re-render them with --report docs/data/kmod-bench).
@@ -88,16 +77,7 @@ if [ -n "$report" ]; then
 fi
 
 # Build: a plain tree (benchmarks want unsanitized binaries).
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	log "configuring $build"
-	cmake -S "$src" -B "$build" -DBUILD_TESTING=ON -DSANITIZE=OFF >/dev/null
-fi
-grep -q '^SANITIZE:BOOL=ON' "$build/CMakeCache.txt" &&
-	die "$build is a SANITIZE=ON tree; use another KCSMUX_BUILD"
-log "building in $build"
-make -C "$build" -j2 --no-print-directory kcsmux-utime kcsmux-ipmi-probe \
-	kcsmux-kcsraw-probe kcsmux-spinloop kcsmux-bmc-proxy kmod >"$build/bench-build.log" 2>&1 ||
-	{ tail -n 30 "$build/bench-build.log" >&2; die "build failed (log: $build/bench-build.log)"; }
+bench_build kcsmux-utime kcsmux-ipmi-probe kcsmux-kcsraw-probe kcsmux-spinloop kcsmux-bmc-proxy kmod
 
 [ -n "$out" ] || out=$build/bench/kmod-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
@@ -105,14 +85,7 @@ rm -f "$out/results.txt"
 
 # The host half of the TCG slowdown measurement, and the host as it was.
 "$build/tests/tools/kcsmux-spinloop" -n 20000000 -s 100000 >"$out/host-spinloop.txt"
-{
-	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "nproc=$(nproc)"
-	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo none)"
-} >"$out/host-env.txt"
+bench_host_env "$out/host-env.txt"
 
 log "booting the benchmark guest ($rounds rounds, n=$n, nsdr=$nsdr); serial log $out/serial.log"
 rc=0
@@ -120,7 +93,7 @@ rc=0
 	--out "$out" --log "$out/serial.log" --timeout "$timeout" -q \
 	--env BENCH_N="$n" --env BENCH_NSDR="$nsdr" --env BENCH_WARM="$warm" --env BENCH_ROUNDS="$rounds" \
 	"$src/tests/bench/kmod-bench.sh" 2>"$out/run.log" || rc=$?
-echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-env.txt"
+bench_host_after "$out/host-env.txt"
 sed 's/^/    /' "$out/run.log" >&2
 grep -E '^(FAIL|PASS|[0-9]+ passed)' "$out/serial.log" | grep -v '^PASS' >&2 || true
 [ -s "$out/results.txt" ] || die "the guest wrote no results (status $rc; see $out/serial.log)"

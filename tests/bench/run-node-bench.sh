@@ -43,9 +43,7 @@ build=$KCSMUX_BUILD
 phase=both rounds=3 nioctl=20000 nreq=2000 nreal=500 ncount=300
 docs=1 report="" timeout=300 out=""
 
-log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
-die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+. "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift ;;
@@ -65,15 +63,6 @@ while [ $# -gt 0 ]; do
 done
 case $phase in instant|real|both) ;; *) die "--phase: instant, real or both" ;; esac
 
-# A python3 with matplotlib for the plot (Debian's python3-matplotlib lives
-# in /usr/bin/python3, which may not be the first python3 on PATH).
-py=python3
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
 
 # ---------------------------------------------------------------------------
 # The report: tables, a reading with the numbers, a plot.
@@ -755,16 +744,7 @@ fi
 
 # ---------------------------------------------------------------------------
 # Build: a plain tree (benchmarks want unsanitized binaries).
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	log "configuring $build"
-	cmake -S "$src" -B "$build" -DBUILD_TESTING=ON -DSANITIZE=OFF >/dev/null
-fi
-grep -q '^SANITIZE:BOOL=ON' "$build/CMakeCache.txt" &&
-	die "$build is a SANITIZE=ON tree; use another KCSMUX_BUILD"
-log "building in $build"
-make -C "$build" -j2 --no-print-directory kcsmuxd kcsmux-utime kcsmux-ipmi-probe \
-	kcsmux-kcsraw-probe kcsmux-spinloop kcsmux-bmc-proxy kmod >"$build/bench-build.log" 2>&1 ||
-	{ tail -n 30 "$build/bench-build.log" >&2; die "build failed (log: $build/bench-build.log)"; }
+bench_build kcsmuxd kcsmux-utime kcsmux-ipmi-probe kcsmux-kcsraw-probe kcsmux-spinloop kcsmux-bmc-proxy kmod
 
 [ -n "$out" ] || out=$build/bench/node-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
@@ -848,14 +828,7 @@ cc -O2 -static -Wall -o "$pp" "$pp.c" 2>/dev/null || cc -O2 -Wall -o "$pp" "$pp.
 # The host halves of the slowdown measurements, and the host as it was.
 "$build/tests/tools/kcsmux-spinloop" -n 20000000 -s 100000 >"$out/host-spinloop.txt"
 "$pp" 200000 >"$out/host-pingpong.txt"
-{
-	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "nproc=$(nproc)"
-	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo none)"
-} >"$out/host-env.txt"
+bench_host_env "$out/host-env.txt"
 
 envs=(--env BENCH_ROUNDS="$rounds" --env BENCH_NIOCTL="$nioctl" --env BENCH_NREQ="$nreq"
 	--env BENCH_NREAL="$nreal" --env BENCH_NCOUNT="$ncount")
@@ -875,6 +848,6 @@ boot() {	# PHASE RUN.SH-OPTIONS...
 }
 [ "$phase" = real ] || boot instant --bmc sim
 [ "$phase" = instant ] || boot real --bmc extern --delay seed
-echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-env.txt"
+bench_host_after "$out/host-env.txt"
 render "$out"
 exit $rc

@@ -34,9 +34,7 @@ export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-qos}
 build=$KCSMUX_BUILD
 iter=10 liter=10 pairn=200 gap=40000 only="" docs=1 report="" timeout=600 out=""
 
-log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
-die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+. "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift ;;
@@ -55,15 +53,6 @@ while [ $# -gt 0 ]; do
 done
 case "$only" in ""|noirq|irq) ;; *) die "--only takes noirq or irq" ;; esac
 
-# A python3 with matplotlib for the plot (Debian's python3-matplotlib lives
-# in /usr/bin/python3, which may not be the first python3 on PATH).
-py=python3
-for p in /usr/bin/python3 python3; do
-	if command -v "$p" >/dev/null && "$p" -c 'import matplotlib' 2>/dev/null; then
-		py=$p
-		break
-	fi
-done
 
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/qos-bench/ (re-render them with --report docs/data/qos-bench).
@@ -96,27 +85,11 @@ if [ -n "$report" ]; then
 fi
 
 # Build: a plain tree (benchmarks want unsanitized binaries).
-if [ ! -f "$build/CMakeCache.txt" ]; then
-	log "configuring $build"
-	cmake -S "$src" -B "$build" -DBUILD_TESTING=ON -DSANITIZE=OFF >/dev/null
-fi
-grep -q '^SANITIZE:BOOL=ON' "$build/CMakeCache.txt" &&
-	die "$build is a SANITIZE=ON tree; use another KCSMUX_BUILD"
-log "building in $build"
-make -C "$build" -j2 --no-print-directory kcsmuxd kcsmux-utime kcsmux-ipmi-probe \
-	kcsmux-bmc-proxy kmod >"$build/qos-bench-build.log" 2>&1 ||
-	{ tail -n 30 "$build/qos-bench-build.log" >&2; die "build failed (log: $build/qos-bench-build.log)"; }
+bench_build kcsmuxd kcsmux-utime kcsmux-ipmi-probe kcsmux-bmc-proxy kmod
 
 [ -n "$out" ] || out=$build/bench/qos-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-{
-	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "nproc=$(nproc)"
-	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo none)"
-} >"$out/host-env.txt"
+bench_host_env "$out/host-env.txt"
 
 rc=0
 for mode in noirq irq; do
@@ -141,6 +114,6 @@ for mode in noirq irq; do
 	[ -s "$d/results.txt" ] || die "the $mode guest wrote no results (status $r; see $d/serial.log)"
 	[ $r = 0 ] || { log "warning: the $mode guest reported failures (status $r): see $d/serial.log"; rc=$r; }
 done
-echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/host-env.txt"
+bench_host_after "$out/host-env.txt"
 render "$out"
 exit $rc
