@@ -208,16 +208,14 @@ static void first_call(struct client *c, fuse_req_t req,
 	uint32_t alen;
 	int n = 0;
 
-	grant_drop(c, tid);
-	if (tid && send && c->last_send_valid && c->last_send_arg == a &&
+	if (tid && send && a && c->last_send_arg == a &&
 	    abi_check_req_sizes(&c->last_send) == 0) {
 		n = abi_send_spans(a, ent->in_size, &c->last_send,
 				   abi_req_data_len(&c->last_send), sp);
 		if (!abi_spans_in_pages(sp, n, a, a + ent->in_size,
 					page_size()))
 			n = 0;
-	} else if (tid && !send && m && c->last_recv_valid &&
-		   c->last_recv_arg == a) {
+	} else if (tid && !send && m && a && c->last_recv_arg == a) {
 		alen = abi_addr_length(m->addr.addr_type);
 		abi_recv_fit(c->last_recv.addr_len, alen,
 			     c->last_recv.data_len, m->data_len,
@@ -250,16 +248,13 @@ static void do_send(struct client *c, fuse_req_t req,
 
 	if (abi_decode_req(in, in_len, ent->layout32,
 			   ent->op == ABI_SEND_COMMAND_SETTIME, &r) < 0) {
-		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	c->last_send = r;
 	c->last_send_arg = (uintptr_t)arg;
-	c->last_send_valid = true;
 	sizes = abi_check_req_sizes(&r);
 	if (sizes == -EINVAL) {
-		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
@@ -305,16 +300,13 @@ static void do_receive(struct client *c, fuse_req_t req,
 	int n = 0, nsp, rv;
 
 	if (abi_decode_recv(in, in_len, ent->layout32, &r) < 0) {
-		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	c->last_recv = r;
 	c->last_recv_arg = (uintptr_t)arg;
-	c->last_recv_valid = true;
 	m = TAILQ_FIRST(&c->rq);
 	if (!m) {
-		grant_drop(c, tid);
 		fuse_reply_err(req, EAGAIN);
 		return;
 	}
@@ -322,7 +314,6 @@ static void do_receive(struct client *c, fuse_req_t req,
 	abi_recv_fit(r.addr_len, alen, r.data_len, m->data_len,
 		     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
 	if (fit.err == -EINVAL) {
-		grant_drop(c, tid);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}

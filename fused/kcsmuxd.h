@@ -75,11 +75,9 @@ struct client {
 	 * last SEND and RECEIVE named, and per thread the memory our last
 	 * retry granted its call in flight (tid 0: free slot). */
 	struct abi_req last_send;
-	uint64_t last_send_arg;
-	bool last_send_valid;
+	uint64_t last_send_arg;		/* 0: none yet */
 	struct abi_recv last_recv;
 	uint64_t last_recv_arg;
-	bool last_recv_valid;
 	struct io_grant {
 		pid_t tid;
 		int op;			/* enum abi_op */

@@ -113,24 +113,6 @@ kipmid_threads() {
 	grep -H . /proc/[0-9]*/comm 2>/dev/null | grep kipmi
 }
 
-# load_stock_irq PORT IRQ: ipmi_si on PORT with IRQ. The 6.1 driver drops
-# irqs= on its hardcoded (ports=) path ("irq 0" in dmesg, and kipmid
-# starts), so the interface is added through the hotmod parameter, the only
-# way to name one port with its IRQ. Prints the /dev/ipmiN.
-load_stock_irq() {
-	modprobe ipmi_devintf || return 1
-	modprobe ipmi_si unload_when_empty=0 tryacpi=0 trydmi=0 tryplatform=1 \
-		trypci=0 || return 1
-	echo "add,kcs,i/o,$1,irq=$2" >$PAR/hotmod || return 1
-	for _i in $(seq 50); do
-		for _d in /dev/ipmi*; do
-			[ -c "$_d" ] && { echo "$_d"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 round() {
 	say "round $R/$ROUNDS: stock ipmi_si on $KCS2_PORT, polled (kipmid)"
 	dev=$(load_stock "$KCS2_PORT")

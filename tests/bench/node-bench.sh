@@ -56,7 +56,6 @@ NIOCTLR=$((NIOCTL / 4))
 WARM=${BENCH_WARM:-20}
 RES=/out/results-$PHASE.txt
 CNT=/out/counts-$PHASE.txt
-PAR=/sys/module/ipmi_si/parameters
 T=/sys/kernel/tracing
 INT=/dev/kcsmux-int
 IRQN=/dev/kcsmux-irq
@@ -127,21 +126,6 @@ bench() {
 	fi
 }
 
-# load_stock_irq PORT IRQ: ipmi_si on PORT with IRQ through hotmod (the 6.1
-# driver drops irqs= on its ports= path; see kmod-bench.sh). Prints the node.
-load_stock_irq() {
-	modprobe ipmi_devintf || return 1
-	modprobe ipmi_si unload_when_empty=0 tryacpi=0 trydmi=0 tryplatform=1 \
-		trypci=0 || return 1
-	echo "add,kcs,i/o,$1,irq=$2" >$PAR/hotmod || return 1
-	for _i in $(seq 50); do
-		for _d in /dev/ipmi[0-9]*; do
-			[ -c "$_d" ] && { echo "$_d"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
 kipmid_threads() { grep -H . /proc/[0-9]*/comm 2>/dev/null | grep -q kipmi; }
 
 start_daemon() {

@@ -195,22 +195,6 @@ row() {
 kipmid_threads() { grep -H . /proc/[0-9]*/comm 2>/dev/null | grep -q kipmi; }
 devnum() { echo "${1#/dev/ipmi}"; }
 
-# load_stock_irq PORT IRQ: ipmi_si with the IRQ through hotmod (the 6.1
-# driver drops irqs= on its ports= path; see kmod-bench.sh).
-load_stock_irq() {
-	modprobe ipmi_devintf || return 1
-	modprobe ipmi_si unload_when_empty=0 tryacpi=0 trydmi=0 tryplatform=1 \
-		trypci=0 || return 1
-	echo "add,kcs,i/o,$1,irq=$2" >$PAR/hotmod || return 1
-	for _i in $(seq 50); do
-		for _d in /dev/ipmi[0-9]*; do
-			[ -c "$_d" ] && { echo "$_d"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 stock_rows() {	# WHICH (rows of $STOCK to run now)
 	PAT='kipmi*'
 	for r in $1; do

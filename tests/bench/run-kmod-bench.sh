@@ -54,14 +54,12 @@ done
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/kmod-bench/ (re-render them with --report docs/data/kmod-bench).
 render() {
-	local dir=$1 args=() data=$src/docs/data/kmod-bench f
+	local dir=$1 args=() data=$src/docs/data/kmod-bench
 	if [ $docs = 1 ]; then
 		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/kmod-bench.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
-			mkdir -p "$data"
-			for f in results.txt env.txt spinloop.txt host-spinloop.txt host-env.txt; do
-				[ -f "$dir/$f" ] && cp "$dir/$f" "$data/$f"
-			done
+			bench_keep "$dir" "$data" results.txt env.txt spinloop.txt \
+				host-spinloop.txt host-env.txt
 		fi
 	fi
 	"$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"

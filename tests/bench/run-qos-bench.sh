@@ -57,7 +57,7 @@ case "$only" in ""|noirq|irq) ;; *) die "--only takes noirq or irq" ;; esac
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/qos-bench/ (re-render them with --report docs/data/qos-bench).
 render() {
-	local dir=$1 args=() data=$src/docs/data/qos-bench f m
+	local dir=$1 args=() data=$src/docs/data/qos-bench m
 	if [ $docs = 1 ]; then
 		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/qos-bench.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
@@ -65,10 +65,8 @@ render() {
 			cp "$dir/host-env.txt" "$data/"
 			for m in noirq irq; do
 				[ -d "$dir/$m" ] || continue
-				mkdir -p "$data/$m"
-				for f in results.txt env.txt kcsmuxd.log kcsmux.conf kcsraw-counters.txt run.log; do
-					[ -f "$dir/$m/$f" ] && cp "$dir/$m/$f" "$data/$m/$f"
-				done
+				bench_keep "$dir/$m" "$data/$m" results.txt env.txt \
+					kcsmuxd.log kcsmux.conf kcsraw-counters.txt run.log
 			done
 		fi
 	fi

@@ -56,6 +56,26 @@ load_stock() {
 	return 1
 }
 
+# load_stock_irq PORT IRQ: stock ipmi_si on PORT with IRQ, plus
+# ipmi_devintf; prints its /dev/ipmiN. The 6.1 driver drops irqs= on its
+# hardcoded (ports=) path ("irq 0" in dmesg, and kipmid starts), so the
+# interface is added through the hotmod parameter, the only way to name one
+# port with its IRQ.
+load_stock_irq() {
+	modprobe ipmi_devintf || return 1
+	modprobe ipmi_si unload_when_empty=0 tryacpi=0 trydmi=0 tryplatform=1 \
+		trypci=0 || return 1
+	echo "add,kcs,i/o,$1,irq=$2" >/sys/module/ipmi_si/parameters/hotmod ||
+		return 1
+	for _i in $(seq 50); do
+		for _d in /dev/ipmi[0-9]*; do
+			[ -c "$_d" ] && { echo "$_d"; return 0; }
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
 # load_kcsraw [PARAMS...]: insmod the project's module.
 load_kcsraw() {
 	insmod "/lib/modules/$KVER/extra/kcsraw.ko" "$@"
