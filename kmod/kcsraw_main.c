@@ -237,12 +237,19 @@ static int kcsraw_cfg_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
+/*
+ * Tear down in the reverse order of bring-up: no new opens; the BMC's
+ * interrupt enables restored (a transaction: needs the poller); the poller
+ * stopped (it aborts a transaction still in flight); only then the IRQ
+ * released, as the poller may enable the line until it has stopped.
+ */
 static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 {
 	kcsraw_cdev_unregister(ifc);
 	if (ifc->thread)
-		kcsraw_irq_teardown(ifc);
+		kcsraw_irq_restore(ifc);
 	kcsraw_poller_stop(ifc);
+	kcsraw_irq_free(ifc);
 	kcsraw_io_release(ifc);
 	kfree(ifc);
 }
@@ -284,6 +291,7 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	ifc->cfg_irq = cfg->irq;
 	ifc->from_dmi = cfg->from_dmi;
 	spin_lock_init(&ifc->lock);
+	spin_lock_init(&ifc->irq_lock);
 	INIT_LIST_HEAD(&ifc->queue);
 	INIT_LIST_HEAD(&ifc->files);
 	atomic_set(&ifc->irq_pending, 0);
@@ -310,11 +318,7 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	ret = kcsraw_irq_setup(ifc);
 	if (ret)
 		goto fail;
-	ret = kcsraw_cdev_register(ifc);
-	if (ret) {
-		pr_err("%s: cannot register the device (%d)\n", ifc->name, ret);
-		goto fail;
-	}
+	/* The device is registered by kcsraw_init() once all are up. */
 	*out = ifc;
 	return 0;
 fail:
@@ -408,9 +412,25 @@ static int __init kcsraw_init(void)
 		}
 		kcsraw_ifaces[kcsraw_nifaces++] = ifc;
 	}
-	mutex_unlock(&kcsraw_mutex);
-	if (!kcsraw_nifaces)
+	if (!kcsraw_nifaces) {
+		mutex_unlock(&kcsraw_mutex);
 		return err ? err : -ENODEV;
+	}
+	/*
+	 * Only now, with every interface up, make them visible: a load that
+	 * fails above frees interfaces nobody can have opened.
+	 */
+	for (i = 0; i < kcsraw_nifaces; i++) {
+		ret = kcsraw_cdev_register(kcsraw_ifaces[i]);
+		if (ret) {
+			pr_err("%s: cannot register the device (%d)\n",
+			       kcsraw_ifaces[i]->name, ret);
+			mutex_unlock(&kcsraw_mutex);
+			kcsraw_destroy_all();
+			return ret;
+		}
+	}
+	mutex_unlock(&kcsraw_mutex);
 	return 0;
 }
 

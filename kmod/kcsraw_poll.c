@@ -91,7 +91,7 @@ static enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
 	return kcs_sm_event(&ifc->sm, us);
 }
 
-static void kcsraw_irq_unmask(struct kcsraw_iface *ifc);
+static void kcsraw_irq_unmask(struct kcsraw_iface *ifc, unsigned int irq);
 
 /*
  * Sleep up to @ns, or until the IRQ when @irq, or until woken (cancel,
@@ -107,8 +107,15 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 	int ret = 0;
 
 	if (irq)
-		kcsraw_irq_unmask(ifc);
+		kcsraw_irq_unmask(ifc, READ_ONCE(ifc->irq));
 	WRITE_ONCE(ifc->irq_wait, irq);
+	/*
+	 * set_current_state() is a full barrier: it orders the irq_wait
+	 * store before the irq_pending load below. It pairs with the
+	 * barrier in kcsraw_irq() between its irq_pending store and its
+	 * irq_wait load, so either this thread sees the interrupt or the
+	 * handler sees irq_wait and wakes it.
+	 */
 	set_current_state(TASK_IDLE);
 	if (irq && atomic_read(&ifc->irq_pending)) {
 		__set_current_state(TASK_RUNNING);
@@ -132,29 +139,56 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 }
 
 /*
- * The KCS interrupt is level-triggered (QEMU holds it while OBF or an
- * SMS_ATN interrupt is pending) and only a register access by the poller
- * clears its cause. So the handler masks the line and wakes the poller;
- * the poller unmasks it just before it next sleeps on the interrupt, after
- * the step that consumed the cause.
+ * The KCS interrupt is level-triggered (QEMU's isa-ipmi-kcs holds it while
+ * OBF or an SMS_ATN interrupt is pending, and its SMBIOS record says
+ * level) and the cause is cleared only by reading the data register (OBF)
+ * or the status register (SMS_ATN). ipmi_si clears it in its handler by
+ * running its state machine there, under its lock. Here the state machine
+ * belongs to the poller thread (per-transaction policy and cost
+ * accounting), so the handler cannot consume an OBF byte: it disables the
+ * line, marks the interrupt pending and wakes the poller, which enables the
+ * line again just before its next interrupt sleep, after the step that
+ * consumed the cause.
+ *
+ * The handler and the poller run on different CPUs: the "disabled by us"
+ * flag and the line's disable depth must change together, so both happen
+ * under irq_lock. (With only an atomic flag, the poller could see the
+ * flag the handler had just set and enable_irq() before the handler's
+ * disable_irq_nosync(): "Unbalanced enable", then the line stayed disabled
+ * with the flag clear, for good.)
  */
 static irqreturn_t kcsraw_irq(int irq, void *data)
 {
 	struct kcsraw_iface *ifc = data;
 
-	if (!atomic_xchg(&ifc->irq_masked, 1))
+	spin_lock(&ifc->irq_lock);
+	if (!ifc->irq_masked) {
+		ifc->irq_masked = true;
 		disable_irq_nosync(irq);
-	atomic_set(&ifc->irq_pending, 1);
+	}
 	ifc->irqs++;
+	spin_unlock(&ifc->irq_lock);
+	atomic_set(&ifc->irq_pending, 1);
+	/* Pairs with set_current_state() in kcsraw_sleep(). */
+	smp_mb();
 	if (READ_ONCE(ifc->irq_wait))
 		wake_up_process(ifc->thread);
 	return IRQ_HANDLED;
 }
 
-static void kcsraw_irq_unmask(struct kcsraw_iface *ifc)
+/* Undo the handler's disable_irq_nosync(), if it did one. */
+static void kcsraw_irq_unmask(struct kcsraw_iface *ifc, unsigned int irq)
 {
-	if (ifc->irq && atomic_xchg(&ifc->irq_masked, 0))
-		enable_irq(ifc->irq);
+	unsigned long flags;
+
+	if (!irq)
+		return;
+	spin_lock_irqsave(&ifc->irq_lock, flags);
+	if (ifc->irq_masked) {
+		ifc->irq_masked = false;
+		enable_irq(irq);
+	}
+	spin_unlock_irqrestore(&ifc->irq_lock, flags);
 }
 
 /* Complete @req: hand it to its file, its internal waiter, or free it. */
@@ -217,11 +251,19 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 	enum kcs_result r;
 
 	while (!kcs_sm_idle(&ifc->sm)) {
+		/*
+		 * Stopping: the interface is going away, and every sleep
+		 * would return at once. Leave the rest of the recovery to
+		 * the next load (a transaction starts with the error exit
+		 * when the interface is not idle).
+		 */
+		if (kthread_should_stop())
+			break;
 		atomic_set(&ifc->irq_pending, 0);
 		r = kcsraw_step(ifc, run);
 		if (r == KCS_WAIT)
-			kcsraw_sleep(ifc, 100 * NSEC_PER_USEC, !!ifc->irq, NULL,
-				     false);
+			kcsraw_sleep(ifc, 100 * NSEC_PER_USEC,
+				     !!READ_ONCE(ifc->irq), NULL, false);
 		else if (r != KCS_CALL_AGAIN)
 			break;
 		cond_resched();
@@ -236,7 +278,7 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	const struct kcsraw_policy *p = &req->pol;
 	struct kcs_sm_stats s0 = ifc->sm.stats;
 	struct kcs_sm_stats *s1 = &ifc->sm.stats;
-	bool use_irq = (p->flags & KCSRAW_POL_IRQ) && ifc->irq;
+	bool use_irq = (p->flags & KCSRAW_POL_IRQ) && READ_ONCE(ifc->irq);
 	u64 busy_ns = p->max_busy_us == KCSRAW_UNLIMITED ? U64_MAX :
 		      (u64)p->max_busy_us * NSEC_PER_USEC;
 	u64 sleep_us = p->poll_us, sleep_ns;
@@ -267,7 +309,13 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	}
 
 	for (;;) {
-		if (READ_ONCE(req->cancel)) {
+		/*
+		 * Cancelled, or the thread is asked to stop (rmmod with a
+		 * transaction orphaned by its closed file, the BMC hung):
+		 * every sleep would return at once, so running on would
+		 * spin for up to the retries times the timeouts. Abort.
+		 */
+		if (READ_ONCE(req->cancel) || kthread_should_stop()) {
 			if (spinning)
 				c->spin_ns += ktime_to_ns(ktime_sub(ktime_get(), spin_from));
 			kcs_sm_abort(&ifc->sm);
@@ -432,7 +480,7 @@ static int kcsraw_thread(void *data)
 		kcsraw_idle_check(ifc);
 		ms = READ_ONCE(kcsraw_atn_poll_ms);
 		kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
-			     !!ifc->irq, NULL, true);
+			     !!READ_ONCE(ifc->irq), NULL, true);
 	}
 	return 0;
 }
@@ -502,11 +550,23 @@ int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
 
 void kcsraw_poller_stop(struct kcsraw_iface *ifc)
 {
+	struct kcsraw_req *req, *tmp;
+	unsigned long flags;
+
 	if (!ifc->thread)
 		return;
 	kthread_stop(ifc->thread);
 	put_task_struct(ifc->thread);
 	ifc->thread = NULL;
+
+	/* Nothing runs them any more: complete what is still queued. */
+	spin_lock_irqsave(&ifc->lock, flags);
+	list_for_each_entry_safe(req, tmp, &ifc->queue, node) {
+		list_del_init(&req->node);
+		req->comp.status = -ECANCELED;
+		kcsraw_complete_locked(ifc, req);
+	}
+	spin_unlock_irqrestore(&ifc->lock, flags);
 }
 
 /* IPMI App commands used to switch the BMC's interrupt on. */
@@ -565,26 +625,39 @@ int kcsraw_irq_setup(struct kcsraw_iface *ifc)
 		}
 		ifc->irq_enabled_bmc = true;
 	}
-	ifc->irq = ifc->cfg_irq;
+	WRITE_ONCE(ifc->irq, ifc->cfg_irq);
 	pr_info("%s: using irq %u\n", ifc->name, ifc->irq);
 	return 0;
 fail:
-	if (atomic_xchg(&ifc->irq_masked, 0))
-		enable_irq(ifc->cfg_irq);
+	/* ifc->irq is 0: the poller never enables the line. */
+	kcsraw_irq_unmask(ifc, ifc->cfg_irq);
 	free_irq(ifc->cfg_irq, ifc);
 	return 0;
 }
 
-void kcsraw_irq_teardown(struct kcsraw_iface *ifc)
+/* Give the BMC back its interrupt enables; needs the poller running. */
+void kcsraw_irq_restore(struct kcsraw_iface *ifc)
 {
-	if (!ifc->irq)
+	if (!ifc->irq || !ifc->irq_enabled_bmc)
 		return;
-	if (ifc->irq_enabled_bmc &&
-	    kcsraw_set_enables(ifc, ifc->orig_global_enables))
+	if (kcsraw_set_enables(ifc, ifc->orig_global_enables))
 		pr_warn("%s: could not restore the BMC global enables\n",
 			ifc->name);
 	ifc->irq_enabled_bmc = false;
-	kcsraw_irq_unmask(ifc);
-	free_irq(ifc->irq, ifc);
-	ifc->irq = 0;
+}
+
+/*
+ * Release the IRQ. Only once the poller has stopped: until then it may
+ * enable_irq() the line before a sleep.
+ */
+void kcsraw_irq_free(struct kcsraw_iface *ifc)
+{
+	unsigned int irq = ifc->irq;
+
+	WARN_ON_ONCE(ifc->thread);
+	if (!irq)
+		return;
+	WRITE_ONCE(ifc->irq, 0);
+	kcsraw_irq_unmask(ifc, irq);
+	free_irq(irq, ifc);
 }

@@ -62,7 +62,8 @@ struct kcsraw_iface {
 	struct kcs_sm sm;		/* owned by the poller thread */
 	struct task_struct *thread;
 	atomic_t irq_pending;
-	atomic_t irq_masked;		/* the handler disabled the line */
+	spinlock_t irq_lock;		/* irq_masked and the line's disable */
+	bool irq_masked;		/* the handler disabled the line */
 	bool irq_wait;			/* the thread wants the IRQ to wake it */
 	u64 irqs;			/* written by the IRQ handler only */
 
@@ -109,7 +110,8 @@ void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p);
 int kcsraw_policy_check(const struct kcsraw_policy *p);
 u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc);
 int kcsraw_irq_setup(struct kcsraw_iface *ifc);
-void kcsraw_irq_teardown(struct kcsraw_iface *ifc);
+void kcsraw_irq_restore(struct kcsraw_iface *ifc);
+void kcsraw_irq_free(struct kcsraw_iface *ifc);
 
 /* kcsraw_cdev.c */
 int kcsraw_cdev_register(struct kcsraw_iface *ifc);
