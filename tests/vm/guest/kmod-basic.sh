@@ -107,6 +107,14 @@ check "poller_cpus=63 (offline) refused" sh -c "! echo 63 >$PAR/poller_cpus 2>/d
 check "poller_nice=19 accepted" sh -c "echo 19 >$PAR/poller_nice"
 check "thread nice is 19" test "$(cut -d' ' -f19 /proc/$pid/stat)" = 19
 echo 0 >$PAR/poller_nice
+if [ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ]; then
+	# run.sh --smp 2: the poller moves to the second CPU and runs there.
+	check "poller_cpus=1 accepted" sh -c "echo 1 >$PAR/poller_cpus"
+	check "thread affinity is CPU 1" grep -q 'Cpus_allowed_list:[[:space:]]*1$' /proc/$pid/status
+	run_to /tmp/p1 $KCSRAW -n 5 -q raw 06 01
+	expect "works with the poller on CPU 1" 'n=5 ok=5' /tmp/p1
+	check "the poller last ran on CPU 1" test "$(awk '{print $39}' /proc/$pid/stat)" = 1
+fi
 echo all >$PAR/poller_cpus
 run_to /tmp/pp $KCSRAW -n 5 -q raw 06 01
 expect "still works after moving the poller" 'n=5 ok=5' /tmp/pp
