@@ -4,8 +4,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/printk.h>
 #include "kcsraw_priv.h"
@@ -36,26 +38,52 @@ u8 kcsraw_io_status(struct kcsraw_iface *ifc)
 }
 
 /*
- * Name the innermost busy resource that covers @port, for the error
- * message. The resource tree lock is not exported to modules; this is a
- * read-only walk of a tree that only changes when a driver claims or
- * releases ports, done once on a failed load, for a diagnostic.
+ * Name the innermost resource that covers @port, for the error message.
+ * The resource tree may only be walked under resource_lock, which is not
+ * exported to modules; /proc/ioports prints the tree under that lock, so
+ * read it there (lines "  0ca2-0ca2 : ipmi_si", indented by depth). Done
+ * once, on a failed load, in the context of the process loading the
+ * module; "another driver" when /proc is not there.
  */
+#define KCSRAW_IOPORTS_MAX	(64 * 1024)
+
 static void kcsraw_port_holder(unsigned long port, char *buf, size_t len)
 {
-	struct resource *r = ioport_resource.child;
-	const char *name = NULL;
+	unsigned long start, end;
+	int depth, best = -1, n;
+	struct file *f;
+	char *text, *line, *next, *name;
+	loff_t pos = 0;
+	ssize_t got;
 
-	while (r) {
-		if (port >= r->start && port <= r->end) {
-			if (r->flags & IORESOURCE_BUSY)
-				name = r->name;
-			r = r->child;
-		} else {
-			r = r->sibling;
+	strscpy(buf, "another driver", len);
+	text = kvmalloc(KCSRAW_IOPORTS_MAX, GFP_KERNEL);
+	if (!text)
+		return;
+	f = filp_open("/proc/ioports", O_RDONLY, 0);
+	if (IS_ERR(f))
+		goto out;
+	got = kernel_read(f, text, KCSRAW_IOPORTS_MAX - 1, &pos);
+	filp_close(f, NULL);
+	if (got <= 0)
+		goto out;
+	text[got] = '\0';
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		depth = strspn(line, " ");
+		if (sscanf(line + depth, "%lx-%lx : %n", &start, &end, &n) != 2 ||
+		    port < start || port > end || depth <= best)
+			continue;
+		name = strim(line + depth + n);
+		if (*name) {
+			strscpy(buf, name, len);
+			best = depth;
 		}
 	}
-	strscpy(buf, name ? name : "unknown", len);
+out:
+	kvfree(text);
 }
 
 void kcsraw_io_release(struct kcsraw_iface *ifc)
