@@ -22,6 +22,10 @@
 #   --report DIR    do not run anything: render an earlier run's DIR again
 #                   (e.g. docs/data/kmod-bench, the figures in the docs)
 #   --timeout SEC   guest timeout (default 420)
+#   --smp N         guest vCPUs (default 1); with N > 1 the docs block is
+#                   kmod-bench-smpN (beside the 1-vCPU one), the plot
+#                   docs/img/kmod-bench-smpN.png, the data
+#                   docs/data/kmod-bench-smpN/
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-bench; must not be a
 # SANITIZE=ON tree), and what tests/vm/run.sh reads. About 2-3 minutes of VM
@@ -31,7 +35,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-bench}
 build=$KCSMUX_BUILD
-n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out=""
+n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out="" smp=1
 
 . "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
@@ -44,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--no-docs) docs=0 ;;
 	--report) report=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
+	--smp) smp=$2; shift ;;
 	-h|--help) usage ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
@@ -54,17 +59,19 @@ done
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/kmod-bench/ (re-render them with --report docs/data/kmod-bench).
 render() {
-	local dir=$1 args=() data=$src/docs/data/kmod-bench
+	local tag=kmod-bench
+	[ "$smp" = 1 ] || tag=kmod-bench-smp$smp
+	local dir=$1 args=() data=$src/docs/data/$tag
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/kmod-bench.png")
+		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/$tag.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
 			bench_keep "$dir" "$data" results.txt env.txt spinloop.txt \
 				host-spinloop.txt host-env.txt
 		fi
 	fi
-	"$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"
+	KCSMUX_BENCH_TAG=$tag "$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"
 	if [ $docs = 1 ]; then
-		log "updated docs/benchmarks.md, docs/img/kmod-bench.png, docs/data/kmod-bench/"
+		log "updated docs/benchmarks.md, docs/img/$tag.png, docs/data/$tag/"
 	fi
 	log "results in $dir"
 }
@@ -87,7 +94,7 @@ bench_host_env "$out/host-env.txt"
 
 log "booting the benchmark guest ($rounds rounds, n=$n, nsdr=$nsdr); serial log $out/serial.log"
 rc=0
-"$src/tests/vm/run.sh" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
+"$src/tests/vm/run.sh" --smp "$smp" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
 	--out "$out" --log "$out/serial.log" --timeout "$timeout" -q \
 	--env BENCH_N="$n" --env BENCH_NSDR="$nsdr" --env BENCH_WARM="$warm" --env BENCH_ROUNDS="$rounds" \
 	"$src/tests/bench/kmod-bench.sh" 2>"$out/run.log" || rc=$?
