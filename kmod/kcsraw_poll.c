@@ -471,6 +471,17 @@ static int kcsraw_thread(void *data)
 		if (req) {
 			kcsraw_run_req(ifc, req);
 			spin_lock_irqsave(&ifc->lock, flags);
+			/*
+			 * A cancel on another CPU may have found the request
+			 * in flight (and returned 0) after the transaction's
+			 * last step: it still completes as cancelled, as
+			 * KCSRAW_IOC_CANCEL promises; the answer is dropped.
+			 */
+			if (req->cancel && !req->comp.status) {
+				req->comp.status = -ECANCELED;
+				req->comp.resp_len = 0;
+				req->comp.flags = 0;
+			}
 			kcsraw_complete_locked(ifc, req);
 			spin_unlock_irqrestore(&ifc->lock, flags);
 			cond_resched();
