@@ -16,11 +16,11 @@
 #include <linux/errno.h>
 #else
 #include <stdbool.h>
-#include <stdint.h>
 #include <errno.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+#include <linux/types.h>
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __u64 u64;
 #endif
 
 /* Register offsets, in units of the interface's register spacing. */
