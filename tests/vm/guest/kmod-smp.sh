@@ -26,6 +26,12 @@ irqcount() {
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 say "$ncpu CPUs, BMC delay $KCSMUX_DELAY, kcsraw on $KCS1_PORT irq $KCS1_IRQ, $ROUNDS loads x $N transactions"
 check "the guest has 2 CPUs or more" test "$ncpu" -ge 2
+if grep -q slub_debug /proc/cmdline; then
+	# run.sh --append slub_debug=FZPU: kcsraw's requests (kmalloc-1k) are
+	# red-zoned and poisoned; corruption shows as "BUG kmalloc-1k" below.
+	check "SLUB debug checks on for kmalloc-1k" \
+		grep -qx 1 /sys/kernel/slab/kmalloc-1k/poison
+fi
 dmesg -c >/dev/null
 
 # Widen the race windows the way a loaded host does: a kprobe on
@@ -85,9 +91,9 @@ while [ $round -lt "$ROUNDS" ]; do
 		test "$((i1 - i0))" -ge "$N"
 	tsleeps=$((tsleeps + sl)) tirq=$((tirq + iw)) ttimer=$((ttimer + tw))
 	check "rmmod kcsraw" rmmod kcsraw
-	if dmesg | grep -qE 'WARNING:|Unbalanced|BUG:|Oops'; then
+	if dmesg | grep -qE 'WARNING:|Unbalanced|BUG[: ]|Oops|list_(add|del) corruption'; then
 		fail "kernel warnings after load $round:"
-		dmesg | grep -B2 -A12 -E 'WARNING:|Unbalanced|BUG:|Oops' | head -n 40
+		dmesg | grep -B2 -A12 -E 'WARNING:|Unbalanced|BUG[: ]|Oops|corruption' | head -n 40
 		dmesg -c >/dev/null
 	fi
 done

@@ -16,7 +16,7 @@
 KCSRAW=kcsmux-kcsraw
 HOLD_MS=${HOLD_MS:-3000}
 ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
-warnings() { dmesg | grep -E 'WARNING:|BUG:|Oops|soft lockup|Unbalanced|hung_task|blocked for more'; }
+warnings() { dmesg | grep -E 'WARNING:|BUG[: ]|Oops|soft lockup|Unbalanced|hung_task|blocked for more|list_(add|del) corruption'; }
 dmesg -c >/dev/null
 
 say "a bogus second port: the load fails as a whole, no device meanwhile"
