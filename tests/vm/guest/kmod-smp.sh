@@ -3,12 +3,13 @@
 # that disables and enables the line around its sleeps may run on another.
 # Many IRQ-only transactions (-b 0 -i: never spin, sleep until the
 # interrupt, a 50 ms timer only as the fallback) over several loads of the
-# module, each with the poller placed differently (CPU0, CPU1, either), so
+# module, each with the poller placed differently (CPU1, CPU0, either), so
 # one boot covers what took several boots to show (kprobes widen the race
-# windows, see below): every sleep must end
-# with the interrupt, the interrupts must keep coming, and the kernel log
-# must stay free of "Unbalanced enable" and WARNINGs.
-# Run with: run.sh --smp 2 --bmc extern --delay fixed:200 kmod-smp.sh
+# windows, see below): every sleep must end with the interrupt, the
+# interrupts must keep coming, and the kernel log must stay free of
+# "Unbalanced enable", WARNINGs and slab BUG reports.
+# Run with: run.sh --smp 2 --bmc extern --delay fixed:200
+#           --append slub_debug=FZPU kmod-smp.sh
 . /guest/lib.sh
 
 KCSRAW=kcsmux-kcsraw
