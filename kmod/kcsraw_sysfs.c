@@ -23,7 +23,10 @@ static ssize_t field##_show(struct device *dev,				\
 	kcsraw_get_stats(kcsraw_dev_iface(dev), &st);			\
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)st.field);	\
 }									\
-static DEVICE_ATTR_RO(field)
+static struct device_attribute dev_attr_##field = {			\
+	.attr = { .name = #field, .mode = 0444 },			\
+	.show = field##_show,						\
+}
 
 KCSRAW_STAT_ATTR(transactions);
 KCSRAW_STAT_ATTR(errors);
