@@ -34,6 +34,11 @@ if [ "${KCSMUX_SKIP_FUZZ:-0}" != 1 ]; then
 	fi
 fi
 
+# checkpatch.pl for build.checkpatch (kmod/ --strict clean): Debian ships it
+# only in linux-source-6.1; fetched once into the cache (tests/checkpatch.sh).
+"$src/tests/checkpatch.sh" --fetch >/dev/null 2>&1 ||
+	echo "check.sh: tests/checkpatch.sh --fetch did not succeed (build.checkpatch will say why)"
+
 t0=$(date +%s)
 set +e
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
