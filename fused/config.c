@@ -380,7 +380,7 @@ static int n_allow(struct kcsmux_node_conf *n, struct nodestate *ns,
 {
 	char *c = NULL;
 
-	if (cmdset_parse(&n->acc.allow, v, &c) == -1) {
+	if (access_parse_allow(&n->acc, v, &c) == -1) {
 		value_error(cause, "allow: %s", c != NULL ? c : "out of memory");
 		free(c);
 		return -1;

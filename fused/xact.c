@@ -286,6 +286,8 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	struct node *n = c->node;
 	struct xact *x;
 	unsigned int flags = 0;
+	enum access_verdict verdict;
+	struct access_why why;
 	int rv;
 
 	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
@@ -297,12 +299,16 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
-	if (!access_allows(&n->conf.acc, netfn, cmd)) {
+	verdict = access_check(&n->conf.acc, netfn, cmd, data, len, &why);
+	if (verdict != ACCESS_OK) {
 		n->cnt.denied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
-				"denied (cc 0xd4)", n->conf.name, (int)c->pid,
-				netfn, cmd);
+				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
+				"at nesting level %u", n->conf.name,
+				(int)c->pid, netfn, cmd,
+				access_verdict_name(verdict), why.netfn,
+				why.cmd, why.depth);
 		return xact_answer_now(c, addr, msgid, netfn, cmd,
 				       IPMI_CC_INSUFFICIENT_PRIV);
 	}
