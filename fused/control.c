@@ -17,6 +17,7 @@
  * new timing.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -409,6 +410,7 @@ static void do_list(struct ctl_conn *c)
 
 static void do_stats(struct ctl_conn *c)
 {
+	struct mallinfo2 mi;
 	struct daemon *d = ctl.d;
 	struct node_snap s;
 	struct node **v;
@@ -423,8 +425,13 @@ static void do_stats(struct ctl_conn *c)
 	ctl_json_str(&b, config_backend_name(d->cfg.backend));
 	ctl_buf_printf(&b, ", \"device\": ");
 	ctl_json_str(&b, d->cfg.device != NULL ? d->cfg.device : "");
-	ctl_buf_printf(&b, ", \"time_ns\": %llu,\n\"nodes\": [",
-	    (unsigned long long)now);
+	mi = mallinfo2();
+	/* The daemon's heap in use (allocated chunks, mmapped ones included)
+	 * and held free: a leak grows the first, the allocator settling only
+	 * the second or RSS (vm.soak). 0 under ASan, which replaces malloc. */
+	ctl_buf_printf(&b, ", \"time_ns\": %llu, \"heap_in_use\": %zu, "
+	    "\"heap_free\": %zu,\n\"nodes\": [", (unsigned long long)now,
+	    mi.uordblks + mi.hblkhd, mi.fordblks);
 	v = nodes_sorted(d, &count);
 	for (i = 0; i < count; i++) {
 		node_snap(v[i], now, true, &s);

@@ -195,6 +195,8 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		goto nomem;
 	n->d = d;
 	n->conf = *conf;
+	memcpy(n->chan_address, d->chan_address, sizeof(n->chan_address));
+	memcpy(n->chan_lun, d->chan_lun, sizeof(n->chan_lun));
 	LIST_INIT(&n->clients);
 	nodestats_init(&n->st, now_ns(), 0);
 	adapt_init(&n->adapt);

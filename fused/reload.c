@@ -31,6 +31,7 @@ static struct node *find_node(struct daemon *d, const char *name)
 static void update_node(struct node *n, const struct kcsmux_node_conf *c)
 {
 	char path[16 + KCSMUX_NAME_MAX];
+	struct client *cl;
 
 	if (c->uid != n->conf.uid || c->gid != n->conf.gid ||
 	    c->mode != n->conf.mode) {
@@ -41,6 +42,9 @@ static void update_node(struct node *n, const struct kcsmux_node_conf *c)
 			log_warn("%s: setting owner/mode: %s", path,
 				 strerror(errno));
 	}
+	if (n->conf.commands && !c->commands)	/* revoked: drop them */
+		LIST_FOREACH(cl, &n->clients, link)
+			cmdreg_client_gone(cl);
 	n->conf = *c;
 	sched_flow_update(&n->d->sched, &n->flow, &n->conf.pol, now_ns());
 }

@@ -147,6 +147,8 @@ static struct xact *pick(struct daemon *d)
 	it = sched_dequeue(&d->sched, now, &at);
 	if (it) {
 		x = (struct xact *)((char *)it - offsetof(struct xact, item));
+		if (x->client && x->client->queued)
+			x->client->queued--;
 		nodestats_dispatch(&x->node->st, now - x->t_enq);
 		return x;
 	}
@@ -278,6 +280,35 @@ int xact_answer_now(struct client *c, const struct abi_addr *addr,
 	return 0;
 }
 
+/*
+ * Shares of a node's queue (policy key queue): one file may hold at most
+ * half of it queued, the files of one uid three quarters (at least 1), so
+ * one client or one user cannot fill it and starve the node's others.
+ */
+unsigned int xact_file_share(unsigned int queue)
+{
+	return queue / 2 ? queue / 2 : 1;
+}
+
+unsigned int xact_uid_share(unsigned int queue)
+{
+	return queue * 3 / 4 ? queue * 3 / 4 : 1;
+}
+
+static bool over_share(const struct client *c)
+{
+	const struct node *n = c->node;
+	unsigned int q = n->conf.pol.queue, sum = 0;
+	const struct client *o;
+
+	if (c->queued >= xact_file_share(q))
+		return true;
+	LIST_FOREACH(o, &n->clients, link)
+		if (o->uid == c->uid)
+			sum += o->queued;
+	return sum >= xact_uid_share(q);
+}
+
 int xact_send(struct client *c, const struct abi_addr *addr,
 	      const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
 	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
@@ -333,6 +364,11 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	memcpy(x->req + 2, data, len);
 	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
+	if (over_share(c)) {
+		n->cnt.busy++;
+		free(x);
+		return -EBUSY;
+	}
 	rv = xact_enqueue(x);
 	if (rv < 0) {
 		free(x);
@@ -340,6 +376,8 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	}
 	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
 	c->outstanding++;
+	if (x->state == XACT_QUEUED)
+		c->queued++;
 	return 0;
 }
 
