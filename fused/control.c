@@ -296,8 +296,23 @@ struct node_snap {
 	struct ctl_client_info *clients;
 };
 
-static void node_snap(const struct node *n, uint64_t now, bool clients,
-    struct node_snap *s)
+/* Who may see which client: an admin every one, another user only the
+ * clients of its own uid (pids and uids of others' are private). */
+static bool sees_client(const struct ctl_conn *who, const struct client *c)
+{
+	struct ucred cr;
+
+	if (who->uid == c->uid)
+		return true;
+	cr.pid = who->pid;
+	cr.uid = who->uid;
+	cr.gid = who->gid;
+	return conn_is_admin(ctl.d, bufferevent_getfd(who->bev), &cr);
+}
+
+/* CLIENTS: NULL, or the connection asking (which clients it sees). */
+static void node_snap(const struct node *n, uint64_t now,
+    const struct ctl_conn *clients, struct node_snap *s)
 {
 	struct ctl_node_info *ni = &s->ni;
 	const struct nodestats *st = &n->st;
@@ -336,6 +351,8 @@ static void node_snap(const struct node *n, uint64_t now, bool clients,
 			LIST_FOREACH(c, &n->clients, link) {
 				if (i >= n->nclients)
 					break;
+				if (!sees_client(clients, c))
+					continue;
 				s->clients[i].id = c->id;
 				s->clients[i].pid = c->pid;
 				s->clients[i].uid = c->uid;
@@ -399,7 +416,7 @@ static void do_list(struct ctl_conn *c)
 	global_kv(d, &b);
 	v = nodes_sorted(d, &count);
 	for (i = 0; i < count; i++) {
-		node_snap(v[i], now, false, &s);
+		node_snap(v[i], now, NULL, &s);
 		ctl_node_kv(&b, &s.ni);
 		node_snap_free(&s);
 	}
@@ -434,7 +451,7 @@ static void do_stats(struct ctl_conn *c)
 	    mi.uordblks + mi.hblkhd, mi.fordblks);
 	v = nodes_sorted(d, &count);
 	for (i = 0; i < count; i++) {
-		node_snap(v[i], now, true, &s);
+		node_snap(v[i], now, c, &s);
 		ctl_buf_printf(&b, "%s\n ", i ? "," : "");
 		ctl_node_json(&b, &s.ni);
 		node_snap_free(&s);
@@ -490,7 +507,7 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 	if ((n = req_node(c, CTL_SHOW, l)) == NULL)
 		return;
 	ctl_buf_init(&b);
-	node_snap(n, now_ns(), true, &s);
+	node_snap(n, now_ns(), c, &s);
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
 	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)

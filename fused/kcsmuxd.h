@@ -70,6 +70,7 @@ struct client {
 	bool gets_events;
 	unsigned int nregs;		/* command registrations (cmdreg.c) */
 	unsigned int queued;		/* of outstanding: in the node's queue */
+	bool revoked;			/* lost access in a reload: EACCES */
 	int32_t timing_retries;		/* IPMICTL_SET_TIMING_PARMS */
 	uint32_t timing_retry_ms;
 
@@ -167,7 +168,18 @@ int daemon_reload(struct daemon *d, char **cause);
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		char **cause);
 void node_destroy(struct node *n);
+/* -1 with *cause if /dev/NAME exists (a node must not take another
+ * device's name); kcsmuxd -n and node_create() ask. */
+int node_name_check(const char *name, char **cause);
+/* Owner and mode of the node's device, through an O_PATH|O_NOFOLLOW
+ * descriptor, only if it is the node's CUSE character device; NARROW (or
+ * (mode_t)-1) is applied first. */
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
+			mode_t mode, mode_t narrow);
 void node_notify(struct client *c);
+/* The file's user lost access (reload): drop its work and registrations,
+ * fail its calls with EACCES, wake its poll() (POLLERR). */
+void client_revoke(struct client *c);
 
 /* client.c: the /dev/ipmiN semantics of one open file */
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);

@@ -598,6 +598,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	struct metrics_buf b = { 0 };
 	char *tmp = msg("%s.tmp", path);
 	const char *what;
+	struct stat st;
 	int fd = -1, err;
 
 	if (!tmp || metrics_render_daemon(d, &b) < 0) {
@@ -606,11 +607,28 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 		*cause = msg("metrics_textfile %s: out of memory", path);
 		return -1;
 	}
+	/*
+	 * A new file, never one that is there: whatever sits at the .tmp
+	 * name (a FIFO that would block the daemon's only thread, a link to
+	 * another file, a leftover) is removed first (unlink follows
+	 * nothing), then created with O_EXCL; O_NONBLOCK and the fstat
+	 * check are a second guard.
+	 */
 	what = "open";
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC |
+	    O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
+		    O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		goto fail;
+	what = "fstat";
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
 	/* node_exporter reads it as another user; the umask may differ. */
 	what = "chmod";
 	if (fchmod(fd, 0644) < 0)

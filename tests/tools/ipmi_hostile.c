@@ -13,6 +13,8 @@
  *                        the queue to fill: one file gets EBUSY at QUEUE/2
  *                        queued, a second file of the same uid at 3/4 in
  *                        all, a file of UID still gets service
+ *   revoked DEV FILE     a file opened before a reload that took the
+ *                        user's access fails with EACCES once FILE exists
  *   fuzz DEV SEED COUNT  COUNT random hostile requests (every address type
  *                        and channel, LUN bits, broadcast, response netfns,
  *                        Send Message nested at every depth, tunnels,
@@ -513,6 +515,30 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 	return 0;
 }
 
+/* Open DEV, one call, wait for FILE to exist, the same call again: it
+ * must fail with EACCES (the reload took the user's access away). */
+static int cmd_revoked(const char *dev, const char *file)
+{
+	int fd = open_dev(dev), rv, i;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	rv = geti(fd, IPMICTL_GET_MY_ADDRESS_CMD);
+	CHECK(rv >= 0, "before: GET_MY_ADDRESS %s", rv < 0 ? strerror(-rv) : "ok");
+	for (i = 0; i < 400 && access(file, F_OK) != 0; i++)
+		usleep(50000);
+	rv = geti(fd, IPMICTL_GET_MY_ADDRESS_CMD);
+	CHECK(rv == -EACCES, "after the reload: GET_MY_ADDRESS %s (EACCES)",
+	      rv < 0 ? strerror(-rv) : "ok");
+	rv = send_si(fd, 0x06, 0x01, NULL, 0);
+	CHECK(rv == -EACCES, "after the reload: SEND %s (EACCES)",
+	      rv < 0 ? strerror(-rv) : "ok");
+	rv = poll(&p, 1, 0);
+	CHECK(rv == 1 && (p.revents & POLLERR), "poll: revents 0x%x (POLLERR)",
+	      p.revents);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && strcmp(argv[1], "addr") == 0)
@@ -523,6 +549,8 @@ int main(int argc, char **argv)
 		cmd_reg_denied(argv[2]);
 	else if (argc >= 5 && strcmp(argv[1], "share") == 0)
 		cmd_share(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (argc >= 4 && strcmp(argv[1], "revoked") == 0)
+		cmd_revoked(argv[2], argv[3]);
 	else if (argc >= 5 && strcmp(argv[1], "fuzz") == 0)
 		cmd_fuzz(argv[2], (unsigned int)strtoul(argv[3], NULL, 0),
 			 atol(argv[4]));

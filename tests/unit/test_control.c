@@ -339,6 +339,17 @@ START_TEST(test_show)
 		return;
 	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi2", NULL), 0);
 	assert_has(out, "node=ipmi2\npreset=monitor\n");
+	/* ... but not at other users' clients: their pids and uids are
+	 * private to them and the admins */
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi1", NULL), 0);
+	assert_has(out, "\nclients=0\n");
+	ck_assert_msg(strstr(out, "pid=111") == NULL &&
+	    strstr(out, "pid=222") == NULL, "%s", out);
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "stats", "-j", NULL), 0);
+	ck_assert_msg(strstr(out, "\"pid\": 111") == NULL &&
+	    strstr(out, "\"pid\": 222") == NULL, "%s", out);
+	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
+	assert_has(out, "\"pid\": 111");
 }
 END_TEST
 

@@ -50,6 +50,19 @@ hostile() {
 	check "kcsmux-ipmi-hostile $*" test $_rc = 0
 }
 
+say "node names that are other devices' are refused"
+ln -sf /dev/null /dev/h-link
+cp /etc/kcsmux/kcsmux.conf /tmp/good.conf
+for name in null stdout h-link; do
+	printf '[global]\nbackend = kcsraw\ndevice = /dev/kcsraw0\n[node %s]\n' \
+		$name >/tmp/bad.conf
+	kcsmuxd -n -c /tmp/bad.conf >/tmp/n.out 2>&1
+	rc=$?
+	sed 's/^/    /' /tmp/n.out
+	check "kcsmuxd -n refuses [node $name] (exit $rc)" \
+		eval "[ $rc != 0 ] && grep -q '/dev/$name already exists' /tmp/n.out"
+done
+
 say "SET_MY_ADDRESS/LUN/CHANNEL_* are per node"
 hostile addr /dev/h-ro /dev/h-all
 
@@ -68,6 +81,24 @@ hp=$!
 sleep 0.5
 hostile share /dev/h-share 8 65534
 wait $hp
+
+say "a reload that takes a user's access closes that user's open file"
+rm -f /tmp/reloaded
+su -s /bin/sh nobody -c "kcsmux-ipmi-hostile revoked /dev/h-share /tmp/reloaded" \
+	>/tmp/rv.out 2>&1 &
+rp=$!
+sleep 1
+sed -i '/^\[node h-share\]/,/^\[/ s/^mode = 0666/mode = 0600/' /etc/kcsmux/kcsmux.conf
+kcsmuxctl reload >/tmp/rl.out 2>&1
+check "kcsmuxctl reload (h-share: mode 0666 -> 0600)" test $? = 0
+touch /tmp/reloaded
+wait $rp
+rc=$?
+sed 's/^/    /' /tmp/rv.out
+check "nobody's file of h-share lost its access" test $rc = 0
+grep 'lost access' $LOG | sed 's/^/    /'
+ls -l /dev/h-share | sed 's/^/    /'
+check "/dev/h-share is 0600 now" eval "ls -l /dev/h-share | grep -q '^crw------- '"
 
 say "randomized hostile client: $FUZZ_COUNT requests per node (FUZZ_SEED=$FUZZ_SEED)"
 i=0
