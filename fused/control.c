@@ -43,6 +43,10 @@
 
 #define CTL_MAX_CONNS	64
 #define CTL_MAX_PER_UID	8	/* but root: others cannot lock root out */
+#define CTL_ADMIN_SLOTS	8	/* of CTL_MAX_CONNS, kept for root and the
+				   admin group: 8 users x 8 cannot lock
+				   them out */
+#define CTL_EMFILE_RETRY_S 1	/* accept paused that long after EMFILE */
 #define CTL_MAX_REQUEST	(64 * 1024)	/* requests are small */
 #define CTL_IDLE_SEC	600	/* a connection silent that long is closed */
 #define CTL_WRITE_SEC	30	/* a reader that long stuck is closed */
@@ -59,6 +63,8 @@ struct ctl_conn {
 static struct {
 	struct daemon *d;
 	struct evconnlistener *lev;
+	struct event *resume;		/* accepting again after EMFILE */
+	unsigned long accept_errors;
 	char *path;
 	dev_t dev;
 	ino_t ino;
@@ -819,6 +825,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 	struct ctl_conn *c;
+	bool admin;
 
 	(void)lev;
 	(void)sa;
@@ -829,7 +836,10 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
+	admin = ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS &&
+	    conn_is_admin(d, fd, &cr);
 	if (ctl.nconns >= CTL_MAX_CONNS ||
+	    (ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS && !admin) ||
 	    (cr.uid != 0 && conns_of(cr.uid) >= CTL_MAX_PER_UID)) {
 		log_ratelimited(&ctl.rl, LOG_WARNING, "control: too many "
 		    "connections, refusing uid %u (pid %ld)",
@@ -861,12 +871,35 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	    (long)cr.pid, (unsigned)cr.uid, (unsigned)cr.gid);
 }
 
+static void resume_accepting(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (ctl.lev)
+		evconnlistener_enable(ctl.lev);
+}
+
+/* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
+ * log line each time); pause accepting and try again in a second. */
 static void on_accept_error(struct evconnlistener *lev, void *arg)
 {
-	(void)lev;
+	struct timeval tv = { CTL_EMFILE_RETRY_S, 0 };
+	int err = errno;
+
 	(void)arg;
+	ctl.accept_errors++;
+	if ((err == EMFILE || err == ENFILE || err == ENOBUFS ||
+	    err == ENOMEM) && ctl.resume) {
+		evconnlistener_disable(lev);
+		evtimer_add(ctl.resume, &tv);
+		log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s: "
+		    "not accepting for %d s", strerror(err),
+		    CTL_EMFILE_RETRY_S);
+		return;
+	}
 	log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s",
-	    strerror(errno));
+	    strerror(err));
 }
 
 /* ---- the socket ---- */
@@ -993,6 +1026,7 @@ int control_init(struct daemon *d, char **cause)
 		goto fail;
 	}
 	evconnlistener_set_error_cb(ctl.lev, on_accept_error);
+	ctl.resume = evtimer_new(d->base, resume_accepting, NULL);
 	if ((ctl.path = strdup(path)) == NULL) {
 		evconnlistener_free(ctl.lev);
 		ctl.lev = NULL;
@@ -1008,6 +1042,11 @@ fail:
 	return -1;
 }
 
+unsigned long control_accept_errors(void)
+{
+	return ctl.accept_errors;
+}
+
 void control_fini(struct daemon *d)
 {
 	struct stat sb;
@@ -1018,6 +1057,9 @@ void control_fini(struct daemon *d)
 	if (ctl.lev != NULL)
 		evconnlistener_free(ctl.lev);
 	ctl.lev = NULL;
+	if (ctl.resume != NULL)
+		event_free(ctl.resume);
+	ctl.resume = NULL;
 	/*
 	 * Remove the socket only if it is still ours (not a successor's).
 	 * After dropping root (user = ...) the directory may not let us:

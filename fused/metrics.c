@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <netinet/in.h>
 
 #include <event2/buffer.h>
+#include <event2/listener.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -402,7 +404,50 @@ static struct {
 	struct event *timer;
 	char *textfile;
 	struct log_rl rl;
+	struct event *resume;		/* re-enables accepting */
+	bool paused;			/* listener disabled after EMFILE */
 } M;
+
+static void pause_accepting(const char *why);
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	evconnlistener_enable(evhttp_bound_socket_get_listener(M.sock));
+	M.paused = false;
+}
+
+static void pause_accepting(const char *why)
+{
+	struct evconnlistener *lev = evhttp_bound_socket_get_listener(M.sock);
+
+	if (!lev || M.paused)
+		return;
+	evconnlistener_disable(lev);
+	M.paused = true;
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s: not "
+	    "accepting for %d s", why, METRICS_EMFILE_RETRY_S);
+}
+
+/* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
+ * log line each time); pause, and try again in a second. */
+static void on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval tv = { METRICS_EMFILE_RETRY_S, 0 };
+	int err = errno;
+
+	(void)lev;
+	(void)arg;
+	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+		pause_accepting(strerror(err));
+		evtimer_add(M.resume, &tv);
+		return;
+	}
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s",
+	    strerror(err));
+}
 
 static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *msg(const char *fmt, ...)
@@ -555,6 +600,13 @@ static int http_start(struct daemon *d, const char *listen, char **cause)
 		return -1;
 	}
 	free(host);
+	M.resume = evtimer_new(d->base, resume_cb, NULL);
+	if (!M.resume) {
+		*cause = msg("metrics_listen: out of memory");
+		return -1;
+	}
+	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(M.sock),
+	    on_accept_error);
 	log_info("metrics: serving http://%s/metrics", listen);
 	return 0;
 }
@@ -722,6 +774,8 @@ void metrics_fini(struct daemon *d)
 	(void)d;
 	if (M.http)
 		evhttp_free(M.http);	/* its socket and connections too */
+	if (M.resume)
+		event_free(M.resume);
 	if (M.timer)
 		event_free(M.timer);
 	if (M.textfile) {

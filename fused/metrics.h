@@ -20,6 +20,8 @@
 #include "nodestats.h"
 
 #define METRICS_TEXTFILE_INTERVAL_S	10
+/* After EMFILE/ENFILE on accept: seconds before accepting again. */
+#define METRICS_EMFILE_RETRY_S		1
 #define METRICS_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 /* One node at the time of the snapshot. */
