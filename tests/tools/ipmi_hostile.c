@@ -241,8 +241,16 @@ static int send_si(int fd, unsigned char netfn, unsigned char cmd,
 	return ioctl(fd, IPMICTL_SEND_COMMAND, &r) < 0 ? -errno : 0;
 }
 
+static int drain_max(int fd, int ms, int max);
+
 /* Answers waiting or arriving within MS; returns how many were read. */
 static int drain(int fd, int ms)
+{
+	return drain_max(fd, ms, 1 << 30);
+}
+
+/* At most MAX answers, each within MS. */
+static int drain_max(int fd, int ms, int max)
 {
 	unsigned char data[IPMI_MAX_MSG_LENGTH];
 	struct ipmi_addr addr;
@@ -250,7 +258,7 @@ static int drain(int fd, int ms)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int n = 0;
 
-	while (poll(&p, 1, ms) > 0) {
+	while (n < max && poll(&p, 1, ms) > 0) {
 		rv.addr = (unsigned char *)&addr;
 		rv.addr_len = sizeof(addr);
 		rv.msg.data = data;
@@ -307,7 +315,7 @@ static int cmd_share(const char *dev, int queue, int uid)
 		if (c < 0)
 			_exit(4);
 		got = fill(c, 2, &e);
-		got = got * 100 + drain(c, 60000) ;
+		got = got * 100 + drain_max(c, 20000, got);
 		if (write(pfd[1], &got, sizeof(got)) != sizeof(got))
 			_exit(5);
 		_exit(0);
