@@ -314,6 +314,46 @@ START_TEST(test_random_bodies)
 }
 END_TEST
 
+/*
+ * A client's own IPMB request, as the frame the daemon wraps is read on
+ * the bus: slave address 0 without the broadcast type makes receivers
+ * read a broadcast one byte on (cmd = the first data byte, netfn = the
+ * first checksum / 4); a channel other than 0 may be LAN, read likewise.
+ */
+START_TEST(test_ipmb_readings)
+{
+	const struct kcsmux_access *acc = rules("access = readonly\n");
+	/* netfn 00 LUN 0 to SA 0: checksum 1 is 00, so the shifted netfn
+	 * is 00 (chassis) and its cmd the first data byte, 02 */
+	static const uint8_t ctl[] = { 0x02, 0x00 };
+	struct access_why why;
+	unsigned int chan;
+
+	/* Get Chassis Status (readonly) is allowed as such ... */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	/* ... but to SA 0 it is Chassis Control for the receivers */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, &why), ACCESS_DENIED);
+	ck_assert_uint_eq(why.netfn, 0x00);
+	ck_assert_uint_eq(why.cmd, 0x02);
+	/* and on another channel whatever the address */
+	for (chan = 1; chan < 16; chan++) {
+		uint8_t sa = (uint8_t)(0x100 - 0x00);	/* chk1 = -(sa) = 0 */
+
+		ck_assert_int_eq(access_check_ipmb(acc, (uint8_t)chan, false,
+		    (uint8_t)sa, 0, 0x20, 0x00, 0x01, ctl, 2, NULL),
+		    ACCESS_DENIED);
+	}
+	/* a node that allows everything: nothing to bypass */
+	acc = rules("access = all\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -328,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, test_tunnels);
 	tcase_add_test(tc, test_plain_agrees);
 	tcase_add_test(tc, test_random_bodies);
+	tcase_add_test(tc, test_ipmb_readings);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
