@@ -379,15 +379,17 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		free(x);
 		return -EBUSY;
 	}
+	/* counted before: xact_enqueue() may dispatch it at once, and
+	 * pick() uncounts what it dispatches */
+	c->queued++;
 	rv = xact_enqueue(x);
 	if (rv < 0) {
+		c->queued--;
 		free(x);
 		return rv;
 	}
 	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
 	c->outstanding++;
-	if (x->state == XACT_QUEUED)
-		c->queued++;
 	return 0;
 }
 
