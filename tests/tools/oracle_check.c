@@ -17,8 +17,9 @@
  *    set, and an opaque tunnel (06:33, 06:52, netfns 02, 2c, 2e, 30-3f)
  *    only if the set is everything or an allow line names it;
  *  - Send Message (06:34), the daemon's wrap of a client's IPMB request:
- *    the frame is read as the receivers may read it (after a leading 00 as
- *    a broadcast; on a channel other than 0 also one byte on, as LAN) and
+ *    the frame is read as the receivers may read it (after a leading 00,
+ *    the broadcast address or a LAN session handle; otherwise on a channel
+ *    other than 0 both as IPMB and one byte on, as LAN) and
  *    every reading's command must be allowed, recursively for a Send
  *    Message inside, which may not hold yet another one.
  * The daemon's own requests (Get Message Flags 06:31, Get Message 06:33,
@@ -71,11 +72,14 @@ static bool body_ok(const unsigned char *b, size_t n, unsigned depth,
 		return false;
 	}
 	chan = b[0] & 0x0f;
-	if (chan == 0) {
-		if (n > 1 && b[1] == 0x00)	/* broadcast: after the 00 */
-			return frame_ok(b + 2, n - 2, depth, true, why, wlen);
+	/* A leading 00 is the IPMB broadcast address, or on LAN a session
+	 * handle: the frame follows it, whatever the channel. */
+	if (n > 1 && b[1] == 0x00)
+		return frame_ok(b + 2, n - 2, depth, true, why, wlen);
+	if (chan == 0)
 		return frame_ok(b + 1, n - 1, depth, true, why, wlen);
-	}
+	/* another channel may be IPMB (the frame) or LAN (a session handle,
+	 * then the frame): both */
 	return frame_ok(b + 1, n - 1, depth, true, why, wlen) &&
 	    frame_ok(b + 2, n > 2 ? n - 2 : 0, depth, false, why, wlen);
 }

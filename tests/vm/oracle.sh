@@ -27,3 +27,10 @@ fi
 echo "oracle.sh: $(wc -l <"$tmp/requests.log") requests reached the BMC"
 "$build/tests/tools/kcsmux-oracle-check" "$tmp/out/kcsmux.conf" \
 	"$tmp/requests.log" o-deny o-sens o-ro o-oem
+rc=$?
+# keep the evidence of the last run
+keep=${TMPDIR:-/tmp}/kcsmux-oracle-last
+rm -rf "$keep" && mkdir -p "$keep" &&
+	cp "$tmp/out/kcsmux.conf" "$tmp/requests.log" "$keep/" &&
+	echo "oracle.sh: config and request log kept in $keep"
+exit $rc
