@@ -913,10 +913,17 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
     unsigned depth, struct access_why *why)
 {
 	const uint8_t *f = data + 1 + off;
-	size_t flen = len - 1 - off;
+	size_t flen = len >= 1 + off ? len - 1 - off : 0;
 
+	/*
+	 * Every nested frame ends where the client's data ends, and the
+	 * daemon appends its checksum there: a reading one byte short of a
+	 * command gets that byte, which the daemon cannot know when it checks
+	 * (it covers the sequence number), as its command. Refused; a reading
+	 * shorter than that carries nothing.
+	 */
 	if (len < 1 + off || flen < FRAME_CMD + 1) {
-		if (!required)
+		if (!required && (len < 1 + off || flen != FRAME_CMD))
 			return ACCESS_OK;
 		why->depth = depth;
 		why->netfn = SEND_MSG_NETFN;
@@ -991,8 +998,7 @@ enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
 	struct access_why dummy;
 	uint8_t body[300];
 	enum access_verdict v;
-	size_t n = 0, start, i;
-	uint8_t sum = 0;
+	size_t n = 0;
 
 	if (why == NULL)
 		why = &dummy;
@@ -1010,16 +1016,15 @@ enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
 	body[n++] = (uint8_t)(netfn << 2 | (lun & 3));
 	body[n] = (uint8_t)-(uint8_t)(body[n - 2] + body[n - 1]);
 	n++;
-	start = n;
 	body[n++] = my_sa;
 	body[n++] = 0;
 	body[n++] = cmd;
-	memcpy(body + n, data, len);
+	if (len)
+		memcpy(body + n, data, len);
 	n += len;
-	for (i = start; i < n; i++)
-		sum = (uint8_t)(sum + body[i]);
-	body[n++] = (uint8_t)-sum;
-	/* the frame one byte further on (after the 00, or a session
-	 * handle), at the level of the request itself */
+	/* without the trailing checksum (it covers the sequence number, not
+	 * known yet): check_frame() refuses a reading that would need it as
+	 * its command. The frame one byte further on (after the 00, or a
+	 * session handle), at the level of the request itself. */
 	return check_frame(acc, body, n, 1, false, 0, why);
 }

@@ -354,6 +354,40 @@ START_TEST(test_ipmb_readings)
 }
 END_TEST
 
+/*
+ * Found by vm.daemon-oracle: a nested Send Message to channel 12 whose
+ * LAN reading is one byte short of a command; the daemon's own checksum,
+ * appended after the client's data, became that command (02:44, a tunnel)
+ * at the BMC. A reading one byte short is refused now.
+ */
+START_TEST(test_appended_checksum)
+{
+	const struct kcsmux_access *acc = rules("access = all\n"
+	    "deny = chassis:02\n");
+	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0,
+	    0x9e };
+	uint8_t pad[8];
+
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, in, sizeof(in), NULL), ACCESS_MALFORMED);
+	/* one byte more: the command is the client's own, checked */
+	memcpy(pad, in, sizeof(in));
+	pad[7] = 0x01;			/* 02:01: a tunnel, refused */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_TUNNEL);
+	pad[3] = 0x18;			/* 06:01: allowed */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_OK);
+	/* the daemon's own frame, shifted, to slave 0 without data: its
+	 * command would be the checksum */
+	acc = rules("access = readonly\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_MALFORMED);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -369,6 +403,7 @@ int main(void)
 	tcase_add_test(tc, test_plain_agrees);
 	tcase_add_test(tc, test_random_bodies);
 	tcase_add_test(tc, test_ipmb_readings);
+	tcase_add_test(tc, test_appended_checksum);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
