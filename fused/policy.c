@@ -923,7 +923,8 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
 	 * shorter than that carries nothing.
 	 */
 	if (len < 1 + off || flen < FRAME_CMD + 1) {
-		if (!required && (len < 1 + off || flen != FRAME_CMD))
+		if (!required && (len < 1 + off || flen != FRAME_CMD ||
+		    acc->eff_full))
 			return ACCESS_OK;
 		why->depth = depth;
 		why->netfn = SEND_MSG_NETFN;
