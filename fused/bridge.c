@@ -340,6 +340,17 @@ void xact_attention(struct daemon *d)
 	atn_start();
 }
 
+/* Nodes of the daemon: the slot share's divisor. */
+static unsigned int node_count(void)
+{
+	unsigned int k = 0;
+	struct node *n;
+
+	LIST_FOREACH(n, &dmn->nodes, link)
+		k++;
+	return k ? k : 1;
+}
+
 int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 		int32_t retries, uint32_t retry_ms, unsigned int flags)
@@ -356,7 +367,8 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	if (flags & ABI_REQF_RESPONSE) {
 		/* A reply to an incoming command: msgid is its sequence. */
 		n = ipmb_build_from_addr(addr, netfn, cmd, data, len,
-					 dmn->my_address, dmn->my_lun,
+					 c->node->chan_address[addr->channel & 15],
+					 c->node->chan_lun[addr->channel & 15],
 					 (uint8_t)msgid, req, sizeof(req));
 		if (n < 0)
 			return n;
@@ -381,10 +393,16 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	r.cmd = cmd;
 	r.data = data;
 	r.data_len = len;
-	r.my_sa = dmn->chan_address[addr->channel & 15];
-	r.my_lun = dmn->chan_lun[addr->channel & 15];
+	r.my_sa = c->node->chan_address[addr->channel & 15];
+	r.my_lun = c->node->chan_lun[addr->channel & 15];
 	abi_effective_timing(retries, retry_ms, flags & ABI_REQF_BROADCAST,
 			     false, &r.retries, &r.retry_ms);
+	seqtab_clamp_timing(&r.retries, &r.retry_ms);
+	/* Each node gets its share of the 64 slots: one node's clients
+	 * cannot take them all from the others (-EAGAIN, as a full table). */
+	r.group = c->node;
+	r.group_max = SEQTAB_SLOTS / node_count() ?
+		      SEQTAB_SLOTS / node_count() : 1;
 	n = seqtab_alloc(&tab, &r, now_ns(), &e);
 	if (n < 0)
 		return n;

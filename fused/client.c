@@ -378,6 +378,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 		      size_t in_len)
 {
 	struct daemon *d = c->node->d;
+	struct node *n = c->node;
 	struct abi_timing t;
 	struct abi_chan_val cv;
 	int32_t v = 0;
@@ -397,19 +398,17 @@ static void do_simple(struct client *c, fuse_req_t req,
 		break;
 	case ABI_SET_MY_ADDRESS:
 		abi_decode_int(in, in_len, &v);
-		d->my_address = abi_my_address_value((uint32_t)v);
-		d->chan_address[0] = d->my_address;
+		n->chan_address[0] = abi_my_address_value((uint32_t)v);
 		break;
 	case ABI_GET_MY_ADDRESS:
-		reply_int(req, d->my_address);
+		reply_int(req, n->chan_address[0]);
 		return;
 	case ABI_SET_MY_LUN:
 		abi_decode_int(in, in_len, &v);
-		d->my_lun = abi_my_lun_value((uint32_t)v);
-		d->chan_lun[0] = d->my_lun;
+		n->chan_lun[0] = abi_my_lun_value((uint32_t)v);
 		break;
 	case ABI_GET_MY_LUN:
-		reply_int(req, d->my_lun);
+		reply_int(req, n->chan_lun[0]);
 		return;
 	case ABI_SET_MY_CHANNEL_ADDRESS:
 	case ABI_SET_MY_CHANNEL_LUN:
@@ -417,14 +416,12 @@ static void do_simple(struct client *c, fuse_req_t req,
 		rv = abi_check_channel(cv.channel);
 		if (rv)
 			break;
-		/* Per channel, as the stock driver keeps them; channel 0's
-		 * are also the plain MY_ADDRESS/MY_LUN. */
+		/* Per channel, as the stock driver keeps them, but per node;
+		 * channel 0's are also the plain MY_ADDRESS/MY_LUN. */
 		if (ent->op == ABI_SET_MY_CHANNEL_ADDRESS)
-			d->chan_address[cv.channel] = cv.value;
+			n->chan_address[cv.channel] = cv.value;
 		else
-			d->chan_lun[cv.channel] = cv.value & 3;
-		d->my_address = d->chan_address[0];
-		d->my_lun = d->chan_lun[0];
+			n->chan_lun[cv.channel] = cv.value & 3;
 		break;
 	case ABI_GET_MY_CHANNEL_ADDRESS:
 	case ABI_GET_MY_CHANNEL_LUN:
@@ -433,7 +430,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 		if (rv)
 			break;
 		cv.value = ent->op == ABI_GET_MY_CHANNEL_ADDRESS ?
-			   d->chan_address[cv.channel] : d->chan_lun[cv.channel];
+			   n->chan_address[cv.channel] : n->chan_lun[cv.channel];
 		memcpy(b, in, ABI_CHAN_VAL_SIZE);
 		abi_encode_chan_val(b, ABI_CHAN_VAL_SIZE, &cv);
 		fuse_reply_ioctl(req, 0, b, ABI_CHAN_VAL_SIZE);

@@ -380,7 +380,7 @@ static int n_allow(struct kcsmux_node_conf *n, struct nodestate *ns,
 {
 	char *c = NULL;
 
-	if (cmdset_parse(&n->acc.allow, v, &c) == -1) {
+	if (access_parse_allow(&n->acc, v, &c) == -1) {
 		value_error(cause, "allow: %s", c != NULL ? c : "out of memory");
 		free(c);
 		return -1;
@@ -425,7 +425,15 @@ static int n_max_clients(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_u32("max_clients", v, 1, 10000, &n->max_clients, cause);
 }
 
-enum { NK_ACCESS = 4, NK_MAX_OUTSTANDING = 8, NK_MAX_CLIENTS = 9 };
+static int n_commands(struct kcsmux_node_conf *n, struct nodestate *ns,
+    const char *v, char **cause)
+{
+	(void)ns;
+	return value_bool("commands", v, &n->commands, cause);
+}
+
+enum { NK_ACCESS = 4, NK_MAX_OUTSTANDING = 8, NK_MAX_CLIENTS = 9,
+	NK_COMMANDS = 10 };
 
 static const struct {
 	const char *name;
@@ -443,6 +451,7 @@ static const struct {
 	{ "events", n_events, false },
 	[NK_MAX_OUTSTANDING] = { "max_outstanding", n_max_outstanding, false },
 	[NK_MAX_CLIENTS] = { "max_clients", n_max_clients, false },
+	[NK_COMMANDS] = { "commands", n_commands, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=
@@ -832,6 +841,9 @@ static void finish_node(struct parser *p, size_t i)
 		n->acc.preset = ns->has_allow ? KCSMUX_ACCESS_NONE :
 		    KCSMUX_ACCESS_ALL;
 	access_build(&n->acc);
+	/* Incoming commands: by default only where nothing is restricted. */
+	if (!(ns->kset & (1U << NK_COMMANDS)))
+		n->commands = n->acc.eff_full;
 	if (!(ns->kset & (1U << NK_MAX_OUTSTANDING)))
 		n->max_outstanding = cfg->max_outstanding;
 	if (!(ns->kset & (1U << NK_MAX_CLIENTS)))

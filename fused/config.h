@@ -36,6 +36,7 @@ struct kcsmux_node_conf {
 	struct kcsmux_policy pol;	/* preset + explicit keys */
 	struct kcsmux_access acc;
 	bool events;			/* clients may receive async events */
+	bool commands;			/* clients may register for commands */
 	uint32_t max_outstanding;	/* per open file (global default) */
 	uint32_t max_clients;		/* open files of this node (global) */
 	int line;			/* of the [node NAME] header */

@@ -17,6 +17,7 @@
  * new timing.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@
 
 #define CTL_MAX_CONNS	64
 #define CTL_MAX_PER_UID	8	/* but root: others cannot lock root out */
+#define CTL_ADMIN_SLOTS	8	/* of CTL_MAX_CONNS, kept for root and the
+				   admin group: 8 users x 8 cannot lock
+				   them out */
+#define CTL_EMFILE_RETRY_S 1	/* accept paused that long after EMFILE */
 #define CTL_MAX_REQUEST	(64 * 1024)	/* requests are small */
 #define CTL_IDLE_SEC	600	/* a connection silent that long is closed */
 #define CTL_WRITE_SEC	30	/* a reader that long stuck is closed */
@@ -58,6 +63,8 @@ struct ctl_conn {
 static struct {
 	struct daemon *d;
 	struct evconnlistener *lev;
+	struct event *resume;		/* accepting again after EMFILE */
+	unsigned long accept_errors;
 	char *path;
 	dev_t dev;
 	ino_t ino;
@@ -295,8 +302,23 @@ struct node_snap {
 	struct ctl_client_info *clients;
 };
 
-static void node_snap(const struct node *n, uint64_t now, bool clients,
-    struct node_snap *s)
+/* Who may see which client: an admin every one, another user only the
+ * clients of its own uid (pids and uids of others' are private). */
+static bool sees_client(const struct ctl_conn *who, const struct client *c)
+{
+	struct ucred cr;
+
+	if (who->uid == c->uid)
+		return true;
+	cr.pid = who->pid;
+	cr.uid = who->uid;
+	cr.gid = who->gid;
+	return conn_is_admin(ctl.d, bufferevent_getfd(who->bev), &cr);
+}
+
+/* CLIENTS: NULL, or the connection asking (which clients it sees). */
+static void node_snap(const struct node *n, uint64_t now,
+    const struct ctl_conn *clients, struct node_snap *s)
 {
 	struct ctl_node_info *ni = &s->ni;
 	const struct nodestats *st = &n->st;
@@ -335,6 +357,8 @@ static void node_snap(const struct node *n, uint64_t now, bool clients,
 			LIST_FOREACH(c, &n->clients, link) {
 				if (i >= n->nclients)
 					break;
+				if (!sees_client(clients, c))
+					continue;
 				s->clients[i].id = c->id;
 				s->clients[i].pid = c->pid;
 				s->clients[i].uid = c->uid;
@@ -398,7 +422,7 @@ static void do_list(struct ctl_conn *c)
 	global_kv(d, &b);
 	v = nodes_sorted(d, &count);
 	for (i = 0; i < count; i++) {
-		node_snap(v[i], now, false, &s);
+		node_snap(v[i], now, NULL, &s);
 		ctl_node_kv(&b, &s.ni);
 		node_snap_free(&s);
 	}
@@ -409,6 +433,7 @@ static void do_list(struct ctl_conn *c)
 
 static void do_stats(struct ctl_conn *c)
 {
+	struct mallinfo2 mi;
 	struct daemon *d = ctl.d;
 	struct node_snap s;
 	struct node **v;
@@ -423,11 +448,16 @@ static void do_stats(struct ctl_conn *c)
 	ctl_json_str(&b, config_backend_name(d->cfg.backend));
 	ctl_buf_printf(&b, ", \"device\": ");
 	ctl_json_str(&b, d->cfg.device != NULL ? d->cfg.device : "");
-	ctl_buf_printf(&b, ", \"time_ns\": %llu,\n\"nodes\": [",
-	    (unsigned long long)now);
+	mi = mallinfo2();
+	/* The daemon's heap in use (allocated chunks, mmapped ones included)
+	 * and held free: a leak grows the first, the allocator settling only
+	 * the second or RSS (vm.soak). 0 under ASan, which replaces malloc. */
+	ctl_buf_printf(&b, ", \"time_ns\": %llu, \"heap_in_use\": %zu, "
+	    "\"heap_free\": %zu,\n\"nodes\": [", (unsigned long long)now,
+	    mi.uordblks + mi.hblkhd, mi.fordblks);
 	v = nodes_sorted(d, &count);
 	for (i = 0; i < count; i++) {
-		node_snap(v[i], now, true, &s);
+		node_snap(v[i], now, c, &s);
 		ctl_buf_printf(&b, "%s\n ", i ? "," : "");
 		ctl_node_json(&b, &s.ni);
 		node_snap_free(&s);
@@ -483,7 +513,7 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 	if ((n = req_node(c, CTL_SHOW, l)) == NULL)
 		return;
 	ctl_buf_init(&b);
-	node_snap(n, now_ns(), true, &s);
+	node_snap(n, now_ns(), c, &s);
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
 	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)
@@ -795,6 +825,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 	struct ctl_conn *c;
+	bool admin;
 
 	(void)lev;
 	(void)sa;
@@ -805,7 +836,10 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
+	admin = ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS &&
+	    conn_is_admin(d, fd, &cr);
 	if (ctl.nconns >= CTL_MAX_CONNS ||
+	    (ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS && !admin) ||
 	    (cr.uid != 0 && conns_of(cr.uid) >= CTL_MAX_PER_UID)) {
 		log_ratelimited(&ctl.rl, LOG_WARNING, "control: too many "
 		    "connections, refusing uid %u (pid %ld)",
@@ -837,12 +871,35 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	    (long)cr.pid, (unsigned)cr.uid, (unsigned)cr.gid);
 }
 
+static void resume_accepting(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (ctl.lev)
+		evconnlistener_enable(ctl.lev);
+}
+
+/* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
+ * log line each time); pause accepting and try again in a second. */
 static void on_accept_error(struct evconnlistener *lev, void *arg)
 {
-	(void)lev;
+	struct timeval tv = { CTL_EMFILE_RETRY_S, 0 };
+	int err = errno;
+
 	(void)arg;
+	ctl.accept_errors++;
+	if ((err == EMFILE || err == ENFILE || err == ENOBUFS ||
+	    err == ENOMEM) && ctl.resume) {
+		evconnlistener_disable(lev);
+		evtimer_add(ctl.resume, &tv);
+		log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s: "
+		    "not accepting for %d s", strerror(err),
+		    CTL_EMFILE_RETRY_S);
+		return;
+	}
 	log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s",
-	    strerror(errno));
+	    strerror(err));
 }
 
 /* ---- the socket ---- */
@@ -919,6 +976,11 @@ static int clear_stale(const struct sockaddr_un *sun, char **cause)
 
 int control_init(struct daemon *d, char **cause)
 {
+	/* stats -j reports mallinfo2(); the first call initialises glibc's
+	 * malloc if nothing has yet (a sanitized build, whose allocator is
+	 * ASan's), which calls getrandom: do it now, before the seccomp
+	 * filter, not from the first stats request under it. */
+	(void)mallinfo2();
 	const char *path = d->cfg.control_socket;
 	struct sockaddr_un sun;
 	struct stat sb;
@@ -969,6 +1031,7 @@ int control_init(struct daemon *d, char **cause)
 		goto fail;
 	}
 	evconnlistener_set_error_cb(ctl.lev, on_accept_error);
+	ctl.resume = evtimer_new(d->base, resume_accepting, NULL);
 	if ((ctl.path = strdup(path)) == NULL) {
 		evconnlistener_free(ctl.lev);
 		ctl.lev = NULL;
@@ -984,6 +1047,11 @@ fail:
 	return -1;
 }
 
+unsigned long control_accept_errors(void)
+{
+	return ctl.accept_errors;
+}
+
 void control_fini(struct daemon *d)
 {
 	struct stat sb;
@@ -994,6 +1062,9 @@ void control_fini(struct daemon *d)
 	if (ctl.lev != NULL)
 		evconnlistener_free(ctl.lev);
 	ctl.lev = NULL;
+	if (ctl.resume != NULL)
+		event_free(ctl.resume);
+	ctl.resume = NULL;
 	/*
 	 * Remove the socket only if it is still ours (not a successor's).
 	 * After dropping root (user = ...) the directory may not let us:

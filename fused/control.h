@@ -18,5 +18,8 @@ struct daemon;
 int control_init(struct daemon *d, char **cause);
 /* Close every connection and the socket, and remove it. */
 void control_fini(struct daemon *d);
+/* accept() failures so far (EMFILE and others), for tests: after EMFILE
+ * accepting pauses for a second instead of failing in a loop. */
+unsigned long control_accept_errors(void);
 
 #endif /* KCSMUX_FUSED_CONTROL_H */

@@ -113,6 +113,7 @@ static void apply_sandbox(struct daemon *d)
 		.backend_fd = d->be->fd,
 		.dropped = d->dropped,
 		.textfile = d->cfg.metrics_textfile != NULL,
+		.textfile_dirfd = metrics_textfile_dirfd(),
 	};
 	char *cause = NULL;
 
@@ -238,9 +239,17 @@ int main(int argc, char **argv)
 	if (seccomp_opt)
 		d.cfg.seccomp = seccomp;
 	if (check) {
-		printf("configuration OK\n");
+		for (i = 0, c = 0; i < d.cfg.nnodes; i++) {
+			if (node_name_check(d.cfg.nodes[i].name, &cause) < 0) {
+				fprintf(stderr, "%s\n", cause);
+				free(cause);
+				c = 1;
+			}
+		}
+		if (!c)
+			printf("configuration OK\n");
 		config_free(&d.cfg);
-		return 0;
+		return c;
 	}
 	log_init(foreground, debug ? LOG_DEBUG : d.cfg.log_level);
 	if (!foreground && daemon(0, 0) < 0)

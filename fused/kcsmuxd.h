@@ -68,6 +68,9 @@ struct client {
 	unsigned int outstanding;	/* requests sent, not yet answered */
 	struct xact_list xacts;		/* those requests */
 	bool gets_events;
+	unsigned int nregs;		/* command registrations (cmdreg.c) */
+	unsigned int queued;		/* of outstanding: in the node's queue */
+	bool revoked;			/* lost access in a reload: EACCES */
 	int32_t timing_retries;		/* IPMICTL_SET_TIMING_PARMS */
 	uint32_t timing_retry_ms;
 
@@ -119,6 +122,11 @@ struct node {
 	struct adapt adapt;		/* backoff = adaptive: the BMC's times */
 	struct node_counters cnt;
 	struct log_rl rl_denied;
+	/* The node's own IPMB source address and LUN per channel
+	 * (IPMICTL_SET_MY_*: per node, so no node changes another's); [0] is
+	 * MY_ADDRESS/MY_LUN. From the daemon's defaults at creation. */
+	uint8_t chan_address[ABI_MAX_CHANNELS];
+	uint8_t chan_lun[ABI_MAX_CHANNELS];
 };
 LIST_HEAD(node_list, node);
 
@@ -133,10 +141,12 @@ struct daemon {
 	uint64_t next_client_id;
 	uint64_t next_xact_id;
 
-	/* interface-wide state the stock driver keeps per interface */
-	uint8_t my_address;		/* channel 0: IPMICTL_SET_MY_ADDRESS */
+	/* The defaults of each node's IPMB address and LUN (struct node's
+	 * chan_address/chan_lun, which IPMICTL_SET_MY_* change), and what
+	 * the daemon itself answers unregistered incoming commands from. */
+	uint8_t my_address;
 	uint8_t my_lun;
-	uint8_t chan_address[ABI_MAX_CHANNELS];	/* the channel variants */
+	uint8_t chan_address[ABI_MAX_CHANNELS];
 	uint8_t chan_lun[ABI_MAX_CHANNELS];
 	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
 	struct kmsg_list event_backlog;	/* until the first subscriber */
@@ -158,7 +168,18 @@ int daemon_reload(struct daemon *d, char **cause);
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		char **cause);
 void node_destroy(struct node *n);
+/* -1 with *cause if /dev/NAME exists (a node must not take another
+ * device's name); kcsmuxd -n and node_create() ask. */
+int node_name_check(const char *name, char **cause);
+/* Owner and mode of the node's device, through an O_PATH|O_NOFOLLOW
+ * descriptor, only if it is the node's CUSE character device; NARROW (or
+ * (mode_t)-1) is applied first. */
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
+			mode_t mode, mode_t narrow);
 void node_notify(struct client *c);
+/* The file's user lost access (reload): drop its work and registrations,
+ * fail its calls with EACCES, wake its poll() (POLLERR). */
+void client_revoke(struct client *c);
 
 /* client.c: the /dev/ipmiN semantics of one open file */
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);
@@ -169,7 +190,10 @@ void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd, void
 		  unsigned int flags, const void *in_buf, size_t in_len,
 		  size_t out_len);
 
-/* cmdreg.c: command registrations, per interface */
+/* cmdreg.c: command registrations, per interface; at most
+ * CMDREG_MAX_PER_FILE (netfn, cmd) entries per open file (-ENOMEM past it),
+ * an empty channel mask is -EINVAL, a node without "commands" -EPERM. */
+#define CMDREG_MAX_PER_FILE	64
 int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		 const void *in, size_t in_len);
 struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <netinet/in.h>
 
 #include <event2/buffer.h>
+#include <event2/listener.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -402,7 +404,52 @@ static struct {
 	struct event *timer;
 	char *textfile;
 	struct log_rl rl;
+	struct event *resume;		/* re-enables accepting */
+	bool paused;			/* listener disabled after EMFILE */
+	int dirfd;			/* the textfile's directory (O_PATH) */
+	char *base;			/* the textfile's name in it */
 } M;
+
+static void pause_accepting(const char *why);
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	evconnlistener_enable(evhttp_bound_socket_get_listener(M.sock));
+	M.paused = false;
+}
+
+static void pause_accepting(const char *why)
+{
+	struct evconnlistener *lev = evhttp_bound_socket_get_listener(M.sock);
+
+	if (!lev || M.paused)
+		return;
+	evconnlistener_disable(lev);
+	M.paused = true;
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s: not "
+	    "accepting for %d s", why, METRICS_EMFILE_RETRY_S);
+}
+
+/* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
+ * log line each time); pause, and try again in a second. */
+static void on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval tv = { METRICS_EMFILE_RETRY_S, 0 };
+	int err = errno;
+
+	(void)lev;
+	(void)arg;
+	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+		pause_accepting(strerror(err));
+		evtimer_add(M.resume, &tv);
+		return;
+	}
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s",
+	    strerror(err));
+}
 
 static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *msg(const char *fmt, ...)
@@ -555,6 +602,13 @@ static int http_start(struct daemon *d, const char *listen, char **cause)
 		return -1;
 	}
 	free(host);
+	M.resume = evtimer_new(d->base, resume_cb, NULL);
+	if (!M.resume) {
+		*cause = msg("metrics_listen: out of memory");
+		return -1;
+	}
+	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(M.sock),
+	    on_accept_error);
 	log_info("metrics: serving http://%s/metrics", listen);
 	return 0;
 }
@@ -593,24 +647,81 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* PATH's directory (O_PATH) into *dirfd and its last component. */
+static const char *open_dir_of(const char *path, int *dirfd)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (slash == NULL) {
+		*dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return path;
+	}
+	dir = slash == path ? strdup("/") : strndup(path,
+	    (size_t)(slash - path));
+	*dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(dir);
+	return slash + 1;
+}
+
 int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 {
 	struct metrics_buf b = { 0 };
-	char *tmp = msg("%s.tmp", path);
-	const char *what;
-	int fd = -1, err;
+	char *tmp = NULL;
+	const char *what, *base;
+	struct stat st;
+	int fd = -1, dfd, err;
+	bool own = M.dirfd > 0 && M.textfile != NULL &&
+	    strcmp(path, M.textfile) == 0;
 
+	/*
+	 * Everything happens relative to the file's directory: the daemon's
+	 * own textfile's, opened once at start (the seccomp filter lets it
+	 * write there and nowhere else), or for another PATH its own.
+	 */
+	what = "open";
+	if (own) {
+		dfd = M.dirfd;
+		base = M.base;
+	} else {
+		base = open_dir_of(path, &dfd);
+		if (dfd < 0) {
+			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	tmp = msg("%s.tmp", base);
 	if (!tmp || metrics_render_daemon(d, &b) < 0) {
 		free(tmp);
 		metrics_buf_free(&b);
+		if (!own)
+			close(dfd);
 		*cause = msg("metrics_textfile %s: out of memory", path);
 		return -1;
 	}
+	/*
+	 * A new file, never one that is there: whatever sits at the .tmp
+	 * name (a FIFO that would block the daemon's only thread, a link to
+	 * another file, a leftover) is removed first (unlink follows
+	 * nothing), then created with O_EXCL; O_NONBLOCK and the fstat
+	 * check are a second guard.
+	 */
 	what = "open";
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
+	    O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		goto fail;
+	what = "fstat";
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
 	/* node_exporter reads it as another user; the umask may differ. */
 	what = "chmod";
 	if (fchmod(fd, 0644) < 0)
@@ -627,22 +738,31 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	if (err < 0)
 		goto fail;
 	what = "rename";
-	if (rename(tmp, path) < 0)
+	if (renameat(dfd, tmp, dfd, base) < 0)
 		goto fail;
 	free(tmp);
 	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
 	return 0;
 fail:
 	err = errno;
-	*cause = msg("metrics_textfile: %s %s: %s", what,
-	    strcmp(what, "rename") ? tmp : path, strerror(err));
+	*cause = msg("metrics_textfile: %s %s%s: %s", what, path,
+	    strcmp(what, "rename") ? ".tmp" : "", strerror(err));
 	if (fd >= 0)
 		close(fd);
 	if (strcmp(what, "open") != 0)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	free(tmp);
 	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
 	return -1;
+}
+
+int metrics_textfile_dirfd(void)
+{
+	return M.dirfd > 0 ? M.dirfd : -1;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -663,13 +783,25 @@ static int textfile_start(struct daemon *d, const char *path, char **cause)
 {
 	struct timeval tv = { METRICS_TEXTFILE_INTERVAL_S, 0 };
 
+	const char *base = open_dir_of(path, &M.dirfd);
+
+	if (M.dirfd < 0) {
+		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	M.textfile = strdup(path);
+	M.base = strdup(base);
+	if (!M.textfile || !M.base) {
+		*cause = msg("metrics_textfile: out of memory");
+		return -1;
+	}
 	if (metrics_write_textfile(d, path, cause) < 0)
 		return -1;
-	M.textfile = strdup(path);
 	M.timer = event_new(d->base, -1, EV_PERSIST, on_timer, d);
-	if (!M.textfile || !M.timer || event_add(M.timer, &tv) < 0) {
+	if (!M.timer || event_add(M.timer, &tv) < 0) {
 		*cause = msg("metrics_textfile: cannot start its timer");
-		unlink(path);
+		unlinkat(M.dirfd, M.base, 0);
 		return -1;
 	}
 	log_info("metrics to %s every %d s", path,
@@ -704,12 +836,17 @@ void metrics_fini(struct daemon *d)
 	(void)d;
 	if (M.http)
 		evhttp_free(M.http);	/* its socket and connections too */
+	if (M.resume)
+		event_free(M.resume);
 	if (M.timer)
 		event_free(M.timer);
-	if (M.textfile) {
+	if (M.textfile && M.dirfd > 0 && M.base) {
 		/* stale counters would look like a live daemon's */
-		unlink(M.textfile);
-		free(M.textfile);
+		unlinkat(M.dirfd, M.base, 0);
 	}
+	free(M.textfile);
+	free(M.base);
+	if (M.dirfd > 0)
+		close(M.dirfd);
 	memset(&M, 0, sizeof(M));
 }

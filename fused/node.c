@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cuse_lowlevel.h>
@@ -28,6 +29,84 @@
 static struct client *req_client(struct fuse_file_info *fi)
 {
 	return (struct client *)(uintptr_t)fi->fh;
+}
+
+int node_name_check(const char *name, char **cause)
+{
+	char path[16 + KCSMUX_NAME_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	if (lstat(path, &st) < 0)
+		return 0;
+	asprintf(cause, "node %s: %s already exists (%s): a node must not "
+		 "take the name of another device; choose another name", name,
+		 path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+		 S_ISCHR(st.st_mode) ? "a character device" :
+		 S_ISBLK(st.st_mode) ? "a block device" : "a file");
+	return -1;
+}
+
+/* The device number the kernel gave the node's CUSE device, from
+ * /sys/class/cuse/NAME/dev ("MAJOR:MINOR"); 0 if unknown. */
+static dev_t cuse_rdev(const char *name)
+{
+	char path[32 + KCSMUX_NAME_MAX], buf[32];
+	unsigned int maj, min;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/cuse/%s/dev", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return 0;
+	return makedev(maj, min);
+}
+
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
+			mode_t mode, mode_t narrow)
+{
+	char path[16 + KCSMUX_NAME_MAX], fdpath[32];
+	dev_t want = cuse_rdev(n->conf.name);
+	struct stat st;
+	int fd, rv = -1;
+
+	/* O_PATH: opening the device itself would call our own open. Never
+	 * follow a link; change only the CUSE device the kernel made. */
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		log_warn("%s: %s; owner and mode not set", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || want == 0 ||
+	    st.st_rdev != want) {
+		log_err("%s is not node %s's device (%s, %u:%u; the node's is "
+			"%u:%u): owner and mode left alone", path, n->conf.name,
+			S_ISCHR(st.st_mode) ? "character device" : "not a "
+			"character device", major(st.st_rdev),
+			minor(st.st_rdev), major(want), minor(want));
+		goto out;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if ((narrow != (mode_t)-1 && chmod(fdpath, narrow) < 0) ||
+	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0 ||
+	    chmod(fdpath, mode) < 0) {
+		log_warn("%s: setting owner/mode: %s", path, strerror(errno));
+		goto out;
+	}
+	rv = 0;
+out:
+	close(fd);
+	return rv;
 }
 
 static void node_init_done(void *userdata)
@@ -44,9 +123,8 @@ static void node_init_done(void *userdata)
 			break;
 		usleep(5000);
 	}
-	if (chown(path, n->conf.uid, n->conf.gid) < 0 ||
-	    chmod(path, n->conf.mode) < 0)
-		log_warn("%s: setting owner/mode: %s", path, strerror(errno));
+	node_set_owner_mode(n, n->conf.uid, n->conf.gid, n->conf.mode,
+			    (mode_t)-1);
 	n->ready = true;
 	log_info("node %s ready (%s)", n->conf.name, path);
 	daemon_notify(n->d, "READY=1");
@@ -111,10 +189,30 @@ static void node_write(fuse_req_t req, const char *buf, size_t size,
 	fuse_reply_err(req, EINVAL);
 }
 
+void client_revoke(struct client *c)
+{
+	struct kmsg *m;
+
+	c->revoked = true;
+	xact_client_gone(c);
+	cmdreg_client_gone(c);
+	c->gets_events = false;
+	while ((m = TAILQ_FIRST(&c->rq))) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		free(m);
+	}
+	c->rq_len = 0;
+	node_notify(c);
+}
+
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		       struct fuse_file_info *fi, unsigned int flags,
 		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
+	if (req_client(fi)->revoked) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
 	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags,
 		     in_buf, in_bufsz, out_bufsz);
 }
@@ -129,7 +227,8 @@ static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
 			fuse_pollhandle_destroy(c->ph);
 		c->ph = ph;
 	}
-	fuse_reply_poll(req, TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
+	fuse_reply_poll(req, c->revoked ? POLLERR :
+			TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
 }
 
 /* A message arrived for c: wake whoever waits in poll()/select(). */
@@ -187,6 +286,8 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	struct node *n;
 	int fd = -1;
 
+	if (node_name_check(conf->name, cause) < 0)
+		return -1;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		goto nomem;
@@ -195,6 +296,8 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		goto nomem;
 	n->d = d;
 	n->conf = *conf;
+	memcpy(n->chan_address, d->chan_address, sizeof(n->chan_address));
+	memcpy(n->chan_lun, d->chan_lun, sizeof(n->chan_lun));
 	LIST_INIT(&n->clients);
 	nodestats_init(&n->st, now_ns(), 0);
 	adapt_init(&n->adapt);

@@ -650,9 +650,33 @@ static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi)
 	return parse_span(s, len, KCSMUX_NETFNS - 1, lo, hi);
 }
 
-/* One NETFN[:CMD] item of LEN chars. */
-static int parse_item(struct kcsmux_cmdset *s, const char *item, size_t len,
-    char **cause)
+bool access_is_tunnel(uint8_t netfn, uint8_t cmd)
+{
+	if (netfn == 0x02 || netfn == 0x2c || netfn == 0x2e ||
+	    (netfn >= 0x30 && netfn <= 0x3f))
+		return true;
+	return netfn == 0x06 && (cmd == 0x33 || cmd == 0x52);
+}
+
+/* The tunnel pairs of an allow item; app's only when CMD was written. */
+static void tunnel_range(struct kcsmux_cmdset *t, unsigned nlo, unsigned nhi,
+    unsigned clo, unsigned chi, bool cmd_named)
+{
+	unsigned n, c;
+
+	for (n = nlo; n <= nhi; n++) {
+		if (n == 0x06 && !cmd_named)
+			continue;
+		for (c = clo; c <= chi; c++)
+			if (access_is_tunnel((uint8_t)n, (uint8_t)c))
+				cmdset_add(t, (uint8_t)n, (uint8_t)c);
+	}
+}
+
+/* One NETFN[:CMD] item of LEN chars; TUN (if not NULL) gets the tunnel
+ * commands the item names explicitly. */
+static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
+    const char *item, size_t len, char **cause)
 {
 	const char *colon = memchr(item, ':', len);
 	size_t nlen = colon != NULL ? (size_t)(colon - item) : len;
@@ -673,13 +697,17 @@ static int parse_item(struct kcsmux_cmdset *s, const char *item, size_t len,
 		    "hex 00-ff, a LO-HI range with LO <= HI, or '*')", (int)len,
 		    item, (int)(len - nlen - 1), colon + 1);
 	cmdset_range(s, nlo, nhi, clo, chi);
+	if (tun != NULL && !(nlen == 1 && *item == '*'))
+		tunnel_range(tun, nlo, nhi, clo, chi, colon != NULL &&
+		    !(len - nlen - 1 == 1 && colon[1] == '*'));
 	return 0;
 }
 
-int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause)
+static int parse_list(struct kcsmux_cmdset *set, struct kcsmux_cmdset *tun,
+    const char *list, char **cause)
 {
 	static const char sep[] = ", \t";
-	struct kcsmux_cmdset tmp = *set;
+	struct kcsmux_cmdset tmp = *set, ttmp = tun != NULL ? *tun : *set;
 	const char *p = list + strspn(list, sep);
 	size_t len;
 
@@ -688,11 +716,25 @@ int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause)
 		    "...)");
 	for (; *p != '\0'; p += len, p += strspn(p, sep)) {
 		len = strcspn(p, sep);
-		if (parse_item(&tmp, p, len, cause) == -1)
+		if (parse_item(&tmp, tun != NULL ? &ttmp : NULL, p, len,
+		    cause) == -1)
 			return -1;
 	}
 	*set = tmp;
+	if (tun != NULL)
+		*tun = ttmp;
 	return 0;
+}
+
+int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause)
+{
+	return parse_list(set, NULL, list, cause);
+}
+
+int access_parse_allow(struct kcsmux_access *acc, const char *list,
+    char **cause)
+{
+	return parse_list(&acc->allow, &acc->tunnels, list, cause);
 }
 
 /* Append one "0xNN:..." item for netfn N. */
@@ -822,12 +864,168 @@ void access_build(struct kcsmux_access *acc)
 	size_t i;
 
 	access_preset_set(acc->preset, &acc->eff);
-	for (i = 0; i < sizeof(acc->eff.bits); i++)
+	acc->eff_full = true;
+	for (i = 0; i < sizeof(acc->eff.bits); i++) {
 		e[i] = (uint8_t)((e[i] | a[i]) & ~d[i]);
+		if (e[i] != 0xff)
+			acc->eff_full = false;
+	}
 }
 
 bool access_allows(const struct kcsmux_access *acc, uint8_t netfn,
     uint8_t cmd)
 {
 	return cmdset_has(&acc->eff, netfn, cmd);
+}
+
+static const char *const verdict_names[] = {
+	[ACCESS_OK] = "allowed",
+	[ACCESS_DENIED] = "denied",
+	[ACCESS_TUNNEL] = "tunnel not explicitly allowed",
+	[ACCESS_TOO_DEEP] = "Send Message nested too deep",
+	[ACCESS_MALFORMED] = "Send Message request unreadable",
+};
+
+const char *access_verdict_name(enum access_verdict v)
+{
+	if ((size_t)v >= ARRAY_SIZE(verdict_names))
+		return "?";
+	return verdict_names[v];
+}
+
+#define SEND_MSG_NETFN	0x06
+#define SEND_MSG_CMD	0x34
+/* An IPMB frame up to its cmd: rsSA, netfn/LUN, chk1, rqSA, seq/LUN, cmd */
+#define FRAME_CMD	5
+
+static enum access_verdict check_level(const struct kcsmux_access *acc,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    unsigned depth, struct access_why *why);
+
+/*
+ * The request in a Send Message body (DATA: channel byte, then the frame)
+ * read at offset OFF after the channel byte. A frame too short to hold a
+ * command: REQUIRED says whether that is an error (the reading the BMC
+ * uses) or means this reading carries nothing (a second guess).
+ */
+static enum access_verdict check_frame(const struct kcsmux_access *acc,
+    const uint8_t *data, size_t len, size_t off, bool required,
+    unsigned depth, struct access_why *why)
+{
+	const uint8_t *f = data + 1 + off;
+	size_t flen = len >= 1 + off ? len - 1 - off : 0;
+
+	/*
+	 * Every nested frame ends where the client's data ends, and the
+	 * daemon appends its checksum there: a reading one byte short of a
+	 * command gets that byte, which the daemon cannot know when it checks
+	 * (it covers the sequence number), as its command. Refused; a reading
+	 * shorter than that carries nothing.
+	 */
+	if (len < 1 + off || flen < FRAME_CMD + 1) {
+		if (!required && (len < 1 + off || flen != FRAME_CMD ||
+		    acc->eff_full))
+			return ACCESS_OK;
+		why->depth = depth;
+		why->netfn = SEND_MSG_NETFN;
+		why->cmd = SEND_MSG_CMD;
+		return ACCESS_MALFORMED;
+	}
+	/* The data runs to the trailing checksum, which a frame cut short
+	 * may lack: everything after the cmd is checked as data. */
+	return check_level(acc, f[1] >> 2, f[FRAME_CMD], f + FRAME_CMD + 1,
+	    flen - FRAME_CMD - 1, depth, why);
+}
+
+static enum access_verdict check_level(const struct kcsmux_access *acc,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    unsigned depth, struct access_why *why)
+{
+	enum access_verdict v;
+	uint8_t chan;
+
+	why->depth = depth;
+	why->netfn = netfn;
+	why->cmd = cmd;
+	if (!acc->eff_full && !cmdset_has(&acc->eff, netfn, cmd))
+		return ACCESS_DENIED;
+	if (!acc->eff_full && access_is_tunnel(netfn, cmd) &&
+	    !cmdset_has(&acc->tunnels, netfn, cmd))
+		return ACCESS_TUNNEL;
+	if (netfn != SEND_MSG_NETFN || cmd != SEND_MSG_CMD)
+		return ACCESS_OK;
+	if (depth >= KCSMUX_MAX_NESTING)
+		return ACCESS_TOO_DEEP;
+	if (len < 1)
+		return ACCESS_MALFORMED;
+	chan = data[0] & 0x0f;
+	/* Primary IPMB: the frame; with a leading 00 it is a broadcast and
+	 * the frame starts one byte later. Any other channel may be LAN (a
+	 * session handle first) or anything: both readings must pass. */
+	if (chan != 0 || (len > 1 && data[1] == 0x00)) {
+		v = check_frame(acc, data, len, 1, chan == 0, depth + 1, why);
+		if (v != ACCESS_OK)
+			return v;
+		if (chan == 0)
+			return ACCESS_OK;
+	}
+	return check_frame(acc, data, len, 0, true, depth + 1, why);
+}
+
+enum access_verdict access_check(const struct kcsmux_access *acc,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    struct access_why *why)
+{
+	struct access_why dummy;
+
+	return check_level(acc, netfn, cmd, data, len, 0,
+	    why != NULL ? why : &dummy);
+}
+
+/*
+ * A client's request to an IPMB address, as the frame the daemon wraps in
+ * Send Message will be read on the bus: besides the command itself, a
+ * frame starting with 00 (slave address 0 without the broadcast type) is
+ * read by the receivers as a broadcast one byte further on, and on a
+ * channel other than 0 (perhaps LAN) the BMC may read it one byte further
+ * on too; those readings must pass as well. MY_SA: the requester address
+ * the daemon writes; the sequence number is taken as 0.
+ */
+enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
+    uint8_t chan, bool bcast, uint8_t sa, uint8_t lun, uint8_t my_sa,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    struct access_why *why)
+{
+	struct access_why dummy;
+	uint8_t body[300];
+	enum access_verdict v;
+	size_t n = 0;
+
+	if (why == NULL)
+		why = &dummy;
+	v = check_level(acc, netfn, cmd, data, len, 0, why);
+	if (v != ACCESS_OK || acc->eff_full)
+		return v;
+	/* A broadcast is read after its 00 (on LAN: 00 as the session
+	 * handle) as sent; so is a frame to a real address on channel 0. */
+	if (bcast || ((chan & 0x0f) == 0 && sa != 0))
+		return ACCESS_OK;
+	if (len > sizeof(body) - 12)
+		return ACCESS_MALFORMED;
+	body[n++] = chan;
+	body[n++] = sa;
+	body[n++] = (uint8_t)(netfn << 2 | (lun & 3));
+	body[n] = (uint8_t)-(uint8_t)(body[n - 2] + body[n - 1]);
+	n++;
+	body[n++] = my_sa;
+	body[n++] = 0;
+	body[n++] = cmd;
+	if (len)
+		memcpy(body + n, data, len);
+	n += len;
+	/* without the trailing checksum (it covers the sequence number, not
+	 * known yet): check_frame() refuses a reading that would need it as
+	 * its command. The frame one byte further on (after the 00, or a
+	 * session handle), at the level of the request itself. */
+	return check_frame(acc, body, n, 1, false, 0, why);
 }

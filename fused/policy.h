@@ -132,6 +132,9 @@ struct kcsmux_access {
 	struct kcsmux_cmdset allow;	/* added to the preset */
 	struct kcsmux_cmdset deny;
 	struct kcsmux_cmdset eff;	/* the result, what access_allows() reads */
+	/* Tunnel commands an allow line names explicitly (access_parse_allow) */
+	struct kcsmux_cmdset tunnels;
+	bool eff_full;			/* eff is every pair: nothing to bypass */
 };
 
 const char *access_preset_name(enum kcsmux_access_preset);
@@ -142,6 +145,55 @@ void access_preset_set(enum kcsmux_access_preset, struct kcsmux_cmdset *);
 void access_build(struct kcsmux_access *acc);
 bool access_allows(const struct kcsmux_access *acc, uint8_t netfn,
     uint8_t cmd);
+/* cmdset_parse() into acc->allow, noting explicit tunnel grants. */
+int access_parse_allow(struct kcsmux_access *acc, const char *list,
+    char **cause);
+
+/*
+ * Commands whose payload the daemon cannot inspect (Get Message 06:33,
+ * Master Write-Read 06:52, netfn 02 bridge, group extension 2c, OEM group
+ * 2e, OEM 30-3f): allowed only where the effective set is every command, or
+ * where an allow line names them explicitly (a NETFN that is not '*' and,
+ * for 06:33 and 06:52, a CMD that is not '*' or missing).
+ */
+bool access_is_tunnel(uint8_t netfn, uint8_t cmd);
+
+/* Send Message levels a client's request may hold (the daemon's own wrap
+ * of an IPMB-addressed request not counted): one, i.e. double bridging. */
+#define KCSMUX_MAX_NESTING	1
+
+enum access_verdict {
+	ACCESS_OK,
+	ACCESS_DENIED,		/* a command, at some level, not allowed */
+	ACCESS_TUNNEL,		/* an opaque tunnel not explicitly allowed */
+	ACCESS_TOO_DEEP,	/* Send Message nested past KCSMUX_MAX_NESTING */
+	ACCESS_MALFORMED,	/* a Send Message whose request cannot be read */
+};
+
+/* What access_check() refused: the offending level and command. */
+struct access_why {
+	unsigned depth;		/* 0: the client's own (netfn, cmd) */
+	uint8_t netfn, cmd;
+};
+
+/*
+ * The whole request a client sends, (netfn, cmd) with DATA: the command and,
+ * for Send Message (06:34), every request nested in it, read as an IPMB
+ * frame and, where the channel is not the primary IPMB (0) or the frame
+ * starts with the broadcast byte 00, also as the LAN/broadcast layout one
+ * byte further on; every reading must be allowed.
+ */
+enum access_verdict access_check(const struct kcsmux_access *acc,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    struct access_why *why);
+const char *access_verdict_name(enum access_verdict);
+/* access_check() of a request a client sends to an IPMB address (channel
+ * CHAN, broadcast, slave SA, LUN), including how the frame the daemon makes
+ * of it may be read on the bus (policy.c). */
+enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
+    uint8_t chan, bool bcast, uint8_t sa, uint8_t lun, uint8_t my_sa,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    struct access_why *why);
 
 /*
  * Value parsers shared with config.c. Messages name KEY and say what was

@@ -19,6 +19,25 @@ void seqtab_init(struct seqtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void seqtab_clamp_timing(int32_t *retries, uint32_t *retry_ms)
+{
+	if (*retries > SEQTAB_MAX_RETRIES)
+		*retries = SEQTAB_MAX_RETRIES;
+	if (*retry_ms < SEQTAB_MIN_RETRY_MS)
+		*retry_ms = SEQTAB_MIN_RETRY_MS;
+	if (*retry_ms > SEQTAB_MAX_RETRY_MS)
+		*retry_ms = SEQTAB_MAX_RETRY_MS;
+}
+
+unsigned int seqtab_group_count(const struct seqtab *t, const void *group)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SEQTAB_SLOTS; i++)
+		n += t->e[i].inuse && t->e[i].group == group;
+	return n;
+}
+
 int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
 		 uint64_t now_ns, const struct seqtab_entry **out)
 {
@@ -41,6 +60,9 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
 		return len;
 	if (n == SEQTAB_SLOTS)
 		return -EAGAIN;
+	if (r->group != NULL && r->group_max &&
+	    seqtab_group_count(t, r->group) >= r->group_max)
+		return -EAGAIN;
 
 	e = &t->e[i];
 	memset(e, 0, offsetof(struct seqtab_entry, req));
@@ -50,6 +72,7 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
 	e->seq = (uint8_t)i;
 	e->token = (uint32_t)i << 26 | t->gen[i];
 	e->owner = r->owner;
+	e->group = r->group;
 	e->msgid = r->msgid;
 	e->addr = r->addr;
 	e->netfn = r->netfn;

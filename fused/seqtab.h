@@ -51,6 +51,16 @@
  * before the retry logic takes over anyway. */
 #define SEQTAB_SEND_WAIT_NS	(60000ull * 1000000ull)
 #define SEQTAB_NO_DEADLINE	UINT64_MAX
+/*
+ * Bounds on a bridged request's timing (seqtab_clamp_timing). The stock
+ * message handler checks its timeouts once per second (IPMI_TIMEOUT_TIME),
+ * so a shorter retry time retries at most once a second there too; it does
+ * not bound the retries, we do, so that one request cannot hold a slot for
+ * long.
+ */
+#define SEQTAB_MIN_RETRY_MS	1000
+#define SEQTAB_MAX_RETRY_MS	60000
+#define SEQTAB_MAX_RETRIES	10
 
 struct seqtab_entry {
 	bool inuse;
@@ -60,6 +70,7 @@ struct seqtab_entry {
 	uint8_t seq;		/* the slot number */
 	uint32_t token;		/* seq << 26 | generation */
 	void *owner;		/* the client (cancel key) */
+	const void *group;	/* its node (share key) */
 	int64_t msgid;		/* the client's msgid */
 	struct abi_addr addr;	/* the client's address as given */
 	uint8_t netfn, cmd;	/* the request's */
@@ -79,6 +90,8 @@ struct seqtab {
 /* What the client asked for (after the abi_check_request checks). */
 struct seqtab_req {
 	void *owner;
+	const void *group;	/* NULL, or a share key (the node) ... */
+	unsigned int group_max;	/* ... holding at most this many slots */
 	int64_t msgid;
 	struct abi_addr addr;	/* IPMB or IPMB broadcast */
 	uint8_t netfn, cmd;	/* netfn even */
@@ -93,10 +106,16 @@ struct seqtab_req {
 
 void seqtab_init(struct seqtab *t);
 
+/* Bring effective retries and retry time (abi_effective_timing's) within
+ * SEQTAB_MAX_RETRIES and SEQTAB_MIN/MAX_RETRY_MS. */
+void seqtab_clamp_timing(int32_t *retries, uint32_t *retry_ms);
+/* Slots held by GROUP. */
+unsigned int seqtab_group_count(const struct seqtab *t, const void *group);
+
 /*
  * Take a slot and wrap the request. Returns the seq (0..63) and points *out
  * at the live entry (e->req / e->req_len / e->token to submit), or
- * -EAGAIN (all 64 in use), -EINVAL (not an IPMB address, odd netfn),
+ * -EAGAIN (all 64 in use, or r->group holds r->group_max), -EINVAL (not an IPMB address, odd netfn),
  * -EMSGSIZE (does not fit Send Message); no slot is used on error.
  */
 int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,

@@ -147,6 +147,8 @@ static struct xact *pick(struct daemon *d)
 	it = sched_dequeue(&d->sched, now, &at);
 	if (it) {
 		x = (struct xact *)((char *)it - offsetof(struct xact, item));
+		if (x->client && x->client->queued)
+			x->client->queued--;
 		nodestats_dispatch(&x->node->st, now - x->t_enq);
 		return x;
 	}
@@ -278,6 +280,35 @@ int xact_answer_now(struct client *c, const struct abi_addr *addr,
 	return 0;
 }
 
+/*
+ * Shares of a node's queue (policy key queue): one file may hold at most
+ * half of it queued, the files of one uid three quarters (at least 1), so
+ * one client or one user cannot fill it and starve the node's others.
+ */
+unsigned int xact_file_share(unsigned int queue)
+{
+	return queue / 2 ? queue / 2 : 1;
+}
+
+unsigned int xact_uid_share(unsigned int queue)
+{
+	return queue * 3 / 4 ? queue * 3 / 4 : 1;
+}
+
+static bool over_share(const struct client *c)
+{
+	const struct node *n = c->node;
+	unsigned int q = n->conf.pol.queue, sum = 0;
+	const struct client *o;
+
+	if (c->queued >= xact_file_share(q))
+		return true;
+	LIST_FOREACH(o, &n->clients, link)
+		if (o->uid == c->uid)
+			sum += o->queued;
+	return sum >= xact_uid_share(q);
+}
+
 int xact_send(struct client *c, const struct abi_addr *addr,
 	      const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
 	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
@@ -286,6 +317,8 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	struct node *n = c->node;
 	struct xact *x;
 	unsigned int flags = 0;
+	enum access_verdict verdict;
+	struct access_why why;
 	int rv;
 
 	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
@@ -297,12 +330,26 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
-	if (!access_allows(&n->conf.acc, netfn, cmd)) {
+	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
+	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
+		verdict = access_check_ipmb(&n->conf.acc,
+				(uint8_t)addr->channel,
+				addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
+				addr->slave_addr, addr->lun,
+				n->chan_address[addr->channel & 15], netfn, cmd,
+				data, len, &why);
+	else
+		verdict = access_check(&n->conf.acc, netfn, cmd, data, len,
+				       &why);
+	if (verdict != ACCESS_OK) {
 		n->cnt.denied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
-				"denied (cc 0xd4)", n->conf.name, (int)c->pid,
-				netfn, cmd);
+				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
+				"at nesting level %u", n->conf.name,
+				(int)c->pid, netfn, cmd,
+				access_verdict_name(verdict), why.netfn,
+				why.cmd, why.depth);
 		return xact_answer_now(c, addr, msgid, netfn, cmd,
 				       IPMI_CC_INSUFFICIENT_PRIV);
 	}
@@ -327,8 +374,17 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	memcpy(x->req + 2, data, len);
 	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
+	if (over_share(c)) {
+		n->cnt.busy++;
+		free(x);
+		return -EBUSY;
+	}
+	/* counted before: xact_enqueue() may dispatch it at once, and
+	 * pick() uncounts what it dispatches */
+	c->queued++;
 	rv = xact_enqueue(x);
 	if (rv < 0) {
+		c->queued--;
 		free(x);
 		return rv;
 	}

@@ -39,6 +39,9 @@ struct xact {
 	void *priv;
 };
 
+/* A file's and a uid's share of a node's queue of QUEUE requests. */
+unsigned int xact_file_share(unsigned int queue);
+unsigned int xact_uid_share(unsigned int queue);
 struct xact *xact_new(struct daemon *d, struct node *n, struct client *c);
 void xact_free(struct xact *x);
 int xact_enqueue(struct xact *x);

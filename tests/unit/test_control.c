@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -339,6 +340,17 @@ START_TEST(test_show)
 		return;
 	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi2", NULL), 0);
 	assert_has(out, "node=ipmi2\npreset=monitor\n");
+	/* ... but not at other users' clients: their pids and uids are
+	 * private to them and the admins */
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "show", "ipmi1", NULL), 0);
+	assert_has(out, "\nclients=0\n");
+	ck_assert_msg(strstr(out, "pid=111") == NULL &&
+	    strstr(out, "pid=222") == NULL, "%s", out);
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "stats", "-j", NULL), 0);
+	ck_assert_msg(strstr(out, "\"pid\": 111") == NULL &&
+	    strstr(out, "\"pid\": 222") == NULL, "%s", out);
+	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
+	assert_has(out, "\"pid\": 111");
 }
 END_TEST
 
@@ -695,6 +707,125 @@ START_TEST(test_conn_limit)
 }
 END_TEST
 
+/* Eight users, eight connections each: they fill what users may take,
+ * and root still gets one of the slots kept for admins. */
+static int hog_as(uid_t uid, const char *ready)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, i, f;
+
+	if (setgroups(0, NULL) < 0 || setgid(uid) < 0 || setuid(uid) < 0)
+		return 20;
+	strcpy(sun.sun_path, sock);
+	for (i = 0; i < 8; i++) {
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+			return 21;
+		usleep(10000);
+	}
+	if ((f = open(ready, O_WRONLY | O_CREAT, 0666)) < 0)
+		return 25;
+	close(f);
+	sleep(3);			/* hold them while root asks */
+	return 0;
+}
+
+START_TEST(test_conn_admin_slots)
+{
+	struct timeval tv = { 0, 10000 };
+	char ready[8][160];
+	pid_t pid[8];
+	int i, k, n;
+
+	if (geteuid() != 0)
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	chmod(dir, 0777);
+	for (k = 0; k < 8; k++) {
+		snprintf(ready[k], sizeof(ready[k]), "%s/ready%d", dir, k);
+		pid[k] = fork();
+		ck_assert_int_ge(pid[k], 0);
+		if (pid[k] == 0)
+			_exit(hog_as((uid_t)(3001 + k), ready[k]));
+	}
+	for (i = 0; i < 500; i++) {
+		for (k = n = 0; k < 8; k++)
+			n += access(ready[k], F_OK) == 0;
+		if (n == 8)
+			break;
+		event_base_loopexit(d.base, &tv);
+		event_base_dispatch(d.base);
+	}
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	for (k = 0; k < 8; k++)
+		ck_assert_int_eq(serve(pid[k]), 0);
+}
+END_TEST
+
+/*
+ * Out of descriptors: accept() fails with EMFILE while a client waits.
+ * The daemon pauses accepting (a handful of failures, not one per loop
+ * turn at 100% CPU), and serves the client once descriptors are free.
+ */
+START_TEST(test_conn_emfile)
+{
+	struct timeval tv = { 0, 10000 };
+	struct rlimit rl, low;
+	int fds[4096], nfd = 0, i, p[2], rc;
+	unsigned long e0, e1;
+	pid_t pid;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uint8_t b[CTL_HDR_LEN];
+		struct ctl_hdr h;
+		char c;
+
+		/* wait until the parent is out of descriptors */
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(30);
+		/* any request answered will do: a short answer */
+		ctl_hdr_init(&h, 99, 0, 0);
+		ctl_hdr_encode(b, &h);
+		_exit(raw_client(b, CTL_HDR_LEN, CTL_E_TYPE, "type 0x0063"));
+	}
+	close(p[0]);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = 256;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (nfd < (int)(sizeof(fds) / sizeof(fds[0]))) {
+		int fd = dup(0);
+
+		if (fd < 0)
+			break;
+		fds[nfd++] = fd;
+	}
+	ck_assert_int_eq(errno, EMFILE);
+	e0 = control_accept_errors();
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	close(p[1]);
+	/* 1.5 s of the loop while the client waits: paused, not spinning */
+	for (i = 0; i < 150; i++) {
+		event_base_loopexit(d.base, &tv);
+		event_base_dispatch(d.base);
+	}
+	e1 = control_accept_errors();
+	ck_assert_msg(e1 > e0 && e1 - e0 <= 4, "accept errors: %lu",
+	    e1 - e0);
+	for (i = 0; i < nfd; i++)
+		close(fds[i]);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	rc = serve(pid);
+	ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
 static Suite *control_suite(void)
 {
 	Suite *s = suite_create("control");
@@ -718,6 +849,8 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_no_daemon);
 	tcase_add_test(tc, test_raw_protocol);
 	tcase_add_test(tc, test_conn_limit);
+	tcase_add_test(tc, test_conn_emfile);
+	tcase_add_test(tc, test_conn_admin_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }

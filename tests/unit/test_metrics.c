@@ -1167,6 +1167,41 @@ START_TEST(test_textfile)
 }
 END_TEST
 
+/* Whatever is planted at the .tmp name: a FIFO (it would block the
+ * daemon), a symbolic link to another file; the write neither blocks nor
+ * follows, and the result is a regular file. CK_DEFAULT_TIMEOUT catches a
+ * blocked open. */
+START_TEST(test_textfile_planted_tmp)
+{
+	char path[128], tmp[160], victim[160];
+	char *cause = NULL;
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/planted.prom", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+
+	ck_assert_int_eq(mkfifo(tmp, 0666), 0);
+	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_ptr_nonnull(strstr(slurp(path), "kcsmux_requests_total"));
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+
+	f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("keep\n", f);
+	fclose(f);
+	ck_assert_int_eq(symlink(victim, tmp), 0);
+	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), 0);
+	ck_assert_str_eq(slurp(victim), "keep\n");
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+}
+END_TEST
+
 START_TEST(test_textfile_fails)
 {
 	char path[128];
@@ -1229,6 +1264,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(ts, test_off);
 	tcase_add_test(ts, test_textfile);
 	tcase_add_test(ts, test_textfile_fails);
+	tcase_add_test(ts, test_textfile_planted_tmp);
 	suite_add_tcase(s, ts);
 	return s;
 }

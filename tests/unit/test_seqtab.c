@@ -423,6 +423,62 @@ START_TEST(test_cancel_owner)
 }
 END_TEST
 
+/* A node's share: group_max slots per group, the others keep theirs. */
+START_TEST(test_group_share)
+{
+	static int node_a, node_b;
+	struct seqtab_req r = req_to(0x82, &owner_a, 1);
+	const struct seqtab_entry *e;
+	unsigned int i;
+
+	r.group = &node_a;
+	r.group_max = 32;
+	for (i = 0; i < 32; i++)
+		ck_assert_int_ge(seqtab_alloc(&tab, &r, T0, &e), 0);
+	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EAGAIN);
+	ck_assert_uint_eq(seqtab_group_count(&tab, &node_a), 32);
+	/* another node still gets its 32 */
+	r.owner = &owner_b;
+	r.group = &node_b;
+	for (i = 0; i < 32; i++)
+		ck_assert_int_ge(seqtab_alloc(&tab, &r, T0, &e), 0);
+	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EAGAIN);
+	/* a freed slot of A is A's again */
+	ck_assert_uint_eq(seqtab_cancel_owner(&tab, &owner_a), 32);
+	r.owner = &owner_a;
+	r.group = &node_a;
+	ck_assert_int_ge(seqtab_alloc(&tab, &r, T0, &e), 0);
+	ck_assert_uint_eq(seqtab_group_count(&tab, &node_b), 32);
+}
+END_TEST
+
+/* Retries and retry time within bounds, whatever SETTIME asked. */
+START_TEST(test_clamp_timing)
+{
+	int32_t rt;
+	uint32_t ms;
+
+	rt = 1000000; ms = 1;
+	seqtab_clamp_timing(&rt, &ms);
+	ck_assert_int_eq(rt, SEQTAB_MAX_RETRIES);
+	ck_assert_uint_eq(ms, SEQTAB_MIN_RETRY_MS);
+	rt = INT32_MAX; ms = UINT32_MAX;
+	seqtab_clamp_timing(&rt, &ms);
+	ck_assert_int_eq(rt, SEQTAB_MAX_RETRIES);
+	ck_assert_uint_eq(ms, SEQTAB_MAX_RETRY_MS);
+	rt = 4; ms = 2000;		/* the defaults pass as they are */
+	seqtab_clamp_timing(&rt, &ms);
+	ck_assert_int_eq(rt, 4);
+	ck_assert_uint_eq(ms, 2000);
+	rt = 0; ms = 1000;
+	seqtab_clamp_timing(&rt, &ms);
+	ck_assert_int_eq(rt, 0);
+	ck_assert_uint_eq(ms, 1000);
+	ck_assert_int_le(SEQTAB_MAX_RETRIES, 10);
+	ck_assert_uint_ge(SEQTAB_MIN_RETRY_MS, 1000);
+}
+END_TEST
+
 static Suite *seqtab_suite(void)
 {
 	Suite *s = suite_create("seqtab");
@@ -445,6 +501,8 @@ static Suite *seqtab_suite(void)
 	tcase_add_test(tc, test_broadcast);
 	tcase_add_test(tc, test_multiple_expiries);
 	tcase_add_test(tc, test_cancel_owner);
+	tcase_add_test(tc, test_group_share);
+	tcase_add_test(tc, test_clamp_timing);
 	suite_add_tcase(s, tc);
 	return s;
 }

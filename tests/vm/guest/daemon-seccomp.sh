@@ -162,14 +162,28 @@ workload() {
 	kill -USR1 "$dpid"
 	sleep 0.5
 	expect "SIGUSR1 prints the table" '^ipmi2 +monitor ' /tmp/$D.log
-	# A good file: ipmi2 changes policy; ipmi3 cannot be created without
-	# root (open /dev/cuse O_RDWR: EACCES), which is logged, not fatal.
+	# A file adding a node (creating it needs root) is refused whole,
+	# with a reply that says so: ipmi2 keeps its policy.
 	conf "$MODE" bulk "[node ipmi3]"
 	kill -HUP "$dpid"
 	sleep 1
 	$CTL show ipmi2 >/tmp/show2
+	expect "SIGHUP: a file adding a node is refused after the drop" 'node ipmi3 is new: creating a node needs root' /tmp/$D.log
+	check "... and nothing of it applied (ipmi2 still monitor)" grep -q '^preset=monitor' /tmp/show2
+	run_to /tmp/rl0 $CTL reload
+	check "kcsmuxctl reload of that file fails" test $? != 0
+	expect "... saying why" 'needs root' /tmp/rl0
+	# An owner/mode change likewise; a policy change alone is applied.
+	conf "$MODE" bulk
+	sed -i 's/^mode = 0666/mode = 0660/' /etc/kcsmux/kcsmux.conf
+	run_to /tmp/rl1 $CTL reload
+	check "kcsmuxctl reload of a mode change fails" test $? != 0
+	expect "... saying why" 'owner, group or mode changed' /tmp/rl1
+	conf "$MODE" bulk
+	kill -HUP "$dpid"
+	sleep 1
+	$CTL show ipmi2 >/tmp/show2
 	expect "SIGHUP: ipmi2 took its new policy" '^preset=bulk' /tmp/show2
-	expect "SIGHUP: the new node is refused, as without the filter" 'ipmi3: /dev/cuse: Permission denied' /tmp/$D.log
 	if [ -n "$notify" ]; then
 		expect "sd_notify: READY=1 at start, under the filter" 'READY=1' /tmp/notify-$D.txt
 		expect "sd_notify: RELOADING=1 on SIGHUP" 'RELOADING=1' /tmp/notify-$D.txt

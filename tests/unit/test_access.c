@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for access_check() (fused/policy.c): a node's rules against
+ * the whole request a client sends, Send Message nesting at every level,
+ * broadcast and non-IPMB layouts, opaque tunnels, truncated frames. Rules
+ * come from kcsmux.conf text through config.c, as in the daemon.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "policy.h"
+
+static struct kcsmux_config cfg;
+
+static const struct kcsmux_access *rules(const char *node_text)
+{
+	char text[512];
+	char *cause = NULL;
+
+	config_free(&cfg);
+	memset(&cfg, 0, sizeof(cfg));
+	snprintf(text, sizeof(text), "[node n]\n%s", node_text);
+	ck_assert_msg(config_load_string(&cfg, text, "t.conf", &cause) == 0,
+	    "%s", cause != NULL ? cause : "?");
+	ck_assert_uint_eq(cfg.nnodes, 1);
+	return &cfg.nodes[0].acc;
+}
+
+static void teardown(void)
+{
+	config_free(&cfg);
+	memset(&cfg, 0, sizeof(cfg));
+}
+
+/*
+ * A Send Message body (channel byte + IPMB frame) carrying NETFN:CMD with
+ * DATA, appended at OUT; returns its length. BCAST: the 00 prefix.
+ */
+static size_t frame(uint8_t *out, uint8_t chan, bool bcast, uint8_t netfn,
+    uint8_t cmd, const uint8_t *data, size_t len)
+{
+	size_t n = 0, i, start;
+	uint8_t sum = 0;
+
+	out[n++] = chan;
+	if (bcast)
+		out[n++] = 0x00;
+	out[n++] = 0x82;			/* rsSA */
+	out[n++] = (uint8_t)(netfn << 2);
+	out[n] = (uint8_t)(-(out[n - 2] + out[n - 1]));
+	n++;
+	start = n;
+	out[n++] = 0x20;			/* rqSA */
+	out[n++] = 0x04 << 2 | 2;		/* seq, LUN */
+	out[n++] = cmd;
+	if (len > 0)
+		memcpy(out + n, data, len);
+	n += len;
+	for (i = start; i < n; i++)
+		sum = (uint8_t)(sum + out[i]);
+	out[n++] = (uint8_t)-sum;
+	return n;
+}
+
+static const uint8_t chassis_off[] = { 0x00 };	/* Chassis Control: off */
+
+/* Chassis Control in Send Message in Send Message: the bypass. */
+START_TEST(test_nested_chassis_control)
+{
+	const struct kcsmux_access *acc;
+	uint8_t in[64], out[64];
+	size_t nin, nout;
+	struct access_why why;
+
+	nin = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
+	nout = frame(out, 0, false, 0x06, 0x34, in, nin);
+
+	acc = rules("access = all\ndeny = chassis:02\n");
+	/* plain, bridged once: the inner request is checked */
+	ck_assert_int_eq(access_check(acc, 0x00, 0x02, chassis_off, 1, NULL),
+	    ACCESS_DENIED);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, &why),
+	    ACCESS_DENIED);
+	ck_assert_uint_eq(why.depth, 1);
+	ck_assert_uint_eq(why.netfn, 0x00);
+	ck_assert_uint_eq(why.cmd, 0x02);
+	/* twice: too deep whatever it carries */
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, &why),
+	    ACCESS_TOO_DEEP);
+	ck_assert_uint_eq(why.depth, 1);
+
+	acc = rules("access = sensors\nallow = app\n");
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
+	    ACCESS_DENIED);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
+	    ACCESS_TOO_DEEP);
+	/* what the node does allow goes through one level of bridging */
+	nin = frame(in, 0, false, 0x04, 0x2d, (const uint8_t *)"\x01", 1);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
+	    ACCESS_OK);
+	/* and a node that allows everything, up to the depth limit */
+	acc = rules("access = all\n");
+	nin = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
+	    ACCESS_OK);
+	nout = frame(out, 0, false, 0x06, 0x34, in, nin);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
+	    ACCESS_TOO_DEEP);
+}
+END_TEST
+
+/* Broadcast (00 prefix) and channels other than the primary IPMB. */
+START_TEST(test_layouts)
+{
+	const struct kcsmux_access *acc = rules("access = all\n"
+	    "deny = chassis:02\n");
+	uint8_t in[64];
+	size_t n;
+	unsigned chan;
+
+	n = frame(in, 0, true, 0x00, 0x02, chassis_off, 1);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+	    ACCESS_DENIED);
+	n = frame(in, 0, true, 0x06, 0x01, NULL, 0);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+	    ACCESS_OK);
+	for (chan = 1; chan < 16; chan++) {
+		/* LAN layout: a session handle before the frame */
+		n = frame(in, (uint8_t)chan, true, 0x00, 0x02, chassis_off, 1);
+		in[1] = 0x05;
+		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+		    ACCESS_DENIED);
+		n = frame(in, (uint8_t)chan, false, 0x00, 0x02, chassis_off,
+		    1);
+		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+		    ACCESS_DENIED);
+		/* tracking and privilege bits do not change the channel */
+		in[0] = (uint8_t)(chan | 0xc0 | 0x30);
+		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+		    ACCESS_DENIED);
+	}
+	/* the LUN bits of the netfn byte do not hide the netfn */
+	n = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
+	in[2] |= 3;
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+	    ACCESS_DENIED);
+}
+END_TEST
+
+/* Frames cut anywhere are refused, never passed unread. */
+START_TEST(test_truncated)
+{
+	const struct kcsmux_access *acc = rules("access = sensors\n"
+	    "allow = app\n");
+	uint8_t in[64];
+	size_t n, cut;
+	enum access_verdict v;
+
+	n = frame(in, 0, false, 0x04, 0x2d, (const uint8_t *)"\x01", 1);
+	for (cut = 0; cut < 7; cut++) {
+		v = access_check(acc, 0x06, 0x34, in, cut, NULL);
+		ck_assert_msg(v == ACCESS_MALFORMED, "cut %zu: %d", cut, v);
+	}
+	for (cut = 7; cut <= n; cut++)
+		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, cut, NULL),
+		    ACCESS_OK);
+	/* padded: the extra bytes are data, the command is unchanged */
+	memset(in + n, 0xaa, 8);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n + 8, NULL),
+	    ACCESS_OK);
+}
+END_TEST
+
+/* Opaque tunnels: refused unless the effective set is everything or an
+ * allow line names them. */
+START_TEST(test_tunnels)
+{
+	static const uint8_t tun[][2] = {
+		{ 0x06, 0x33 }, { 0x06, 0x52 }, { 0x02, 0x00 }, { 0x02, 0x7f },
+		{ 0x2c, 0x00 }, { 0x2c, 0x01 }, { 0x2e, 0x10 }, { 0x30, 0x01 },
+		{ 0x3e, 0xff },
+	};
+	const struct kcsmux_access *acc;
+	uint8_t in[64];
+	size_t i, n;
+
+	acc = rules("access = all\ndeny = chassis:02\n");
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
+		ck_assert(access_is_tunnel(tun[i][0], tun[i][1]));
+		ck_assert_int_eq(access_check(acc, tun[i][0], tun[i][1], NULL,
+		    0, NULL), ACCESS_TUNNEL);
+		/* and bridged */
+		n = frame(in, 0, false, tun[i][0], tun[i][1], NULL, 0);
+		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
+		    ACCESS_TUNNEL);
+	}
+	ck_assert(!access_is_tunnel(0x06, 0x34));	/* read, not opaque */
+	ck_assert(!access_is_tunnel(0x06, 0x01));
+	ck_assert(!access_is_tunnel(0x0a, 0x40));
+
+	acc = rules("access = all\n");
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++)
+		ck_assert_int_eq(access_check(acc, tun[i][0], tun[i][1], NULL,
+		    0, NULL), ACCESS_OK);
+
+	/* app by netfn alone does not name Master Write-Read */
+	acc = rules("access = sensors\nallow = app\n");
+	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
+	    ACCESS_TUNNEL);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x33, NULL, 0, NULL),
+	    ACCESS_TUNNEL);
+	acc = rules("access = sensors\nallow = app:*\n");
+	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
+	    ACCESS_TUNNEL);
+	acc = rules("access = sensors\nallow = app:52\n");
+	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
+	    ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x33, NULL, 0, NULL),
+	    ACCESS_DENIED);
+	/* '*' names nothing; an OEM netfn or name does */
+	acc = rules("access = none\nallow = *\ndeny = chassis:02\n");
+	ck_assert_int_eq(access_check(acc, 0x30, 0x01, NULL, 0, NULL),
+	    ACCESS_TUNNEL);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x01, NULL, 0, NULL),
+	    ACCESS_OK);
+	acc = rules("allow = app:01, 0x30:0x10-0x1f\ndeny = 0x30:0x12\n");
+	ck_assert_int_eq(access_check(acc, 0x30, 0x10, NULL, 0, NULL),
+	    ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x30, 0x12, NULL, 0, NULL),
+	    ACCESS_DENIED);
+	ck_assert_int_eq(access_check(acc, 0x30, 0x20, NULL, 0, NULL),
+	    ACCESS_DENIED);
+	acc = rules("access = readonly\nallow = oem, group\n");
+	ck_assert_int_eq(access_check(acc, 0x3f, 0x00, NULL, 0, NULL),
+	    ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x2c, 0x05, NULL, 0, NULL),
+	    ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x2e, 0x05, NULL, 0, NULL),
+	    ACCESS_DENIED);
+}
+END_TEST
+
+/* Every single-level request: access_check() agrees with the set for
+ * non-tunnels, on every node preset with a deny line. */
+START_TEST(test_plain_agrees)
+{
+	static const char *const texts[] = {
+		"access = all\ndeny = chassis:02\n",
+		"access = readonly\n", "access = sensors\nallow = app\n",
+		"access = none\n",
+	};
+	const struct kcsmux_access *acc;
+	unsigned t, nf, c;
+	enum access_verdict v;
+
+	for (t = 0; t < 4; t++) {
+		acc = rules(texts[t]);
+		for (nf = 0; nf < 64; nf++) {
+			for (c = 0; c < 256; c++) {
+				if (nf == 6 && c == 0x34)
+					continue;
+				v = access_check(acc, (uint8_t)nf, (uint8_t)c,
+				    NULL, 0, NULL);
+				if (!access_allows(acc, (uint8_t)nf,
+				    (uint8_t)c))
+					ck_assert_int_eq(v, ACCESS_DENIED);
+				else if (access_is_tunnel((uint8_t)nf,
+				    (uint8_t)c))
+					ck_assert_int_eq(v, ACCESS_TUNNEL);
+				else
+					ck_assert_int_eq(v, ACCESS_OK);
+			}
+		}
+	}
+}
+END_TEST
+
+/* Random bodies at random depth never get a refused command through:
+ * a reference walker re-derives each level's command independently. */
+START_TEST(test_random_bodies)
+{
+	const struct kcsmux_access *acc = rules("access = readonly\n"
+	    "allow = app:34\n");
+	uint8_t buf[96];
+	unsigned i, seed = 12345;
+	size_t len, k;
+	enum access_verdict v;
+
+	for (i = 0; i < 200000; i++) {
+		len = (size_t)(rand_r(&seed) % sizeof(buf));
+		for (k = 0; k < len; k++)
+			buf[k] = (uint8_t)rand_r(&seed);
+		if (len > 0 && rand_r(&seed) % 2)
+			buf[0] &= 0xf0;			/* channel 0 */
+		v = access_check(acc, 0x06, 0x34, buf, len, NULL);
+		if (v != ACCESS_OK)
+			continue;
+		/* allowed: the IPMB reading must be allowed and no Send
+		 * Message inside it (depth 1 is the limit) */
+		ck_assert_uint_ge(len, 7);
+		if (buf[1] == 0 && (buf[0] & 0x0f) == 0) {
+			ck_assert_uint_ge(len, 8);
+			ck_assert(access_allows(acc, buf[3] >> 2, buf[7]));
+		} else {
+			ck_assert(access_allows(acc, buf[2] >> 2, buf[6]));
+			ck_assert(!(buf[2] >> 2 == 6 && buf[6] == 0x34));
+		}
+		if ((buf[0] & 0x0f) != 0 && len >= 8)
+			ck_assert(access_allows(acc, buf[3] >> 2, buf[7]));
+	}
+}
+END_TEST
+
+/*
+ * A client's own IPMB request, as the frame the daemon wraps is read on
+ * the bus: slave address 0 without the broadcast type makes receivers
+ * read a broadcast one byte on (cmd = the first data byte, netfn = the
+ * first checksum / 4); a channel other than 0 may be LAN, read likewise.
+ */
+START_TEST(test_ipmb_readings)
+{
+	const struct kcsmux_access *acc = rules("access = readonly\n");
+	/* netfn 00 LUN 0 to SA 0: checksum 1 is 00, so the shifted netfn
+	 * is 00 (chassis) and its cmd the first data byte, 02 */
+	static const uint8_t ctl[] = { 0x02, 0x00 };
+	struct access_why why;
+	unsigned int chan;
+
+	/* Get Chassis Status (readonly) is allowed as such ... */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	/* ... but to SA 0 it is Chassis Control for the receivers */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, &why), ACCESS_DENIED);
+	ck_assert_uint_eq(why.netfn, 0x00);
+	ck_assert_uint_eq(why.cmd, 0x02);
+	/* and on another channel whatever the address */
+	for (chan = 1; chan < 16; chan++) {
+		uint8_t sa = (uint8_t)(0x100 - 0x00);	/* chk1 = -(sa) = 0 */
+
+		ck_assert_int_eq(access_check_ipmb(acc, (uint8_t)chan, false,
+		    (uint8_t)sa, 0, 0x20, 0x00, 0x01, ctl, 2, NULL),
+		    ACCESS_DENIED);
+	}
+	/* a node that allows everything: nothing to bypass */
+	acc = rules("access = all\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+}
+END_TEST
+
+/*
+ * Found by vm.daemon-oracle: a nested Send Message to channel 12 whose
+ * LAN reading is one byte short of a command; the daemon's own checksum,
+ * appended after the client's data, became that command (02:44, a tunnel)
+ * at the BMC. A reading one byte short is refused now.
+ */
+START_TEST(test_appended_checksum)
+{
+	const struct kcsmux_access *acc = rules("access = all\n"
+	    "deny = chassis:02\n");
+	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0,
+	    0x9e };
+	uint8_t pad[8];
+
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, in, sizeof(in), NULL), ACCESS_MALFORMED);
+	/* one byte more: the command is the client's own, checked */
+	memcpy(pad, in, sizeof(in));
+	pad[7] = 0x01;			/* 02:01: a tunnel, refused */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_TUNNEL);
+	pad[3] = 0x18;			/* 06:01: allowed */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_OK);
+	/* the daemon's own frame, shifted, to slave 0 without data: its
+	 * command would be the checksum */
+	acc = rules("access = readonly\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_MALFORMED);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_OK);
+}
+END_TEST
+
+/* commands: by default only where nothing is restricted; explicit wins. */
+START_TEST(test_commands_default)
+{
+	rules("");
+	ck_assert(cfg.nodes[0].commands);
+	rules("access = all\ndeny = chassis:02\n");
+	ck_assert(!cfg.nodes[0].commands);
+	rules("access = readonly\n");
+	ck_assert(!cfg.nodes[0].commands);
+	rules("access = readonly\ncommands = yes\n");
+	ck_assert(cfg.nodes[0].commands);
+	rules("commands = no\n");
+	ck_assert(!cfg.nodes[0].commands);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("access");
+	TCase *tc = tcase_create("check");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_nested_chassis_control);
+	tcase_add_test(tc, test_layouts);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_tunnels);
+	tcase_add_test(tc, test_plain_agrees);
+	tcase_add_test(tc, test_random_bodies);
+	tcase_add_test(tc, test_ipmb_readings);
+	tcase_add_test(tc, test_appended_checksum);
+	tcase_add_test(tc, test_commands_default);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
