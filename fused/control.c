@@ -646,12 +646,14 @@ static void do_reload(struct ctl_conn *c)
 	log_info("control: uid %u (pid %ld) reload", (unsigned)c->uid,
 	    (long)c->pid);
 	if (daemon_reload(d, &cause) < 0) {
+		daemon_reload_done(d, false, cause);
 		reply_err(c, CTL_RELOAD, CTL_E_INVAL, "reload rejected, the "
 		    "running configuration stays: %s", cause != NULL ? cause :
 		    "unknown error");
 		free(cause);
 		return;
 	}
+	daemon_reload_done(d, true, NULL);
 	daemon_notify(d, "READY=1");	/* as after SIGHUP */
 	ctl_buf_init(&b);
 	ctl_kv_addf(&b, "note", "reloaded %s", d->cfg_path != NULL ?
