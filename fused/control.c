@@ -367,6 +367,9 @@ static void node_snap(const struct node *n, uint64_t now, bool clients,
 	ni->wait_p99_ns = nodestats_hist_quantile(&st->queue_wait, 0.99);
 	ni->wait_max_ns = st->queue_wait.max_ns;
 	ni->cpu_ppm = nodestats_cpu_ppm(&st->cpu, now);
+	ni->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
+	ni->cheapened = n->cnt.throttled;
+	ni->held = n->cnt.held;
 }
 
 static void node_snap_free(struct node_snap *s)

@@ -97,6 +97,7 @@ struct node_counters {
 	uint64_t opens;
 	uint64_t sleeps;	/* poller sleeps of its transactions */
 	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
+	uint64_t held;		/* its queue held until back under budget */
 	/* buffers guessed (client.c), and guessed rightly: a round trip
 	 * saved; [0] SEND, [1] RECEIVE */
 	uint64_t guesses[2];
