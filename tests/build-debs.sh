@@ -10,6 +10,10 @@ build=${1:?usage: build-debs.sh BUILD_DIR [OUTDIR]}
 out=${2:-$build/debs}
 pb=$build/deb-build
 mkdir -p "$pb" "$out"
+# build.packaging and vm.pkg-admin may run at once (ctest -j2): one tree,
+# one build at a time
+exec 8>"$pb.lock"
+flock 8
 # dpkg-buildflags: hardening (fortify, stack protector, relro) as Debian
 # builds its packages; -ffile-prefix-map keeps the build path out.
 eval "$(cd "$KCSMUX_SRC" && dpkg-buildflags --export=sh)"
