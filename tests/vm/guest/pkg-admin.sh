@@ -214,7 +214,9 @@ phase2() {
 	fails=$((fails + f1))
 	step "boot 2: $(uname -r), systemd $(systemctl is-system-running)"
 	check "kcsmuxd came up by itself" sh -c '[ "$(systemctl is-active kcsmuxd)" = active ]'
-	check "kcsraw loaded at boot (modules-load.d)" test -d /sys/module/kcsraw
+	check "kcsraw loaded at boot" test -d /sys/module/kcsraw
+	check "... by systemd-modules-load (modules-load.d), not only the unit" \
+		sh -c "journalctl -b -u systemd-modules-load --no-pager | grep -q \"Inserted module 'kcsraw'\""
 	check "ipmi_si stayed out (blacklist)" sh -c '! test -d /sys/module/ipmi_si'
 	check "/dev/ipmi1 root:ipmiusers 0660" node_is /dev/ipmi1 root ipmiusers 660
 	check "/dev/ipmi2 kcsmux:ipmimon 0660" node_is /dev/ipmi2 kcsmux ipmimon 660
