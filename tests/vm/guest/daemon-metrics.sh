@@ -127,7 +127,7 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 17 families and
+# grammar DESC FILE: FILE is a valid exposition with our 25 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
