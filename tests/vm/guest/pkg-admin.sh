@@ -109,7 +109,7 @@ phase1() {
 	# the stock /dev/ipmi0 (ipmi_devintf); they go with it.
 	if lsmod | grep -q '^ipmi_si '; then
 		lsmod | grep -E '^(ipmi|acpi_ipmi)' | sed 's/^/    /'
-		users=$(lsmod | awk '$1 ~ /^(acpi_ipmi|ipmi_ssif|ipmi_watchdog|ipmi_poweroff|ipmi_devintf)$/ {print $1}')
+		users=$(lsmod | awk '$1 ~ /^(acpi_ipmi|ipmi_ssif|ipmi_watchdog|ipmi_poweroff|ipmi_devintf)$/ {print $1}' | tr '\n' ' ')
 		step "modprobe -r $users ipmi_si (bound before the blacklist existed)"
 		check "ipmi_si unloads" modprobe -r $users ipmi_si
 	fi
