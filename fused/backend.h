@@ -37,6 +37,15 @@ struct backend_ops {
 	void (*destroy)(struct backend *be);
 };
 
+/* The interface's health as its completions tell it (kcsraw backend; the
+ * stock driver keeps its own to itself): for the metrics. */
+struct backend_health {
+	uint64_t completions;	/* any outcome */
+	uint64_t hosed;		/* the KCS state machine gave up (cc 0xFF) */
+	uint64_t kcs_errors;	/* KCS timeouts and protocol errors seen */
+	uint64_t retries;	/* KCS error recoveries started */
+};
+
 struct backend {
 	const struct backend_ops *ops;
 	struct daemon *d;
@@ -48,6 +57,7 @@ struct backend {
 	bool bridges;		/* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
+	struct backend_health health;
 };
 
 struct backend *backend_kcsraw_open(struct daemon *d, const char *path,

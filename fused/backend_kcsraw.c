@@ -89,6 +89,11 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 			break;
 		if (be->inflight)
 			be->inflight--;
+		be->health.completions++;
+		be->health.kcs_errors += c.cost.errors;
+		be->health.retries += c.cost.retries;
+		if (c.flags & KCSRAW_DONE_HOSED)
+			be->health.hosed++;
 		/* The interface gave up: answer as the stock driver does
 		 * (cc 0xFF), whatever kcsraw made up. */
 		if ((c.flags & KCSRAW_DONE_HOSED) && c.resp_len >= 3)

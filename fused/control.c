@@ -391,6 +391,9 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->wait_p99_ns = nodestats_hist_quantile(&st->queue_wait, 0.99);
 	ni->wait_max_ns = st->queue_wait.max_ns;
 	ni->cpu_ppm = nodestats_cpu_ppm(&st->cpu, now);
+	ni->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
+	ni->cheapened = n->cnt.throttled;
+	ni->held = n->cnt.held;
 }
 
 static void node_snap_free(struct node_snap *s)
@@ -676,12 +679,14 @@ static void do_reload(struct ctl_conn *c)
 	log_info("control: uid %u (pid %ld) reload", (unsigned)c->uid,
 	    (long)c->pid);
 	if (daemon_reload(d, &cause) < 0) {
+		daemon_reload_done(d, false, cause);
 		reply_err(c, CTL_RELOAD, CTL_E_INVAL, "reload rejected, the "
 		    "running configuration stays: %s", cause != NULL ? cause :
 		    "unknown error");
 		free(cause);
 		return;
 	}
+	daemon_reload_done(d, true, NULL);
 	daemon_notify(d, "READY=1");	/* as after SIGHUP */
 	ctl_buf_init(&b);
 	ctl_kv_addf(&b, "note", "reloaded %s", d->cfg_path != NULL ?

@@ -504,6 +504,19 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	NODE_COUNTERS(KV)
 #undef KV
 	ctl_kv_addf(b, "cpu_ppm", "%.0f", ppm(ni->cpu_ppm));
+	/* the budget in the config's units: % of one CPU */
+	ctl_kv_addf(b, "cpu_used_pct", "%.4f", ppm(ni->cpu_ppm) / 1e4);
+	if (ni->cpu_budget_ppm) {
+		ctl_kv_addf(b, "cpu_budget_pct", "%.4f",
+		    ni->cpu_budget_ppm / 1e4);
+		ctl_kv_addf(b, "budget_used_pct", "%.1f",
+		    ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
+	} else {
+		ctl_kv_add(b, "cpu_budget_pct", "none");
+		ctl_kv_add(b, "budget_used_pct", "-");
+	}
+	ctl_kv_addf(b, "cheapened", "%llu", (unsigned long long)ni->cheapened);
+	ctl_kv_addf(b, "held", "%llu", (unsigned long long)ni->held);
 }
 
 void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
@@ -539,5 +552,15 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	    (unsigned long long)(v));
 	NODE_COUNTERS(JS)
 #undef JS
-	ctl_buf_printf(b, ", \"cpu_ppm\": %.0f}", ppm(ni->cpu_ppm));
+	ctl_buf_printf(b, ", \"cpu_ppm\": %.0f", ppm(ni->cpu_ppm));
+	ctl_buf_printf(b, ", \"cpu_used_pct\": %.4f", ppm(ni->cpu_ppm) / 1e4);
+	if (ni->cpu_budget_ppm)
+		ctl_buf_printf(b, ", \"cpu_budget_pct\": %.4f, "
+		    "\"budget_used_pct\": %.1f", ni->cpu_budget_ppm / 1e4,
+		    ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
+	else
+		ctl_buf_printf(b, ", \"cpu_budget_pct\": null, "
+		    "\"budget_used_pct\": null");
+	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu}",
+	    (unsigned long long)ni->cheapened, (unsigned long long)ni->held);
 }

@@ -428,14 +428,47 @@ static double num(const struct reply *r, size_t s, size_t e,
 	return v != NULL ? strtod(v, NULL) : 0;
 }
 
+/* The NODE column: as wide as the longest name (at least "NODE"). */
+static int name_width(const struct reply *r)
+{
+	size_t s, e = 0, w = 4, l;
+
+	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
+		l = strlen(get(r, s, e, "node"));
+		if (l > w)
+			w = l;
+	}
+	return (int)w;
+}
+
+/*
+ * A node's budget in the config's units: "-" without one, else the budget
+ * (% of one CPU), and how much of it the node uses now (%).
+ */
+static void budget_cols(const struct reply *r, size_t s, size_t e,
+    char *budget, size_t blen, char *used, size_t ulen)
+{
+	const char *b = get(r, s, e, "cpu_budget_pct");
+
+	if (strcmp(b, "none") == 0 || strcmp(b, "-") == 0) {
+		snprintf(budget, blen, "-");
+		snprintf(used, ulen, "-");
+		return;
+	}
+	snprintf(budget, blen, "%g%%", strtod(b, NULL));
+	snprintf(used, ulen, "%s%%", get(r, s, e, "budget_used_pct"));
+}
+
 static void print_list(FILE *f, const struct reply *r)
 {
 	size_t s, e = 0;
-	char preset[40], poll[40], queue[32];
+	char preset[40], poll[40], queue[32], budget[32], used[32];
+	int w = name_width(r);
 
-	fprintf(f, "%-12s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s\n",
-	    "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI", "QUEUE", "REQS",
-	    "ERR", "P50_US", "P99_US", "CPU_PPM");
+	fprintf(f, "%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s %8s "
+	    "%7s %6s %6s\n", w, "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI",
+	    "QUEUE", "REQS", "ERR", "P50_US", "P99_US", "CPU_%", "BUDGET",
+	    "USED", "CHEAP", "HELD");
 	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
 		snprintf(preset, sizeof(preset), "%s%s", get(r, s, e, "preset"),
 		    strcmp(get(r, s, e, "custom"), "yes") == 0 ? "+" : "");
@@ -444,26 +477,37 @@ static void print_list(FILE *f, const struct reply *r)
 		    get(r, s, e, "policy.poll_max_us"));
 		snprintf(queue, sizeof(queue), "%s/%s", get(r, s, e, "queue"),
 		    get(r, s, e, "queue_max"));
-		fprintf(f, "%-12s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s\n",
+		budget_cols(r, s, e, budget, sizeof(budget), used,
+		    sizeof(used));
+		fprintf(f, "%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8.3f "
+		    "%8s %7s %6s %6s\n", w,
 		    get(r, s, e, "node"), preset,
 		    get(r, s, e, "policy.max_busy_us"), poll,
 		    get(r, s, e, "clients"), queue, get(r, s, e, "requests"),
 		    get(r, s, e, "errors"), get(r, s, e, "latency_p50_us"),
-		    get(r, s, e, "latency_p99_us"), get(r, s, e, "cpu_ppm"));
+		    get(r, s, e, "latency_p99_us"),
+		    num(r, s, e, "cpu_used_pct"), budget, used,
+		    get(r, s, e, "cheapened"), get(r, s, e, "held"));
 	}
 }
 
 static void print_stats(FILE *f, const struct reply *r)
 {
 	size_t s, e = 0;
+	char budget[32], used[32];
+	int w = name_width(r);
 
-	fprintf(f, "%-12s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
-	    "%8s\n", "NODE", "REQS", "DONE", "ERR", "DENY", "BUSY", "P50_US",
-	    "P90_US", "P99_US", "MAX_US", "WAIT99", "CPU_US/R", "SPIN_US/R",
-	    "CPU_PPM");
-	while (ctl_kv_record(&r->kv, "node", e, &s, &e))
-		fprintf(f, "%-12s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
-		    "%9.1f %9.1f %8s\n", get(r, s, e, "node"),
+	fprintf(f, "%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
+	    "%8s %8s %7s %6s %6s\n", w, "NODE", "REQS", "DONE", "ERR", "DENY",
+	    "BUSY", "P50_US", "P90_US", "P99_US", "MAX_US", "WAIT99",
+	    "CPU_US/R", "SPIN_US/R", "CPU_%", "BUDGET", "USED", "CHEAP",
+	    "HELD");
+	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
+		budget_cols(r, s, e, budget, sizeof(budget), used,
+		    sizeof(used));
+		fprintf(f, "%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
+		    "%9.1f %9.1f %8.3f %8s %7s %6s %6s\n", w,
+		    get(r, s, e, "node"),
 		    get(r, s, e, "requests"), get(r, s, e, "completed"),
 		    get(r, s, e, "errors"), get(r, s, e, "denied"),
 		    get(r, s, e, "busy"), get(r, s, e, "latency_p50_us"),
@@ -473,7 +517,9 @@ static void print_stats(FILE *f, const struct reply *r)
 		    get(r, s, e, "queue_wait_p99_us"),
 		    num(r, s, e, "cpu_ns_per_req") / 1e3,
 		    num(r, s, e, "spin_ns_per_req") / 1e3,
-		    get(r, s, e, "cpu_ppm"));
+		    num(r, s, e, "cpu_used_pct"), budget, used,
+		    get(r, s, e, "cheapened"), get(r, s, e, "held"));
+	}
 }
 
 /* ---- commands ---- */
@@ -595,6 +641,7 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 	unsigned long count = 0, i;
 	char *end, when[32];
 	time_t now;
+	bool tty = isatty(STDOUT_FILENO);
 	int c;
 
 	optind = 0;
@@ -640,8 +687,14 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		}
 		now = time(NULL);
 		strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
-		printf("\033[H\033[2J%s watch: %s, every %.1f s, %s "
-		    "(^C quits)\n\n", prog, x->sock, sec, when);
+		/* Clear the screen only on a terminal: piped or logged,
+		 * rounds follow each other as plain text. */
+		if (tty)
+			printf("\033[H\033[2J%s watch: %s, every %.1f s, %s "
+			    "(^C quits)\n\n", prog, x->sock, sec, when);
+		else
+			printf("%s%s watch: %s, every %.1f s, %s\n",
+			    i > 0 ? "\n" : "", prog, x->sock, sec, when);
 		fflush(stdout);
 		/* Errors go to stderr and the next round tries again, on a
 		 * new connection (the daemon closes idle ones). */
@@ -695,7 +748,15 @@ int main(int argc, char **argv)
 	x.sock = getenv("KCSMUX_SOCKET");
 	if (x.sock == NULL || *x.sock == '\0')
 		x.sock = CTL_SOCKET_DEFAULT;
-	while ((opt = getopt(argc, argv, "+s:hV")) != -1) {
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((opt = getopt_long(argc, argv, "+s:hV", longopts,
+	    NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			x.sock = optarg;

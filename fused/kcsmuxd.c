@@ -6,17 +6,17 @@
  * signals.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
-#ifdef HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
-#endif
 
 #include "backend.h"
 #include "control.h"
@@ -30,12 +30,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: kcsmuxd [-dfnhV] [-c FILE] [-S yes|no|log]\n"
-		"  -c FILE  configuration (default %s)\n"
-		"  -d       debug logging\n"
-		"  -f       stay in the foreground, log to stderr\n"
-		"  -n       check the configuration and exit\n"
-		"  -S MODE  seccomp filter, overriding the file's seccomp key\n"
-		"  -V       print the version\n", KCSMUX_CONF_PATH);
+		"  -c, --config=FILE    configuration (default %s)\n"
+		"  -d, --debug          debug logging\n"
+		"  -f, --foreground     stay in the foreground, log to stderr\n"
+		"                       (with journald priorities under systemd)\n"
+		"  -n, --check          check the configuration and exit\n"
+		"  -S, --seccomp=MODE   seccomp filter, overriding the file's\n"
+		"                       seccomp key\n"
+		"  -h, --help           print this help\n"
+		"  -V, --version        print the version\n", KCSMUX_CONF_PATH);
 }
 
 /* The per-node table (SIGUSR1, and at exit). */
@@ -75,6 +78,34 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 			(unsigned long long)n->cnt.guess_hits[1]);
 	}
 	fflush(f);
+}
+
+/*
+ * SIGUSR1: in the foreground the table goes to stderr as it is (under
+ * systemd that is the journal, at the default priority, info); detached,
+ * each line goes to syslog at LOG_INFO.
+ */
+static void daemon_dump_stats_log(struct daemon *d)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (log_to_stderr()) {
+		daemon_dump_stats(d, stderr);
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (f == NULL) {
+		log_err("SIGUSR1: open_memstream: %s", strerror(errno));
+		return;
+	}
+	daemon_dump_stats(d, f);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("%s", line);
+	free(buf);
 }
 
 /*
@@ -145,13 +176,8 @@ void daemon_notify(struct daemon *d, const char *state)
 	}
 	drop_privileges(d);
 	apply_sandbox(d);
-#ifdef HAVE_SYSTEMD
 	sd_notifyf(0, "%s\nSTATUS=%zu nodes on %s", state, count,
 		   d->cfg.device);
-#else
-	(void)state;
-	(void)count;
-#endif
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -167,16 +193,15 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 		break;
 	case SIGUSR1:
-		daemon_dump_stats(d, stderr);
+		daemon_dump_stats_log(d);
 		break;
 	case SIGHUP:
-#ifdef HAVE_SYSTEMD
 		sd_notify(0, "RELOADING=1");
-#endif
 		if (daemon_reload(d, &cause) < 0) {
-			log_err("reload rejected, the running configuration "
-				"stays:\n%s", cause);
+			daemon_reload_done(d, false, cause);
 			free(cause);
+		} else {
+			daemon_reload_done(d, true, NULL);
 		}
 		daemon_notify(d, "READY=1");
 		break;
@@ -196,7 +221,19 @@ int main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "c:dfnhS:V")) != -1) {
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "seccomp", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((c = getopt_long(argc, argv, "c:dfnhS:V", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			path = optarg;
@@ -230,7 +267,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (optind < argc) {
+		fprintf(stderr, "kcsmuxd: unexpected argument %s\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
 	memset(&d, 0, sizeof(d));
+	d.last_reload_ok = true;
 	if (config_load(&d.cfg, path, &cause) < 0) {
 		fprintf(stderr, "%s\n", cause);
 		free(cause);

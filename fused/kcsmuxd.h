@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <kcsmux/kcsraw.h>
 
@@ -99,6 +100,7 @@ struct node_counters {
 	uint64_t opens;
 	uint64_t sleeps;	/* poller sleeps of its transactions */
 	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
+	uint64_t held;		/* its queue held until back under budget */
 	/* buffers guessed (client.c), and guessed rightly: a round trip
 	 * saved; [0] SEND, [1] RECEIVE */
 	uint64_t guesses[2];
@@ -153,6 +155,11 @@ struct daemon {
 	unsigned int event_backlog_len;
 	bool dropped;			/* running as cfg.user */
 	bool sandboxed;			/* the seccomp filter is in */
+
+	/* the last reload (SIGHUP or kcsmuxctl reload), for the metrics */
+	uint64_t reloads, reload_failures;
+	bool last_reload_ok;		/* true before any reload */
+	uint64_t last_reload_unix;	/* seconds since the epoch, 0: none */
 };
 
 /* Monotonic time in ns. */
@@ -163,6 +170,20 @@ void daemon_notify(struct daemon *d, const char *state);
 
 /* reload.c: SIGHUP; -1 with *cause and nothing changed on error */
 int daemon_reload(struct daemon *d, char **cause);
+/* After daemon_reload() (SIGHUP or kcsmuxctl reload): count the outcome
+ * for the metrics, and log a rejection at LOG_ERR. */
+static inline void daemon_reload_done(struct daemon *d, bool ok,
+				      const char *cause)
+{
+	d->reloads++;
+	d->last_reload_ok = ok;
+	d->last_reload_unix = (uint64_t)time(NULL);
+	if (!ok) {
+		d->reload_failures++;
+		log_err("reload rejected, the running configuration stays: %s",
+			cause != NULL ? cause : "unknown error");
+	}
+}
 
 /* node.c */
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,

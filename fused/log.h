@@ -4,6 +4,7 @@
 #define KCSMUX_LOG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <syslog.h>
 
 /* State for log_ratelimited(): zero-initialise one per message site. */
@@ -15,6 +16,12 @@ struct log_rl {
 
 void log_init(bool foreground, int level);
 void log_set_level(int level);
+/* Logging goes to stderr (-f), not syslog. */
+bool log_to_stderr(void);
+/* stderr is the journal's stream (JOURNAL_STREAM matches fd 2). */
+bool log_stderr_is_journal(void);
+/* Write MSG to F for journald: "<PRI>" before each of its lines. */
+void log_format_journal(FILE *f, int pri, const char *msg);
 void log_msg(int pri, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Like log_msg, but at most 5 messages per site every 10 s; the number

@@ -342,6 +342,50 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 		sample_u64(b, "kcsmux_cpu_budget_throttled_total", n, "",
 		    n->cnt.throttled);
 
+	family(b, "kcsmux_cpu_budget_held_total", "counter",
+	    "Times the node's queue was held until it was back under its "
+	    "cpu_budget.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_cpu_budget_held_total", n, "",
+		    n->cnt.held);
+
+	/* the interface's health (kcsraw backend) */
+	family(b, "kcsmux_interface_completions_total", "counter",
+	    "Transactions the interface completed, any outcome.");
+	buf_printf(b, "kcsmux_interface_completions_total %llu\n",
+	    (unsigned long long)s->health.completions);
+	family(b, "kcsmux_interface_hosed_total", "counter",
+	    "Transactions the KCS state machine gave up on (answered with "
+	    "cc 0xFF).");
+	buf_printf(b, "kcsmux_interface_hosed_total %llu\n",
+	    (unsigned long long)s->health.hosed);
+	family(b, "kcsmux_interface_kcs_errors_total", "counter",
+	    "KCS timeouts and protocol errors kcsraw saw, recovered or not.");
+	buf_printf(b, "kcsmux_interface_kcs_errors_total %llu\n",
+	    (unsigned long long)s->health.kcs_errors);
+	family(b, "kcsmux_interface_retries_total", "counter",
+	    "KCS error recoveries kcsraw started.");
+	buf_printf(b, "kcsmux_interface_retries_total %llu\n",
+	    (unsigned long long)s->health.retries);
+
+	/* reloads */
+	family(b, "kcsmux_reloads_total", "counter",
+	    "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.");
+	buf_printf(b, "kcsmux_reloads_total{result=\"applied\"} %llu\n",
+	    (unsigned long long)(s->reloads - s->reload_failures));
+	buf_printf(b, "kcsmux_reloads_total{result=\"rejected\"} %llu\n",
+	    (unsigned long long)s->reload_failures);
+	family(b, "kcsmux_reload_last_success", "gauge",
+	    "1 if the last reload applied (or none was tried), 0 if it was "
+	    "rejected and the previous configuration still runs.");
+	buf_printf(b, "kcsmux_reload_last_success %d\n",
+	    s->last_reload_ok ? 1 : 0);
+	family(b, "kcsmux_reload_last_timestamp_seconds", "gauge",
+	    "When the last reload was tried, in seconds since the epoch; 0: "
+	    "none yet.");
+	buf_printf(b, "kcsmux_reload_last_timestamp_seconds %llu\n",
+	    (unsigned long long)s->last_reload_unix);
+
 	return b->oom ? -1 : 0;
 }
 
@@ -358,6 +402,10 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 	struct metrics_snapshot s = {
 		.version = KCSMUX_VERSION,
 		.device = d->cfg.device,
+		.reloads = d->reloads,
+		.reload_failures = d->reload_failures,
+		.last_reload_ok = d->last_reload_ok,
+		.last_reload_unix = d->last_reload_unix,
 	};
 	struct metrics_node *mn = NULL;
 	uint64_t now = now_ns();
@@ -390,6 +438,7 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 	if (d->be) {
 		s.backend = d->be->ops->name;
 		s.inflight = d->be->inflight;
+		s.health = d->be->health;
 	}
 	rv = metrics_render(b, &s);
 	free(mn);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "kcsmuxd.h"
 #include "nodestats.h"
 
@@ -40,6 +41,11 @@ struct metrics_snapshot {
 	const char *backend;		/* "kcsraw", "ipmidev" */
 	const char *device;		/* the interface */
 	unsigned int inflight;		/* submitted to the interface */
+	struct backend_health health;	/* kcsraw's completions */
+	/* reloads (SIGHUP, kcsmuxctl reload) */
+	uint64_t reloads, reload_failures;
+	bool last_reload_ok;		/* true before any */
+	uint64_t last_reload_unix;	/* 0: none yet */
 	const struct metrics_node *nodes;
 	size_t nnodes;
 };

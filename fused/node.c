@@ -411,8 +411,10 @@ void node_account(struct node *n, struct xact *x, int status,
 	 * give.
 	 */
 	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
-	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm))
+	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
 				now, p->cpu_budget_ppm));
+		n->cnt.held++;
+	}
 	sched_charge(&n->d->sched, &x->item, t.service_ns);
 }

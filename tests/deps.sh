@@ -10,6 +10,9 @@ libelf-dev sparse gcc-multilib libsystemd-dev man-db clang-14 libclang-rt-14-dev
 # copied into the guest by run.sh --valgrind (vm.daemon-valgrind); memcheck
 # needs ld.so's symbols, which only libc6-dbg has
 KCSMUX_DEPS="$KCSMUX_DEPS valgrind libc6-dbg"
+# the packaging test (build.packaging: cpack, lintian) and the systemd
+# guest of vm.pkg-admin (mmdebstrap, mkfs.ext4 -d, qemu-img overlays)
+KCSMUX_DEPS="$KCSMUX_DEPS dpkg-dev lintian mmdebstrap e2fsprogs qemu-utils"
 
 kcsmux_install_deps() {
 	local missing=() p

@@ -1,7 +1,10 @@
 #!/bin/bash
-# What `cmake --install` lays down works: every file in place, the systemd
-# unit verifies, the example config passes kcsmuxd -n, and the DKMS source
-# tree builds kcsraw.ko with dkms.conf's own MAKE line.
+# What `cmake --install` lays down works, and so do the Debian packages:
+# every file in place, the systemd unit verifies, the example config passes
+# kcsmuxd -n, the DKMS source tree builds kcsraw.ko with dkms.conf's own
+# MAKE line; `cpack -G DEB` (tests/build-debs.sh) makes kcsmux and
+# kcsraw-dkms with the right files, control data and maintainer scripts,
+# and lintian finds nothing. (vm.pkg-admin installs them in a systemd guest.)
 #   tests/packaging.sh BUILD_DIR
 set -euo pipefail
 . "$(dirname "$0")/vm/lib.sh"
@@ -11,16 +14,37 @@ trap 'rm -rf "$dest"' EXIT
 DESTDIR=$dest cmake --install "$build" >/dev/null
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 root=$dest$prefix
+ver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 fails=0 passes=0
 ok() { echo "PASS: $*"; passes=$((passes + 1)); }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5 \
-	share/man/man8/kcsmuxd.8 share/doc/kcsmux/examples/kcsmux.conf \
+for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
+	share/man/man8/kcsmuxd.8.gz share/man/man8/kcsmuxctl.8.gz \
+	share/doc/kcsmux/examples/kcsmux.conf \
 	lib/systemd/system/kcsmuxd.service lib/udev/rules.d/60-kcsmux.rules \
-	lib/modprobe.d/kcsraw.conf src/kcsraw-0.1.0/dkms.conf \
-	src/kcsraw-0.1.0/include/kcsmux/kcsraw.h; do
+	lib/modprobe.d/kcsraw.conf lib/modules-load.d/kcsmux.conf \
+	lib/modules-load.d/kcsraw.conf lib/sysusers.d/kcsmux.conf \
+	share/bash-completion/completions/kcsmuxctl; do
 	if [ -e "$root/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
+# DKMS looks in /usr/src only, whatever the prefix
+for f in dkms.conf include/kcsmux/kcsraw.h Kbuild kcsraw_main.c; do
+	if [ -e "$dest/usr/src/kcsraw-$ver/$f" ]; then
+		ok "installed /usr/src/kcsraw-$ver/$f"
+	else
+		bad "missing /usr/src/kcsraw-$ver/$f"
+	fi
+done
+if grep -qx "PACKAGE_VERSION=\"$ver\"" "$dest/usr/src/kcsraw-$ver/dkms.conf"; then
+	ok "dkms.conf's PACKAGE_VERSION is the project's ($ver)"
+else
+	bad "dkms.conf's PACKAGE_VERSION is not $ver"
+fi
+if [ ! -e "$dest/etc/kcsmux/kcsmux.conf" ]; then
+	ok "a /usr/local install does not write /etc/kcsmux/kcsmux.conf"
+else
+	bad "a /usr/local install wrote /etc/kcsmux/kcsmux.conf"
+fi
 for m in "$root"/share/man/man*/*; do
 	if man --warnings -l "$m" >/dev/null 2>"$dest/man.err" && [ ! -s "$dest/man.err" ]; then
 		ok "man page ${m##*/} renders without warnings"
@@ -37,26 +61,103 @@ if command -v systemd-analyze >/dev/null; then
 		bad "systemd-analyze verify kcsmuxd.service"
 	fi
 fi
+unit=$root/lib/systemd/system/kcsmuxd.service
+for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "ExecStartPre=+/sbin/modprobe cuse" \
+	"ConditionPathExists=/etc/kcsmux/kcsmux.conf" "Type=notify"; do
+	if grep -qxF "$l" "$unit"; then ok "unit: $l"; else bad "unit lacks $l"; fi
+done
 if "$root/sbin/kcsmuxd" -n -c "$root/share/doc/kcsmux/examples/kcsmux.conf" |
 	grep -qx 'configuration OK'; then
 	ok "the example config passes kcsmuxd -n"
 else
 	bad "the example config fails kcsmuxd -n"
 fi
+for o in --help --version; do
+	if "$root/sbin/kcsmuxd" "$o" >"$dest/o.txt" 2>&1 && [ -s "$dest/o.txt" ]; then
+		ok "kcsmuxd $o"
+	else
+		bad "kcsmuxd $o: $(cat "$dest/o.txt")"
+	fi
+done
 # DKMS: run dkms.conf's MAKE line the way dkms does (build = a copy of the
 # source tree), against the guest kernel's headers.
 kernel_source_dir=$("$KCSMUX_SRC/tests/vm/fetch-kernel.sh" --print-build-dir)
 dkms_tree=$dest/dkms
-mkdir -p "$dkms_tree/kcsraw/0.1.0"
-cp -r "$root/src/kcsraw-0.1.0" "$dkms_tree/kcsraw/0.1.0/build"
+mkdir -p "$dkms_tree/kcsraw/$ver"
+cp -r "$dest/usr/src/kcsraw-$ver" "$dkms_tree/kcsraw/$ver/build"
 # shellcheck disable=SC1090,SC2034
-( PACKAGE_NAME= PACKAGE_VERSION= ; . "$root/src/kcsraw-0.1.0/dkms.conf"
+( PACKAGE_NAME= PACKAGE_VERSION= ; . "$dest/usr/src/kcsraw-$ver/dkms.conf"
   eval "${MAKE[0]}" ) >"$dest/dkms.log" 2>&1 || true
-if [ -f "$dkms_tree/kcsraw/0.1.0/build/kcsraw.ko" ]; then
+if [ -f "$dkms_tree/kcsraw/$ver/build/kcsraw.ko" ]; then
 	ok "the DKMS tree builds kcsraw.ko with dkms.conf's MAKE"
 else
 	cat "$dest/dkms.log"
 	bad "the DKMS tree does not build"
+fi
+
+# The Debian packages.
+if "$KCSMUX_SRC/tests/build-debs.sh" "$build" "$dest/debs" >"$dest/debs.txt" 2>&1; then
+	ok "cpack -G DEB builds the packages"
+else
+	cat "$dest/debs.txt"
+	bad "cpack -G DEB"
+	echo "$passes passed, $fails failed"
+	exit 1
+fi
+deb_k=$(ls "$dest"/debs/kcsmux_"$ver"-*_amd64.deb)
+deb_d=$(ls "$dest"/debs/kcsraw-dkms_"$ver"-*_all.deb)
+dpkg-deb -c "$deb_k" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/k.files"
+dpkg-deb -c "$deb_d" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/d.files"
+for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.service \
+	/lib/udev/rules.d/60-kcsmux.rules /usr/lib/sysusers.d/kcsmux.conf \
+	/lib/modules-load.d/kcsmux.conf /etc/kcsmux/kcsmux.conf \
+	/usr/share/bash-completion/completions/kcsmuxctl \
+	/usr/share/man/man8/kcsmuxd.8.gz /usr/share/man/man8/kcsmuxctl.8.gz \
+	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright; do
+	if grep -qxF "$f" "$dest/k.files"; then ok "kcsmux has $f"; else bad "kcsmux lacks $f"; fi
+done
+for f in /usr/src/kcsraw-$ver/dkms.conf /usr/src/kcsraw-$ver/include/kcsmux/kcsraw.h \
+	/lib/modprobe.d/kcsraw.conf /lib/modules-load.d/kcsraw.conf \
+	/usr/share/doc/kcsraw-dkms/copyright; do
+	if grep -qxF "$f" "$dest/d.files"; then ok "kcsraw-dkms has $f"; else bad "kcsraw-dkms lacks $f"; fi
+done
+if ! grep -q modprobe.d "$dest/k.files"; then
+	ok "the ipmi_si blacklist is in kcsraw-dkms only"
+else
+	bad "kcsmux ships a modprobe.d file"
+fi
+dpkg-deb -e "$deb_k" "$dest/k.ctl"
+dpkg-deb -e "$deb_d" "$dest/d.ctl"
+if grep -qx /etc/kcsmux/kcsmux.conf "$dest/k.ctl/conffiles"; then
+	ok "/etc/kcsmux/kcsmux.conf is a conffile"
+else
+	bad "/etc/kcsmux/kcsmux.conf is not a conffile"
+fi
+dep=$(dpkg-deb -f "$deb_k" Depends)
+for l in libfuse3-3 libevent-2.1-7 libinih1 libseccomp2 libsystemd0 systemd; do
+	if echo "$dep" | grep -q "\b$l\b"; then ok "kcsmux depends on $l"; else bad "kcsmux Depends lacks $l: $dep"; fi
+done
+if dpkg-deb -f "$deb_d" Depends | grep -q '\bdkms\b'; then
+	ok "kcsraw-dkms depends on dkms"
+else
+	bad "kcsraw-dkms does not depend on dkms"
+fi
+if grep -q '/usr/lib/dkms/common.postinst kcsraw\|common.postinst "$NAME" "$VERSION"' "$dest/d.ctl/postinst" &&
+	grep -q "VERSION=$ver" "$dest/d.ctl/postinst" && grep -q 'dkms remove' "$dest/d.ctl/prerm"; then
+	ok "kcsraw-dkms's postinst/prerm call dkms for kcsraw/$ver"
+else
+	bad "kcsraw-dkms's maintainer scripts do not call dkms"
+fi
+if command -v lintian >/dev/null; then
+	if lintian --fail-on warning,error "$deb_k" "$deb_d" >"$dest/lintian.txt" 2>&1 &&
+		! grep -E '^[EW]: ' "$dest/lintian.txt"; then
+		ok "lintian: no error or warning"
+	else
+		sed 's/^/    /' "$dest/lintian.txt"
+		bad "lintian"
+	fi
+else
+	bad "lintian is not installed (tests/deps.sh)"
 fi
 echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]

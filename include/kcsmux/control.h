@@ -228,6 +228,10 @@ struct ctl_node_info {
 	uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns;
 	uint64_t wait_p99_ns, wait_max_ns;
 	double cpu_ppm;
+	/* its CPU budget (policy cpu_budget, 0: none), and what enforcing it
+	 * did: transactions run cheaply, times the queue was held */
+	uint32_t cpu_budget_ppm;
+	uint64_t cheapened, held;
 };
 
 /* The kv record of a node: "node=NAME" first, then the keys documented in

@@ -318,6 +318,50 @@ START_TEST(test_list)
 }
 END_TEST
 
+/* list and stats: the budget in config units (% of one CPU), what
+ * enforcing it did, and a NODE column as wide as the longest name. */
+START_TEST(test_list_budget_widths)
+{
+	static const char longname[] = "a-rather-long-node-name-29chr";
+	char hdr[128], *line;
+
+	/* nodes[1] is ipmi2, the monitor preset: cpu_budget = 1% */
+	strcpy(nodes[1].conf.name, longname);
+	nodes[1].cnt.throttled = 5;
+	nodes[1].cnt.held = 2;
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	snprintf(hdr, sizeof(hdr), "%-*s PRESET", (int)strlen(longname),
+	    "NODE");
+	ck_assert_msg(strncmp(out, hdr, strlen(hdr)) == 0, "header:\n%s",
+	    out);
+	assert_has(out, "\nipmi1 ");
+	line = strstr(out, longname);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_msg(strncmp(line + strlen(longname), " monitor", 8) == 0,
+	    "row:\n%s", out);
+	assert_has(out, "     1%");	/* BUDGET */
+	assert_has(out, "      5      2\n");	/* CHEAP HELD */
+	/* ipmi1 (normal preset) has no budget: "-" */
+	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
+	snprintf(hdr, sizeof(hdr), "%-*s     REQS", (int)strlen(longname),
+	    "NODE");
+	ck_assert_msg(strncmp(out, hdr, strlen(hdr)) == 0, "header:\n%s",
+	    out);
+	assert_has(out, "      5      2\n");
+	ck_assert_int_eq(ctl(ROOT, "show", longname, NULL), 0);
+	assert_has(out, "\ncpu_budget_pct=1.0000\n");
+	assert_has(out, "\nbudget_used_pct=0.0\n");
+	assert_has(out, "\ncheapened=5\nheld=2\n");
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
+	assert_has(out, "\ncpu_budget_pct=none\n");
+	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"cpu_budget_pct\": 1.0000, \"budget_used_pct\": 0.0, "
+	    "\"cheapened\": 5, \"held\": 2}");
+	assert_has(out, "\"cpu_budget_pct\": null");
+}
+END_TEST
+
 START_TEST(test_show)
 {
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
@@ -516,12 +560,14 @@ START_TEST(test_watch)
 	char *p = out;
 	int n = 0;
 
+	/* stdout is a pipe here: plain rounds, no escape codes */
 	ck_assert_int_eq(ctl(ROOT, "watch", "-n", "0.1", "-c", "3", NULL), 0);
-	while ((p = strstr(p, "\033[H\033[2J")) != NULL) {
+	while ((p = strstr(p, "kcsmuxctl watch: ")) != NULL) {
 		n++;
 		p++;
 	}
 	ck_assert_int_eq(n, 3);
+	ck_assert_ptr_null(strchr(out, '\033'));
 	assert_has(out, "ipmi2");
 }
 END_TEST
@@ -836,6 +882,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_socket_setup);
 	tcase_add_test(tc, test_socket_in_use_and_stale);
 	tcase_add_test(tc, test_list);
+	tcase_add_test(tc, test_list_budget_widths);
 	tcase_add_test(tc, test_show);
 	tcase_add_test(tc, test_show_adaptive);
 	tcase_add_test(tc, test_show_no_node);

@@ -430,7 +430,23 @@ START_TEST(test_node_json)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spin_ns\": 0,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ns_per_req\": 1500,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"latency_p99_us\": 2000,"));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 1234}"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 1234, "
+	    "\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
+	    "\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0}"));
+	/* a budget: in % of one CPU as the config writes it */
+	ni.cpu_budget_ppm = 5000;
+	ni.cheapened = 3;
+	ni.held = 2;
+	ctl_buf_reset(&b);
+	ctl_node_json(&b, &ni);
+	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
+	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_budget_pct\": 0.5000, "
+	    "\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2}"));
+	ctl_buf_reset(&b);
+	ctl_node_kv(&b, &ni);
+	ck_assert_ptr_nonnull(strstr(b.data, "\ncpu_used_pct=0.1234\n"
+	    "cpu_budget_pct=0.5000\nbudget_used_pct=24.7\ncheapened=3\n"
+	    "held=2\n"));
 
 	/* Strings are escaped; no clients; NaN is not JSON. */
 	ni.name = "a\"b";
@@ -442,7 +458,7 @@ START_TEST(test_node_json)
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"name\": \"a\\\"b\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"clients\": []"));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 0}"));
+	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 0, \"cpu_used_pct\": 0.0000,"));
 
 	/* Clients not collected: an empty array, still valid. */
 	ni.clients = NULL;

@@ -371,6 +371,7 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->cnt.opens = 10 * k + 8;
 	m->cnt.sleeps = 10 * k + 9;
 	m->cnt.throttled = 10 * k;
+	m->cnt.held = 4 * k;
 	m->clients = 3 * k;
 	m->qlen = 2 * k + 1;
 	m->cpu_ppm = 5000.0 * k;
@@ -464,13 +465,47 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_cpu_budget_ratio gauge\n"
 	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the "
 	"cheapest polling because the node was over its cpu_budget.\n"
-	"# TYPE kcsmux_cpu_budget_throttled_total counter\n";
+	"# TYPE kcsmux_cpu_budget_throttled_total counter\n"
+	"# HELP kcsmux_cpu_budget_held_total Times the node's queue was held "
+	"until it was back under its cpu_budget.\n"
+	"# TYPE kcsmux_cpu_budget_held_total counter\n"
+	"# HELP kcsmux_interface_completions_total Transactions the interface "
+	"completed, any outcome.\n"
+	"# TYPE kcsmux_interface_completions_total counter\n"
+	"kcsmux_interface_completions_total 0\n"
+	"# HELP kcsmux_interface_hosed_total Transactions the KCS state "
+	"machine gave up on (answered with cc 0xFF).\n"
+	"# TYPE kcsmux_interface_hosed_total counter\n"
+	"kcsmux_interface_hosed_total 0\n"
+	"# HELP kcsmux_interface_kcs_errors_total KCS timeouts and protocol "
+	"errors kcsraw saw, recovered or not.\n"
+	"# TYPE kcsmux_interface_kcs_errors_total counter\n"
+	"kcsmux_interface_kcs_errors_total 0\n"
+	"# HELP kcsmux_interface_retries_total KCS error recoveries kcsraw "
+	"started.\n"
+	"# TYPE kcsmux_interface_retries_total counter\n"
+	"kcsmux_interface_retries_total 0\n"
+	"# HELP kcsmux_reloads_total Configuration reloads (SIGHUP, kcsmuxctl "
+	"reload) by result.\n"
+	"# TYPE kcsmux_reloads_total counter\n"
+	"kcsmux_reloads_total{result=\"applied\"} 0\n"
+	"kcsmux_reloads_total{result=\"rejected\"} 0\n"
+	"# HELP kcsmux_reload_last_success 1 if the last reload applied (or "
+	"none was tried), 0 if it was rejected and the previous configuration "
+	"still runs.\n"
+	"# TYPE kcsmux_reload_last_success gauge\n"
+	"kcsmux_reload_last_success 1\n"
+	"# HELP kcsmux_reload_last_timestamp_seconds When the last reload was "
+	"tried, in seconds since the epoch; 0: none yet.\n"
+	"# TYPE kcsmux_reload_last_timestamp_seconds gauge\n"
+	"kcsmux_reload_last_timestamp_seconds 0\n";
 
 START_TEST(test_golden_no_nodes)
 {
 	struct metrics_snapshot s = {
 		.version = "1.2.3", .backend = "kcsraw",
 		.device = "/dev/kcsraw0", .inflight = 2,
+		.last_reload_ok = true,
 	};
 	struct metrics_buf b;
 	struct parsed p;
@@ -478,8 +513,8 @@ START_TEST(test_golden_no_nodes)
 	render(&s, &b);
 	ck_assert_str_eq(b.p, empty_golden);
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 17);
-	ck_assert_uint_eq(p.samples, 2);
+	ck_assert_uint_eq(p.families, 25);
+	ck_assert_uint_eq(p.samples, 2 + 4 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
 	ck_assert_ptr_null(b.p);
@@ -492,6 +527,10 @@ START_TEST(test_counters_exact)
 	struct metrics_snapshot s = {
 		.version = "0.1.0", .backend = "ipmidev",
 		.device = "/dev/ipmi0", .nodes = nodes, .nnodes = 2,
+		.health = { .completions = 1000, .hosed = 3, .kcs_errors = 7,
+			    .retries = 5 },
+		.reloads = 6, .reload_failures = 2, .last_reload_ok = false,
+		.last_reload_unix = 1764590400,
 	};
 	struct metrics_buf b;
 	struct parsed p;
@@ -557,6 +596,22 @@ START_TEST(test_counters_exact)
 	SAMPLES("kcsmux_cpu_budget_throttled_total",
 	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi1\"} 10\n"
 	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi2\"} 20\n");
+	SAMPLES("kcsmux_cpu_budget_held_total",
+	    "kcsmux_cpu_budget_held_total{node=\"ipmi1\"} 4\n"
+	    "kcsmux_cpu_budget_held_total{node=\"ipmi2\"} 8\n");
+	SAMPLES("kcsmux_interface_completions_total",
+	    "kcsmux_interface_completions_total 1000\n");
+	SAMPLES("kcsmux_interface_hosed_total", "kcsmux_interface_hosed_total 3\n");
+	SAMPLES("kcsmux_interface_kcs_errors_total",
+	    "kcsmux_interface_kcs_errors_total 7\n");
+	SAMPLES("kcsmux_interface_retries_total",
+	    "kcsmux_interface_retries_total 5\n");
+	SAMPLES("kcsmux_reloads_total",
+	    "kcsmux_reloads_total{result=\"applied\"} 4\n"
+	    "kcsmux_reloads_total{result=\"rejected\"} 2\n");
+	SAMPLES("kcsmux_reload_last_success", "kcsmux_reload_last_success 0\n");
+	SAMPLES("kcsmux_reload_last_timestamp_seconds",
+	    "kcsmux_reload_last_timestamp_seconds 1764590400\n");
 	/* empty histograms: every bucket 0, sum 0 */
 	SAMPLES("kcsmux_queue_wait_seconds_count",
 	    "kcsmux_queue_wait_seconds_count{node=\"ipmi1\"} 0\n"
@@ -566,9 +621,10 @@ START_TEST(test_counters_exact)
 	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 17);
-	/* 2 + 2 nodes x (12 single samples + 5 error kinds + 2 x (39 + 2)) */
-	ck_assert_uint_eq(p.samples, 2 + 2 * (12 + 5 + 2 * 41));
+	ck_assert_uint_eq(p.families, 25);
+	/* 2 + 8 interface and reload samples + 2 nodes x (13 single samples
+	 * + 5 error kinds + 2 x (39 + 2)) */
+	ck_assert_uint_eq(p.samples, 2 + 8 + 2 * (13 + 5 + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);

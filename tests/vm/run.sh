@@ -33,6 +33,14 @@
 #   --log FILE           serial log (default: in the run directory)
 #   --smp N --mem MB     guest CPUs (default 1) and memory (default 1024)
 #   --shell              interactive shell in the guest instead of SCRIPT
+#   --systemd            boot the cached Debian 12 guest with systemd as PID 1
+#                        (tests/vm/build-debian-image.sh builds it once) on a
+#                        throw-away qcow2 overlay of its disk, instead of the
+#                        busybox initramfs; /guest (script, lib.sh, env,
+#                        --add files) comes on a second, read-only disk. The
+#                        script may reboot the guest: exit 100 from it means
+#                        "reboot, then run me again" (it keeps its own state
+#                        on the root disk); any other status ends the run.
 #   --keep               keep the run directory
 #   -q                   do not echo the guest console to stdout
 #
@@ -42,7 +50,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
-shell=0 keep=0 quiet=0 valgrind=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 systemd=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -62,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
 	--shell) shell=1 ;;
+	--systemd) systemd=1 ;;
 	--keep) keep=1 ;;
 	-q) quiet=1 ;;
 	-h|--help) usage ;;
@@ -80,6 +89,7 @@ if [ $shell = 0 ]; then
 	[ -f "$script" ] || die "no guest script $script"
 fi
 [ "$delay" = none ] || [ "$bmc" = extern ] || die "--delay needs --bmc extern"
+[ $systemd = 0 ] || [ $shell = 0 ] || die "--systemd has no --shell (use --keep and a script)"
 
 # One VM at a time on this machine: TCG timing means nothing when two guests
 # share 2 cores.
@@ -106,7 +116,7 @@ cleanup() {
 		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
-	[ $keep = 1 ] || rm -rf "$run/stage" "$run"/bmc*/state
+	[ $keep = 1 ] || rm -rf "$run/stage" "$run"/bmc*/state "$run/root.qcow2" "$run/payload.img"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -233,16 +243,33 @@ fi
 		printf "export %s='%s'\n" "${e%%=*}" "${e#*=}"
 	done
 } >"$stage/guest/env"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
-cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
-
 cmdline="console=ttyS0 loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check"
-cmdline="$cmdline$append"
-qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
-	-nodefaults -no-user-config -display none -no-reboot
-	-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline"
-	-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
-	"${qbmc[@]}")
+if [ $systemd = 1 ]; then
+	# The systemd guest: its own initrd (initramfs-tools) mounts the
+	# overlay of the cached root disk; the payload disk holds /guest and
+	# the wrapper the image's kcsmux-guest-run unit starts at each boot.
+	img=$("$KCSMUX_SRC/tests/vm/build-debian-image.sh" --print-dir)
+	cp "$KCSMUX_SRC/tests/vm/guest/systemd-wrapper.sh" "$stage/script"
+	qemu-img create -q -f qcow2 -F raw -b "$img/disk.img" "$run/root.qcow2"
+	truncate -s 256M "$run/payload.img"
+	mkfs.ext4 -q -L kcsmux-payload -d "$stage" "$run/payload.img"
+	cmdline="$cmdline root=/dev/vda rw systemd.show_status=false"
+	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
+		-nodefaults -no-user-config -display none
+		-kernel "$kroot/vmlinux" -initrd "$img/initrd" -append "$cmdline$append"
+		-drive "file=$run/root.qcow2,if=virtio,format=qcow2"
+		-drive "file=$run/payload.img,if=virtio,format=raw,readonly=on"
+		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
+		"${qbmc[@]}")
+else
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
+	cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
+	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
+		-nodefaults -no-user-config -display none -no-reboot
+		-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline$append"
+		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
+		"${qbmc[@]}")
+fi
 
 start=$(date +%s.%N)
 if [ $shell = 1 ]; then

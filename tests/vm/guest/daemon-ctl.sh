@@ -47,6 +47,9 @@ run_to /tmp/list $CTL list
 check "kcsmuxctl list exits 0" test $? = 0
 expect "list shows ipmi1 (normal preset, spinning 2000 us)" '^ipmi1 +normal +2000 +50-100 ' /tmp/list
 expect "list shows ipmi2 (monitor preset)" '^ipmi2 +monitor +0 +200-1000 ' /tmp/list
+expect "list: ipmi2's budget in % (monitor: 1%), cheapened and held counts" \
+	'^ipmi2 .* +1% +[0-9.]+% +[0-9]+ +[0-9]+$' /tmp/list
+expect "list: ipmi1 has no budget" '^ipmi1 .* +- +- +[0-9]+ +[0-9]+$' /tmp/list
 run_to /tmp/show9 $CTL show ipmi9
 check "show of an unknown node exits 1" test $? = 1
 expect "unknown node: a clear error naming the nodes" \
@@ -240,7 +243,8 @@ say "watch"
 $CTL watch -n 0.2 -c 3 >/tmp/watch 2>&1
 check "watch -c 3 exits 0" test $? = 0
 esc=$(printf '\033')
-check "watch redrew 3 times" test "$(grep -o "${esc}\[2J" /tmp/watch | wc -l)" = 3
+check "watch (to a file) printed 3 rounds" test "$(grep -c 'watch: ' /tmp/watch)" = 3
+check "watch (to a file) has no escape codes" sh -c "! grep -q '$esc' /tmp/watch"
 expect "watch shows the nodes" '^ipmi2 ' /tmp/watch
 $CTL watch -n 0.2 >/tmp/watch2 2>&1 &
 wpid=$!

@@ -127,12 +127,12 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 17 families and
+# grammar DESC FILE: FILE is a valid exposition with our 25 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=17 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=25 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -218,6 +218,11 @@ is "ipmi1 has no open file now" 'kcsmux_clients{node="ipmi1"}' /tmp/m1 0
 is "ipmi1's queue is empty" 'kcsmux_queue_depth{node="ipmi1"}' /tmp/m1 0
 is "nothing in flight" 'kcsmux_interface_inflight' /tmp/m1 0
 is "ipmi2 untouched" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m1 0
+# the interface's health: every probe request completed on it, none hosed
+check "the interface completed at least the 50 requests" \
+	test "$(val kcsmux_interface_completions_total /tmp/m1)" -ge 50
+is "no hosed transaction" 'kcsmux_interface_hosed_total' /tmp/m1 0
+is "no reload yet: last reload counts as a success" 'kcsmux_reload_last_success' /tmp/m1 1
 
 say "ipmitool on both nodes"
 ipmi() { ipmitool -I open "$@"; }
@@ -291,6 +296,22 @@ check "they saw the probe's open file on ipmi2 ($busy times)" test $busy -gt 0
 check "the probe on ipmi2 was not disturbed" test $prc = 0
 check "GET $URL" scrape /tmp/m3
 is "ipmi2 counts the probe's 100 requests" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m3 $((r2 + 100))
+
+say "reload outcome"
+cp /etc/kcsmux/kcsmux.conf /tmp/good.conf
+printf 'bogus_key = 1\n' >>/etc/kcsmux/kcsmux.conf
+kill -HUP $dpid
+sleep 1
+check "GET $URL" scrape /tmp/mr1
+is "a rejected reload: last_success 0" 'kcsmux_reload_last_success' /tmp/mr1 0
+is "... counted as rejected" 'kcsmux_reloads_total{result="rejected"}' /tmp/mr1 1
+positive "... with its time" 'kcsmux_reload_last_timestamp_seconds' /tmp/mr1
+cp /tmp/good.conf /etc/kcsmux/kcsmux.conf
+kill -HUP $dpid
+sleep 1
+check "GET $URL" scrape /tmp/mr2
+is "a good reload: last_success 1" 'kcsmux_reload_last_success' /tmp/mr2 1
+is "... counted as applied" 'kcsmux_reloads_total{result="applied"}' /tmp/mr2 1
 
 say "textfile"
 # Nothing runs now; within 11 s the timer has written the final state.

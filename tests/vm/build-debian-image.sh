@@ -1,0 +1,104 @@
+#!/bin/bash
+# Build (once) the systemd guest of the packaging test: a minimal Debian 12
+# root filesystem made by mmdebstrap from the archive apt already uses on the
+# host (/etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list),
+# with systemd as PID 1, udev, dkms, gcc, make, ipmitool, kcsmux's runtime
+# libraries, and the rig's guest kernel (image + headers, so DKMS builds for
+# the running kernel and the initramfs-tools initrd can mount the root disk).
+# The result is cached in $KCSMUX_CACHE/debian-systemd-<key>/ (disk.img,
+# vmlinux is the rig's, initrd from the image), keyed on everything that goes
+# into it: this script, the package list, the kernel version, the sources.
+#
+#   build-debian-image.sh              build if missing, print nothing
+#   build-debian-image.sh --print-dir  ... then print the image directory
+#
+# The guest runs /usr/local/sbin/kcsmux-guest-run at each boot (a unit of its
+# own): it mounts the payload disk (LABEL=kcsmux-payload, made by
+# run-systemd.sh) and runs its script with the console on ttyS0.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kver=$(guest_kver)
+sources=/etc/apt/sources.list.d/debian.sources
+[ -f "$sources" ] || sources=/etc/apt/sources.list
+[ -f "$sources" ] || die "no apt sources on this host"
+# What the admin test needs in the guest besides the two .debs: the .debs'
+# dependencies are installed here, since the guest has no network (apt
+# install ./x.deb then resolves them from the installed set, as it checks
+# every Depends).
+pkgs="systemd systemd-sysv udev dbus kmod dkms gcc make dpkg-dev patch
+linux-image-$kver linux-headers-$kver initramfs-tools
+ipmitool fuse3 libfuse3-3 libevent-2.1-7 libevent-pthreads-2.1-7 libinih1
+libseccomp2 libsystemd0 procps iproute2 util-linux less"
+pkgs=$(echo $pkgs | tr ' ' ,)
+key=$( { cat "$0"; echo "$pkgs"; echo "$kver"; grep -v '^#' "$sources"; } | sha256sum | cut -c1-16)
+dir=$KCSMUX_CACHE/debian-systemd-$key
+
+if [ ! -f "$dir/.done" ]; then
+	command -v mmdebstrap >/dev/null || die "mmdebstrap missing (tests/deps.sh installs it)"
+	[ "$(id -u)" = 0 ] || die "building the guest image needs root (mmdebstrap, mkfs.ext4 -d)"
+	log "building the Debian 12 systemd guest image ($dir); a few minutes the first time"
+	start=$(date +%s)
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	root=$dir.tmp/root
+	# The test runner: a unit that starts at every boot, after which the
+	# payload's script decides what to do (it keeps its own state in
+	# /var/lib/kcsmux-test across reboots).
+	cat >"$dir.tmp/kcsmux-guest-run" <<'EOF'
+#!/bin/sh
+# Run the kcsmux payload disk's script once the boot has settled.
+systemctl is-system-running --wait >/dev/null 2>&1
+mkdir -p /payload
+mount -o ro LABEL=kcsmux-payload /payload || { echo "KCSMUX-EXIT=125"; systemctl poweroff; exit 1; }
+cd /payload && sh /payload/script
+EOF
+	cat >"$dir.tmp/kcsmux-guest-run.service" <<'EOF'
+[Unit]
+Description=kcsmux test payload
+After=basic.target
+
+[Service]
+Type=simple
+ExecStart=/usr/local/sbin/kcsmux-guest-run
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+
+[Install]
+WantedBy=multi-user.target
+EOF
+	mmdebstrap --variant=minbase --mode=root --format=directory \
+		--include="$pkgs" \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--dpkgopt='path-exclude=/usr/share/man/*' \
+		--customize-hook="cp $dir.tmp/kcsmux-guest-run \"\$1/usr/local/sbin/\" && chmod 755 \"\$1/usr/local/sbin/kcsmux-guest-run\"" \
+		--customize-hook="cp $dir.tmp/kcsmux-guest-run.service \"\$1/etc/systemd/system/\"" \
+		--customize-hook='chroot "$1" systemctl enable kcsmux-guest-run.service' \
+		--customize-hook='echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$1/etc/fstab"' \
+		--customize-hook='echo kcsmux-guest >"$1/etc/hostname"' \
+		--customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service 2>/dev/null || true' \
+		bookworm "$root" "$sources" >"$dir.tmp/mmdebstrap.log" 2>&1 ||
+		{ tail -n 30 "$dir.tmp/mmdebstrap.log" >&2; die "mmdebstrap failed (log: $dir.tmp/mmdebstrap.log)"; }
+	# linux-image's postinst made the initrd (initramfs-tools, MODULES=most).
+	[ -f "$root/boot/initrd.img-$kver" ] || die "no initrd.img-$kver in the image"
+	cp "$root/boot/initrd.img-$kver" "$dir.tmp/initrd"
+	rm -f "$root/etc/machine-id" && : >"$root/etc/machine-id"
+	apt_clean_size=$(du -sm "$root" | cut -f1)
+	truncate -s 4G "$dir.tmp/disk.img"
+	mkfs.ext4 -q -L kcsmux-root -d "$root" "$dir.tmp/disk.img" || die "mkfs.ext4 -d failed"
+	rm -rf "$root"
+	echo "$(($(date +%s) - start)) s to build, ${apt_clean_size} MiB root" >"$dir.tmp/build-time"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	touch "$dir/.done"
+	log "guest image ready in $dir: $(cat "$dir/build-time")"
+fi
+
+case "${1:-}" in
+--print-dir) echo "$dir" ;;
+"") ;;
+*) die "unknown option $1" ;;
+esac
