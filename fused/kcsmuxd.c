@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
 #include "backend.h"
 #include "control.h"
 #include "ipmb.h"
 #include "xact.h"
 #include "kcsmuxd.h"
+#include "notify.h"
 #include "log.h"
 #include "metrics.h"
 #include "sandbox.h"
@@ -176,8 +176,8 @@ void daemon_notify(struct daemon *d, const char *state)
 	}
 	drop_privileges(d);
 	apply_sandbox(d);
-	sd_notifyf(0, "%s\nSTATUS=%zu nodes on %s", state, count,
-		   d->cfg.device);
+	notify_send(d->notify_fd, "%s\nSTATUS=%zu nodes on %s", state, count,
+		    d->cfg.device);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -196,7 +196,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		daemon_dump_stats_log(d);
 		break;
 	case SIGHUP:
-		sd_notify(0, "RELOADING=1");
+		notify_send(d->notify_fd, "RELOADING=1");
 		if (daemon_reload(d, &cause) < 0) {
 			daemon_reload_done(d, false, cause);
 			free(cause);
@@ -300,6 +300,7 @@ int main(int argc, char **argv)
 		fatalx("daemon: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
 
+	d.notify_fd = notify_open();	/* before the seccomp filter */
 	d.base = event_base_new();
 	if (!d.base)
 		fatalx("event_base_new failed");

@@ -155,6 +155,7 @@ struct daemon {
 	unsigned int event_backlog_len;
 	bool dropped;			/* running as cfg.user */
 	bool sandboxed;			/* the seccomp filter is in */
+	int notify_fd;			/* $NOTIFY_SOCKET, connected (notify.c) */
 
 	/* the last reload (SIGHUP or kcsmuxctl reload), for the metrics */
 	uint64_t reloads, reload_failures;

@@ -64,8 +64,8 @@
  * rename, unlink; then exit_group. The others are on paths that workload
  * does not take: malloc growing and shrinking (brk, mremap, madvise),
  * syslog() without -f (sendto on its socket, and socket/connect again
- * after a syslog restart), sd_notify() under systemd (a datagram from a
- * fresh AF_UNIX socket whose SO_SNDBUF it raises first), an NSS lookup
+ * after a syslog restart), readiness notifications under systemd (send
+ * on the socket notify.c connected before the filter), an NSS lookup
  * through nscd on reload (connect, poll), clocks the vDSO cannot read, and
  * the equivalents another glibc may use.
  */
@@ -73,7 +73,7 @@ static const int allow_always[] = {
 	/* I/O on the descriptors the daemon holds */
 	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(writev),
 	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg),
-	SCMP_SYS(sendto), SCMP_SYS(sendmsg),
+	SCMP_SYS(sendto),	/* not sendmsg: no SCM_RIGHTS (notify.c) */
 	SCMP_SYS(close), SCMP_SYS(fcntl), SCMP_SYS(lseek),
 	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
 	/* the event loop */
@@ -257,22 +257,11 @@ static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
 
 static void socket_rules(struct builder *b)
 {
-	static const uint64_t sndbuf[] = { SO_SNDBUF, SO_SNDBUFFORCE };
 	struct scmp_arg_cmp unix_ = { 0, SCMP_CMP_EQ, AF_UNIX, 0 };
 	struct scmp_arg_cmp other = { 0, SCMP_CMP_NE, AF_UNIX, 0 };
-	struct scmp_arg_cmp opt[2] = {
-		{ 1, SCMP_CMP_MASKED_EQ, LOW32, SOL_SOCKET },
-		{ 2, SCMP_CMP_MASKED_EQ, LOW32, 0 },
-	};
-	size_t i;
 
 	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, &unix_);
 	rule(b, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &other);
-	/* sd_notify() enlarges its socket's send buffer first */
-	for (i = 0; i < ARRAY_SIZE(sndbuf); i++) {
-		opt[1].datum_b = sndbuf[i];
-		rule(b, SCMP_ACT_ALLOW, SCMP_SYS(setsockopt), 2, opt);
-	}
 }
 
 bool sandbox_sanitized(void)

@@ -134,7 +134,7 @@ else
 	bad "/etc/kcsmux/kcsmux.conf is not a conffile"
 fi
 dep=$(dpkg-deb -f "$deb_k" Depends)
-for l in libfuse3-3 libevent-2.1-7 libinih1 libseccomp2 libsystemd0 systemd; do
+for l in libfuse3-3 libevent-2.1-7 libinih1 libseccomp2 systemd; do
 	if echo "$dep" | grep -q "\b$l\b"; then ok "kcsmux depends on $l"; else bad "kcsmux Depends lacks $l: $dep"; fi
 done
 if dpkg-deb -f "$deb_d" Depends | grep -q '\bdkms\b'; then

@@ -21,7 +21,7 @@ set(KCSMUX_DEB_VERSION ${PROJECT_VERSION}-1)
 # kcsmux: the daemon and its CLI
 set(CPACK_DEBIAN_KCSMUX_PACKAGE_NAME kcsmux)
 set(CPACK_DEBIAN_KCSMUX_PACKAGE_SHLIBDEPS ON)
-# libfuse3, libevent, libinih, libseccomp, libsystemd come from
+# libfuse3, libevent, libinih, libseccomp come from
 # dpkg-shlibdeps; sysusers.d needs systemd-sysusers, the unit systemd.
 set(CPACK_DEBIAN_KCSMUX_PACKAGE_DEPENDS "systemd, init-system-helpers (>= 1.52)")
 set(CPACK_DEBIAN_KCSMUX_PACKAGE_RECOMMENDS "kcsraw-dkms")

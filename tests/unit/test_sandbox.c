@@ -214,15 +214,18 @@ static int daemon_like(const char *dir)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
 	    read(fd, buf, sizeof(buf)) != 4 || close(fd) < 0)
 		return X_STEP + 3;
-	/* sd_notify and syslog: a datagram from a fresh AF_UNIX socket,
-	 * whose send buffer sd_notify raises first */
-	n = 8 << 20;
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &n, sizeof(n)) < 0)
+	/* syslog: a datagram from a fresh AF_UNIX socket; notify.c: send()
+	 * on a socket connected before the filter (here, after: the same
+	 * calls) */
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 		return X_STEP + 4;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/notify", dir);
 	n = (int)sendto(fd, "READY=1", 7, MSG_NOSIGNAL,
 	    (struct sockaddr *)&sun, sizeof(sun));
+	if (n == 7 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+		n = (int)send(fd, "READY=1", 7, MSG_NOSIGNAL);
+	else
+		n = -1;
 	close(fd);
 	if (n != 7)
 		return X_STEP + 5;
@@ -347,6 +350,30 @@ static int do_setsockopt_other(const char *arg)
 	return X_STEP;
 }
 
+/* What would hand a descriptor (the backend's) to another process. */
+static int do_sendmsg_rights(const char *arg)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return X_STEP + 1;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/notify", arg);
+	mh.msg_name = &sun;
+	mh.msg_namelen = sizeof(sun);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &backend_fd, sizeof(int));
+	sendmsg(fd, &mh, MSG_NOSIGNAL);
+	return X_STEP;
+}
+
 static int do_setuid(const char *arg)
 {
 	(void)arg;
@@ -404,6 +431,7 @@ START_TEST(test_killed)
 		{ "bind", do_bind, false },
 		{ "socketpair", do_socketpair, false },
 		{ "setsockopt SO_RCVBUF", do_setsockopt_other, false },
+		{ "sendmsg with SCM_RIGHTS", do_sendmsg_rights, false },
 		{ "setuid", do_setuid, false },
 		{ "chdir", do_chdir, false },
 		{ "ioctl FIONBIO on the backend fd", do_ioctl_other, false },
