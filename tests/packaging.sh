@@ -21,7 +21,8 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
 	share/man/man8/kcsmuxd.8.gz share/man/man8/kcsmuxctl.8.gz \
 	share/doc/kcsmux/examples/kcsmux.conf \
-	lib/systemd/system/kcsmuxd.service lib/udev/rules.d/60-kcsmux.rules \
+	lib/systemd/system/kcsmuxd.service lib/systemd/system/kcsmux-modules.service \
+	lib/udev/rules.d/60-kcsmux.rules \
 	lib/modprobe.d/kcsraw.conf lib/modules-load.d/kcsmux.conf \
 	lib/modules-load.d/kcsraw.conf lib/sysusers.d/kcsmux.conf \
 	share/bash-completion/completions/kcsmuxctl; do
@@ -53,17 +54,19 @@ for m in "$root"/share/man/man*/*; do
 	fi
 done
 if command -v systemd-analyze >/dev/null; then
-	sed "s|$prefix/sbin|$root/sbin|g" "$root/lib/systemd/system/kcsmuxd.service" \
-		>"$dest/kcsmuxd.service"
-	if systemd-analyze verify --man=no "$dest/kcsmuxd.service"; then
-		ok "systemd-analyze verify kcsmuxd.service"
+	for u in kcsmuxd.service kcsmux-modules.service; do
+		sed "s|$prefix/sbin|$root/sbin|g" "$root/lib/systemd/system/$u" >"$dest/$u"
+	done
+	if systemd-analyze verify --man=no "$dest/kcsmuxd.service" "$dest/kcsmux-modules.service"; then
+		ok "systemd-analyze verify kcsmuxd.service kcsmux-modules.service"
 	else
-		bad "systemd-analyze verify kcsmuxd.service"
+		bad "systemd-analyze verify kcsmuxd.service kcsmux-modules.service"
 	fi
 fi
 unit=$root/lib/systemd/system/kcsmuxd.service
-for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "ExecStartPre=+/sbin/modprobe cuse" \
-	"ConditionPathExists=/etc/kcsmux/kcsmux.conf" "Type=notify"; do
+for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "Requires=kcsmux-modules.service" \
+	"ConditionPathExists=/etc/kcsmux/kcsmux.conf" "Type=notify" "DevicePolicy=closed" \
+	"DeviceAllow=/dev/cuse rw" "DeviceAllow=/dev/kcsraw0 rw"; do
 	if grep -qxF "$l" "$unit"; then ok "unit: $l"; else bad "unit lacks $l"; fi
 done
 if "$root/sbin/kcsmuxd" -n -c "$root/share/doc/kcsmux/examples/kcsmux.conf" |
@@ -109,6 +112,7 @@ deb_d=$(ls "$dest"/debs/kcsraw-dkms_"$ver"-*_all.deb)
 dpkg-deb -c "$deb_k" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/k.files"
 dpkg-deb -c "$deb_d" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/d.files"
 for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.service \
+	/lib/systemd/system/kcsmux-modules.service \
 	/lib/udev/rules.d/60-kcsmux.rules /usr/lib/sysusers.d/kcsmux.conf \
 	/lib/modules-load.d/kcsmux.conf /etc/kcsmux/kcsmux.conf \
 	/usr/share/bash-completion/completions/kcsmuxctl \
