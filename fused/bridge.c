@@ -401,6 +401,11 @@ void bridge_client_gone(struct client *c)
 	seqtab_cancel_owner(&tab, c);
 }
 
+void bridge_set_media(const uint8_t *media)
+{
+	atn.media = media;
+}
+
 void bridge_init(struct daemon *d)
 {
 	dmn = d;

@@ -89,6 +89,11 @@ struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan)
 	return r ? r->c : NULL;
 }
 
+bool cmdreg_any(void)
+{
+	return !LIST_EMPTY(&regs);
+}
+
 void cmdreg_client_gone(struct client *c)
 {
 	struct cmdreg *r, *tmp;

@@ -256,6 +256,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	x->client->outstanding--;
 	client_deliver(x->client, m);
+	/* A BMC reset clears its global enables: set them again. */
+	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
+		bmc_setup_recheck(x->d);
 	xact_free(x);
 }
 
@@ -288,7 +292,13 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	unsigned int flags = 0;
 	int rv;
 
-	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
+	/* On a raw KCS the channel media are ours to check (the stock
+	 * driver underneath checks them on ipmidev). */
+	if (!n->d->be->bridges && !n->d->media_ready &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return -EAGAIN;
+	rv = abi_check_request(addr, netfn, cmd, len,
+			       n->d->be->bridges ? NULL : n->d->media, &flags);
 	if (rv < 0)
 		return rv;
 	/* Like the stock driver: answers the client has not read yet still
