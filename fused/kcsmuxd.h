@@ -78,6 +78,9 @@ struct client {
 	uint64_t last_send_arg;		/* 0: none yet */
 	struct abi_recv last_recv;
 	uint64_t last_recv_arg;
+	/* RECEIVE output buffers (address, data) the kernel has copied in
+	 * for us once, so known to be mapped: only these are guessed */
+	struct abi_span recv_proven[2];
 	struct io_grant {
 		pid_t tid;
 		int op;			/* enum abi_op */
