@@ -242,6 +242,11 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	m->addr_raw_len = x->addr_raw_len;
 	m->msgid = x->msgid;
 	if (status == 0 && len >= 3) {
+		/* The address's LUN is the response's, as the stock
+		 * handler sets it (the rest of the request's bytes stay). */
+		m->addr.lun = resp[0] & 3;
+		if (m->addr_raw_len >= ABI_MIN_ADDR_LEN)
+			m->addr_raw[6] = resp[0] & 3;
 		m->netfn = resp[0] >> 2;
 		m->cmd = resp[1];
 		m->data_len = (uint16_t)(len - 2);
