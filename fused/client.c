@@ -388,18 +388,7 @@ static void do_receive(struct client *c, fuse_req_t req,
 	/* Answered from a retry that had the buffers copied in: mapped. */
 	if (in_len == ent->in_size + recv_extra(sp, nsp, (uintptr_t)arg))
 		recv_prove(c, sp, nsp, (uintptr_t)arg);
-	if (fit.write_struct) {
-		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
-		out = r;
-		out.recv_type = m->recv_type;
-		out.addr_len = alen;
-		out.msgid = m->msgid;
-		out.netfn = m->netfn;
-		out.cmd = m->cmd;
-		out.data_len = fit.data_len;
-		abi_encode_recv(st, sizeof(st), ent->layout32, &out);
-		iov[n++] = (struct iovec){ st, ent->in_size };
-	}
+	/* In the order of the spans: address, data, struct. */
 	if (fit.write_addr) {
 		/* A response carries its request's address bytes as the
 		 * client wrote them (padding included), as the stock driver
@@ -415,6 +404,18 @@ static void do_receive(struct client *c, fuse_req_t req,
 	}
 	if (fit.write_data && fit.data_len)
 		iov[n++] = (struct iovec){ m->data, fit.data_len };
+	if (fit.write_struct) {
+		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
+		out = r;
+		out.recv_type = m->recv_type;
+		out.addr_len = alen;
+		out.msgid = m->msgid;
+		out.netfn = m->netfn;
+		out.cmd = m->cmd;
+		out.data_len = fit.data_len;
+		abi_encode_recv(st, sizeof(st), ent->layout32, &out);
+		iov[n++] = (struct iovec){ st, ent->in_size };
+	}
 	rv = fit.err;
 	fuse_reply_ioctl_iov(req, rv, iov, n);
 	if (fit.consume) {

@@ -1735,7 +1735,7 @@ enum rclass {
 static const char *const rclass_name[RC_COUNT] = {
 	"send-si", "send-bad", "send-ipmb", "send-lan", "settime",
 	"recv", "recv-badptr", "poll", "my-addr-lun", "chan-addr-lun",
-	"timing", "maintenance", "register", "events", "platform-event",
+	"timing", "maintenance", "register", "events", "sensor-event",
 	"unknown-ioctl", "recv-readonly",
 };
 
@@ -1802,6 +1802,7 @@ static const char *pkind_name(enum pkind k)
 /* What is due on a device: responses to accepted SENDs, expected events. */
 struct rdev {
 	unsigned long ev_due, ev_got;
+	bool bridged;		/* a bridged (IPMB/LAN) request is due */
 	bool events_on;
 	bool fd2_open;
 };
@@ -1928,8 +1929,15 @@ static void r_send(struct dev *d, struct res *r, const union xaddr *a,
 		do_send_full(d, r, ap, alen, msgid_of(0), netfn, cmd, dp, dlen);
 }
 
-/* Draw one step. inflight: the most due on either device. */
-static void draw(struct rop *op, unsigned long inflight, bool events_on)
+/*
+ * Draw one step. inflight: the most due on either device. Responses that
+ * come back by different paths (a bridged request's through Send Message
+ * and Get Message, a system-interface request's directly) have no order
+ * either driver promises: a bridged request is sent only with nothing in
+ * flight, and nothing that is answered is sent while it is due.
+ */
+static void draw(struct rop *op, unsigned long inflight, bool events_on,
+		 bool bridged)
 {
 	unsigned int *v = op->v;
 	unsigned int w = rn(100);
@@ -1937,43 +1945,31 @@ static void draw(struct rop *op, unsigned long inflight, bool events_on)
 	memset(op, 0, sizeof(*op));
 	for (int i = 0; i < 12; i++)
 		v[i] = rnd();
-	if (w < 14)
-		op->cls = RC_SEND_SI;
-	else if (w < 26)
-		op->cls = RC_SEND_BAD;
-	else if (w < 32)
-		op->cls = RC_SEND_IPMB;
-	else if (w < 35)
-		op->cls = RC_SEND_LAN;
-	else if (w < 39)
-		op->cls = RC_SETTIME;
-	else if (w < 55)
-		op->cls = RC_RECV;
-	else if (w < 61)
-		op->cls = RC_RECV_BADPTR;
-	else if (w < 65)
-		op->cls = RC_POLL;
-	else if (w < 69)
-		op->cls = RC_INTS;
-	else if (w < 73)
-		op->cls = RC_CHAN;
-	else if (w < 76)
-		op->cls = RC_TIMING;
-	else if (w < 79)
-		op->cls = RC_MAINT;
-	else if (w < 89)
-		op->cls = RC_REG;
-	else if (w < 93)
-		op->cls = RC_EVENTS;
-	else if (w < 96)
-		op->cls = RC_PLATFORM_EVENT;
-	else if (w < 99)
-		op->cls = RC_UNKNOWN_IOCTL;
-	else
-		op->cls = RC_RECV_RDONLY;
+	static const struct { unsigned int upto; enum rclass cls; } mix[] = {
+		{ 14, RC_SEND_SI }, { 26, RC_SEND_BAD }, { 32, RC_SEND_IPMB },
+		{ 35, RC_SEND_LAN }, { 39, RC_SETTIME }, { 52, RC_RECV },
+		{ 58, RC_RECV_BADPTR }, { 62, RC_POLL }, { 66, RC_INTS },
+		{ 70, RC_CHAN }, { 73, RC_TIMING }, { 76, RC_MAINT },
+		{ 85, RC_REG }, { 89, RC_EVENTS }, { 95, RC_PLATFORM_EVENT },
+		{ 98, RC_UNKNOWN_IOCTL }, { 100, RC_RECV_RDONLY },
+	};
+
+	for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
+		if (w < mix[i].upto) {
+			op->cls = mix[i].cls;
+			break;
+		}
+	}
 	/* what would depend on timing becomes a RECEIVE instead */
 	if ((op->cls == RC_SEND_SI || op->cls == RC_SEND_IPMB ||
 	     op->cls == RC_SETTIME) && inflight >= MAX_INFLIGHT)
+		op->cls = RC_RECV;
+	if ((op->cls == RC_SEND_IPMB || op->cls == RC_SEND_LAN ||
+	     op->cls == RC_SETTIME) && inflight)
+		op->cls = RC_RECV;
+	if (bridged && inflight &&
+	    (op->cls == RC_SEND_SI || op->cls == RC_SEND_BAD ||
+	     op->cls == RC_PLATFORM_EVENT))
 		op->cls = RC_RECV;
 	if (op->cls == RC_PLATFORM_EVENT && (inflight || !events_on))
 		op->cls = inflight ? RC_RECV : RC_EVENTS;
@@ -2088,6 +2084,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 				a.ipmb.channel = 1;	/* no timeouts */
 		}
 		rpf(r, "[ch %u lun %u%s] ", ch, lun, bcast ? " bcast" : "");
+		x->bridged = true;
 		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
 		       IPMI_GET_DEVICE_ID_CMD, v[3] % 4 ? 0 : 263 + v[4] % 2,
 		       P_OK, false, 0, 0);
@@ -2106,6 +2103,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		l->lun = (unsigned char)(v[1] % 5);
 		alen = v[2] % 3 ? sizeof(*l) : 8;
 		rpf(r, "[ch %d lun %u alen %u] ", l->channel, l->lun, alen);
+		x->bridged = true;
 		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
 		       IPMI_GET_DEVICE_ID_CMD, 0, P_OK, false, 0, 0);
 		break;
@@ -2115,6 +2113,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 
 		alen = ipmb ? mk_ipmb(&a, 0, 0x72, 0) :
 			      mk_si(&a, IPMI_BMC_CHANNEL, 0);
+		x->bridged = true;
 		rpf(r, "[%s %d/%u] ", ipmb ? "ipmb 0x72" : "si",
 		    (int)(v[1] % 4) - 1, 500 + v[2] % 3000);
 		r_send(d, r, &a, v[3] % 6 ? alen : 41, P_OK,
@@ -2193,11 +2192,15 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		} else if (which == 3) {	/* set, read back, restore */
 			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD,
 				(int)(v[1] % 0x300));
+			rpf(r, "; ");
 			int_get(d, r, IPMICTL_GET_MY_ADDRESS_CMD, NULL);
+			rpf(r, "; ");
 			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD, (int)d->addr);
 		} else if (which == 4) {
 			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)(v[1] % 9));
+			rpf(r, "; ");
 			int_get(d, r, IPMICTL_GET_MY_LUN_CMD, NULL);
+			rpf(r, "; ");
 			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)d->lun);
 		} else {
 			static const unsigned long all[] = {
@@ -2343,17 +2346,28 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		break;
 	}
 	case RC_PLATFORM_EVENT: {
-		/* a Platform Event Message: the BMC takes it into its event
-		 * buffer (enables permitting) and raises SMS_ATN itself */
-		unsigned char ev[8] = { 0x41, 0x04, 0x01, (uint8_t)(v[0] % 8),
-					0x01, 0x57, (uint8_t)v[1],
-					(uint8_t)v[2] };
+		/*
+		 * The BMC raises an event by itself: Set Sensor Thresholds
+		 * moves CPU Temp's (sensor 0x01, reading 45) upper
+		 * non-critical threshold below the reading (assertion) or
+		 * back to 85 (deassertion); ipmi_sim puts the event in its
+		 * event message buffer when the global enables allow it and
+		 * raises SMS_ATN. The state is the same on both BMCs, and
+		 * kept across seeds (sensor_low).
+		 */
+		static bool sensor_low[2];
+		bool *low = &sensor_low[d == &devs[1]];
+		unsigned char th[8] = { 0x01, 0x08, 0, 0, 0,
+					(uint8_t)(*low ? 85 : 40), 0, 0 };
 
 		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		rpf(r, "[sensor %u] ", ev[3]);
-		if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x02, ev,
-				 sizeof(ev)) == 0)
+		rpf(r, "[CPU Temp UNC %u] ", th[5]);
+		if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x26, th,
+				 sizeof(th)) == 0) {
 			x->ev_due++;
+			x->bridged = true;	/* the event: another path */
+			*low = !*low;
+		}
 		break;
 	}
 	case RC_UNKNOWN_IOCTL:
@@ -2490,8 +2504,11 @@ static int run_random(uint64_t seed0, unsigned int seeds, unsigned int nsteps,
 
 			if (due(&devs[1]) > inflight)
 				inflight = due(&devs[1]);
+			if (!inflight)
+				rdevs[0].bridged = rdevs[1].bridged = false;
 			draw(&op, inflight, rdevs[0].events_on &&
-			     rdevs[1].events_on);
+			     rdevs[1].events_on,
+			     rdevs[0].bridged || rdevs[1].bridged);
 			cur_step = (int)i + 1;
 			memset(&ra, 0, sizeof(ra));
 			memset(&rb, 0, sizeof(rb));
@@ -2519,15 +2536,24 @@ static int run_random(uint64_t seed0, unsigned int seeds, unsigned int nsteps,
 			}
 			st[op.cls].diff++;
 			ndiff++;
+			/* start again from empty queues: one difference
+			 * is reported once, not as every later step */
+			resync();
 			printf("seed %llu step %u %-15s DIFF  A: %s\n",
 			       (unsigned long long)seed, i + 1,
 			       rclass_name[op.cls], ra.s);
 			printf("%*s B: %s\n", 40, "", rb.s);
 next:
-			if (!quiet && same)
-				printf("seed %llu step %u %-15s same  %s\n",
+			if (!quiet && same) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				printf("%ld.%03ld seed %llu step %u %-15s same  "
+				       "%s\n", (long)ts.tv_sec,
+				       ts.tv_nsec / 1000000L,
 				       (unsigned long long)seed, i + 1,
 				       rclass_name[op.cls], ra.s);
+			}
 			fflush(stdout);
 		}
 		/* what is still due is compared too */
