@@ -590,9 +590,13 @@ static int cmd_reg_chans(struct dev *d, struct res *r, unsigned long req,
 	return ptr_ioctl(d, r, req, &c);
 }
 
+static unsigned long due(struct dev *d);
+static void got_event(struct dev *d);
+
 /*
- * Receive everything queued. If responses to successful SENDs are still
- * missing, wait up to the response timeout for them. Returns the number of
+ * Receive everything queued. If responses to successful SENDs (or, in the
+ * randomized mode, events) are still missing, wait up to the response
+ * timeout for them. Returns the number of
  * messages taken; their recv_type and msgid go into *r.
  */
 static int drain(struct dev *d, struct res *r)
@@ -605,7 +609,7 @@ static int drain(struct dev *d, struct res *r)
 		struct pollfd p = { .fd = d->fd, .events = POLLIN };
 		int wait = 0, rv;
 
-		if (d->sent > d->rcvd) {
+		if (due(d)) {
 			long el;
 
 			clock_gettime(CLOCK_MONOTONIC, &t);
@@ -630,6 +634,8 @@ static int drain(struct dev *d, struct res *r)
 				break;
 			if (rs.recv_type == IPMI_RESPONSE_RECV_TYPE)
 				d->rcvd++;
+			else if (rs.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE)
+				got_event(d);
 			rpf(r, "%s{type=%d msgid=%ld}", n ? " " : "",
 			    rs.recv_type, rs.msgid);
 			n++;
@@ -648,6 +654,8 @@ static int drain(struct dev *d, struct res *r)
 	/* give up on responses that never came: do not wait again */
 	if (d->sent > d->rcvd)
 		d->rcvd = d->sent;
+	while (due(d))
+		got_event(d);
 	return n;
 }
 
@@ -1816,6 +1824,14 @@ static unsigned long due(struct dev *d)
 	return (d->sent - d->rcvd) + (x->ev_due - x->ev_got);
 }
 
+static void got_event(struct dev *d)
+{
+	struct rdev *x = &rdevs[d == &devs[1]];
+
+	if (x->ev_got < x->ev_due)
+		x->ev_got++;
+}
+
 /* Before a call whose result depends on the queue: if something is due,
  * wait until it is queued (the first due message is then the same on both
  * devices). Not part of the result. */
@@ -1841,7 +1857,7 @@ static void count_recv(struct dev *d, int32_t type, bool consumed)
 	if (type == IPMI_RESPONSE_RECV_TYPE)
 		d->rcvd++;
 	else if (type == IPMI_ASYNC_EVENT_RECV_TYPE)
-		rdevs[d == &devs[1]].ev_got++;
+		got_event(d);
 }
 
 /* RECEIVE with every argument chosen; consumption tracked for due(). */
