@@ -124,6 +124,24 @@ for th in 28 55; do
 	same_lines "ipmi2 sees the BMC's event as stock does (UNC $th)" sth n2th recv
 done
 
+say "global enables lost behind the drivers' back come back (as after a BMC reset)"
+# While someone waits for events, both drivers check the enables every
+# second and write them back (a BMC that reset itself has lost them).
+kcsmux-ipmi-listen -d "$stock" -e -t 4000 >/dev/null 2>&1 &
+lpid1=$!
+kcsmux-ipmi-listen -d /dev/ipmi1 -e -t 4000 >/dev/null 2>&1 &
+lpid2=$!
+sleep 0.3
+trigger "$sn" "06 2e 08"
+trigger 1 "06 2e 08"
+sleep 2.5
+ge "$sn" >/tmp/ge.stock
+ge 1 >/tmp/ge.node
+cat /tmp/ge.stock /tmp/ge.node | sed 's/^/    /'
+expect "stock set them back to 0x0f" '^ *0f *$' /tmp/ge.stock
+expect "kcsmuxd set them back to 0x0f" '^ *0f *$' /tmp/ge.node
+wait $lpid1 $lpid2
+
 say "an event nobody listens to waits for the first subscriber"
 trigger "$sn" "30 03"
 trigger 1 "30 03"
