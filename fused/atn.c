@@ -248,3 +248,41 @@ enum atn_kind atn_classify_msg(const uint8_t *rsp, size_t len,
 	}
 	return res->kind;
 }
+
+uint8_t atn_global_enables(bool evbuf, bool irq)
+{
+	uint8_t e = 0;
+
+	if (evbuf)
+		e |= ATN_GE_EVT_MSG_BUFF;
+	if (irq)
+		e |= ATN_GE_RCV_MSG_INTR;
+	if (evbuf && irq)
+		e |= ATN_GE_EVT_MSG_INTR;
+	return e;
+}
+
+int atn_enables_fix(const uint8_t *rsp, size_t len, uint8_t want)
+{
+	if (!rsp || len < 4 || (rsp[0] >> 2) != IPMI_NETFN_APP_RESPONSE ||
+	    rsp[1] != IPMI_GET_BMC_GLOBAL_ENABLES_CMD || rsp[2] != 0)
+		return -EIO;
+	if ((rsp[3] & ATN_GE_MASK) == (want & ATN_GE_MASK))
+		return -EALREADY;
+	return (want & ATN_GE_MASK) | (rsp[3] & ~ATN_GE_MASK);
+}
+
+int atn_channel_medium(const uint8_t *rsp, size_t len, uint8_t *medium)
+{
+	if (!rsp || len < 3 || (rsp[0] >> 2) != IPMI_NETFN_APP_RESPONSE ||
+	    rsp[1] != IPMI_GET_CHANNEL_INFO_CMD)
+		return -EIO;
+	if (rsp[2] == IPMI_INVALID_COMMAND_ERR)
+		return -ENOSYS;
+	/* cc, channel, medium, protocol, ...: the handler wants 4 data
+	 * bytes (cc included) */
+	if (rsp[2] != 0 || len < 6)
+		return -EIO;
+	*medium = rsp[4] & 0x7f;
+	return 0;
+}

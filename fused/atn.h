@@ -154,4 +154,39 @@ int atn_event_msg(const uint8_t *rsp, size_t len, struct ipmb_user_msg *out);
 enum atn_kind atn_classify_msg(const uint8_t *rsp, size_t len,
 			       const uint8_t *media, struct atn_result *res);
 
+/*
+ * What the stock drivers do to an interface they take over
+ * (ipmi_si_intf.c current_global_enables / SI_CHECKING_ENABLES, and the
+ * message handler's channel scan), for the daemon's bmcsetup.c.
+ *
+ * BMC global enables the driver manages (the rest of the byte, such as
+ * the system event log bit 0x08, is kept as the BMC has it):
+ *   0x04 event message buffer     when the BMC supports it
+ *   0x01 receive message interrupt with an IRQ
+ *   0x02 event buffer full interrupt with an IRQ and the event buffer
+ */
+#define ATN_GE_RCV_MSG_INTR	0x01
+#define ATN_GE_EVT_MSG_INTR	0x02
+#define ATN_GE_EVT_MSG_BUFF	0x04
+#define ATN_GE_MASK		0x07
+
+uint8_t atn_global_enables(bool evbuf, bool irq);
+/*
+ * A Get BMC Global Enables response (rsp: netfn<<2|lun, cmd, cc, byte).
+ * Returns the byte to write with Set BMC Global Enables (read-modify-
+ * write: want in the managed bits, the rest as read), -EALREADY when the
+ * managed bits are already right, -EIO when the response is an error or
+ * malformed.
+ */
+int atn_enables_fix(const uint8_t *rsp, size_t len, uint8_t want);
+
+/*
+ * A Get Channel Info response for one channel: 0 and *medium (7 bits)
+ * when it carries one; -ENOSYS for cc 0xC1 (the BMC lacks the command:
+ * the stock handler then takes channel 0 as IPMB and stops scanning);
+ * -EIO for any other error or a short answer (the channel stays medium 0,
+ * unknown, as stock leaves it).
+ */
+int atn_channel_medium(const uint8_t *rsp, size_t len, uint8_t *medium);
+
 #endif /* KCSMUX_ATN_H */

@@ -98,6 +98,9 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 		 * (cc 0xFF), whatever kcsraw made up. */
 		if ((c.flags & KCSRAW_DONE_HOSED) && c.resp_len >= 3)
 			c.resp[2] = IPMI_ERR_UNSPECIFIED;
+		/* As stock after a hosed interface: check the enables. */
+		if (c.flags & KCSRAW_DONE_HOSED)
+			bmc_setup_recheck(be->d);
 		xact_complete(be->d, c.cookie, c.status, c.resp, c.resp_len,
 			      &c.cost);
 	}

@@ -362,8 +362,9 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	int n;
 
 	if (addr->addr_type != IPMI_IPMB_ADDR_TYPE &&
-	    addr->addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE)
-		return -EINVAL;		/* no LAN channel on a KCS */
+	    addr->addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE &&
+	    addr->addr_type != IPMI_LAN_ADDR_TYPE)
+		return -EINVAL;	/* LAN: only on LAN/serial media (checked) */
 	if (flags & ABI_REQF_RESPONSE) {
 		/* A reply to an incoming command: msgid is its sequence. */
 		n = ipmb_build_from_addr(addr, netfn, cmd, data, len,
@@ -417,6 +418,11 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 void bridge_client_gone(struct client *c)
 {
 	seqtab_cancel_owner(&tab, c);
+}
+
+void bridge_set_media(const uint8_t *media)
+{
+	atn.media = media;
 }
 
 void bridge_init(struct daemon *d)

@@ -139,21 +139,80 @@ static void grant_put(struct client *c, pid_t tid, int op,
 	memcpy(g->sp, sp, (size_t)n * sizeof(*sp));
 }
 
-/* Reply a retry that grants in (SEND) or out (RECEIVE) spans. */
+/*
+ * Reply a retry that grants in (SEND) or out (RECEIVE) spans.
+ * A RECEIVE's output buffers are asked for as input too (unless guessed):
+ * the kernel then copies them in before the daemon sees the call, so an
+ * unmapped or NULL buffer fails the call with EFAULT there and the message
+ * stays queued, as on the stock device. (A buffer that is mapped but not
+ * writable passes that copy and fails only the final copy-out, after the
+ * daemon answered: docs/design.md, "Known differences".)
+ */
 static void retry_grant(struct client *c, fuse_req_t req, pid_t tid,
 			const struct abi_ioctl *ent, void *arg,
 			const struct abi_span *sp, int n, bool guess)
 {
-	struct iovec in_iov = { arg, ent->in_size }, iov[ABI_RECV_SPANS];
+	struct iovec in_iov[ABI_RECV_SPANS + 1], iov[ABI_RECV_SPANS];
+	int nin = 0;
 
 	grant_put(c, tid, ent->op, sp, n, guess);
 	if (guess)
 		c->node->cnt.guesses[is_send(ent->op) ? 0 : 1]++;
 	spans_to_iov(sp, n, iov);
-	if (is_send(ent->op))
+	if (is_send(ent->op)) {
 		fuse_reply_ioctl_retry(req, iov, n, NULL, 0);
-	else
-		fuse_reply_ioctl_retry(req, &in_iov, 1, iov, n);
+		return;
+	}
+	in_iov[nin++] = (struct iovec){ arg, ent->in_size };
+	for (int i = 0; !guess && i < n; i++)
+		if (sp[i].ptr != (uintptr_t)arg)
+			in_iov[nin++] = iov[i];
+	fuse_reply_ioctl_retry(req, in_iov, nin, iov, n);
+}
+
+/* Bytes of a RECEIVE's output spans outside its struct. */
+static size_t recv_extra(const struct abi_span *sp, int n, uint64_t arg)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		if (sp[i].ptr != arg)
+			len += sp[i].len;
+	return len;
+}
+
+/* Every span but the struct lies in a buffer the kernel copied in. */
+static bool recv_spans_proven(const struct client *c,
+			      const struct abi_span *sp, int n, uint64_t arg)
+{
+	for (int i = 0; i < n; i++) {
+		bool ok = sp[i].ptr == arg;
+
+		for (int j = 0; !ok && j < 2; j++)
+			ok = c->recv_proven[j].ptr &&
+			     sp[i].ptr == c->recv_proven[j].ptr &&
+			     sp[i].len <= c->recv_proven[j].len;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Remember the address (slot 0) and data (slot 1) buffers as mapped. */
+static void recv_prove(struct client *c, const struct abi_span *sp, int n,
+		       uint64_t arg)
+{
+	int k = 0;
+
+	for (int i = 0; i < n && k < 2; i++) {
+		struct abi_span *p = &c->recv_proven[k];
+
+		if (sp[i].ptr == arg)
+			continue;
+		k++;
+		if (p->ptr != sp[i].ptr || p->len < sp[i].len)
+			*p = sp[i];
+	}
 }
 
 /*
@@ -223,6 +282,8 @@ static void first_call(struct client *c, fuse_req_t req,
 		if (fit.err != -EINVAL)
 			n = abi_recv_spans(a, ent->in_size, &c->last_recv,
 					   alen, &fit, sp);
+		if (!recv_spans_proven(c, sp, n, a))
+			n = 0;
 	}
 	if (n > 1 || (n == 1 && !send)) {
 		retry_grant(c, req, tid, ent, arg, sp, n, true);
@@ -324,18 +385,10 @@ static void do_receive(struct client *c, fuse_req_t req,
 		retry_grant(c, req, tid, ent, arg, sp, nsp, false);
 		return;
 	}
-	if (fit.write_struct) {
-		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
-		out = r;
-		out.recv_type = m->recv_type;
-		out.addr_len = alen;
-		out.msgid = m->msgid;
-		out.netfn = m->netfn;
-		out.cmd = m->cmd;
-		out.data_len = fit.data_len;
-		abi_encode_recv(st, sizeof(st), ent->layout32, &out);
-		iov[n++] = (struct iovec){ st, ent->in_size };
-	}
+	/* Answered from a retry that had the buffers copied in: mapped. */
+	if (in_len == ent->in_size + recv_extra(sp, nsp, (uintptr_t)arg))
+		recv_prove(c, sp, nsp, (uintptr_t)arg);
+	/* In the order of the spans: address, data, struct. */
 	if (fit.write_addr) {
 		/* A response carries its request's address bytes as the
 		 * client wrote them (padding included), as the stock driver
@@ -351,6 +404,18 @@ static void do_receive(struct client *c, fuse_req_t req,
 	}
 	if (fit.write_data && fit.data_len)
 		iov[n++] = (struct iovec){ m->data, fit.data_len };
+	if (fit.write_struct) {
+		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
+		out = r;
+		out.recv_type = m->recv_type;
+		out.addr_len = alen;
+		out.msgid = m->msgid;
+		out.netfn = m->netfn;
+		out.cmd = m->cmd;
+		out.data_len = fit.data_len;
+		abi_encode_recv(st, sizeof(st), ent->layout32, &out);
+		iov[n++] = (struct iovec){ st, ent->in_size };
+	}
 	rv = fit.err;
 	fuse_reply_ioctl_iov(req, rv, iov, n);
 	if (fit.consume) {

@@ -2,9 +2,17 @@
 /*
  * cmdreg.c - IPMICTL_(UN)REGISTER_FOR_CMD(_CHANS): which client receives
  * the commands the BMC forwards to the host. Registrations are per
- * interface, as in the stock driver: the same (netfn, cmd, channel) taken
- * by another open file, on any node, is -EBUSY; removing what this file
- * does not hold is -ENOENT.
+ * interface and per channel, as in the stock message handler
+ * (ipmi_register_for_cmd / ipmi_unregister_for_cmd):
+ *  - register: -EBUSY if any registration (of any open file, on any node)
+ *    has the same netfn and cmd and shares a channel bit with the mask;
+ *    otherwise a new registration with exactly that mask (the same file
+ *    may hold the same netfn/cmd on other channels: separate entries).
+ *  - unregister: for each channel 0-15 in the mask, the registration that
+ *    covers that channel, if it is this file's, loses every bit of the
+ *    mask (and goes away when none is left); 0 if at least one did, else
+ *    -ENOENT. So one mask can remove several registrations, and mask bits
+ *    16-31 only count together with a channel 0-15 that matched.
  *
  * Unlike the stock driver, which takes any number of them, they are
  * bounded: only nodes with "commands" (kcsmux.conf(5)) may register
@@ -29,6 +37,7 @@ LIST_HEAD(cmdreg_list, cmdreg);
 
 /* netfn is 6 bits (abi_decode_cmdspec masks it), cmd 8 */
 static struct cmdreg_list regs[64 * 256];
+static size_t nregs_all;	/* entries in the table, for cmdreg_any() */
 
 static struct cmdreg_list *slot(uint8_t netfn, uint8_t cmd)
 {
@@ -77,22 +86,26 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		r->chans = cs.chans;
 		LIST_INSERT_HEAD(slot(cs.netfn, cs.cmd), r, link);
 		c->nregs++;
+		nregs_all++;
 		return 0;
 	}
-	/* Unregister: every channel asked for must be this file's. */
-	LIST_FOREACH(r, slot(cs.netfn, cs.cmd), link)
-		if (r->c == c && r->netfn == cs.netfn && r->cmd == cs.cmd &&
-		    (r->chans & cs.chans) == cs.chans)
-			break;
-	if (!r || !cs.chans)
-		return -ENOENT;
-	r->chans &= ~cs.chans;
-	if (!r->chans) {
-		LIST_REMOVE(r, link);
-		free(r);
-		c->nregs--;
+	rv = -ENOENT;
+	for (unsigned int ch = 0; ch < ABI_MAX_CHANNELS; ch++) {
+		if (!(cs.chans & (1u << ch)))
+			continue;
+		r = find(cs.netfn, cs.cmd, 1u << ch);
+		if (!r || r->c != c)
+			continue;
+		rv = 0;
+		r->chans &= ~cs.chans;
+		if (!r->chans) {
+			LIST_REMOVE(r, link);
+			free(r);
+			c->nregs--;
+			nregs_all--;
+		}
 	}
-	return 0;
+	return rv;
 }
 
 struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan)
@@ -100,6 +113,11 @@ struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan)
 	struct cmdreg *r = find(netfn, cmd, 1u << (chan & 31));
 
 	return r ? r->c : NULL;
+}
+
+bool cmdreg_any(void)
+{
+	return nregs_all != 0;
 }
 
 void cmdreg_client_gone(struct client *c)
@@ -115,6 +133,7 @@ void cmdreg_client_gone(struct client *c)
 				LIST_REMOVE(r, link);
 				free(r);
 				c->nregs--;
+				nregs_all--;
 			}
 		}
 	}

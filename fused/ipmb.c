@@ -51,6 +51,35 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 	return (int)len;
 }
 
+int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
+		   const uint8_t *data, uint16_t data_len, uint8_t my_lun,
+		   uint8_t seq, uint8_t *out, size_t cap)
+{
+	size_t len = (size_t)data_len + IPMB_SEND_OVERHEAD + 1;
+
+	if (addr->addr_type != IPMI_LAN_ADDR_TYPE || addr->channel < 0 ||
+	    addr->channel >= ABI_MAX_CHANNELS || (data_len && !data))
+		return -EINVAL;
+	if (len > ABI_MAX_MSG_LENGTH)
+		return -EMSGSIZE;
+	if (!out || cap < len)
+		return -ENOSPC;
+	out[0] = IPMI_NETFN_APP_REQUEST << 2;
+	out[1] = IPMI_SEND_MSG_CMD;
+	out[2] = (uint8_t)addr->channel;
+	out[3] = addr->session_handle;
+	out[4] = addr->remote_swid;
+	out[5] = (uint8_t)(netfn << 2 | (addr->lun & 3));
+	out[6] = ipmb_checksum(out + 4, 2);
+	out[7] = addr->local_swid;
+	out[8] = (uint8_t)((seq & IPMB_SEQ_MASK) << 2 | (my_lun & 3));
+	out[9] = cmd;
+	if (data_len)
+		memcpy(out + 10, data, data_len);
+	out[10 + data_len] = ipmb_checksum(out + 7, 3 + (size_t)data_len);
+	return (int)len;
+}
+
 int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 			 uint8_t cmd, const uint8_t *data, uint16_t data_len,
 			 uint8_t my_sa, uint8_t my_lun, uint8_t seq,
@@ -58,6 +87,9 @@ int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 {
 	struct ipmb_tx tx;
 
+	if (addr->addr_type == IPMI_LAN_ADDR_TYPE)
+		return ipmb_build_lan(addr, netfn, cmd, data, data_len, my_lun,
+				      seq, out, cap);
 	if (addr->addr_type != IPMI_IPMB_ADDR_TYPE &&
 	    addr->addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE)
 		return -EINVAL;

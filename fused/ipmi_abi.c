@@ -408,12 +408,14 @@ int abi_recv_spans(uint64_t arg, size_t struct_size, const struct abi_recv *r,
 {
 	int n = 0;
 
-	if (fit->write_struct)
-		out[n++] = (struct abi_span){ arg, (uint32_t)struct_size };
+	/* the stock driver's copy order: a fault part way leaves what it
+	 * leaves there */
 	if (fit->write_addr && msg_addr_len)
 		out[n++] = (struct abi_span){ r->addr_ptr, msg_addr_len };
 	if (fit->write_data && fit->data_len)
 		out[n++] = (struct abi_span){ r->data_ptr, fit->data_len };
+	if (fit->write_struct)
+		out[n++] = (struct abi_span){ arg, (uint32_t)struct_size };
 	return n;
 }
 

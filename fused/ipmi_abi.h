@@ -331,10 +331,12 @@ int abi_recv_fit(uint32_t want_addr_len, uint32_t msg_addr_len,
 		 struct abi_recv_fit *fit);
 
 /*
- * The user memory a RECEIVE writes, in the order the reply fills it: the
- * struct at arg (struct_size bytes), the message address at r->addr_ptr
- * (msg_addr_len bytes), the data at r->data_ptr (fit->data_len bytes);
- * each only when fit says so (no empty span). Returns the span count.
+ * The user memory a RECEIVE writes, in the order the reply fills it (the
+ * stock driver's copy order, so that a buffer that faults part way leaves
+ * the same bytes written): the message address at r->addr_ptr
+ * (msg_addr_len bytes), the data at r->data_ptr (fit->data_len bytes),
+ * the struct at arg (struct_size bytes); each only when fit says so (no
+ * empty span). Returns the span count.
  * Two plans are the same write when abi_spans_equal() says so: kcsmuxd
  * answers a RECEIVE whose output buffers it guessed only then.
  */

@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 		d.be = backend_ipmidev_open(&d, d.cfg.device, &cause);
 	if (!d.be)
 		fatalx("backend: %s", cause);
+	bmc_setup_start(&d);
 	for (i = 0; i < d.cfg.nnodes; i++)
 		if (node_create(&d, &d.cfg.nodes[i], &cause) < 0)
 			fatalx("%s", cause);
@@ -342,6 +343,7 @@ int main(int argc, char **argv)
 	d.be->ops->destroy(d.be);
 	if (d.retry_ev)
 		event_free(d.retry_ev);
+	bmc_setup_fini(&d);
 	bridge_fini(&d);
 	for (i = 0; i < 4; i++)
 		event_free(sigev[i]);

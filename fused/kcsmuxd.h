@@ -82,6 +82,9 @@ struct client {
 	uint64_t last_send_arg;		/* 0: none yet */
 	struct abi_recv last_recv;
 	uint64_t last_recv_arg;
+	/* RECEIVE output buffers (address, data) the kernel has copied in
+	 * for us once, so known to be mapped: only these are guessed */
+	struct abi_span recv_proven[2];
 	struct io_grant {
 		pid_t tid;
 		int op;			/* enum abi_op */
@@ -153,6 +156,9 @@ struct daemon {
 	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
+	/* channel media from the scan at start (bmcsetup.c) */
+	uint8_t media[ABI_MAX_CHANNELS];
+	bool media_ready;
 	bool dropped;			/* running as cfg.user */
 	bool sandboxed;			/* the seccomp filter is in */
 	int notify_fd;			/* $NOTIFY_SOCKET, connected (notify.c) */
@@ -220,6 +226,12 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		 const void *in, size_t in_len);
 struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan);
 void cmdreg_client_gone(struct client *c);
+bool cmdreg_any(void);
+
+/* bmcsetup.c: global enables and channel media, as the stock drivers */
+void bmc_setup_start(struct daemon *d);
+void bmc_setup_recheck(struct daemon *d);
+void bmc_setup_fini(struct daemon *d);
 
 /* xact.c */
 int xact_send(struct client *c, const struct abi_addr *addr,

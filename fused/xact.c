@@ -244,6 +244,11 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	m->addr_raw_len = x->addr_raw_len;
 	m->msgid = x->msgid;
 	if (status == 0 && len >= 3) {
+		/* The address's LUN is the response's, as the stock
+		 * handler sets it (the rest of the request's bytes stay). */
+		m->addr.lun = resp[0] & 3;
+		if (m->addr_raw_len >= ABI_MIN_ADDR_LEN)
+			m->addr_raw[6] = resp[0] & 3;
 		m->netfn = resp[0] >> 2;
 		m->cmd = resp[1];
 		m->data_len = (uint16_t)(len - 2);
@@ -258,6 +263,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	x->client->outstanding--;
 	client_deliver(x->client, m);
+	/* A BMC reset clears its global enables: set them again. */
+	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
+		bmc_setup_recheck(x->d);
 	xact_free(x);
 }
 
@@ -321,7 +330,13 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	struct access_why why;
 	int rv;
 
-	rv = abi_check_request(addr, netfn, cmd, len, NULL, &flags);
+	/* On a raw KCS the channel media are ours to check (the stock
+	 * driver underneath checks them on ipmidev). */
+	if (!n->d->be->bridges && !n->d->media_ready &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return -EAGAIN;
+	rv = abi_check_request(addr, netfn, cmd, len,
+			       n->d->be->bridges ? NULL : n->d->media, &flags);
 	if (rv < 0)
 		return rv;
 	/* Like the stock driver: answers the client has not read yet still

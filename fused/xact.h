@@ -55,6 +55,8 @@ int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
 		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
 		int32_t retries, uint32_t retry_ms, unsigned int flags);
 void bridge_client_gone(struct client *c);
+/* The channel media the scan found (bmcsetup.c), for incoming messages. */
+void bridge_set_media(const uint8_t *media);
 /* An async event for every subscriber (or the backlog). */
 void bridge_event(struct daemon *d, const struct kmsg *m);
 

@@ -590,9 +590,13 @@ static int cmd_reg_chans(struct dev *d, struct res *r, unsigned long req,
 	return ptr_ioctl(d, r, req, &c);
 }
 
+static unsigned long due(struct dev *d);
+static void got_event(struct dev *d);
+
 /*
- * Receive everything queued. If responses to successful SENDs are still
- * missing, wait up to the response timeout for them. Returns the number of
+ * Receive everything queued. If responses to successful SENDs (or, in the
+ * randomized mode, events) are still missing, wait up to the response
+ * timeout for them. Returns the number of
  * messages taken; their recv_type and msgid go into *r.
  */
 static int drain(struct dev *d, struct res *r)
@@ -605,7 +609,7 @@ static int drain(struct dev *d, struct res *r)
 		struct pollfd p = { .fd = d->fd, .events = POLLIN };
 		int wait = 0, rv;
 
-		if (d->sent > d->rcvd) {
+		if (due(d)) {
 			long el;
 
 			clock_gettime(CLOCK_MONOTONIC, &t);
@@ -630,6 +634,8 @@ static int drain(struct dev *d, struct res *r)
 				break;
 			if (rs.recv_type == IPMI_RESPONSE_RECV_TYPE)
 				d->rcvd++;
+			else if (rs.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE)
+				got_event(d);
 			rpf(r, "%s{type=%d msgid=%ld}", n ? " " : "",
 			    rs.recv_type, rs.msgid);
 			n++;
@@ -648,6 +654,8 @@ static int drain(struct dev *d, struct res *r)
 	/* give up on responses that never came: do not wait again */
 	if (d->sent > d->rcvd)
 		d->rcvd = d->sent;
+	while (due(d))
+		got_event(d);
 	return n;
 }
 
@@ -1697,6 +1705,919 @@ static const struct step steps[] = {
 };
 
 /* ------------------------------------------------------------------ */
+/*
+ * Randomized mode (-r SEED -k SEEDS -n STEPS): per seed, both devices are
+ * opened afresh and get the same pseudo-random sequence of good and bad
+ * calls, interleaved, without draining between them: every ioctl (native
+ * numbers; the compat ones in the -m32 build), every address type, channels
+ * 0-15 and beyond, LUNs, NULL / (void *)1 / unmapped pointers for the
+ * struct, address and data, sizes at and past each limit, registrations
+ * (also from a second open file), events on and off with Platform Event
+ * Messages that make the BMC raise an event by itself, RECEIVE and poll on
+ * empty and full queues, and up to MAX_INFLIGHT requests in flight while
+ * other calls fail. Each step's return value, errno and everything written
+ * back are compared.
+ *
+ * What would depend on timing is not generated: a call whose result depends
+ * on whether a message has arrived yet (RECEIVE, poll) first waits until
+ * one is queued when some are due, so it sees the first of them on both
+ * devices; events are turned off and raised only with nothing in flight;
+ * IPMB requests go to the one IPMB controller that answers (0x72 on
+ * channel 0) or are refused before they leave.
+ *
+ * Differences CUSE cannot close are known by name (docs/design.md, "Known
+ * differences"): counted as known when the two results differ exactly in
+ * the documented way, as mismatches otherwise.
+ */
+#include <sys/mman.h>
+
+#define MAX_INFLIGHT 4
+
+enum rclass {
+	RC_SEND_SI, RC_SEND_BAD, RC_SEND_IPMB, RC_SEND_LAN, RC_SETTIME,
+	RC_RECV, RC_RECV_BADPTR, RC_POLL, RC_INTS, RC_CHAN, RC_TIMING,
+	RC_MAINT, RC_REG, RC_EVENTS, RC_PLATFORM_EVENT, RC_UNKNOWN_IOCTL,
+	RC_RECV_RDONLY, RC_COUNT
+};
+
+static const char *const rclass_name[RC_COUNT] = {
+	"send-si", "send-bad", "send-ipmb", "send-lan", "settime",
+	"recv", "recv-badptr", "poll", "my-addr-lun", "chan-addr-lun",
+	"timing", "maintenance", "register", "events", "sensor-event",
+	"unknown-ioctl", "recv-readonly",
+};
+
+/* Known differences, by name (docs/design.md). */
+enum known {
+	K_NONE,
+	K_SEND_ORDER,		/* invalid address + bad data: EFAULT vs EINVAL */
+	K_RECV_RDONLY,		/* read-only RECEIVE buffer: message consumed */
+	K_RECV_ADDR_FIRST,	/* bad data buffer: stock wrote the address */
+	K_REG_EMPTY,		/* empty channel mask: 0 vs EINVAL (bounded) */
+	K_COUNT
+};
+
+static const char *const known_name[K_COUNT] = {
+	"-", "send-baddata-before-addr-check", "recv-readonly-buffer-consumes",
+	"recv-baddata-addr-not-written", "reg-empty-mask-refused",
+};
+
+struct rstat {
+	unsigned long steps, diff, known;
+};
+
+static uint64_t rng;
+
+static uint32_t rnd(void)
+{
+	/* xorshift64*: the same sequence on every host for a seed */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static unsigned int rn(unsigned int n)
+{
+	return n ? rnd() % n : 0;
+}
+
+enum pkind { P_OK, P_NULL, P_ONE, P_UNMAPPED, P_KINDS };
+
+static void *unmapped_page;
+static void *rdonly_page;
+
+static void *ptr_of(enum pkind k, void *ok)
+{
+	switch (k) {
+	case P_NULL:
+		return NULL;
+	case P_ONE:
+		return (void *)1;
+	case P_UNMAPPED:
+		return unmapped_page;
+	default:
+		return ok;
+	}
+}
+
+static const char *pkind_name(enum pkind k)
+{
+	static const char *const n[P_KINDS] = { "ok", "NULL", "(void *)1",
+						"unmapped" };
+	return n[k];
+}
+
+/* What is due on a device: responses to accepted SENDs, expected events. */
+struct rdev {
+	unsigned long ev_due, ev_got;
+	bool bridged;		/* a bridged (IPMB/LAN) request is due */
+	bool events_on;
+	bool fd2_open;
+};
+
+static struct rdev rdevs[2];
+
+static unsigned long due(struct dev *d)
+{
+	struct rdev *x = &rdevs[d == &devs[1]];
+
+	return (d->sent - d->rcvd) + (x->ev_due - x->ev_got);
+}
+
+static void got_event(struct dev *d)
+{
+	struct rdev *x = &rdevs[d == &devs[1]];
+
+	if (x->ev_got < x->ev_due)
+		x->ev_got++;
+}
+
+/* Before a call whose result depends on the queue: if something is due,
+ * wait until it is queued (the first due message is then the same on both
+ * devices). Not part of the result. */
+static void settle(struct dev *d)
+{
+	struct pollfd p = { .fd = d->fd, .events = POLLIN };
+
+	if (due(d))
+		poll(&p, 1, resp_wait_ms);
+}
+
+/* The parameters of one step, drawn once and applied to both devices. */
+struct rop {
+	enum rclass cls;
+	unsigned int v[12];
+	char desc[96];
+};
+
+static void count_recv(struct dev *d, int32_t type, bool consumed)
+{
+	if (!consumed)
+		return;
+	if (type == IPMI_RESPONSE_RECV_TYPE)
+		d->rcvd++;
+	else if (type == IPMI_ASYNC_EVENT_RECV_TYPE)
+		got_event(d);
+}
+
+/* RECEIVE with every argument chosen; consumption tracked for due(). */
+static void r_recv(struct dev *d, struct res *r, bool trunc,
+		   unsigned int addr_len, unsigned int data_len,
+		   enum pkind sk, enum pkind ak, enum pkind dk, void *rdonly)
+{
+	static unsigned char abuf[ABUF_LEN];
+	static unsigned char dbuf[1024 + DBUF_SLACK];
+	struct ipmi_recv rs;
+	struct rview v;
+	void *arg;
+	int rv, e;
+
+	memset(abuf, ADDR_FILL, sizeof(abuf));
+	memset(dbuf, DATA_FILL, sizeof(dbuf));
+	memset(&rs, 0, sizeof(rs));
+	rs.recv_type = RECV_TYPE_FILL;
+	rs.addr = ptr_of(ak, abuf);
+	rs.addr_len = addr_len;
+	rs.msgid = MSGID_FILL;
+	rs.msg.netfn = NETFN_FILL;
+	rs.msg.cmd = NETFN_FILL;
+	rs.msg.data_len = (unsigned short)data_len;
+	rs.msg.data = rdonly ? rdonly : ptr_of(dk, dbuf);
+	arg = sk == P_OK ? (void *)&rs : ptr_of(sk, NULL);
+	errno = 0;
+	rv = ioctl(d->fd, trunc ? IPMICTL_RECEIVE_MSG_TRUNC :
+		   IPMICTL_RECEIVE_MSG, arg);
+	e = errno;
+	rrv(r, rv, e);
+	if (sk != P_OK)
+		return;
+	if (ak != P_OK || dk != P_OK || rdonly) {
+		/* what the struct says; the buffers are not ours to show */
+		if (rs.recv_type != RECV_TYPE_FILL)
+			rpf(r, " {type=%d msgid=%ld netfn=0x%02x cmd=0x%02x "
+			    "addr_len=%u data_len=%u}", rs.recv_type,
+			    rs.msgid, rs.msg.netfn, rs.msg.cmd, rs.addr_len,
+			    rs.msg.data_len);
+		else
+			rpf(r, " struct=untouched");
+		if (ak == P_OK && abuf[0] != ADDR_FILL) {
+			rpf(r, " addr=[");
+			rhex(r, abuf, 8);
+			rpf(r, "]");
+		}
+	} else {
+		v = (struct rview){
+			.type = rs.recv_type, .alen = rs.addr_len,
+			.msgid = rs.msgid, .netfn = rs.msg.netfn,
+			.cmd = rs.msg.cmd, .dlen = rs.msg.data_len,
+			.ptrs_changed = rs.addr != abuf || rs.msg.data != dbuf,
+			.in_alen = addr_len, .in_dlen = (uint16_t)data_len,
+		};
+		fmt_recv(r, &v, abuf, dbuf, data_len < 1024 ? data_len : 1024);
+	}
+	count_recv(d, rs.recv_type, rv == 0 || (trunc && e == EMSGSIZE));
+}
+
+static const unsigned int addr_lens[] = { 0, 4, 7, 8, 12, 39, 40, 41, 1000,
+					  0x7fffffff };
+static const unsigned int data_lens[] = { 0, 1, 2, 15, 16, 271, 272, 273,
+					  1000, 65535 };
+
+/* A SEND with the chosen address bytes, lengths and pointer kinds. */
+static void r_send(struct dev *d, struct res *r, const union xaddr *a,
+		   unsigned int alen, enum pkind ak, uint8_t netfn, uint8_t cmd,
+		   unsigned int dlen, enum pkind dk, bool settime, int retries,
+		   unsigned int retry_ms)
+{
+	static unsigned char data[1100];
+	static union xaddr abuf;
+	const void *ap, *dp;
+
+	memcpy(&abuf, a, sizeof(abuf));
+	memset(data, 0, sizeof(data));
+	data[0] = 0x01;
+	ap = ptr_of(ak, &abuf);
+	dp = ptr_of(dk, data);
+	if (settime)
+		do_settime(d, r, ap, alen, msgid_of(0), netfn, cmd, dp, dlen,
+			   retries, retry_ms);
+	else
+		do_send_full(d, r, ap, alen, msgid_of(0), netfn, cmd, dp, dlen);
+}
+
+/*
+ * Draw one step. inflight: the most due on either device. Responses that
+ * come back by different paths (a bridged request's through Send Message
+ * and Get Message, a system-interface request's directly) have no order
+ * either driver promises: a bridged request is sent only with nothing in
+ * flight, and nothing that is answered is sent while it is due.
+ */
+static void draw(struct rop *op, unsigned long inflight, bool events_on,
+		 bool bridged)
+{
+	unsigned int *v = op->v;
+	unsigned int w = rn(100);
+
+	memset(op, 0, sizeof(*op));
+	for (int i = 0; i < 12; i++)
+		v[i] = rnd();
+	static const struct { unsigned int upto; enum rclass cls; } mix[] = {
+		{ 14, RC_SEND_SI }, { 26, RC_SEND_BAD }, { 32, RC_SEND_IPMB },
+		{ 35, RC_SEND_LAN }, { 39, RC_SETTIME }, { 52, RC_RECV },
+		{ 58, RC_RECV_BADPTR }, { 62, RC_POLL }, { 66, RC_INTS },
+		{ 70, RC_CHAN }, { 73, RC_TIMING }, { 76, RC_MAINT },
+		{ 85, RC_REG }, { 89, RC_EVENTS }, { 95, RC_PLATFORM_EVENT },
+		{ 98, RC_UNKNOWN_IOCTL }, { 100, RC_RECV_RDONLY },
+	};
+
+	for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
+		if (w < mix[i].upto) {
+			op->cls = mix[i].cls;
+			break;
+		}
+	}
+	/* what would depend on timing becomes a RECEIVE instead */
+	if ((op->cls == RC_SEND_SI || op->cls == RC_SEND_IPMB ||
+	     op->cls == RC_SETTIME) && inflight >= MAX_INFLIGHT)
+		op->cls = RC_RECV;
+	if ((op->cls == RC_SEND_IPMB || op->cls == RC_SEND_LAN ||
+	     op->cls == RC_SETTIME) && inflight)
+		op->cls = RC_RECV;
+	if (bridged && inflight &&
+	    (op->cls == RC_SEND_SI || op->cls == RC_SEND_BAD ||
+	     op->cls == RC_PLATFORM_EVENT))
+		op->cls = RC_RECV;
+	if (op->cls == RC_PLATFORM_EVENT && (inflight || !events_on))
+		op->cls = inflight ? RC_RECV : RC_EVENTS;
+	if (op->cls == RC_RECV_RDONLY && inflight)
+		op->cls = RC_RECV;
+}
+
+/* Apply step op to device d; return the known difference it may show. */
+static enum known apply(const struct rop *op, struct dev *d, struct res *r)
+{
+	const unsigned int *v = op->v;
+	struct rdev *x = &rdevs[d == &devs[1]];
+	union xaddr a;
+	unsigned int alen;
+	enum known k = K_NONE;
+
+	switch (op->cls) {
+	case RC_SEND_SI: {
+		static const uint8_t cmds[][3] = {
+			{ IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD, 0 },
+			{ IPMI_NETFN_APP_REQUEST, 0x04, 0 },	/* self test */
+			{ IPMI_NETFN_APP_REQUEST, 0x2f, 0 },	/* enables */
+			{ IPMI_NETFN_APP_REQUEST, 0x42, 1 },	/* chan info */
+			{ 0x0a, 0x20, 0 },			/* SDR info */
+			{ 0x0a, 0x40, 0 },			/* SEL info */
+			{ 0x04, 0x2d, 1 },			/* reading */
+			{ 0x30, 0x7f, 0 },			/* OEM: error */
+		};
+		unsigned int c = v[0] % 8, lun = v[1] % 4;
+		unsigned char data[2] = { (uint8_t)(v[2] % 16), 0 };
+
+		alen = mk_si(&a, IPMI_BMC_CHANNEL, (unsigned char)lun);
+		rpf(r, "[%02x/%02x lun %u] ", cmds[c][0], cmds[c][1], lun);
+		do_send_full(d, r, &a, alen, msgid_of((int)(v[3] % 4)),
+			     cmds[c][0], cmds[c][1], cmds[c][2] ? data : NULL,
+			     cmds[c][2]);
+		break;
+	}
+	case RC_SEND_BAD: {
+		enum pkind ak = P_OK, dk = P_OK;
+		unsigned int dlen = 0, which = v[0] % 12;
+		uint8_t netfn = IPMI_NETFN_APP_REQUEST, cmd = 1;
+
+		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+		switch (which) {
+		case 0:		/* address length */
+			alen = addr_lens[v[1] % 10];
+			break;
+		case 1:		/* address pointer */
+			ak = (enum pkind)(1 + v[1] % 3);
+			break;
+		case 2:		/* data pointer */
+			dk = (enum pkind)(1 + v[1] % 3);
+			dlen = data_lens[v[2] % 10];
+			break;
+		case 3:		/* sizes */
+			dlen = data_lens[v[1] % 10];
+			netfn = 0x30;	/* OEM: the BMC refuses it */
+			cmd = 0x7f;
+			break;
+		case 4:		/* odd netfn, lun past 3 */
+			netfn = (uint8_t)(1 + 2 * (v[1] % 32));
+			a.si.lun = (unsigned char)(v[2] % 8);
+			break;
+		case 5:		/* driver-owned commands */
+			cmd = (uint8_t)(0x33 + v[1] % 3);
+			break;
+		case 6:		/* SI address on another channel */
+			a.si.channel = (short)(v[1] % 20);
+			if (a.si.channel == IPMI_BMC_CHANNEL)
+				a.si.channel = -1;
+			break;
+		case 7:		/* unknown address types */
+			a.si.addr_type = (int)(v[1] % 2 ? 99 : 0);
+			break;
+		case 8:		/* IPMB direct (cannot on KCS) */
+			a.si.addr_type = 0x0d;
+			a.si.channel = 0;
+			alen = 12;
+			break;
+		case 9:		/* invalid address AND bad data: known order */
+			a.si.addr_type = 99;
+			dk = (enum pkind)(2 + v[1] % 2);
+			dlen = 4;
+			k = K_SEND_ORDER;
+			break;
+		case 10:	/* a NULL data pointer with a length */
+			dk = P_NULL;
+			dlen = data_lens[v[1] % 10];
+			break;
+		default:	/* IPMB on a channel out of range */
+			alen = mk_ipmb(&a, (short)(v[1] % 2 ?
+						   (int)(16 + v[2] % 100) :
+						   -1 - (int)(v[2] % 5)),
+				       0x72, 0);
+			break;
+		}
+		rpf(r, "[%u] ", which);
+		r_send(d, r, &a, alen, ak, netfn, cmd, dlen, dk, false, 0, 0);
+		break;
+	}
+	case RC_SEND_IPMB: {
+		unsigned int ch = v[0] % 16, lun = v[1] % 5;
+		bool bcast = v[2] % 8 == 0;
+
+		/* channel 0 goes to the one controller that answers; others
+		 * are refused on both (not IPMB) */
+		alen = mk_ipmb(&a, (short)ch, 0x72, (unsigned char)lun);
+		if (bcast) {
+			a.ipmb.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
+			if (ch == 0)
+				a.ipmb.channel = 1;	/* no timeouts */
+		}
+		rpf(r, "[ch %u lun %u%s] ", ch, lun, bcast ? " bcast" : "");
+		x->bridged = true;
+		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
+		       IPMI_GET_DEVICE_ID_CMD, v[3] % 4 ? 0 : 263 + v[4] % 2,
+		       P_OK, false, 0, 0);
+		break;
+	}
+	case RC_SEND_LAN: {
+		struct ipmi_lan_addr *l = &a.lan;
+
+		memset(&a, 0, sizeof(a));
+		l->addr_type = IPMI_LAN_ADDR_TYPE;
+		l->channel = (short)(v[0] % 17);
+		l->privilege = 4;
+		l->session_handle = 1;
+		l->remote_SWID = 0x81;
+		l->local_SWID = 0x20;
+		l->lun = (unsigned char)(v[1] % 5);
+		alen = v[2] % 3 ? sizeof(*l) : 8;
+		rpf(r, "[ch %d lun %u alen %u] ", l->channel, l->lun, alen);
+		x->bridged = true;
+		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
+		       IPMI_GET_DEVICE_ID_CMD, 0, P_OK, false, 0, 0);
+		break;
+	}
+	case RC_SETTIME: {
+		bool ipmb = v[0] % 2;
+
+		alen = ipmb ? mk_ipmb(&a, 0, 0x72, 0) :
+			      mk_si(&a, IPMI_BMC_CHANNEL, 0);
+		x->bridged = true;
+		rpf(r, "[%s %d/%u] ", ipmb ? "ipmb 0x72" : "si",
+		    (int)(v[1] % 4) - 1, 500 + v[2] % 3000);
+		r_send(d, r, &a, v[3] % 6 ? alen : 41, P_OK,
+		       IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD,
+		       v[4] % 6 ? 0 : 4, v[4] % 6 ? P_OK : P_ONE, true,
+		       (int)(v[1] % 4) - 1, 500 + v[2] % 3000);
+		break;
+	}
+	case RC_RECV: {
+		unsigned int al = v[0] % 3 ? sizeof(struct ipmi_addr) :
+			addr_lens[v[1] % 10];
+		unsigned int dl = v[2] % 3 ? 1024 : data_lens[v[3] % 5];
+
+		settle(d);
+		rpf(r, "[%s alen %u dlen %u] ", v[4] % 2 ? "TRUNC" : "MSG", al,
+		    dl);
+		r_recv(d, r, v[4] % 2, al, dl, P_OK, P_OK, P_OK, NULL);
+		break;
+	}
+	case RC_RECV_BADPTR: {
+		enum pkind sk = P_OK, ak = P_OK, dk = P_OK;
+		unsigned int which = v[0] % 3;
+		unsigned int al = v[1] % 4 ? sizeof(struct ipmi_addr) :
+			addr_lens[v[2] % 10];
+
+		if (which == 0)
+			sk = (enum pkind)(1 + v[3] % 3);
+		else if (which == 1)
+			ak = (enum pkind)(1 + v[3] % 3);
+		else
+			dk = (enum pkind)(1 + v[3] % 3);
+		if (sk == P_OK && ak == P_OK && dk != P_OK)
+			k = K_RECV_ADDR_FIRST;
+		settle(d);
+		rpf(r, "[%s struct %s addr %s alen %u data %s] ",
+		    v[4] % 2 ? "TRUNC" : "MSG", pkind_name(sk), pkind_name(ak),
+		    al, pkind_name(dk));
+		r_recv(d, r, v[4] % 2, al, 1024, sk, ak, dk, NULL);
+		break;
+	}
+	case RC_RECV_RDONLY:
+		/* nothing in flight, events on: an event to receive */
+		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+		rpf(r, "[Get Device ID, then RECEIVE into a read-only buffer] ");
+		do_send_full(d, r, &a, alen, msgid_of(0),
+			     IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD,
+			     NULL, 0);
+		settle(d);
+		rpf(r, "; ");
+		r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK,
+		       P_OK, rdonly_page);
+		rpf(r, "; then ");
+		r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK,
+		       P_OK, NULL);
+		k = K_RECV_RDONLY;
+		break;
+	case RC_POLL: {
+		struct pollfd p = { .fd = d->fd, .events = POLLIN | POLLOUT };
+		int rv;
+
+		rv = poll(&p, 1, due(d) ? resp_wait_ms : 0);
+		rrv(r, rv, errno);
+		rpf(r, " revents=");
+		revents_str(r, rv > 0 ? p.revents : 0);
+		break;
+	}
+	case RC_INTS: {
+		static const unsigned long gets[] = {
+			IPMICTL_GET_MY_ADDRESS_CMD, IPMICTL_GET_MY_LUN_CMD,
+			IPMICTL_GET_MAINTENANCE_MODE_CMD,
+		};
+		unsigned int which = v[0] % 6;
+
+		if (which < 3) {
+			int_get(d, r, gets[which], NULL);
+		} else if (which == 3) {	/* set, read back, restore */
+			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD,
+				(int)(v[1] % 0x300));
+			rpf(r, "; ");
+			int_get(d, r, IPMICTL_GET_MY_ADDRESS_CMD, NULL);
+			rpf(r, "; ");
+			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD, (int)d->addr);
+		} else if (which == 4) {
+			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)(v[1] % 9));
+			rpf(r, "; ");
+			int_get(d, r, IPMICTL_GET_MY_LUN_CMD, NULL);
+			rpf(r, "; ");
+			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)d->lun);
+		} else {
+			static const unsigned long all[] = {
+				IPMICTL_GET_MY_ADDRESS_CMD,
+				IPMICTL_SET_MY_ADDRESS_CMD,
+				IPMICTL_GET_MY_LUN_CMD, IPMICTL_SET_MY_LUN_CMD,
+				IPMICTL_SET_GETS_EVENTS_CMD,
+				IPMICTL_GET_MAINTENANCE_MODE_CMD,
+				IPMICTL_SET_MAINTENANCE_MODE_CMD,
+			};
+			enum pkind pk = (enum pkind)(1 + v[2] % 3);
+
+			rpf(r, "[%s] ", pkind_name(pk));
+			ptr_ioctl(d, r, all[v[1] % 7], ptr_of(pk, NULL));
+		}
+		break;
+	}
+	case RC_CHAN: {
+		unsigned int ch = v[0] % 4 ? v[0] % 16 : 16 + v[1] % 3;
+		bool lun = v[2] % 2;
+
+		if (v[3] % 4 == 0) {
+			enum pkind pk = (enum pkind)(1 + v[4] % 3);
+
+			rpf(r, "[%s %s] ", lun ? "lun" : "addr", pkind_name(pk));
+			ptr_ioctl(d, r, v[5] % 2 ?
+				  (lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+					 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD) :
+				  (lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+					 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD),
+				  ptr_of(pk, NULL));
+			break;
+		}
+		rpf(r, "[ch %u %s] ", ch, lun ? "lun" : "addr");
+		chan_get(d, r, lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+			 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, (unsigned short)ch);
+		if (v[6] % 2) {	/* set, read back, restore the default */
+			rpf(r, "; ");
+			chan_set(d, r, lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+				 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+				 (unsigned short)ch, (unsigned char)v[7]);
+			rpf(r, "; ");
+			chan_get(d, r, lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+				 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
+				 (unsigned short)ch);
+			rpf(r, "; ");
+			chan_set(d, r, lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+				 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+				 (unsigned short)ch,
+				 lun ? (unsigned char)d->lun :
+				       (unsigned char)d->addr);
+		}
+		break;
+	}
+	case RC_TIMING:
+		if (v[0] % 5 == 0) {
+			enum pkind pk = (enum pkind)(1 + v[1] % 3);
+
+			rpf(r, "[%s] ", pkind_name(pk));
+			ptr_ioctl(d, r, v[2] % 2 ? IPMICTL_SET_TIMING_PARMS_CMD :
+				  IPMICTL_GET_TIMING_PARMS_CMD, ptr_of(pk, NULL));
+		} else if (v[0] % 2) {
+			timing_set(d, r, (int)(v[1] % 7) - 2, v[2] % 5000);
+		} else {
+			timing_get(d, r);
+		}
+		break;
+	case RC_MAINT:
+		int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+			(int)(v[0] % 5) - 1);
+		rpf(r, "; ");
+		int_get(d, r, IPMICTL_GET_MAINTENANCE_MODE_CMD, NULL);
+		rpf(r, "; ");
+		int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, d->maint);
+		break;
+	case RC_REG: {
+		static const uint32_t masks[] = { 0, 1, 2, 3, 4, 5, 0xf, 0xfff0,
+						  0x8000, 0x10000, 0x10001,
+						  0xffffffff };
+		unsigned int netfn = v[0] % 4 ? 0x32 : (v[0] % 8 ? 0x33 : 0x06);
+		unsigned int cmd = 0x40 + v[1] % 3;
+		uint32_t mask = masks[v[2] % 12];
+		unsigned int which = v[3] % 8;
+		int fd = d->fd;
+
+		if (which == 7) {	/* the second open file */
+			if (!x->fd2_open) {
+				d->fd2 = open(d->path, O_RDWR | O_CLOEXEC);
+				x->fd2_open = d->fd2 >= 0;
+				rpf(r, "open fd2 %s; ", x->fd2_open ? "ok" :
+				    ename(errno));
+			}
+			if (v[4] % 5 == 0 && x->fd2_open) {
+				close(d->fd2);
+				d->fd2 = -1;
+				x->fd2_open = false;
+				rpf(r, "close fd2");
+				break;
+			}
+			fd = x->fd2_open ? d->fd2 : d->fd;
+			which = v[5] % 4;
+		}
+		rpf(r, "[%s %02x/%02x mask %#x] ", fd == d->fd ? "fd" : "fd2",
+		    netfn, cmd, mask);
+		if (which == 6) {
+			enum pkind pk = (enum pkind)(1 + v[6] % 3);
+
+			rpf(r, "[%s] ", pkind_name(pk));
+			ptr_ioctl(d, r, v[7] % 2 ? IPMICTL_REGISTER_FOR_CMD_CHANS :
+				  IPMICTL_UNREGISTER_FOR_CMD, ptr_of(pk, NULL));
+		} else if (which % 2 == 0 && which < 4) {
+			struct ipmi_cmdspec_chans c = { netfn, cmd, mask };
+			int rv, e;
+
+			if (!which && !mask)
+				k = K_REG_EMPTY;
+			errno = 0;
+			rv = ioctl(fd, which ? IPMICTL_UNREGISTER_FOR_CMD_CHANS :
+				   IPMICTL_REGISTER_FOR_CMD_CHANS, &c);
+			e = errno;
+			rpf(r, "%s ", which ? "UNREG_CHANS" : "REG_CHANS");
+			rrv(r, rv, e);
+		} else {
+			bool un = which == 3 || which == 5;
+
+			rpf(r, "%s ", un ? "UNREG" : "REG");
+			cmd_reg(d, fd, r, un ? IPMICTL_UNREGISTER_FOR_CMD :
+				IPMICTL_REGISTER_FOR_CMD, (unsigned char)netfn,
+				(unsigned char)cmd);
+		}
+		break;
+	}
+	case RC_EVENTS: {
+		bool on = v[0] % 3 != 0;
+
+		/* turning them off with something due would race the
+		 * event against the switch: only when nothing is due */
+		if (!on && due(d))
+			on = true;
+		if (v[1] % 6 == 0)
+			rpf(r, "[twice] ");
+		int_set(d, r, IPMICTL_SET_GETS_EVENTS_CMD,
+			on ? (int)(1 + v[2] % 3) : 0);
+		x->events_on = on;
+		break;
+	}
+	case RC_PLATFORM_EVENT: {
+		/*
+		 * The BMC raises an event by itself: Set Sensor Thresholds
+		 * moves CPU Temp's (sensor 0x01, reading 45) upper
+		 * non-critical threshold below the reading (assertion) or
+		 * back to 85 (deassertion); ipmi_sim puts the event in its
+		 * event message buffer when the global enables allow it and
+		 * raises SMS_ATN. The state is the same on both BMCs, and
+		 * kept across seeds (sensor_low).
+		 */
+		static bool sensor_low[2];
+		bool *low = &sensor_low[d == &devs[1]];
+		unsigned char th[8] = { 0x01, 0x08, 0, 0, 0,
+					(uint8_t)(*low ? 85 : 40), 0, 0 };
+
+		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+		rpf(r, "[CPU Temp UNC %u] ", th[5]);
+		if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x26, th,
+				 sizeof(th)) == 0) {
+			x->ev_due++;
+			x->bridged = true;	/* the event: another path */
+			*low = !*low;
+		}
+		break;
+	}
+	case RC_UNKNOWN_IOCTL:
+		switch (v[0] % 4) {
+		case 0:
+			s_tcgets(d, r);
+			break;
+		case 1:
+			s_io99(d, r);
+			break;
+		case 2:
+			s_send_wrong_size(d, r);
+			break;
+		default:
+			s_recv_nodir(d, r);
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	return k;
+}
+
+/* Is the difference between a and b exactly the known one? */
+static bool known_diff(enum known k, const struct res *a, const struct res *b)
+{
+	const char *sa, *sb;
+
+	switch (k) {
+	case K_SEND_ORDER:	/* one EINVAL, the other EFAULT, else same */
+		sa = strstr(a->s, "-1 ");
+		sb = strstr(b->s, "-1 ");
+		if (!sa || !sb || sa - a->s != sb - b->s ||
+		    strncmp(a->s, b->s, (size_t)(sa - a->s)))
+			return false;
+		return (!strcmp(sa, "-1 EINVAL") && !strcmp(sb, "-1 EFAULT")) ||
+		       (!strcmp(sa, "-1 EFAULT") && !strcmp(sb, "-1 EINVAL"));
+	case K_RECV_RDONLY:	/* same up to the follow-up RECEIVE */
+		sa = strstr(a->s, "; then ");
+		sb = strstr(b->s, "; then ");
+		return sa && sb && sa - a->s == sb - b->s &&
+		       !strncmp(a->s, b->s, (size_t)(sa - a->s));
+	case K_RECV_ADDR_FIRST: {	/* the same but for " addr=[..]" */
+		char ca[RES_MAX], cb[RES_MAX];
+		const struct res *in[2] = { a, b };
+		char *out[2] = { ca, cb };
+
+		for (int i = 0; i < 2; i++) {
+			const char *p = strstr(in[i]->s, " addr=[");
+			const char *q = p ? strchr(p, ']') : NULL;
+
+			snprintf(out[i], RES_MAX, "%.*s%s",
+				 p ? (int)(p - in[i]->s) : (int)in[i]->len,
+				 in[i]->s, q ? q + 1 : "");
+		}
+		return !strcmp(ca, cb) && strstr(ca, "-1 EFAULT");
+	}
+	case K_REG_EMPTY:	/* the same up to "REG_CHANS ": 0 vs EINVAL */
+		sa = strstr(a->s, "REG_CHANS ");
+		sb = strstr(b->s, "REG_CHANS ");
+		if (!sa || !sb || sa - a->s != sb - b->s ||
+		    strncmp(a->s, b->s, (size_t)(sa - a->s)))
+			return false;
+		sa += strlen("REG_CHANS ");
+		sb += strlen("REG_CHANS ");
+		return (!strcmp(sa, "0") && !strcmp(sb, "-1 EINVAL")) ||
+		       (!strcmp(sa, "-1 EINVAL") && !strcmp(sb, "0"));
+	default:
+		return false;
+	}
+}
+
+/* After a known difference the queues differ: empty both, forget what
+ * was due. */
+static void resync(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct res tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		drain(&devs[i], &tmp);
+		rdevs[i].ev_got = rdevs[i].ev_due;
+	}
+}
+
+static int reopen(struct dev *d)
+{
+	if (d->fd2 >= 0)
+		close(d->fd2);
+	d->fd2 = -1;
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = open(d->path, O_RDWR | O_CLOEXEC);
+	d->sent = d->rcvd = 0;
+	return d->fd;
+}
+
+static int run_random(uint64_t seed0, unsigned int seeds, unsigned int nsteps,
+		      bool quiet)
+{
+	struct rstat st[RC_COUNT], kst[K_COUNT];
+	unsigned long total = 0, ndiff = 0, nknown = 0;
+
+	memset(st, 0, sizeof(st));
+	memset(kst, 0, sizeof(kst));
+	unmapped_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rdonly_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	if (unmapped_page == MAP_FAILED || rdonly_page == MAP_FAILED) {
+		fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
+		return EXIT_SETUP;
+	}
+	munmap(unmapped_page, 4096);
+	for (int i = 0; i < 2; i++) {
+		struct res tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		s_init_addr(&devs[i], &tmp);
+		s_init_lun(&devs[i], &tmp);
+		s_init_maint(&devs[i], &tmp);
+	}
+
+	for (unsigned int s = 0; s < seeds; s++) {
+		uint64_t seed = seed0 + s;
+
+		for (int i = 0; i < 2; i++) {
+			if (reopen(&devs[i]) < 0) {
+				fprintf(stderr, "%s: cannot open %s: %s\n",
+					prog, devs[i].path, strerror(errno));
+				return EXIT_SETUP;
+			}
+			memset(&rdevs[i], 0, sizeof(rdevs[i]));
+			restore_dev(&devs[i], NULL);
+		}
+		rng = seed * 0x9E3779B97F4A7C15ULL + 1;
+		for (unsigned int i = 0; i < nsteps; i++) {
+			static struct res ra, rb;
+			struct rop op;
+			unsigned long inflight = due(&devs[0]);
+			enum known ka, kb;
+			bool same;
+
+			if (due(&devs[1]) > inflight)
+				inflight = due(&devs[1]);
+			if (!inflight)
+				rdevs[0].bridged = rdevs[1].bridged = false;
+			draw(&op, inflight, rdevs[0].events_on &&
+			     rdevs[1].events_on,
+			     rdevs[0].bridged || rdevs[1].bridged);
+			cur_step = (int)i + 1;
+			memset(&ra, 0, sizeof(ra));
+			memset(&rb, 0, sizeof(rb));
+			ka = apply(&op, &devs[0], &ra);
+			kb = apply(&op, &devs[1], &rb);
+			same = !strcmp(ra.s, rb.s);
+			st[op.cls].steps++;
+			total++;
+			if (same)
+				goto next;
+			if (ka == kb && ka != K_NONE &&
+			    known_diff(ka, &ra, &rb)) {
+				st[op.cls].known++;
+				kst[ka].known++;
+				nknown++;
+				if (ka == K_RECV_RDONLY)
+					resync();
+				if (!quiet)
+					printf("seed %llu step %u %s: known "
+					       "difference %s\n",
+					       (unsigned long long)seed, i + 1,
+					       rclass_name[op.cls],
+					       known_name[ka]);
+				goto next;
+			}
+			st[op.cls].diff++;
+			ndiff++;
+			/* start again from empty queues: one difference
+			 * is reported once, not as every later step */
+			resync();
+			printf("seed %llu step %u %-15s DIFF  A: %s\n",
+			       (unsigned long long)seed, i + 1,
+			       rclass_name[op.cls], ra.s);
+			printf("%*s B: %s\n", 40, "", rb.s);
+next:
+			if (!quiet && same) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				printf("%ld.%03ld seed %llu step %u %-15s same  "
+				       "%s\n", (long)ts.tv_sec,
+				       ts.tv_nsec / 1000000L,
+				       (unsigned long long)seed, i + 1,
+				       rclass_name[op.cls], ra.s);
+			}
+			fflush(stdout);
+		}
+		/* what is still due is compared too */
+		{
+			static struct res ra, rb;
+
+			memset(&ra, 0, sizeof(ra));
+			memset(&rb, 0, sizeof(rb));
+			drain(&devs[0], &ra);
+			drain(&devs[1], &rb);
+			total++;
+			if (strcmp(ra.s, rb.s)) {
+				ndiff++;
+				printf("seed %llu final drain DIFF  A: %s\n"
+				       "%*s B: %s\n", (unsigned long long)seed,
+				       ra.s, 40, "", rb.s);
+			}
+		}
+		for (int i = 0; i < 2; i++)
+			restore_dev(&devs[i], NULL);
+	}
+	printf("%-16s %7s %6s %6s\n", "class", "steps", "diff", "known");
+	for (int c = 0; c < RC_COUNT; c++)
+		printf("%-16s %7lu %6lu %6lu\n", rclass_name[c], st[c].steps,
+		       st[c].diff, st[c].known);
+	for (int k = 1; k < K_COUNT; k++)
+		printf("known difference %s: %lu\n", known_name[k],
+		       kst[k].known);
+	printf("%s: abi=%s random seeds=%llu..%llu steps=%lu diff=%lu "
+	       "known=%lu\n", prog, ABI_NAME, (unsigned long long)seed0,
+	       (unsigned long long)(seed0 + seeds - 1), total, ndiff, nknown);
+	return ndiff ? EXIT_DIFF : 0;
+}
+
+/* ------------------------------------------------------------------ */
 
 static void on_signal(int sig)
 {
@@ -1719,6 +2640,11 @@ static void usage(FILE *f)
 "  -t MS       wait up to MS for each expected response (default 5000)\n"
 "  -e MS       event window after SET_GETS_EVENTS 1 (default 300)\n"
 "  -q          print only the DIFF rows and the summary\n"
+"  -r SEED     randomized mode: interleaved good and bad calls drawn from\n"
+"              SEED (then SEED+1, ... with -k), compared step by step, with\n"
+"              a per-class table of steps, mismatches and known differences\n"
+"  -k SEEDS    randomized mode: how many seeds (default 1)\n"
+"  -n STEPS    randomized mode: steps per seed (default 200)\n"
 "  -l          list the steps and exit\n"
 "  -h, --help  this help\n"
 "\n"
@@ -1763,14 +2689,17 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const size_t nsteps = sizeof(steps) / sizeof(steps[0]);
-	bool quiet = false;
+	bool quiet = false, random_mode = false;
+	unsigned long long seed0 = 1;
+	unsigned long nseeds = 1, rsteps = 200;
 	int ndiff = 0, nrows = 0, ndiff_steps = 0, c;
 	char difflist[512] = "";
 	size_t dl = 0;
 	struct sigaction sa;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:e:qlh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:e:r:k:n:qlh", lopts,
+				NULL)) != -1) {
 		char *end;
 		long v;
 
@@ -1789,6 +2718,26 @@ int main(int argc, char **argv)
 				resp_wait_ms = (int)v;
 			else
 				event_wait_ms = (int)v;
+			break;
+		case 'r':
+		case 'k':
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 ||
+			    (c != 'r' && (v < 1 || v > 1000000))) {
+				fprintf(stderr, "%s: bad value for -%c: '%s'\n",
+					prog, c, optarg);
+				return EXIT_SETUP;
+			}
+			if (c == 'r') {
+				random_mode = true;
+				seed0 = (unsigned long long)v;
+			} else if (c == 'k') {
+				nseeds = (unsigned long)v;
+			} else {
+				rsteps = (unsigned long)v;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -1836,6 +2785,22 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (random_mode) {
+		int rv;
+
+		printf("%s: A=%s B=%s abi=%s random seeds=%lu from %llu, "
+		       "%lu steps each\n", prog, devs[0].path, devs[1].path,
+		       ABI_NAME, nseeds, seed0, rsteps);
+		rv = run_random(seed0, (unsigned int)nseeds,
+				(unsigned int)rsteps, quiet);
+		for (int i = 0; i < 2; i++) {
+			restore_dev(&devs[i], NULL);
+			if (devs[i].fd2 >= 0)
+				close(devs[i].fd2);
+			close(devs[i].fd);
+		}
+		return rv;
+	}
 
 	printf("%s: A=%s B=%s abi=%s (%zu-byte ipmi_req, %zu-byte ipmi_recv) steps=%zu\n",
 	       prog, devs[0].path, devs[1].path, ABI_NAME,

@@ -446,6 +446,54 @@ START_TEST(test_event_msg)
 }
 END_TEST
 
+
+/* The enables the stock SI driver keeps, read-modify-write. */
+START_TEST(test_global_enables)
+{
+	const uint8_t get_08[4] = { 0x1c, 0x2f, 0x00, 0x08 };
+	const uint8_t get_0f[4] = { 0x1c, 0x2f, 0x00, 0x0f };
+	const uint8_t get_f3[4] = { 0x1c, 0x2f, 0x00, 0xf3 };
+	const uint8_t get_err[4] = { 0x1c, 0x2f, 0xc1, 0x00 };
+	const uint8_t wrong_cmd[4] = { 0x1c, 0x2e, 0x00, 0x08 };
+
+	ck_assert_uint_eq(atn_global_enables(true, false), 0x04);
+	ck_assert_uint_eq(atn_global_enables(true, true), 0x07);
+	ck_assert_uint_eq(atn_global_enables(false, true), 0x01);
+	ck_assert_uint_eq(atn_global_enables(false, false), 0x00);
+	/* what the issue saw: 0x08 behind a node, 0x0c behind ipmi_si */
+	ck_assert_int_eq(atn_enables_fix(get_08, 4, 0x04), 0x0c);
+	ck_assert_int_eq(atn_enables_fix(get_08, 4, 0x07), 0x0f);
+	ck_assert_int_eq(atn_enables_fix(get_0f, 4, 0x07), -EALREADY);
+	/* without an IRQ the interrupt bits go off; others are kept */
+	ck_assert_int_eq(atn_enables_fix(get_0f, 4, 0x04), 0x0c);
+	ck_assert_int_eq(atn_enables_fix(get_f3, 4, 0x04), 0xf4);
+	ck_assert_int_eq(atn_enables_fix(get_err, 4, 0x04), -EIO);
+	ck_assert_int_eq(atn_enables_fix(get_08, 3, 0x04), -EIO);
+	ck_assert_int_eq(atn_enables_fix(wrong_cmd, 4, 0x04), -EIO);
+}
+END_TEST
+
+START_TEST(test_channel_medium)
+{
+	const uint8_t ipmb[9] = { 0x1c, 0x42, 0x00, 0x00, 0x01, 0x01, 0, 0, 0 };
+	const uint8_t lan[9] = { 0x1c, 0x42, 0x00, 0x01, 0x84, 0x01, 0, 0, 0 };
+	const uint8_t nosys[3] = { 0x1c, 0x42, 0xc1 };
+	const uint8_t absent[3] = { 0x1c, 0x42, 0xcc };
+	const uint8_t shortr[5] = { 0x1c, 0x42, 0x00, 0x00, 0x01 };
+	uint8_t m = 0xee;
+
+	ck_assert_int_eq(atn_channel_medium(ipmb, sizeof(ipmb), &m), 0);
+	ck_assert_uint_eq(m, IPMI_CHANNEL_MEDIUM_IPMB);
+	ck_assert_int_eq(atn_channel_medium(lan, sizeof(lan), &m), 0);
+	ck_assert_uint_eq(m, 0x04);	/* 7 bits */
+	m = 0xee;
+	ck_assert_int_eq(atn_channel_medium(nosys, sizeof(nosys), &m), -ENOSYS);
+	ck_assert_int_eq(atn_channel_medium(absent, sizeof(absent), &m), -EIO);
+	ck_assert_int_eq(atn_channel_medium(shortr, sizeof(shortr), &m), -EIO);
+	ck_assert_uint_eq(m, 0xee);
+}
+END_TEST
+
 static Suite *atn_suite(void)
 {
 	Suite *s = suite_create("atn");
@@ -474,6 +522,8 @@ static Suite *atn_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_classify_media);
 	tcase_add_test(tc, test_event_msg);
+	tcase_add_test(tc, test_global_enables);
+	tcase_add_test(tc, test_channel_medium);
 	suite_add_tcase(s, tc);
 	return s;
 }

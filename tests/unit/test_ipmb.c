@@ -133,7 +133,11 @@ START_TEST(test_build_from_addr)
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 16, 0x82, 0);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
 					      out, sizeof(out)), -EINVAL);
+	/* LAN is framed too (test_build_lan); a LAN channel past 15 not */
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 2, 0x82, 0);
+	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
+					      out, sizeof(out)), 11);
+	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 16, 0x82, 0);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
 					      out, sizeof(out)), -EINVAL);
 }
@@ -405,6 +409,38 @@ START_TEST(test_user_command)
 }
 END_TEST
 
+/* LAN addresses: format_lan_msg's layout, both checksums. */
+START_TEST(test_build_lan)
+{
+	const struct abi_addr lan = {
+		.addr_type = IPMI_LAN_ADDR_TYPE, .channel = 1, .lun = 2,
+		.privilege = 4, .session_handle = 0x11, .remote_swid = 0x81,
+		.local_swid = 0x20,
+	};
+	const uint8_t d[2] = { 0xaa, 0xbb };
+	const uint8_t want[13] = { 0x18, 0x34, 0x01, 0x11, 0x81, 0x1a, 0x65,
+				   0x20, 0x0d, 0x01, 0xaa, 0xbb, 0x6d };
+	uint8_t out[ABI_MAX_MSG_LENGTH];
+	struct abi_addr bad = lan;
+	int n;
+
+	n = ipmb_build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out,
+				 sizeof(out));
+	ck_assert_int_eq(n, 13);
+	ck_assert_mem_eq(out, want, 13);
+	ck_assert_uint_eq((uint8_t)(out[4] + out[5] + out[6]), 0);
+	ck_assert_uint_eq((uint8_t)(out[7] + out[8] + out[9] + out[10] +
+				    out[11] + out[12]), 0);
+	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 262, 1, 3, out,
+					sizeof(out)), -EMSGSIZE);
+	bad.channel = 16;
+	ck_assert_int_eq(ipmb_build_lan(&bad, 6, 1, d, 2, 1, 3, out,
+					sizeof(out)), -EINVAL);
+	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12),
+			 -ENOSPC);
+}
+END_TEST
+
 static Suite *ipmb_suite(void)
 {
 	Suite *s = suite_create("ipmb");
@@ -428,6 +464,7 @@ static Suite *ipmb_suite(void)
 	tcase_add_test(tc, test_user_response);
 	tcase_add_test(tc, test_user_error_and_results);
 	tcase_add_test(tc, test_user_command);
+	tcase_add_test(tc, test_build_lan);
 	suite_add_tcase(s, tc);
 	return s;
 }

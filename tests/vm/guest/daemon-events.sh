@@ -13,8 +13,8 @@
 
 EV=0102030405060708090a0b0c0d0e0f10
 
-stock=$(load_stock "$KCS2_PORT")
-check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
+stock=$(load_stock_irq "$KCS2_PORT" "$KCS2_IRQ")
+check "stock ipmi_si on $KCS2_PORT irq $KCS2_IRQ ($stock)" test -c "$stock"
 sn=${stock#/dev/ipmi}
 kcsmux_setup
 kcsmux_conf <<CONF
@@ -90,6 +90,57 @@ else
 	expect "SET_GETS_EVENTS on events = no: EPERM" \
 		"Operation not permitted" /tmp/n3.out
 fi
+
+say "an event the BMC raises by itself (ipmi_sim, no proxy rule)"
+# Both drivers turned the BMC's event message buffer on (and, with the IRQ,
+# its interrupts): Get BMC Global Enables reads the same through a node.
+ge() { ipmitool -I open -d "$1" raw 0x06 0x2f 2>&1; }
+ge "$sn" >/tmp/ge.stock
+ge 1 >/tmp/ge.node
+cat /tmp/ge.stock /tmp/ge.node | sed 's/^/    /'
+expect "stock: event message buffer on (global enables 0x0f with the IRQ)" \
+	'^ *0f *$' /tmp/ge.stock
+check "a node reads the global enables stock reads" cmp -s /tmp/ge.stock /tmp/ge.node
+# Set Sensor Thresholds: CPU Temp (0x01, reading 45) gets its upper
+# non-critical threshold below the reading: ipmi_sim asserts the event,
+# puts it in its event buffer and raises SMS_ATN; back to 85 deasserts.
+for th in 28 55; do
+	check "stock subscriber (UNC $th)" listen sth "$stock" -e
+	check "node subscriber on ipmi1 (UNC $th)" listen n1th /dev/ipmi1 -e
+	check "node subscriber on ipmi2 (UNC $th)" listen n2th /dev/ipmi2 -e
+	trigger "$sn" "04 26 01 08 00 00 00 $th 00 00"
+	trigger 1 "04 26 01 08 00 00 00 $th 00 00"
+	check "stock subscriber got the BMC's event (UNC $th)" finish sth
+	check "ipmi1 subscriber got it" finish n1th
+	check "ipmi2 subscriber got it" finish n2th
+	cat /tmp/sth.out /tmp/n1th.out | sed 's/^/    /'
+	# record id, type 02, timestamp 0, generator 0x20 LUN 0, rev 04,
+	# temperature 01, sensor 01, (de)assert 01/81, UNC going high 57,
+	# reading 45 (2d), threshold
+	expect "it is CPU Temp's UNC event, reading 45, threshold 0x$th" \
+		"type=event .* len=16 data=[0-9a-f]{4}02000000002000040101(01|81)572d$th" \
+		/tmp/n1th.out
+	same_lines "ipmi1 sees the BMC's event as stock does (UNC $th)" sth n1th recv
+	same_lines "ipmi2 sees the BMC's event as stock does (UNC $th)" sth n2th recv
+done
+
+say "global enables lost behind the drivers' back come back (as after a BMC reset)"
+# While someone waits for events, both drivers check the enables every
+# second and write them back (a BMC that reset itself has lost them).
+kcsmux-ipmi-listen -d "$stock" -e -t 4000 >/dev/null 2>&1 &
+lpid1=$!
+kcsmux-ipmi-listen -d /dev/ipmi1 -e -t 4000 >/dev/null 2>&1 &
+lpid2=$!
+sleep 0.3
+trigger "$sn" "06 2e 08"
+trigger 1 "06 2e 08"
+sleep 2.5
+ge "$sn" >/tmp/ge.stock
+ge 1 >/tmp/ge.node
+cat /tmp/ge.stock /tmp/ge.node | sed 's/^/    /'
+expect "stock set them back to 0x0f" '^ *0f *$' /tmp/ge.stock
+expect "kcsmuxd set them back to 0x0f" '^ *0f *$' /tmp/ge.node
+wait $lpid1 $lpid2
 
 say "an event nobody listens to waits for the first subscriber"
 trigger "$sn" "30 03"

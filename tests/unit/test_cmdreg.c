@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for fused/cmdreg.c: REGISTER/UNREGISTER_FOR_CMD(_CHANS) with
+ * the stock message handler's per-channel semantics (ipmi_msghandler.c):
+ * exclusive per (netfn, cmd, channel) across files, the same file on other
+ * channels, one unregister mask covering several registrations, channels
+ * 16-31 in a mask, and the errnos.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kcsmuxd.h"
+
+static struct client ca, cb;
+
+static const struct abi_ioctl reg = { 0, ABI_REGISTER_FOR_CMD, 2, 0, false,
+				      "REGISTER_FOR_CMD" };
+static const struct abi_ioctl unreg = { 0, ABI_UNREGISTER_FOR_CMD, 2, 0,
+					false, "UNREGISTER_FOR_CMD" };
+static const struct abi_ioctl reg_ch = { 0, ABI_REGISTER_FOR_CMD_CHANS, 12, 0,
+					 false, "REGISTER_FOR_CMD_CHANS" };
+static const struct abi_ioctl unreg_ch = { 0, ABI_UNREGISTER_FOR_CMD_CHANS, 12,
+					   0, false,
+					   "UNREGISTER_FOR_CMD_CHANS" };
+
+static int plain(struct client *c, const struct abi_ioctl *e, uint8_t netfn,
+		 uint8_t cmd)
+{
+	uint8_t b[2] = { netfn, cmd };
+
+	return cmdreg_ioctl(c, e, b, sizeof(b));
+}
+
+static int chans(struct client *c, const struct abi_ioctl *e, uint32_t netfn,
+		 uint32_t cmd, uint32_t mask)
+{
+	uint8_t b[12];
+
+	for (int i = 0; i < 4; i++) {
+		b[i] = (uint8_t)(netfn >> (8 * i));
+		b[4 + i] = (uint8_t)(cmd >> (8 * i));
+		b[8 + i] = (uint8_t)(mask >> (8 * i));
+	}
+	return cmdreg_ioctl(c, e, b, sizeof(b));
+}
+
+static void teardown(void)
+{
+	cmdreg_client_gone(&ca);
+	cmdreg_client_gone(&cb);
+}
+
+START_TEST(plain_exclusive)
+{
+	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x42), 0);
+	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x42), -EBUSY);
+	ck_assert_int_eq(plain(&cb, &reg, 0x32, 0x42), -EBUSY);
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x42, 0), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x42, 15), &ca);
+	ck_assert_int_eq(plain(&cb, &unreg, 0x32, 0x42), -ENOENT);
+	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x42), 0);
+	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x42), -ENOENT);
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x42, 0));
+}
+END_TEST
+
+START_TEST(same_file_other_channels)
+{
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x43, 0x1), 0);
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x43, 0x2), 0);
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x43, 0x4), 0);
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x43, 0x6), -EBUSY);
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x43, 0x8), 0);
+	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x43), -EBUSY);
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 1), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 3), &cb);
+	/* one mask removes the three registrations of ca, not cb's */
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x43, 0xf), 0);
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x43, 0));
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x43, 2));
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 3), &cb);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x43, 0xf), -ENOENT);
+}
+END_TEST
+
+START_TEST(partial_unregister)
+{
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x44, 0x3), 0);
+	/* a mask wider than the registration: still 0, bits cleared */
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x5), 0);
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x44, 0));
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x44, 1), &ca);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x1), -ENOENT);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x0), -ENOENT);
+	/* the plain form covers channels 0-15 */
+	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x44), 0);
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x44, 1));
+}
+END_TEST
+
+START_TEST(high_bits)
+{
+	/* channels 16-31 exist in the mask only: never found by unregister */
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x45, 0x10000), 0);
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x45, 0x10000), -EBUSY);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x45, 0x10000), -ENOENT);
+	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x45), -ENOENT);
+	/* all channels, then remove channel 0: the rest stays */
+	ck_assert_int_eq(plain(&cb, &reg, 0x32, 0x46), 0);
+	ck_assert_int_eq(chans(&cb, &unreg_ch, 0x32, 0x46, 0x1), 0);
+	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x46, 0));
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x46, 7), &cb);
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x46, 0x1), 0);
+	/* netfn and cmd of the CHANS form: the low byte */
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x132, 0x147, 0x1), 0);
+	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x47, 0), &ca);
+}
+END_TEST
+
+START_TEST(client_gone)
+{
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x48, 0x1), 0);
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x48, 0x2), 0);
+	cmdreg_client_gone(&ca);
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x48, 0x3), 0);
+}
+END_TEST
+
+static Suite *cmdreg_suite(void)
+{
+	Suite *s = suite_create("cmdreg");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, plain_exclusive);
+	tcase_add_test(tc, same_file_other_channels);
+	tcase_add_test(tc, partial_unregister);
+	tcase_add_test(tc, high_bits);
+	tcase_add_test(tc, client_gone);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cmdreg_suite());
+	int failed;
+
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
