@@ -13,7 +13,9 @@
 
 #include "kcsmuxd.h"
 
-static struct client ca, cb;
+/* Both files on a node that takes incoming commands (kcsmux.conf(5)). */
+static struct node n = { .conf = { .commands = true } };
+static struct client ca = { .node = &n }, cb = { .node = &n };
 
 static const struct abi_ioctl reg = { 0, ABI_REGISTER_FOR_CMD, 2, 0, false,
 				      "REGISTER_FOR_CMD" };
