@@ -873,6 +873,28 @@ START_TEST(test_ids)
 }
 END_TEST
 
+/* interface: the node's /dev/ipmi/N and /dev/ipmidev/N number. */
+START_TEST(test_interface)
+{
+	load_ok("[node ipmi0]\n[node ipmi12]\n[node ipmi-mon]\n"
+	    "[node ipmi00]\n[node ipmi256]\n[node mon]\ninterface = 7\n"
+	    "[node ipmi3]\ninterface = none\n[node ipmi4]\ninterface = 5\n");
+	ck_assert_int_eq(node("ipmi0")->interface, 0);
+	ck_assert_int_eq(node("ipmi12")->interface, 12);
+	ck_assert_int_eq(node("ipmi-mon")->interface, -1);
+	ck_assert_int_eq(node("ipmi00")->interface, -1);
+	ck_assert_int_eq(node("ipmi256")->interface, -1);
+	ck_assert_int_eq(node("mon")->interface, 7);
+	ck_assert_int_eq(node("ipmi3")->interface, -1);
+	ck_assert_int_eq(node("ipmi4")->interface, 5);
+	load_fails("[node a]\ninterface = 256\n", "t.conf:2: interface: "
+	    "expected an integer from 0 to 255 or 'none', not '256'", 1);
+	load_fails("[node a]\ninterface = -1\n", "interface:", 1);
+	load_fails("[node ipmi2]\n[node mon]\ninterface = 2\n",
+	    "t.conf:2: node 'mon': interface 2 is node 'ipmi2''s already", 1);
+}
+END_TEST
+
 START_TEST(test_access_presets)
 {
 	struct kcsmux_access acc;
@@ -1116,6 +1138,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_access_presets);
 	tcase_add_test(tc, test_access_lists);
 	tcase_add_test(tc, test_cmdset);
+	tcase_add_test(tc, test_interface);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
 	suite_add_tcase(s, tc);
