@@ -59,6 +59,15 @@ LoadPlugin csv
 EOF
 }
 
+# mark N: with TRACE_MARKS=1 (tracing by hand, with the delay proxy's -v
+# log), an OEM request 30:N on the stock side, which the BMC refuses, so
+# that its log says which agent sent what (docs/agents.md).
+mark() {
+	[ "${TRACE_MARKS:-0}" = 1 ] && [ "$MARKS_ON" = 1 ] || return 0
+	ipmitool -I open -d 0 raw 0x30 "$1" >/dev/null 2>&1
+	return 0
+}
+
 # port_up PORT: something listens on 127.0.0.1:PORT
 port_up() { grep -q ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp; }
 
@@ -70,32 +79,42 @@ agents() {
 	# FreeIPMI's SDR cache: each side reads its own BMC's repository
 	rm -rf "$HOME/.freeipmi"
 	fi_opts="--driver-type=OPENIPMI --driver-device=/dev/ipmi0"
+	mark 0x71
 	run_to "$_o/ipmi-sensors" timeout 60 ipmi-sensors $fi_opts
 	echo "rc=$?" >>"$_o/ipmi-sensors"
+	mark 0x72
 	run_to "$_o/ipmi-sel" timeout 60 ipmi-sel $fi_opts
 	echo "rc=$?" >>"$_o/ipmi-sel"
+	mark 0x73
 	run_to "$_o/ipmi-dcmi" timeout 60 ipmi-dcmi $fi_opts --get-system-power-statistics
 	echo "rc=$?" >>"$_o/ipmi-dcmi"
 	# bmc-info prints uninitialised memory for channels whose Get Channel
 	# Info fails, even on stock: compare up to there (as daemon-clients).
+	mark 0x74
 	timeout 60 bmc-info $fi_opts >"$_o/bmc-info.raw" 2>&1
 	echo "rc=$?" >>"$_o/bmc-info.raw"
 	sed '/^Channel Information/,/^rc=/{/^rc=/!d}' "$_o/bmc-info.raw" >"$_o/bmc-info"
 	# telegraf's ipmi_sensor input (schema v2, power and DCMI metrics)
+	mark 0x75
 	run_to "$_o/sdr-elist" timeout 60 ipmitool -I open -d 0 sdr elist
 	echo "rc=$?" >>"$_o/sdr-elist"
+	mark 0x76
 	run_to "$_o/power-status" timeout 60 ipmitool -I open -d 0 chassis power status
 	echo "rc=$?" >>"$_o/power-status"
+	mark 0x77
 	run_to "$_o/dcmi-power" timeout 60 ipmitool -I open -d 0 dcmi power reading
 	echo "rc=$?" >>"$_o/dcmi-power"
 	# ipmiutil: its "open" driver is /dev/ipmi0 (-F open: never its direct
 	# KCS I/O, which would bypass the driver under test)
+	mark 0x78
 	run_to "$_o/ipmiutil-sensor" timeout 60 ipmiutil sensor -F open
 	echo "rc=$?" >>"$_o/ipmiutil-sensor"
+	mark 0x79
 	run_to "$_o/ipmiutil-health" timeout 60 ipmiutil health -F open
 	echo "rc=$?" >>"$_o/ipmiutil-health"
 
 	# ipmi_exporter, local collection, scraped SCRAPES times
+	mark 0x7a
 	prometheus-ipmi-exporter --config.file=/tmp/ipmi_exporter.yml \
 		--web.listen-address=127.0.0.1:9290 >"$_o/exporter.log" 2>&1 &
 	_ep=$!
@@ -112,6 +131,7 @@ agents() {
 	wait "$_ep" 2>/dev/null
 
 	# collectd for a bounded time
+	mark 0x7b
 	collectd_conf "$_o"
 	collectd -f -C /tmp/collectd.conf >"$_o/collectd.out" 2>&1 &
 	_cp=$!
@@ -126,6 +146,7 @@ agents() {
 			"$(tail -n 1 "$_f" | cut -d, -f2-)" | sed 's/-20[0-9-]* / /'
 	done | sort >"$_o/collectd.values"
 	echo "collectd: $(wc -l <"$_o/collectd.values") series"
+	mark 0x7c
 	say "agents on $2: $(($(date +%s) - _s)) s"
 }
 
@@ -185,6 +206,7 @@ for _i in $(seq 50); do
 	ipmitool -I open -d 0 raw 6 1 >/dev/null 2>&1 && break
 	sleep 0.2
 done
+MARKS_ON=1
 agents /out/agents/stock stock
 
 # What the agents reported must be the same on both.
