@@ -110,8 +110,12 @@ agents() {
 	run_to "$_o/ipmiutil-sensor" timeout 60 ipmiutil sensor -F open
 	echo "rc=$?" >>"$_o/ipmiutil-sensor"
 	mark 0x79
-	run_to "$_o/ipmiutil-health" timeout 60 ipmiutil health -F open
-	echo "rc=$?" >>"$_o/ipmiutil-health"
+	run_to "$_o/ipmiutil-health.raw" timeout 60 ipmiutil health -F open
+	echo "rc=$?" >>"$_o/ipmiutil-health.raw"
+	# it prints a 4th Get Chassis Status byte the BMC does not send
+	# (ipmi_sim answers 3): whatever its buffer held, on stock too
+	sed 's/^\(Chassis Status *= [0-9a-f]* [0-9a-f]* [0-9a-f]*\) [0-9a-f]*/\1 ../' \
+		"$_o/ipmiutil-health.raw" >"$_o/ipmiutil-health"
 
 	# ipmi_exporter, local collection, scraped SCRAPES times
 	mark 0x7a
@@ -164,7 +168,7 @@ policy = monitor
 access = $ACCESS
 interface = 7
 CONF
-kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+kcsmuxd -f -d >/tmp/kcsmuxd.log 2>&1 &
 dpid=$!
 for _i in $(seq 50); do [ -c /dev/ipmi0 ] && [ -c /dev/mon ] && break; sleep 0.1; done
 check "node /dev/ipmi0 exists" test -c /dev/ipmi0
@@ -258,10 +262,24 @@ done
 for i in $(seq "$SCRAPES"); do
 	same "exporter scrape $i (every ipmi_ series and value)" "series.$i"
 done
-n=$(grep -c 'denied (cc 0xd4)' /out/agents/kcsmuxd.log)
-check "kcsmuxd refused no request of the agents ($n refusals)" test "$n" = 0
+# What the node refused (kcsmuxd -d logs every refusal): only the writes
+# and the OEM probe that access = monitoring leaves out on purpose
+# (docs/agents.md), for which the agents reported what they report on stock.
+REFUSABLE=${REFUSABLE:-"04:00 04:28 30:16"}
+sed -n 's/.*denied: node ipmi0 pid [0-9]* netfn 0x\(..\) cmd 0x\(..\) data0 0x\(..\).*/\1:\2 \3/p' \
+	/out/agents/kcsmuxd.log | sort | uniq -c >/out/agents/refused
+sed 's/^/    refused: /' /out/agents/refused
+n=0
+while read -r count pair body; do
+	case " $REFUSABLE " in
+	*" $pair "*) ;;
+	*) n=$((n + 1)); echo "    not expected: $pair (first data byte $body) x$count" ;;
+	esac
+done </out/agents/refused
+check "the node refused none of the agents' reads ($n unexpected)" test "$n" = 0
+total=$(awk '{s += $1} END {print s + 0}' /out/agents/refused)
 n=$(awk '$1 == "ipmi0" {print $5}' /out/agents/stats)
-check "kcsmuxctl stats counts no refusal on ipmi0 (DENY ${n:-?})" test "${n:-x}" = 0
+check "kcsmuxctl stats counts the same refusals on ipmi0 (DENY ${n:-?}, log $total)" test "${n:-x}" = "$total"
 sed -n 's/.*\(denied (cc 0xd4).*\)/\1/p' /out/agents/kcsmuxd.log | sort | uniq -c | head
 say "agents test: $(($(date +%s) - t0)) s of guest time"
 summary
