@@ -905,6 +905,8 @@ static const uint8_t monitoring_pairs[][2] = {
 
 static const uint8_t monitoring_gx[][2] = {
 	{ 0x00, 0x00 },			/* PICMG Get PICMG Properties */
+	{ 0x00, 0x01 },			/* PICMG Get Address Info */
+	{ 0x03, 0x00 },			/* VITA Get VSO Capabilities */
 	{ KCSMUX_BODY_DCMI, 0x01 },	/* DCMI Get DCMI Capabilities Info */
 	{ KCSMUX_BODY_DCMI, 0x02 },	/* DCMI Get Power Reading */
 };

@@ -298,8 +298,11 @@ START_TEST(test_group_extension)
 	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);	/* power */
 	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);	/* caps */
 	ck_assert_int_eq(gx(acc, 0x00, 0x00), ACCESS_OK);	/* PICMG props */
+	ck_assert_int_eq(gx(acc, 0x01, 0x00), ACCESS_OK);	/* PICMG addr */
+	ck_assert_int_eq(gx(acc, 0x00, 0x03), ACCESS_OK);	/* VITA caps */
 	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_DENIED);	/* PICMG 02 */
-	ck_assert_int_eq(gx(acc, 0x02, 0x03), ACCESS_DENIED);	/* VITA */
+	ck_assert_int_eq(gx(acc, 0x02, 0x03), ACCESS_DENIED);	/* VITA 02 */
+	ck_assert_int_eq(gx(acc, 0x00, 0xdc), ACCESS_DENIED);	/* DCMI 00 */
 	ck_assert_int_eq(gx(acc, 0x02, -1), ACCESS_DENIED);	/* no body */
 	ck_assert_int_eq(gx(acc, 0x04, 0xdc), ACCESS_DENIED);	/* set limit */
 	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);	/* activate */
