@@ -976,6 +976,11 @@ static int clear_stale(const struct sockaddr_un *sun, char **cause)
 
 int control_init(struct daemon *d, char **cause)
 {
+	/* stats -j reports mallinfo2(); the first call initialises glibc's
+	 * malloc if nothing has yet (a sanitized build, whose allocator is
+	 * ASan's), which calls getrandom: do it now, before the seccomp
+	 * filter, not from the first stats request under it. */
+	(void)mallinfo2();
 	const char *path = d->cfg.control_socket;
 	struct sockaddr_un sun;
 	struct stat sb;

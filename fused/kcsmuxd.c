@@ -113,6 +113,7 @@ static void apply_sandbox(struct daemon *d)
 		.backend_fd = d->be->fd,
 		.dropped = d->dropped,
 		.textfile = d->cfg.metrics_textfile != NULL,
+		.textfile_dirfd = metrics_textfile_dirfd(),
 	};
 	char *cause = NULL;
 

@@ -406,6 +406,8 @@ static struct {
 	struct log_rl rl;
 	struct event *resume;		/* re-enables accepting */
 	bool paused;			/* listener disabled after EMFILE */
+	int dirfd;			/* the textfile's directory (O_PATH) */
+	char *base;			/* the textfile's name in it */
 } M;
 
 static void pause_accepting(const char *why);
@@ -645,17 +647,56 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* PATH's directory (O_PATH) into *dirfd and its last component. */
+static const char *open_dir_of(const char *path, int *dirfd)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (slash == NULL) {
+		*dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return path;
+	}
+	dir = slash == path ? strdup("/") : strndup(path,
+	    (size_t)(slash - path));
+	*dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(dir);
+	return slash + 1;
+}
+
 int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 {
 	struct metrics_buf b = { 0 };
-	char *tmp = msg("%s.tmp", path);
-	const char *what;
+	char *tmp = NULL;
+	const char *what, *base;
 	struct stat st;
-	int fd = -1, err;
+	int fd = -1, dfd, err;
+	bool own = M.dirfd > 0 && M.textfile != NULL &&
+	    strcmp(path, M.textfile) == 0;
 
+	/*
+	 * Everything happens relative to the file's directory: the daemon's
+	 * own textfile's, opened once at start (the seccomp filter lets it
+	 * write there and nowhere else), or for another PATH its own.
+	 */
+	what = "open";
+	if (own) {
+		dfd = M.dirfd;
+		base = M.base;
+	} else {
+		base = open_dir_of(path, &dfd);
+		if (dfd < 0) {
+			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	tmp = msg("%s.tmp", base);
 	if (!tmp || metrics_render_daemon(d, &b) < 0) {
 		free(tmp);
 		metrics_buf_free(&b);
+		if (!own)
+			close(dfd);
 		*cause = msg("metrics_textfile %s: out of memory", path);
 		return -1;
 	}
@@ -667,11 +708,11 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	 * check are a second guard.
 	 */
 	what = "open";
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC |
-	    O_NOFOLLOW, 0644);
-	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
-		    O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
+	    O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		goto fail;
 	what = "fstat";
@@ -697,22 +738,31 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	if (err < 0)
 		goto fail;
 	what = "rename";
-	if (rename(tmp, path) < 0)
+	if (renameat(dfd, tmp, dfd, base) < 0)
 		goto fail;
 	free(tmp);
 	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
 	return 0;
 fail:
 	err = errno;
-	*cause = msg("metrics_textfile: %s %s: %s", what,
-	    strcmp(what, "rename") ? tmp : path, strerror(err));
+	*cause = msg("metrics_textfile: %s %s%s: %s", what, path,
+	    strcmp(what, "rename") ? ".tmp" : "", strerror(err));
 	if (fd >= 0)
 		close(fd);
 	if (strcmp(what, "open") != 0)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	free(tmp);
 	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
 	return -1;
+}
+
+int metrics_textfile_dirfd(void)
+{
+	return M.dirfd > 0 ? M.dirfd : -1;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -733,13 +783,25 @@ static int textfile_start(struct daemon *d, const char *path, char **cause)
 {
 	struct timeval tv = { METRICS_TEXTFILE_INTERVAL_S, 0 };
 
+	const char *base = open_dir_of(path, &M.dirfd);
+
+	if (M.dirfd < 0) {
+		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	M.textfile = strdup(path);
+	M.base = strdup(base);
+	if (!M.textfile || !M.base) {
+		*cause = msg("metrics_textfile: out of memory");
+		return -1;
+	}
 	if (metrics_write_textfile(d, path, cause) < 0)
 		return -1;
-	M.textfile = strdup(path);
 	M.timer = event_new(d->base, -1, EV_PERSIST, on_timer, d);
-	if (!M.textfile || !M.timer || event_add(M.timer, &tv) < 0) {
+	if (!M.timer || event_add(M.timer, &tv) < 0) {
 		*cause = msg("metrics_textfile: cannot start its timer");
-		unlink(path);
+		unlinkat(M.dirfd, M.base, 0);
 		return -1;
 	}
 	log_info("metrics to %s every %d s", path,
@@ -778,10 +840,13 @@ void metrics_fini(struct daemon *d)
 		event_free(M.resume);
 	if (M.timer)
 		event_free(M.timer);
-	if (M.textfile) {
+	if (M.textfile && M.dirfd > 0 && M.base) {
 		/* stale counters would look like a live daemon's */
-		unlink(M.textfile);
-		free(M.textfile);
+		unlinkat(M.dirfd, M.base, 0);
 	}
+	free(M.textfile);
+	free(M.base);
+	if (M.dirfd > 0)
+		close(M.dirfd);
 	memset(&M, 0, sizeof(M));
 }

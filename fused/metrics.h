@@ -84,5 +84,8 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause);
 
 /* The TCP port the HTTP server listens on, 0 when it does not. */
 unsigned int metrics_http_port(void);
+/* The textfile's directory, opened once (O_PATH) for the seccomp filter's
+ * one writable place; -1 without a textfile. */
+int metrics_textfile_dirfd(void);
 
 #endif /* KCSMUX_METRICS_H */

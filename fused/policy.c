@@ -1032,10 +1032,18 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
     unsigned depth, struct access_why *why)
 {
 	const uint8_t *f = data + 1 + off;
-	size_t flen = len - 1 - off;
+	size_t flen = len >= 1 + off ? len - 1 - off : 0;
 
+	/*
+	 * Every nested frame ends where the client's data ends, and the
+	 * daemon appends its checksum there: a reading one byte short of a
+	 * command gets that byte, which the daemon cannot know when it checks
+	 * (it covers the sequence number), as its command. Refused; a reading
+	 * shorter than that carries nothing.
+	 */
 	if (len < 1 + off || flen < FRAME_CMD + 1) {
-		if (!required)
+		if (!required && (len < 1 + off || flen != FRAME_CMD ||
+		    acc->eff_full))
 			return ACCESS_OK;
 		why->depth = depth;
 		why->netfn = SEND_MSG_NETFN;
@@ -1100,4 +1108,52 @@ enum access_verdict access_check(const struct kcsmux_access *acc,
 
 	return check_level(acc, netfn, cmd, data, len, 0,
 	    why != NULL ? why : &dummy);
+}
+
+/*
+ * A client's request to an IPMB address, as the frame the daemon wraps in
+ * Send Message will be read on the bus: besides the command itself, a
+ * frame starting with 00 (slave address 0 without the broadcast type) is
+ * read by the receivers as a broadcast one byte further on, and on a
+ * channel other than 0 (perhaps LAN) the BMC may read it one byte further
+ * on too; those readings must pass as well. MY_SA: the requester address
+ * the daemon writes; the sequence number is taken as 0.
+ */
+enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
+    uint8_t chan, bool bcast, uint8_t sa, uint8_t lun, uint8_t my_sa,
+    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
+    struct access_why *why)
+{
+	struct access_why dummy;
+	uint8_t body[300];
+	enum access_verdict v;
+	size_t n = 0;
+
+	if (why == NULL)
+		why = &dummy;
+	v = check_level(acc, netfn, cmd, data, len, 0, why);
+	if (v != ACCESS_OK || acc->eff_full)
+		return v;
+	/* A broadcast is read after its 00 (on LAN: 00 as the session
+	 * handle) as sent; so is a frame to a real address on channel 0. */
+	if (bcast || ((chan & 0x0f) == 0 && sa != 0))
+		return ACCESS_OK;
+	if (len > sizeof(body) - 12)
+		return ACCESS_MALFORMED;
+	body[n++] = chan;
+	body[n++] = sa;
+	body[n++] = (uint8_t)(netfn << 2 | (lun & 3));
+	body[n] = (uint8_t)-(uint8_t)(body[n - 2] + body[n - 1]);
+	n++;
+	body[n++] = my_sa;
+	body[n++] = 0;
+	body[n++] = cmd;
+	if (len)
+		memcpy(body + n, data, len);
+	n += len;
+	/* without the trailing checksum (it covers the sequence number, not
+	 * known yet): check_frame() refuses a reading that would need it as
+	 * its command. The frame one byte further on (after the 00, or a
+	 * session handle), at the level of the request itself. */
+	return check_frame(acc, body, n, 1, false, 0, why);
 }

@@ -66,10 +66,7 @@ static bool pid_in_group(pid_t pid, gid_t gid)
 				break;
 			if ((gid_t)v == gid)
 				in = true;
-			p = end;
-			if (gids)
-				break;	/* the real gid, then effective: take
-					   the first two */
+			p = end;	/* Gid: real, effective, saved, fs */
 		}
 	}
 	fclose(f);

@@ -11,8 +11,10 @@
  *    it calls on reload) may try them and copes with a failure: sockets
  *    other than AF_UNIX (EAFNOSUPPORT), executable mappings (EACCES: no
  *    dlopen), and after the privilege drop opening files for writing
- *    (EACCES, except the metrics textfile), chmod/chown (EPERM) and
- *    unlink (EACCES, except with the textfile);
+ *    (EACCES; with the metrics textfile, write opens, unlinkat and
+ *    renameat are allowed only from the descriptor of the textfile's
+ *    directory, and a write open anywhere else is off the list),
+ *    chmod/chown (EPERM) and unlink (EACCES);
  *  - everything else: the process is killed (seccomp = yes, SIGSYS) or the
  *    kernel logs the call and lets it run (seccomp = log), so that an
  *    administrator can find a missing call in the audit log before turning
@@ -114,9 +116,13 @@ static const int unlink_calls[] = {
 	SCMP_SYS(unlink), SCMP_SYS(unlinkat),
 };
 
-/* metrics_textfile: FILE.tmp written, fsync'd and renamed every 10 s. */
+/* metrics_textfile: FILE.tmp written, fsync'd and renamed every 10 s
+ * (after the drop the renames and unlinks only in its directory:
+ * textfile_rules). */
 static const int allow_textfile[] = {
 	SCMP_SYS(fchmod), SCMP_SYS(fsync), SCMP_SYS(fdatasync),
+};
+static const int rename_calls[] = {
 	SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
 };
 
@@ -194,14 +200,39 @@ static void open_rules(struct builder *b, const struct sandbox_profile *p)
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
-		struct scmp_arg_cmp c = { 2, SCMP_CMP_MASKED_EQ, O_ACCMODE,
-		    modes[i] };
-		bool ok = modes[i] == O_RDONLY ||
-		    (modes[i] == O_WRONLY && p->textfile);
+		struct scmp_arg_cmp c[2] = {
+			{ 2, SCMP_CMP_MASKED_EQ, O_ACCMODE, modes[i] },
+			{ 0, SCMP_CMP_MASKED_EQ, LOW32,
+			  (uint64_t)(unsigned int)p->textfile_dirfd },
+		};
 
-		rule(b, ok ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EACCES),
-		    SCMP_SYS(openat), 1, &c);
+		if (modes[i] == O_WRONLY && p->textfile &&
+		    p->textfile_dirfd > 0) {
+			/* the textfile's directory only (openat from its
+			 * fd); any other write open is off the list */
+			rule(b, SCMP_ACT_ALLOW, SCMP_SYS(openat), 2, c);
+			continue;
+		}
+		rule(b, modes[i] == O_RDONLY ? SCMP_ACT_ALLOW :
+		    SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1, c);
 	}
+}
+
+/* With the textfile after the drop: unlinkat and renameat(2) in its
+ * directory only (its descriptor); unlink and rename refused. */
+static void textfile_rules(struct builder *b, const struct sandbox_profile *p)
+{
+	struct scmp_arg_cmp in_dir[2] = {
+		{ 0, SCMP_CMP_MASKED_EQ, LOW32,
+		  (uint64_t)(unsigned int)p->textfile_dirfd },
+		{ 2, SCMP_CMP_MASKED_EQ, LOW32,
+		  (uint64_t)(unsigned int)p->textfile_dirfd },
+	};
+
+	rule(b, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(unlink), 0, NULL);
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 1, in_dir);
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(renameat), 2, in_dir);
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2, in_dir);
 }
 
 static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
@@ -282,8 +313,16 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 		rules(&b, SCMP_ACT_ALLOW, allow_root, ARRAY_SIZE(allow_root));
 	rules(&b, p->dropped ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW,
 	    chown_calls, ARRAY_SIZE(chown_calls));
-	rules(&b, p->dropped && !p->textfile ? SCMP_ACT_ERRNO(EACCES) :
-	    SCMP_ACT_ALLOW, unlink_calls, ARRAY_SIZE(unlink_calls));
+	if (p->dropped && p->textfile && p->textfile_dirfd > 0) {
+		textfile_rules(&b, p);
+	} else {
+		rules(&b, p->dropped && !p->textfile ?
+		    SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_ALLOW, unlink_calls,
+		    ARRAY_SIZE(unlink_calls));
+		if (p->textfile)
+			rules(&b, SCMP_ACT_ALLOW, rename_calls,
+			    ARRAY_SIZE(rename_calls));
+	}
 	if (p->textfile)
 		rules(&b, SCMP_ACT_ALLOW, allow_textfile,
 		    ARRAY_SIZE(allow_textfile));

@@ -21,7 +21,8 @@ struct sandbox_profile {
 	enum kcsmux_backend backend;	/* its ioctls ... */
 	int backend_fd;			/* ... on this fd only */
 	bool dropped;			/* running as cfg.user, not root */
-	bool textfile;			/* metrics_textfile is written */
+	bool textfile;			/* metrics_textfile is written ... */
+	int textfile_dirfd;		/* ... in this directory only (> 0) */
 };
 
 /*

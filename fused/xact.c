@@ -330,7 +330,17 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
-	verdict = access_check(&n->conf.acc, netfn, cmd, data, len, &why);
+	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
+	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
+		verdict = access_check_ipmb(&n->conf.acc,
+				(uint8_t)addr->channel,
+				addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
+				addr->slave_addr, addr->lun,
+				n->chan_address[addr->channel & 15], netfn, cmd,
+				data, len, &why);
+	else
+		verdict = access_check(&n->conf.acc, netfn, cmd, data, len,
+				       &why);
 	if (verdict != ACCESS_OK) {
 		n->cnt.denied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
@@ -375,15 +385,17 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		free(x);
 		return -EBUSY;
 	}
+	/* counted before: xact_enqueue() may dispatch it at once, and
+	 * pick() uncounts what it dispatches */
+	c->queued++;
 	rv = xact_enqueue(x);
 	if (rv < 0) {
+		c->queued--;
 		free(x);
 		return rv;
 	}
 	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
 	c->outstanding++;
-	if (x->state == XACT_QUEUED)
-		c->queued++;
 	return 0;
 }
 

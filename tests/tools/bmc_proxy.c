@@ -168,6 +168,7 @@ struct proxy {
 	uint64_t spin_ns;
 	long timer_slack_req;
 	const char *report_path;
+	FILE *reqlog;		/* --log-requests: every request the BMC gets */
 	uint64_t seed;
 
 	/* sockets */
@@ -853,6 +854,20 @@ static void rules_fire(struct proxy *p, uint8_t netfn, uint8_t cmd)
 /* ------------------------------------------------------------------ */
 /* host -> BMC */
 
+/* One line per request passed to the BMC: "NETFN CMD DATA..." in hex
+ * (the netfn without its LUN; DATA between cmd and checksum). */
+static void log_request(FILE *f, const struct vm_frame *fr,
+			const struct vm_msg_info *mi)
+{
+	size_t i;
+
+	fprintf(f, "%02x %02x", mi->netfn, mi->cmd);
+	for (i = 0; i < mi->payload_len && 3 + i < fr->data_len; i++)
+		fprintf(f, " %02x", fr->data[3 + i]);
+	fputc('\n', f);
+	fflush(f);
+}
+
 static void host_frame(struct proxy *p, const struct vm_frame *f)
 {
 	if (f->truncated) {
@@ -885,6 +900,8 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 				hold_begin(p, p->hold_on_ms, "hold-on request");
 			}
 			rules_fire(p, mi.netfn, mi.cmd);
+			if (p->reqlog)
+				log_request(p->reqlog, f, &mi);
 			if (mi.checksum_ok && !f->bad_escape &&
 			    (answer_request(p, f, &mi) || inject_answer(p, f)))
 				return;
@@ -1683,6 +1700,8 @@ static void usage(FILE *f)
 		"                     (BODY: its first data byte) with these\n"
 		"                     bytes, completion code first; repeatable\n"
 		"  --report FILE      write the exit report to FILE\n"
+		"  --log-requests FILE one line per request passed to the BMC:\n"
+		"                     NETFN CMD DATA... in hex (vm.daemon-oracle)\n"
 		"  --retry-ms MS      BMC reconnect interval (default 100)\n"
 		"  --spin US          busy-wait the last US of each delay\n"
 		"  --timer-slack NS   process timer slack (default 1; 0 = keep)\n"
@@ -1717,6 +1736,7 @@ enum {
 	OPT_RETRY,
 	OPT_SPIN,
 	OPT_SLACK,
+	OPT_LOG_REQUESTS,
 };
 
 static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
@@ -1737,6 +1757,7 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		{ "retry-ms", required_argument, NULL, OPT_RETRY },
 		{ "spin", required_argument, NULL, OPT_SPIN },
 		{ "timer-slack", required_argument, NULL, OPT_SLACK },
+		{ "log-requests", required_argument, NULL, OPT_LOG_REQUESTS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1818,6 +1839,14 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 			break;
 		case OPT_REPORT:
 			p->report_path = optarg;
+			break;
+		case OPT_LOG_REQUESTS:
+			p->reqlog = fopen(optarg, "w");
+			if (!p->reqlog) {
+				logmsg("--log-requests %s: %s", optarg,
+				       strerror(errno));
+				return -1;
+			}
 			break;
 		case OPT_RETRY:
 			if (!parse_u64(optarg, &v) || v == 0 || v > 60000)

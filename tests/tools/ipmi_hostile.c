@@ -15,6 +15,7 @@
  *                        all, a file of UID still gets service
  *   revoked DEV FILE     a file opened before a reload that took the
  *                        user's access fails with EACCES once FILE exists
+ *   mark DEV NAME        the oracle's phase marker (OEM 3e:7e "KMX" NAME)
  *   fuzz DEV SEED COUNT  COUNT random hostile requests (every address type
  *                        and channel, LUN bits, broadcast, response netfns,
  *                        Send Message nested at every depth, tunnels,
@@ -547,6 +548,22 @@ static int cmd_revoked(const char *dev, const char *file)
 	return 0;
 }
 
+/* The oracle's phase marker: OEM 3e:7e "KMX" NAME through DEV. */
+static int cmd_mark(const char *dev, const char *name)
+{
+	unsigned char data[64] = "KMX";
+	size_t n = strlen(name);
+	int fd = open_dev(dev), rv;
+
+	if (n > sizeof(data) - 3)
+		n = sizeof(data) - 3;
+	memcpy(data + 3, name, n);
+	rv = send_si(fd, 0x3e, 0x7e, data, (unsigned short)(3 + n));
+	CHECK(rv == 0 && drain_max(fd, 10000, 1) == 1, "marker %s sent", name);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && strcmp(argv[1], "addr") == 0)
@@ -557,6 +574,8 @@ int main(int argc, char **argv)
 		cmd_reg_denied(argv[2]);
 	else if (argc >= 5 && strcmp(argv[1], "share") == 0)
 		cmd_share(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (argc >= 4 && strcmp(argv[1], "mark") == 0)
+		cmd_mark(argv[2], argv[3]);
 	else if (argc >= 4 && strcmp(argv[1], "revoked") == 0)
 		cmd_revoked(argv[2], argv[3]);
 	else if (argc >= 5 && strcmp(argv[1], "fuzz") == 0)

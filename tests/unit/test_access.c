@@ -488,6 +488,80 @@ START_TEST(test_random_bodies)
 }
 END_TEST
 
+/*
+ * A client's own IPMB request, as the frame the daemon wraps is read on
+ * the bus: slave address 0 without the broadcast type makes receivers
+ * read a broadcast one byte on (cmd = the first data byte, netfn = the
+ * first checksum / 4); a channel other than 0 may be LAN, read likewise.
+ */
+START_TEST(test_ipmb_readings)
+{
+	const struct kcsmux_access *acc = rules("access = readonly\n");
+	/* netfn 00 LUN 0 to SA 0: checksum 1 is 00, so the shifted netfn
+	 * is 00 (chassis) and its cmd the first data byte, 02 */
+	static const uint8_t ctl[] = { 0x02, 0x00 };
+	struct access_why why;
+	unsigned int chan;
+
+	/* Get Chassis Status (readonly) is allowed as such ... */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	/* ... but to SA 0 it is Chassis Control for the receivers */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, &why), ACCESS_DENIED);
+	ck_assert_uint_eq(why.netfn, 0x00);
+	ck_assert_uint_eq(why.cmd, 0x02);
+	/* and on another channel whatever the address */
+	for (chan = 1; chan < 16; chan++) {
+		uint8_t sa = (uint8_t)(0x100 - 0x00);	/* chk1 = -(sa) = 0 */
+
+		ck_assert_int_eq(access_check_ipmb(acc, (uint8_t)chan, false,
+		    (uint8_t)sa, 0, 0x20, 0x00, 0x01, ctl, 2, NULL),
+		    ACCESS_DENIED);
+	}
+	/* a node that allows everything: nothing to bypass */
+	acc = rules("access = all\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
+	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+}
+END_TEST
+
+/*
+ * Found by vm.daemon-oracle: a nested Send Message to channel 12 whose
+ * LAN reading is one byte short of a command; the daemon's own checksum,
+ * appended after the client's data, became that command (02:44, a tunnel)
+ * at the BMC. A reading one byte short is refused now.
+ */
+START_TEST(test_appended_checksum)
+{
+	const struct kcsmux_access *acc = rules("access = all\n"
+	    "deny = chassis:02\n");
+	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0,
+	    0x9e };
+	uint8_t pad[8];
+
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, in, sizeof(in), NULL), ACCESS_MALFORMED);
+	/* one byte more: the command is the client's own, checked */
+	memcpy(pad, in, sizeof(in));
+	pad[7] = 0x01;			/* 02:01: a tunnel, refused */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_TUNNEL);
+	pad[3] = 0x18;			/* 06:01: allowed */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
+	    0x34, pad, 8, NULL), ACCESS_OK);
+	/* the daemon's own frame, shifted, to slave 0 without data: its
+	 * command would be the checksum */
+	acc = rules("access = readonly\n");
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_MALFORMED);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x06,
+	    0x01, NULL, 0, NULL), ACCESS_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -502,6 +576,8 @@ int main(void)
 	tcase_add_test(tc, test_tunnels);
 	tcase_add_test(tc, test_plain_agrees);
 	tcase_add_test(tc, test_random_bodies);
+	tcase_add_test(tc, test_ipmb_readings);
+	tcase_add_test(tc, test_appended_checksum);
 	tcase_add_test(tc, test_group_extension);
 	tcase_add_test(tc, test_group_extension_syntax);
 	tcase_add_test(tc, test_monitoring_preset);

@@ -472,24 +472,35 @@ static int refused(const char *dir)
 	return X_STEP + 6;
 }
 
-/* The metrics textfile, as metrics.c writes it. */
+/* The metrics textfile, as metrics.c writes it: in its directory, from
+ * the directory's descriptor (textfile_dir). Then the same directory by
+ * path, and another file: refused, and the last one kills. */
+static int textfile_dir = -1;
+static bool textfile_elsewhere;		/* end with the write open that kills */
+
 static int textfile(const char *dir)
 {
-	char tmp[128], path[128];
+	char path[128];
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s/m.prom.tmp", dir);
-	snprintf(path, sizeof(path), "%s/m.prom", dir);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
+	fd = openat(textfile_dir, "m.prom.tmp", O_WRONLY | O_CREAT | O_EXCL |
+	    O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || fchmod(fd, 0644) < 0 || write(fd, "m 1\n", 4) != 4 ||
-	    fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+	    fsync(fd) < 0 || close(fd) < 0 ||
+	    renameat(textfile_dir, "m.prom.tmp", textfile_dir, "m.prom") < 0)
 		return X_STEP + 0;
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	if (errno_of(open(path, O_RDWR)) != EACCES)
 		return X_STEP + 1;
-	if (unlink(path) < 0)
+	if (errno_of(unlink(path)) != EACCES)
 		return X_STEP + 2;
-	return 0;
+	if (unlinkat(textfile_dir, "m.prom", 0) < 0)
+		return X_STEP + 3;
+	if (!textfile_elsewhere)
+		return 0;
+	snprintf(path, sizeof(path), "%s/conf", dir);
+	open(path, O_WRONLY | O_APPEND);	/* elsewhere: kills */
+	return X_STEP + 4;
 }
 
 /* Still root: reload may create nodes (open O_RDWR) and chmod them. */
@@ -521,8 +532,22 @@ START_TEST(test_refused)
 	    tmpdir);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == X_STEP + 6,
 	    "log mode: want exit %d, got status %#x", X_STEP + 6, st);
-	expect_exit0(sandboxed(profile(KCSMUX_SECCOMP_YES, true, true),
-	    textfile, tmpdir), "the metrics textfile after the drop");
+	textfile_dir = open(tmpdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(textfile_dir, 0);
+	{
+		struct sandbox_profile p = profile(KCSMUX_SECCOMP_YES, true,
+		    true);
+
+		p.textfile_dirfd = textfile_dir;
+		/* written in its directory; a write open elsewhere kills */
+		textfile_elsewhere = false;
+		expect_exit0(sandboxed(p, textfile, tmpdir),
+		    "the metrics textfile after the drop");
+		textfile_elsewhere = true;
+		expect_sigsys(sandboxed(p, textfile, tmpdir),
+		    "a write open outside the textfile's directory");
+	}
+	close(textfile_dir);
 	expect_exit0(sandboxed(profile(KCSMUX_SECCOMP_YES, false, false),
 	    as_root, tmpdir), "a root daemon's reload");
 }
