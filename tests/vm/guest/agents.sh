@@ -173,6 +173,11 @@ dpid=$!
 for _i in $(seq 50); do [ -c /dev/ipmi0 ] && [ -c /dev/mon ] && break; sleep 0.1; done
 check "node /dev/ipmi0 exists" test -c /dev/ipmi0
 ls -l /dev/ipmi0 /dev/ipmi/ /dev/ipmidev/ 2>&1
+# OpenIPMI's simulator answers only once it has started
+for _i in $(seq 50); do
+	ipmitool -I open -d 0 raw 6 1 >/dev/null 2>&1 && break
+	sleep 0.2
+done
 check "/dev/ipmi/0 -> ../ipmi0" test "$(readlink /dev/ipmi/0)" = ../ipmi0
 check "/dev/ipmidev/0 -> ../ipmi0" test "$(readlink /dev/ipmidev/0)" = ../ipmi0
 check "/dev/ipmi/7 -> ../mon (interface = 7)" test "$(readlink /dev/ipmi/7)" = ../mon
@@ -188,11 +193,6 @@ check "ipmitool through /dev/ipmidev/7 reads the node's SDRs" cmp /tmp/via-node 
 rm /dev/ipmidev/7
 ipmitool -I open -d 7 mc info >/tmp/none 2>&1
 check "without the links ipmitool -d 7 finds no device" test $? != 0
-# OpenIPMI's simulator answers only once it has started
-for _i in $(seq 50); do
-	ipmitool -I open -d 0 raw 6 1 >/dev/null 2>&1 && break
-	sleep 0.2
-done
 agents /out/agents/node node
 kcsmuxctl stats >/out/agents/stats 2>&1
 sed 's/^/    | /' /out/agents/stats
