@@ -562,6 +562,22 @@ START_TEST(test_appended_checksum)
 }
 END_TEST
 
+/* commands: by default only where nothing is restricted; explicit wins. */
+START_TEST(test_commands_default)
+{
+	rules("");
+	ck_assert(cfg.nodes[0].commands);
+	rules("access = all\ndeny = chassis:02\n");
+	ck_assert(!cfg.nodes[0].commands);
+	rules("access = readonly\n");
+	ck_assert(!cfg.nodes[0].commands);
+	rules("access = readonly\ncommands = yes\n");
+	ck_assert(cfg.nodes[0].commands);
+	rules("commands = no\n");
+	ck_assert(!cfg.nodes[0].commands);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -578,6 +594,7 @@ int main(void)
 	tcase_add_test(tc, test_random_bodies);
 	tcase_add_test(tc, test_ipmb_readings);
 	tcase_add_test(tc, test_appended_checksum);
+	tcase_add_test(tc, test_commands_default);
 	tcase_add_test(tc, test_group_extension);
 	tcase_add_test(tc, test_group_extension_syntax);
 	tcase_add_test(tc, test_monitoring_preset);
