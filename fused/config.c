@@ -432,8 +432,44 @@ static int n_commands(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_bool("commands", v, &n->commands, cause);
 }
 
+/* interface = N | none: the node's /dev/ipmi/N and /dev/ipmidev/N. */
+static int n_interface(struct kcsmux_node_conf *n, struct nodestate *ns,
+    const char *v, char **cause)
+{
+	uint32_t num;
+
+	(void)ns;
+	if (strcasecmp(v, "none") == 0) {
+		n->interface = -1;
+		return 0;
+	}
+	if (value_u32("interface", v, 0, 255, &num, NULL) == -1)
+		return value_error(cause, "interface: expected an integer "
+		    "from 0 to 255 or 'none', not '%s'", v);
+	n->interface = (int)num;
+	return 0;
+}
+
+/* N of a node name "ipmiN" (decimal, no leading zero, N <= 255): its
+ * default interface; -1 for other names. */
+static int name_interface(const char *name)
+{
+	const char *d = name + 4;
+	int num = 0;
+
+	if (strncmp(name, "ipmi", 4) != 0 || *d == '\0' ||
+	    (d[0] == '0' && d[1] != '\0') || strlen(d) > 3)
+		return -1;
+	for (; *d != '\0'; d++) {
+		if (*d < '0' || *d > '9')
+			return -1;
+		num = num * 10 + (*d - '0');
+	}
+	return num <= 255 ? num : -1;
+}
+
 enum { NK_ACCESS = 4, NK_MAX_OUTSTANDING = 8, NK_MAX_CLIENTS = 9,
-	NK_COMMANDS = 10 };
+	NK_COMMANDS = 10, NK_INTERFACE = 11 };
 
 static const struct {
 	const char *name;
@@ -452,6 +488,7 @@ static const struct {
 	[NK_MAX_OUTSTANDING] = { "max_outstanding", n_max_outstanding, false },
 	[NK_MAX_CLIENTS] = { "max_clients", n_max_clients, false },
 	[NK_COMMANDS] = { "commands", n_commands, false },
+	[NK_INTERFACE] = { "interface", n_interface, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=
@@ -848,6 +885,8 @@ static void finish_node(struct parser *p, size_t i)
 		n->max_outstanding = cfg->max_outstanding;
 	if (!(ns->kset & (1U << NK_MAX_CLIENTS)))
 		n->max_clients = cfg->max_clients;
+	if (!(ns->kset & (1U << NK_INTERFACE)))
+		n->interface = name_interface(n->name);
 	if (cfg->device != NULL && strncmp(cfg->device, "/dev/", 5) == 0 &&
 	    strcmp(cfg->device + 5, n->name) == 0)
 		errorf(p, n->line, "node '%s' would be /dev/%s, the backend "
@@ -869,6 +908,17 @@ static void finish(struct parser *p)
 		    "one node");
 	for (i = 0; i < cfg->nnodes; i++)
 		finish_node(p, i);
+	for (i = 0; i < cfg->nnodes; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (cfg->nodes[i].interface >= 0 &&
+			    cfg->nodes[i].interface == cfg->nodes[j].interface)
+				errorf(p, cfg->nodes[i].line, "node '%s': "
+				    "interface %d is node '%s''s already",
+				    cfg->nodes[i].name, cfg->nodes[i].interface,
+				    cfg->nodes[j].name);
+	}
 }
 
 static int error_cmp(const void *a, const void *b)

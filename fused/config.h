@@ -39,6 +39,7 @@ struct kcsmux_node_conf {
 	bool commands;			/* clients may register for commands */
 	uint32_t max_outstanding;	/* per open file (global default) */
 	uint32_t max_clients;		/* open files of this node (global) */
+	int interface;			/* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
 	int line;			/* of the [node NAME] header */
 };
 

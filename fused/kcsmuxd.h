@@ -119,6 +119,7 @@ struct node {
 	void *buf;			/* struct fuse_buf, reused */
 	bool ready;			/* CUSE INIT done, device exists */
 	bool dying;
+	unsigned int links;		/* /dev/ipmi/N, /dev/ipmidev/N made */
 
 	struct client_list clients;
 	unsigned int nclients;

@@ -109,6 +109,71 @@ out:
 	return rv;
 }
 
+/*
+ * /dev/ipmi/N and /dev/ipmidev/N: where ipmitool, OpenIPMI and ipmiutil
+ * also look for interface N (devfs-era names). A node with an interface
+ * number (the interface key; by default N of a name ipmiN) gets both as
+ * links to ../NAME, made only where nothing exists yet and removed with
+ * the node; kcsmux.conf(5).
+ */
+static const char *const link_dirs[] = { "/dev/ipmi", "/dev/ipmidev" };
+
+static void node_links_create(struct node *n)
+{
+	int num = n->conf.interface;
+	char path[32], target[8 + KCSMUX_NAME_MAX];
+	struct stat st;
+	size_t i;
+
+	if (num < 0)
+		return;
+	/* After the privilege drop and under the seccomp filter (reload
+	 * adding a node) the calls would fail or be off the filter's list. */
+	if (n->d->dropped || n->d->sandboxed) {
+		log_warn("node %s: no /dev/ipmi/%d, /dev/ipmidev/%d links: "
+			 "added after the daemon dropped root or confined "
+			 "itself", n->conf.name, num, num);
+		return;
+	}
+	snprintf(target, sizeof(target), "../%s", n->conf.name);
+	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
+		if (mkdir(link_dirs[i], 0755) < 0 && errno != EEXIST) {
+			log_warn("%s: %s; no %s", link_dirs[i],
+				 strerror(errno), path);
+			continue;
+		}
+		if (lstat(path, &st) == 0) {
+			log_warn("%s exists: left alone, not linked to node %s",
+				 path, n->conf.name);
+			continue;
+		}
+		if (symlink(target, path) < 0) {
+			log_warn("%s: %s", path, strerror(errno));
+			continue;
+		}
+		n->links |= 1U << i;
+	}
+}
+
+static void node_links_remove(struct node *n)
+{
+	int num = n->conf.interface;
+	char path[32];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
+		if (!(n->links & (1U << i)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    unlink(path) < 0)
+			log_warn("%s: %s", path, strerror(errno));
+	}
+	n->links = 0;
+}
+
 static void node_init_done(void *userdata)
 {
 	struct node *n = userdata;
@@ -125,6 +190,7 @@ static void node_init_done(void *userdata)
 	}
 	node_set_owner_mode(n, n->conf.uid, n->conf.gid, n->conf.mode,
 			    (mode_t)-1);
+	node_links_create(n);
 	n->ready = true;
 	log_info("node %s ready (%s)", n->conf.name, path);
 	daemon_notify(n->d, "READY=1");
@@ -366,6 +432,7 @@ void node_destroy(struct node *n)
 	xact_node_gone(n);
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
+	node_links_remove(n);
 	if (n->ev)
 		event_free(n->ev);
 	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */

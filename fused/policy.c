@@ -53,7 +53,7 @@ static const char *const prio_names[] = {
 	"interactive", "normal", "bulk", NULL
 };
 static const char *const access_names[] = {
-	"none", "readonly", "sensors", "all", NULL
+	"none", "readonly", "sensors", "monitoring", "all", NULL
 };
 
 enum kind { K_U32, K_FIXED, K_ENUM, K_BOOL };
@@ -554,15 +554,30 @@ bool cmdset_has(const struct kcsmux_cmdset *s, uint8_t netfn, uint8_t cmd)
 	return (s->bits[netfn][cmd / 8] >> (cmd % 8)) & 1;
 }
 
-bool cmdset_empty(const struct kcsmux_cmdset *s)
+void cmdset_add_gx(struct kcsmux_cmdset *s, uint8_t body, uint8_t cmd)
 {
-	const uint8_t *p = &s->bits[0][0];
+	s->gx[body][cmd / 8] |= (uint8_t)(1U << (cmd % 8));
+}
+
+bool cmdset_has_gx(const struct kcsmux_cmdset *s, uint8_t body, uint8_t cmd)
+{
+	return (s->gx[body][cmd / 8] >> (cmd % 8)) & 1;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
 	size_t i;
 
-	for (i = 0; i < sizeof(s->bits); i++)
+	for (i = 0; i < n; i++)
 		if (p[i] != 0)
 			return false;
 	return true;
+}
+
+bool cmdset_empty(const struct kcsmux_cmdset *s)
+{
+	return all_zero(&s->bits[0][0], sizeof(s->bits)) &&
+	    all_zero(&s->gx[0][0], sizeof(s->gx));
 }
 
 static void cmdset_range(struct kcsmux_cmdset *s, unsigned nlo, unsigned nhi,
@@ -575,17 +590,26 @@ static void cmdset_range(struct kcsmux_cmdset *s, unsigned nlo, unsigned nhi,
 			cmdset_add(s, (uint8_t)n, (uint8_t)c);
 }
 
-/* Named request netfns (IPMI v2.0 table 5-1). */
+/*
+ * Named request netfns (IPMI v2.0 table 5-1) and the group extension's
+ * defining bodies (table 5-1's note: 00 PICMG, 01 DMTF pre-OS (ASF), 02 SSI
+ * Forum, 03 VITA, dc DCMI), which name netfn 2c with that body.
+ */
+#define NO_BODY	(-1)
 static const struct {
 	const char *name;
 	uint8_t lo, hi;
+	int body;
 } netfn_names[] = {
-	{ "chassis", 0x00, 0x00 }, { "bridge", 0x02, 0x02 },
-	{ "sensor", 0x04, 0x04 }, { "event", 0x04, 0x04 },
-	{ "app", 0x06, 0x06 }, { "firmware", 0x08, 0x08 },
-	{ "storage", 0x0a, 0x0a }, { "transport", 0x0c, 0x0c },
-	{ "group", 0x2c, 0x2c }, { "oem_group", 0x2e, 0x2e },
-	{ "oem", 0x30, 0x3f },
+	{ "chassis", 0x00, 0x00, NO_BODY }, { "bridge", 0x02, 0x02, NO_BODY },
+	{ "sensor", 0x04, 0x04, NO_BODY }, { "event", 0x04, 0x04, NO_BODY },
+	{ "app", 0x06, 0x06, NO_BODY }, { "firmware", 0x08, 0x08, NO_BODY },
+	{ "storage", 0x0a, 0x0a, NO_BODY }, { "transport", 0x0c, 0x0c, NO_BODY },
+	{ "group", 0x2c, 0x2c, NO_BODY }, { "oem_group", 0x2e, 0x2e, NO_BODY },
+	{ "oem", 0x30, 0x3f, NO_BODY },
+	{ "picmg", 0x2c, 0x2c, 0x00 }, { "asf", 0x2c, 0x2c, 0x01 },
+	{ "ssi", 0x2c, 0x2c, 0x02 }, { "vita", 0x2c, 0x2c, 0x03 },
+	{ "dcmi", 0x2c, 0x2c, KCSMUX_BODY_DCMI },
 };
 
 /* Hex number up to MAX, "0x" optional. */
@@ -635,15 +659,19 @@ static int parse_span(const char *s, size_t len, unsigned max, unsigned *lo,
 	return *lo <= *hi ? 0 : -1;
 }
 
-static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi)
+/* *BODY: the name's defining body, or NO_BODY. */
+static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi,
+    int *body)
 {
 	size_t i;
 
+	*body = NO_BODY;
 	for (i = 0; i < ARRAY_SIZE(netfn_names); i++) {
 		if (strlen(netfn_names[i].name) == len &&
 		    strncasecmp(s, netfn_names[i].name, len) == 0) {
 			*lo = netfn_names[i].lo;
 			*hi = netfn_names[i].hi;
+			*body = netfn_names[i].body;
 			return 0;
 		}
 	}
@@ -673,16 +701,20 @@ static void tunnel_range(struct kcsmux_cmdset *t, unsigned nlo, unsigned nhi,
 	}
 }
 
-/* One NETFN[:CMD] item of LEN chars; TUN (if not NULL) gets the tunnel
- * commands the item names explicitly. */
+/* One NETFN[:CMD][/BODY] item of LEN chars; TUN (if not NULL) gets the
+ * tunnel commands the item names explicitly (a BODY item names none: it is
+ * checked on its body byte, not as a tunnel). */
 static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
     const char *item, size_t len, char **cause)
 {
-	const char *colon = memchr(item, ':', len);
-	size_t nlen = colon != NULL ? (size_t)(colon - item) : len;
-	unsigned nlo, nhi, clo = 0, chi = 0xff;
+	const char *slash = memchr(item, '/', len);
+	size_t ilen = slash != NULL ? (size_t)(slash - item) : len;
+	const char *colon = memchr(item, ':', ilen);
+	size_t nlen = colon != NULL ? (size_t)(colon - item) : ilen;
+	unsigned nlo, nhi, clo = 0, chi = 0xff, blo, bhi, b, c;
+	int body;
 
-	if (parse_netfn(item, nlen, &nlo, &nhi) == -1)
+	if (parse_netfn(item, nlen, &nlo, &nhi, &body) == -1)
 		return value_error(cause, "'%.*s': bad netfn '%.*s' (expected "
 		    "hex 00-3f, a LO-HI range, '*' or a name such as app, "
 		    "chassis, sensor, storage, transport, oem)", (int)len, item,
@@ -691,15 +723,36 @@ static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
 		return value_error(cause, "'%.*s': netfn 0x%02x is a response "
 		    "netfn; requests use the even one, 0x%02x", (int)len, item,
 		    nlo, nlo & ~1U);
-	if (colon != NULL && parse_span(colon + 1, len - nlen - 1, 0xff, &clo,
+	if (colon != NULL && parse_span(colon + 1, ilen - nlen - 1, 0xff, &clo,
 	    &chi) == -1)
 		return value_error(cause, "'%.*s': bad cmd '%.*s' (expected "
 		    "hex 00-ff, a LO-HI range with LO <= HI, or '*')", (int)len,
-		    item, (int)(len - nlen - 1), colon + 1);
+		    item, (int)(ilen - nlen - 1), colon + 1);
+	if (slash != NULL || body != NO_BODY) {
+		if (slash != NULL && body != NO_BODY)
+			return value_error(cause, "'%.*s': '%.*s' already names "
+			    "its defining body", (int)len, item, (int)nlen,
+			    item);
+		if (nlo != KCSMUX_GX_NETFN || nhi != KCSMUX_GX_NETFN)
+			return value_error(cause, "'%.*s': a defining body "
+			    "(/BODY) goes only with the group extension netfn "
+			    "2c", (int)len, item);
+		blo = bhi = (unsigned)body;
+		if (slash != NULL && parse_span(slash + 1, len - ilen - 1,
+		    0xff, &blo, &bhi) == -1)
+			return value_error(cause, "'%.*s': bad body '%.*s' "
+			    "(expected hex 00-ff, a LO-HI range with LO <= HI, "
+			    "or '*')", (int)len, item, (int)(len - ilen - 1),
+			    slash + 1);
+		for (b = blo; b <= bhi; b++)
+			for (c = clo; c <= chi; c++)
+				cmdset_add_gx(s, (uint8_t)b, (uint8_t)c);
+		return 0;
+	}
 	cmdset_range(s, nlo, nhi, clo, chi);
 	if (tun != NULL && !(nlen == 1 && *item == '*'))
 		tunnel_range(tun, nlo, nhi, clo, chi, colon != NULL &&
-		    !(len - nlen - 1 == 1 && colon[1] == '*'));
+		    !(ilen - nlen - 1 == 1 && colon[1] == '*'));
 	return 0;
 }
 
@@ -737,18 +790,27 @@ int access_parse_allow(struct kcsmux_access *acc, const char *list,
 	return parse_list(&acc->allow, &acc->tunnels, list, cause);
 }
 
-/* Append one "0xNN:..." item for netfn N. */
+/* Is cmd C in row N: a netfn (BODY < 0) or, of netfn 2c, a body. */
+static bool row_has(const struct kcsmux_cmdset *s, unsigned n, int body,
+    unsigned c)
+{
+	if (body >= 0)
+		return cmdset_has_gx(s, (uint8_t)body, (uint8_t)c);
+	return cmdset_has(s, (uint8_t)n, (uint8_t)c);
+}
+
+/* Append the "0xNN:..." items for netfn N, or "0x2c:.../0xBB" for BODY. */
 static void format_netfn(FILE *f, const struct kcsmux_cmdset *s, unsigned n,
-    bool *first)
+    int body, bool *first)
 {
 	unsigned c = 0, lo;
 
 	while (c < 256) {
-		if (!cmdset_has(s, (uint8_t)n, (uint8_t)c)) {
+		if (!row_has(s, n, body, c)) {
 			c++;
 			continue;
 		}
-		for (lo = c; c < 256 && cmdset_has(s, (uint8_t)n, (uint8_t)c);)
+		for (lo = c; c < 256 && row_has(s, n, body, c);)
 			c++;
 		fprintf(f, "%s0x%02x:", *first ? "" : ", ", n);
 		*first = false;
@@ -758,6 +820,8 @@ static void format_netfn(FILE *f, const struct kcsmux_cmdset *s, unsigned n,
 			fprintf(f, "0x%02x", lo);
 		else
 			fprintf(f, "0x%02x-0x%02x", lo, c - 1);
+		if (body >= 0)
+			fprintf(f, "/0x%02x", (unsigned)body);
 	}
 }
 
@@ -776,7 +840,9 @@ char *cmdset_format(const struct kcsmux_cmdset *s)
 	if ((f = open_memstream(&buf, &size)) == NULL)
 		return NULL;
 	for (n = 0; n < KCSMUX_NETFNS; n++)
-		format_netfn(f, s, n, &first);
+		format_netfn(f, s, n, -1, &first);
+	for (n = 0; n < 256; n++)
+		format_netfn(f, s, KCSMUX_GX_NETFN, (int)n, &first);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -816,6 +882,45 @@ static const uint8_t sensors_pairs[][2] = {
 	{ 0x0a, 0x22 }, { 0x0a, 0x23 },
 };
 
+/*
+ * monitoring: what the monitoring agents that issue 13 runs send (traced in
+ * vm.agents, listed in kcsmux.conf(5)), all reads: prometheus-ipmi-exporter
+ * (FreeIPMI ipmimonitoring, ipmi-dcmi, bmc-info, ipmi-chassis, ipmi-sel),
+ * collectd's ipmi plugin (OpenIPMI), telegraf's ipmitool commands, ipmiutil
+ * sensor and health, plus everything in sensors. Group extension commands
+ * are matched on their defining body (monitoring_gx: body, cmd).
+ */
+static const uint8_t monitoring_pairs[][2] = {
+	{ 0x00, 0x01 }, { 0x00, 0x0f },
+	{ 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 }, { 0x04, 0x23 },
+	{ 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 }, { 0x04, 0x2b },
+	{ 0x04, 0x2d }, { 0x04, 0x2f },
+	{ 0x06, 0x01 }, { 0x06, 0x04 }, { 0x06, 0x07 }, { 0x06, 0x08 },
+	{ 0x06, 0x2f }, { 0x06, 0x37 }, { 0x06, 0x38 }, { 0x06, 0x42 },
+	{ 0x06, 0x59 },
+	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
+	{ 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x40 }, { 0x0a, 0x41 },
+	{ 0x0a, 0x42 }, { 0x0a, 0x43 }, { 0x0a, 0x48 },
+};
+
+static const uint8_t monitoring_gx[][2] = {
+	{ 0x00, 0x00 },			/* PICMG Get PICMG Properties */
+	{ 0x00, 0x01 },			/* PICMG Get Address Info */
+	{ 0x03, 0x00 },			/* VITA Get VSO Capabilities */
+	{ KCSMUX_BODY_DCMI, 0x01 },	/* DCMI Get DCMI Capabilities Info */
+	{ KCSMUX_BODY_DCMI, 0x02 },	/* DCMI Get Power Reading */
+};
+
+static void add_monitoring(struct kcsmux_cmdset *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(monitoring_pairs); i++)
+		cmdset_add(s, monitoring_pairs[i][0], monitoring_pairs[i][1]);
+	for (i = 0; i < ARRAY_SIZE(monitoring_gx); i++)
+		cmdset_add_gx(s, monitoring_gx[i][0], monitoring_gx[i][1]);
+}
+
 const char *access_preset_name(enum kcsmux_access_preset p)
 {
 	if ((size_t)p >= ARRAY_SIZE(access_names) - 1)
@@ -843,6 +948,10 @@ void access_preset_set(enum kcsmux_access_preset p, struct kcsmux_cmdset *s)
 	case KCSMUX_ACCESS_READONLY:
 		for (i = 0; i < ARRAY_SIZE(readonly_pairs); i++)
 			cmdset_add(s, readonly_pairs[i][0], readonly_pairs[i][1]);
+		add_monitoring(s);	/* readonly is a superset of it */
+		break;
+	case KCSMUX_ACCESS_MONITORING:
+		add_monitoring(s);
 		break;
 	case KCSMUX_ACCESS_SENSORS:
 		for (i = 0; i < ARRAY_SIZE(sensors_pairs); i++)
@@ -861,7 +970,8 @@ void access_build(struct kcsmux_access *acc)
 	uint8_t *e = &acc->eff.bits[0][0];
 	const uint8_t *a = &acc->allow.bits[0][0];
 	const uint8_t *d = &acc->deny.bits[0][0];
-	size_t i;
+	const uint8_t *dgx = acc->deny.bits[KCSMUX_GX_NETFN];
+	size_t i, b;
 
 	access_preset_set(acc->preset, &acc->eff);
 	acc->eff_full = true;
@@ -870,6 +980,15 @@ void access_build(struct kcsmux_access *acc)
 		if (e[i] != 0xff)
 			acc->eff_full = false;
 	}
+	/* A plain deny of 2c:CMD takes CMD from every body too. */
+	for (b = 0; b < 256; b++) {
+		for (i = 0; i < sizeof(acc->eff.gx[b]); i++)
+			acc->eff.gx[b][i] = (uint8_t)((acc->eff.gx[b][i] |
+			    acc->allow.gx[b][i]) & ~acc->deny.gx[b][i] &
+			    ~dgx[i]);
+	}
+	if (!all_zero(&acc->deny.gx[0][0], sizeof(acc->deny.gx)))
+		acc->eff_full = false;
 }
 
 bool access_allows(const struct kcsmux_access *acc, uint8_t netfn,
@@ -947,6 +1066,15 @@ static enum access_verdict check_level(const struct kcsmux_access *acc,
 	why->depth = depth;
 	why->netfn = netfn;
 	why->cmd = cmd;
+	/* Group extension: a (body, cmd) named by the preset or an allow
+	 * line passes, one a deny line names is refused, whatever the
+	 * plain pair says; anything else is the plain pair's, a tunnel. */
+	if (!acc->eff_full && netfn == KCSMUX_GX_NETFN && len >= 1) {
+		if (cmdset_has_gx(&acc->deny, data[0], cmd))
+			return ACCESS_DENIED;
+		if (cmdset_has_gx(&acc->eff, data[0], cmd))
+			return ACCESS_OK;
+	}
 	if (!acc->eff_full && !cmdset_has(&acc->eff, netfn, cmd))
 		return ACCESS_DENIED;
 	if (!acc->eff_full && access_is_tunnel(netfn, cmd) &&

@@ -92,30 +92,41 @@ void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
 
 /*
  * A set of (netfn, cmd) request pairs: netfn 0x00..0x3f (6 bits), cmd
- * 0x00..0xff. Plain bitmap: no allocation, O(1) lookup.
+ * 0x00..0xff; and of group extension commands (netfn 2c) qualified by
+ * their defining body, the request's first data byte (DCMI: dc). Plain
+ * bitmaps: no allocation, O(1) lookup.
  */
 #define KCSMUX_NETFNS	64
+#define KCSMUX_GX_NETFN	0x2c	/* group extension: data[0] is the body */
+#define KCSMUX_BODY_DCMI 0xdc
 
 struct kcsmux_cmdset {
 	uint8_t bits[KCSMUX_NETFNS][256 / 8];
+	uint8_t gx[256][256 / 8];	/* [body][cmd] of netfn 2c */
 };
 
 enum kcsmux_access_preset {
 	KCSMUX_ACCESS_NONE,
 	KCSMUX_ACCESS_READONLY,
 	KCSMUX_ACCESS_SENSORS,
-	KCSMUX_ACCESS_ALL,
+	KCSMUX_ACCESS_MONITORING,
+	KCSMUX_ACCESS_ALL,		/* last */
 };
 
 void cmdset_clear(struct kcsmux_cmdset *);
 void cmdset_add(struct kcsmux_cmdset *, uint8_t netfn, uint8_t cmd);
 bool cmdset_has(const struct kcsmux_cmdset *, uint8_t netfn, uint8_t cmd);
 bool cmdset_empty(const struct kcsmux_cmdset *);
+/* Group extension command CMD of defining body BODY (netfn 2c). */
+void cmdset_add_gx(struct kcsmux_cmdset *, uint8_t body, uint8_t cmd);
+bool cmdset_has_gx(const struct kcsmux_cmdset *, uint8_t body, uint8_t cmd);
 /*
- * Add a list "ITEM[, ITEM...]" with ITEM = NETFN[:CMD]; NETFN and CMD are
- * hex (0x optional), a LO-HI range or '*'; NETFN may also be a name (app,
- * chassis, sensor, storage, transport, ...). A missing CMD means all. On
- * error *set is unchanged.
+ * Add a list "ITEM[, ITEM...]" with ITEM = NETFN[:CMD][/BODY]; NETFN, CMD
+ * and BODY are hex (0x optional), a LO-HI range or '*'; NETFN may also be a
+ * name (app, chassis, sensor, storage, transport, ...; dcmi, picmg, asf,
+ * ssi and vita name netfn 2c with their defining body). A missing CMD
+ * means all. BODY (only with netfn 2c) limits the item to requests whose
+ * first data byte is BODY. On error *set is unchanged.
  */
 int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause);
 /* "0x06:0x01-0x02, 0x0a:*" style text (malloc'd; NULL if out of memory),
@@ -126,6 +137,9 @@ char *cmdset_format(const struct kcsmux_cmdset *);
  * What a node's clients may send: (preset's pairs + allow) - deny, so a
  * deny always wins whatever the order of the lines. Request netfns are
  * even; the daemon checks Send Message (06:34) on the bridged inner request.
+ * A group extension request (netfn 2c) with a body byte passes where its
+ * (body, cmd) is in eff.gx and not denied there, whatever the plain pairs
+ * say; otherwise the plain (2c, cmd) pair decides, as an opaque tunnel.
  */
 struct kcsmux_access {
 	enum kcsmux_access_preset preset;

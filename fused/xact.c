@@ -361,10 +361,16 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
 				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
-				"at nesting level %u", n->conf.name,
+				"at nesting level %u (%u data bytes, first "
+				"0x%02x)", n->conf.name,
 				(int)c->pid, netfn, cmd,
 				access_verdict_name(verdict), why.netfn,
-				why.cmd, why.depth);
+				why.cmd, why.depth, (unsigned int)len,
+				len ? data[0] : 0);
+		/* every one, for tracing what a client needs (kcsmuxd -d) */
+		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
+			  "data0 0x%02x len %u", n->conf.name, (int)c->pid,
+			  netfn, cmd, len ? data[0] : 0, (unsigned int)len);
 		return xact_answer_now(c, addr, msgid, netfn, cmd,
 				       IPMI_CC_INSUFFICIENT_PRIV);
 	}

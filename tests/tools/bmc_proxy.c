@@ -18,6 +18,7 @@
  * See docs/bmc-proxy.md.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -49,6 +50,8 @@
 #define CTL_LINE_MAX 4096
 #define CTL_ARGS_MAX 64
 #define ON_RULES_MAX 32
+#define ANSWERS_MAX 16
+#define ANSWER_DATA_MAX 64
 #define ON_LINE_MAX 512
 #define NSEC_PER_SEC 1000000000ull
 
@@ -140,6 +143,15 @@ struct counters {
 };
 
 /* --on NETFN:CMD=COMMAND */
+/* --answer: a request the proxy answers itself, never forwarded */
+struct answer_rule {
+	uint8_t netfn, cmd;
+	int body;			/* first data byte to match; -1 any */
+	uint8_t data[ANSWER_DATA_MAX];	/* completion code, data */
+	size_t len;
+	uint64_t used;
+};
+
 struct on_rule {
 	uint8_t netfn, cmd;
 	char line[ON_LINE_MAX]; /* control command, commas made spaces */
@@ -187,6 +199,8 @@ struct proxy {
 	uint64_t hold_after_ms;
 	uint64_t hold_for_ms; /* default auto-release for triggers */
 	struct on_rule rules[ON_RULES_MAX];
+	struct answer_rule answers[ANSWERS_MAX];
+	size_t n_answers;
 	size_t n_rules;
 
 	/* SMS_ATN injection; bmc_attn_up: ipmi_sim's own attention state */
@@ -209,6 +223,8 @@ struct proxy {
 };
 
 static void dispatch(struct proxy *p);
+static bool answer_request(struct proxy *p, const struct vm_frame *f,
+			   const struct vm_msg_info *mi);
 static void bmc_schedule_retry(struct proxy *p);
 static void conn_close(struct proxy *p, struct conn *c);
 static void ctl_event_cb(struct bufferevent *bev, short what, void *arg);
@@ -887,7 +903,7 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 			if (p->reqlog)
 				log_request(p->reqlog, f, &mi);
 			if (mi.checksum_ok && !f->bad_escape &&
-			    inject_answer(p, f))
+			    (answer_request(p, f, &mi) || inject_answer(p, f)))
 				return;
 		}
 	}
@@ -1220,6 +1236,80 @@ static bool parse_byte(const char *s, uint64_t max, uint8_t *out)
 		return false;
 	*out = (uint8_t)v;
 	return true;
+}
+
+/* "NETFN:CMD[/BODY]=HEX..." (bytes: completion code, then data) */
+static bool answer_parse(const char *spec, struct answer_rule *a)
+{
+	char buf[256], *eq, *slash, *colon, *h;
+	uint8_t b;
+
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
+		return false;
+	memset(a, 0, sizeof(*a));
+	a->body = -1;
+	eq = strchr(buf, '=');
+	if (!eq)
+		return false;
+	*eq = '\0';
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (!parse_byte(slash + 1, 0xff, &b))
+			return false;
+		a->body = b;
+	}
+	colon = strchr(buf, ':');
+	if (!colon)
+		return false;
+	*colon = '\0';
+	if (!parse_netfn_cmd(buf, colon + 1, &a->netfn, &a->cmd) ||
+	    (a->netfn & 1))
+		return false;
+	for (h = eq + 1; *h;) {
+		unsigned int v;
+
+		if (*h == ' ' || *h == ',' || *h == ':') {
+			h++;
+			continue;
+		}
+		if (!isxdigit((unsigned char)h[0]) ||
+		    !isxdigit((unsigned char)h[1]) ||
+		    a->len >= sizeof(a->data) || sscanf(h, "%2x", &v) != 1)
+			return false;
+		a->data[a->len++] = (uint8_t)v;
+		h += 2;
+	}
+	return a->len > 0;
+}
+
+/* A host request an --answer rule matches: answer it here (true). */
+static bool answer_request(struct proxy *p, const struct vm_frame *f,
+			   const struct vm_msg_info *mi)
+{
+	uint8_t wire[VM_RAW_MAX];
+	size_t i, n;
+
+	for (i = 0; i < p->n_answers; i++) {
+		struct answer_rule *a = &p->answers[i];
+
+		if (a->netfn != mi->netfn || a->cmd != mi->cmd ||
+		    (a->body >= 0 && (mi->payload_len < 1 ||
+				      f->data[3] != a->body)))
+			continue;
+		n = vm_encode_msg(mi->seq, mi->netfn | 1, mi->lun, mi->cmd,
+				  a->data, a->len, wire, sizeof(wire));
+		if (!n)
+			return false;
+		a->used++;
+		if (verbose)
+			logmsg("answer: 0x%02x:0x%02x answered here (cc 0x%02x)",
+			       mi->netfn, mi->cmd, a->data[0]);
+		msg_to_host(p, wire, n);
+		dispatch(p);
+		return true;
+	}
+	return false;
 }
 
 /* inject-event HEX..., inject-msg HEX..., inject-cmd ..., inject-clear */
@@ -1606,6 +1696,9 @@ static void usage(FILE *f)
 		"                     fixed:3000, inject-event HEX, hold 1500) when\n"
 		"                     the host sends this request; repeatable;\n"
 		"                     commas in COMMAND act as spaces\n"
+		"  --answer NETFN:CMD[/BODY]=HEX  answer this request here\n"
+		"                     (BODY: its first data byte) with these\n"
+		"                     bytes, completion code first; repeatable\n"
 		"  --report FILE      write the exit report to FILE\n"
 		"  --log-requests FILE one line per request passed to the BMC:\n"
 		"                     NETFN CMD DATA... in hex (vm.daemon-oracle)\n"
@@ -1638,6 +1731,7 @@ enum {
 	OPT_HOLD_AFTER,
 	OPT_HOLD_FOR,
 	OPT_ON,
+	OPT_ANSWER,
 	OPT_REPORT,
 	OPT_RETRY,
 	OPT_SPIN,
@@ -1658,6 +1752,7 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		{ "hold-after", required_argument, NULL, OPT_HOLD_AFTER },
 		{ "hold-for", required_argument, NULL, OPT_HOLD_FOR },
 		{ "on", required_argument, NULL, OPT_ON },
+		{ "answer", required_argument, NULL, OPT_ANSWER },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "retry-ms", required_argument, NULL, OPT_RETRY },
 		{ "spin", required_argument, NULL, OPT_SPIN },
@@ -1730,6 +1825,17 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 				logmsg("--on '%s': %s", optarg, err);
 				return -1;
 			}
+			break;
+		case OPT_ANSWER:
+			if (p->n_answers >= ANSWERS_MAX ||
+			    !answer_parse(optarg,
+					  &p->answers[p->n_answers])) {
+				logmsg("--answer '%s': expected NETFN:CMD[/BODY]"
+				       "=HEX... (cc first), at most %d", optarg,
+				       ANSWERS_MAX);
+				return -1;
+			}
+			p->n_answers++;
 			break;
 		case OPT_REPORT:
 			p->report_path = optarg;

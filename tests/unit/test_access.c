@@ -278,6 +278,180 @@ START_TEST(test_plain_agrees)
 }
 END_TEST
 
+/* A group extension request: (netfn 2c, cmd) with its body byte B. */
+static enum access_verdict gx(const struct kcsmux_access *acc, uint8_t cmd,
+    int body)
+{
+	uint8_t d[2] = { (uint8_t)body, 0x01 };
+
+	return access_check(acc, 0x2c, cmd, d, body < 0 ? 0 : sizeof(d), NULL);
+}
+
+/* Group extension commands matched on their defining body byte. */
+START_TEST(test_group_extension)
+{
+	const struct kcsmux_access *acc;
+	uint8_t in[8] = { KCSMUX_BODY_DCMI }, out[64];
+	size_t nout;
+
+	acc = rules("access = monitoring\n");
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);	/* power */
+	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);	/* caps */
+	ck_assert_int_eq(gx(acc, 0x00, 0x00), ACCESS_OK);	/* PICMG props */
+	ck_assert_int_eq(gx(acc, 0x01, 0x00), ACCESS_OK);	/* PICMG addr */
+	ck_assert_int_eq(gx(acc, 0x00, 0x03), ACCESS_OK);	/* VITA caps */
+	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_DENIED);	/* PICMG 02 */
+	ck_assert_int_eq(gx(acc, 0x02, 0x03), ACCESS_DENIED);	/* VITA 02 */
+	ck_assert_int_eq(gx(acc, 0x00, 0xdc), ACCESS_DENIED);	/* DCMI 00 */
+	ck_assert_int_eq(gx(acc, 0x02, -1), ACCESS_DENIED);	/* no body */
+	ck_assert_int_eq(gx(acc, 0x04, 0xdc), ACCESS_DENIED);	/* set limit */
+	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);	/* activate */
+
+	/* bridged: the carried request's body byte decides */
+	acc = rules("access = monitoring\nallow = app:34\n");
+	nout = frame(out, 0, false, 0x2c, 0x02, in, 4);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
+	    ACCESS_OK);
+	in[0] = 0x00;
+	nout = frame(out, 0, false, 0x2c, 0x02, in, 4);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
+	    ACCESS_DENIED);
+
+	/* an allow line with a body names that body's commands only, and
+	 * is no tunnel grant for the others */
+	acc = rules("access = sensors\nallow = dcmi:01\n");
+	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_DENIED);
+	ck_assert_int_eq(gx(acc, 0x01, 0x00), ACCESS_DENIED);
+	acc = rules("access = none\nallow = 0x2c:0x01-0x02/0xdc-0xdd\n");
+	ck_assert_int_eq(gx(acc, 0x02, 0xdd), ACCESS_OK);
+	ck_assert_int_eq(gx(acc, 0x02, 0xde), ACCESS_DENIED);
+	acc = rules("access = none\nallow = picmg\n");
+	ck_assert_int_eq(gx(acc, 0x17, 0x00), ACCESS_OK);
+	ck_assert_int_eq(gx(acc, 0x17, 0xdc), ACCESS_DENIED);
+
+	/* deny with a body takes that body's command; a plain deny takes
+	 * the command of every body; both win over a plain allow */
+	acc = rules("access = monitoring\ndeny = 0x2c:0x02/0xdc\n");
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_DENIED);
+	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);
+	acc = rules("access = monitoring\ndeny = 0x2c:0x01\n");
+	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_DENIED);
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);
+	acc = rules("access = none\nallow = 0x2c:0x02\ndeny = dcmi:02\n");
+	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_OK);	/* named tunnel */
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_DENIED);
+	/* all minus one body's command: no longer "every command", so the
+	 * other opaque tunnels need naming, as with any deny */
+	acc = rules("access = all\ndeny = dcmi:05\n");
+	ck_assert(!acc->eff_full);
+	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);
+	ck_assert_int_eq(gx(acc, 0x05, 0x00), ACCESS_TUNNEL);
+	acc = rules("access = all\nallow = group\ndeny = dcmi:05\n");
+	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);
+	ck_assert_int_eq(gx(acc, 0x05, 0x00), ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x00, 0x02, NULL, 0, NULL),
+	    ACCESS_OK);
+}
+END_TEST
+
+/* The item syntax: errors, and format -> parse gives the set back. */
+START_TEST(test_group_extension_syntax)
+{
+	static const char *const bad[] = {
+		"0x06:01/0xdc", "dcmi/0xdc", "dcmi:01/0xdc", "0x2c:01/0x100",
+		"0x2c:01/", "0x2c-0x2e:01/dc", "*:01/dc", "0x2c:01/dc-db",
+		"0x2c:01/x",
+	};
+	struct kcsmux_cmdset s, t;
+	char *text, *cause = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cmdset_clear(&s);
+		ck_assert_msg(cmdset_parse(&s, bad[i], &cause) == -1, "%s",
+		    bad[i]);
+		ck_assert_ptr_nonnull(cause);
+		free(cause);
+		cause = NULL;
+		ck_assert(cmdset_empty(&s));
+	}
+	cmdset_clear(&s);
+	ck_assert_int_eq(cmdset_parse(&s, "dcmi:01-02, picmg:00, "
+	    "0x2c:*/0x03, group:0x10, asf:7", NULL), 0);
+	ck_assert(cmdset_has_gx(&s, 0xdc, 0x02));
+	ck_assert(!cmdset_has_gx(&s, 0xdc, 0x03));
+	ck_assert(!cmdset_has(&s, 0x2c, 0x01));
+	ck_assert(cmdset_has(&s, 0x2c, 0x10));
+	text = cmdset_format(&s);
+	ck_assert_str_eq(text, "0x2c:0x10, 0x2c:0x00/0x00, 0x2c:0x07/0x01, "
+	    "0x2c:*/0x03, 0x2c:0x01-0x02/0xdc");
+	cmdset_clear(&t);
+	ck_assert_int_eq(cmdset_parse(&t, text, NULL), 0);
+	ck_assert(memcmp(&s, &t, sizeof(s)) == 0);
+	free(text);
+}
+END_TEST
+
+/* monitoring: sensors' superset, readonly's subset, and no command that
+ * changes the BMC, clears a log or controls the chassis. */
+START_TEST(test_monitoring_preset)
+{
+	struct kcsmux_cmdset se, mo, ro;
+	static const uint8_t never[][2] = {
+		{ 0x00, 0x02 }, { 0x00, 0x04 }, { 0x00, 0x08 }, { 0x04, 0x00 },
+		{ 0x04, 0x28 }, { 0x04, 0x2a }, { 0x06, 0x22 }, { 0x06, 0x24 },
+		{ 0x06, 0x2e }, { 0x06, 0x30 }, { 0x06, 0x33 }, { 0x06, 0x34 },
+		{ 0x06, 0x52 }, { 0x06, 0x58 }, { 0x0a, 0x12 }, { 0x0a, 0x44 },
+		{ 0x0a, 0x47 }, { 0x0a, 0x49 }, { 0x0a, 0x24 }, { 0x0a, 0x27 },
+		{ 0x0c, 0x01 }, { 0x02, 0x00 },
+	};
+	unsigned n, c, b;
+	size_t i;
+
+	access_preset_set(KCSMUX_ACCESS_SENSORS, &se);
+	access_preset_set(KCSMUX_ACCESS_MONITORING, &mo);
+	access_preset_set(KCSMUX_ACCESS_READONLY, &ro);
+	for (n = 0; n < KCSMUX_NETFNS; n++) {
+		for (c = 0; c < 256; c++) {
+			if (cmdset_has(&se, (uint8_t)n, (uint8_t)c))
+				ck_assert(cmdset_has(&mo, (uint8_t)n, (uint8_t)c));
+			if (cmdset_has(&mo, (uint8_t)n, (uint8_t)c))
+				ck_assert(cmdset_has(&ro, (uint8_t)n, (uint8_t)c));
+			/* no opaque tunnel in either */
+			if (access_is_tunnel((uint8_t)n, (uint8_t)c))
+				ck_assert(!cmdset_has(&ro, (uint8_t)n, (uint8_t)c));
+		}
+	}
+	for (b = 0; b < 256; b++)
+		for (c = 0; c < 256; c++)
+			if (cmdset_has_gx(&mo, (uint8_t)b, (uint8_t)c))
+				ck_assert(cmdset_has_gx(&ro, (uint8_t)b, (uint8_t)c));
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		ck_assert_msg(!cmdset_has(&mo, never[i][0], never[i][1]),
+		    "%02x:%02x", never[i][0], never[i][1]);
+		ck_assert_msg(!cmdset_has(&ro, never[i][0], never[i][1]),
+		    "%02x:%02x", never[i][0], never[i][1]);
+	}
+	/* DCMI: reads only (01 capabilities, 02 power reading) */
+	for (c = 0; c < 256; c++)
+		ck_assert(cmdset_has_gx(&mo, KCSMUX_BODY_DCMI, (uint8_t)c) ==
+		    (c == 0x01 || c == 0x02));
+}
+END_TEST
+
+/* The reference for one frame F (from its netfn/LUN byte, LEN bytes on):
+ * the plain pair, or for netfn 2c the (body, cmd) after the cmd byte. */
+static bool ref_allows(const struct kcsmux_access *acc, const uint8_t *f,
+    size_t len)
+{
+	uint8_t netfn = f[0] >> 2, cmd = f[4];
+
+	if (netfn == 0x2c && len > 5 && cmdset_has_gx(&acc->eff, f[5], cmd))
+		return true;
+	return access_allows(acc, netfn, cmd);
+}
+
 /* Random bodies at random depth never get a refused command through:
  * a reference walker re-derives each level's command independently. */
 START_TEST(test_random_bodies)
@@ -303,13 +477,13 @@ START_TEST(test_random_bodies)
 		ck_assert_uint_ge(len, 7);
 		if (buf[1] == 0 && (buf[0] & 0x0f) == 0) {
 			ck_assert_uint_ge(len, 8);
-			ck_assert(access_allows(acc, buf[3] >> 2, buf[7]));
+			ck_assert(ref_allows(acc, buf + 3, len - 3));
 		} else {
-			ck_assert(access_allows(acc, buf[2] >> 2, buf[6]));
+			ck_assert(ref_allows(acc, buf + 2, len - 2));
 			ck_assert(!(buf[2] >> 2 == 6 && buf[6] == 0x34));
 		}
 		if ((buf[0] & 0x0f) != 0 && len >= 8)
-			ck_assert(access_allows(acc, buf[3] >> 2, buf[7]));
+			ck_assert(ref_allows(acc, buf + 3, len - 3));
 	}
 }
 END_TEST
@@ -421,6 +595,9 @@ int main(void)
 	tcase_add_test(tc, test_ipmb_readings);
 	tcase_add_test(tc, test_appended_checksum);
 	tcase_add_test(tc, test_commands_default);
+	tcase_add_test(tc, test_group_extension);
+	tcase_add_test(tc, test_group_extension_syntax);
+	tcase_add_test(tc, test_monitoring_preset);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -658,7 +658,7 @@ static const struct bad bad_configs[] = {
 	{ "[node a]\npolicy = fast\n", "t.conf:2: policy: 'fast' is not "
 	  "normal, interactive, monitor or bulk", 1 },
 	{ "[node a]\naccess = ro\n", "t.conf:2: access: 'ro' is not none, "
-	  "readonly, sensors or all", 1 },
+	  "readonly, sensors, monitoring or all", 1 },
 	{ "[node a]\nmax_outstanding = 0\n", "t.conf:2: max_outstanding: "
 	  "expected an integer from 1 to 10000, not '0'", 1 },
 	{ "[node a]\nmax_clients = 10001\n", "t.conf:2: max_clients: expected "
@@ -873,6 +873,28 @@ START_TEST(test_ids)
 }
 END_TEST
 
+/* interface: the node's /dev/ipmi/N and /dev/ipmidev/N number. */
+START_TEST(test_interface)
+{
+	load_ok("[node ipmi0]\n[node ipmi12]\n[node ipmi-mon]\n"
+	    "[node ipmi00]\n[node ipmi256]\n[node mon]\ninterface = 7\n"
+	    "[node ipmi3]\ninterface = none\n[node ipmi4]\ninterface = 5\n");
+	ck_assert_int_eq(node("ipmi0")->interface, 0);
+	ck_assert_int_eq(node("ipmi12")->interface, 12);
+	ck_assert_int_eq(node("ipmi-mon")->interface, -1);
+	ck_assert_int_eq(node("ipmi00")->interface, -1);
+	ck_assert_int_eq(node("ipmi256")->interface, -1);
+	ck_assert_int_eq(node("mon")->interface, 7);
+	ck_assert_int_eq(node("ipmi3")->interface, -1);
+	ck_assert_int_eq(node("ipmi4")->interface, 5);
+	load_fails("[node a]\ninterface = 256\n", "t.conf:2: interface: "
+	    "expected an integer from 0 to 255 or 'none', not '256'", 1);
+	load_fails("[node a]\ninterface = -1\n", "interface:", 1);
+	load_fails("[node ipmi2]\n[node mon]\ninterface = 2\n",
+	    "t.conf:2: node 'mon': interface 2 is node 'ipmi2''s already", 1);
+}
+END_TEST
+
 START_TEST(test_access_presets)
 {
 	struct kcsmux_access acc;
@@ -900,9 +922,11 @@ START_TEST(test_access_presets)
 	ck_assert_str_eq(s, "0x00:0x00-0x01, 0x00:0x07, 0x00:0x09, "
 	    "0x00:0x0f, 0x04:0x01, 0x04:0x20-0x23, 0x04:0x25, 0x04:0x27, "
 	    "0x04:0x29, 0x04:0x2b, 0x04:0x2d, 0x04:0x2f, 0x06:0x01, "
-	    "0x06:0x04, 0x06:0x07-0x08, 0x06:0x25, 0x06:0x2f, 0x06:0x37, "
-	    "0x06:0x41-0x42, 0x0a:0x10-0x11, 0x0a:0x20-0x23, 0x0a:0x28, "
-	    "0x0a:0x40-0x43, 0x0a:0x48, 0x0a:0x5c, 0x0c:0x02");
+	    "0x06:0x04, 0x06:0x07-0x08, 0x06:0x25, 0x06:0x2f, "
+	    "0x06:0x37-0x38, 0x06:0x41-0x42, 0x06:0x59, 0x0a:0x10-0x11, "
+	    "0x0a:0x20-0x23, "
+	    "0x0a:0x28, 0x0a:0x40-0x43, 0x0a:0x48, 0x0a:0x5c, 0x0c:0x02, "
+	    "0x2c:0x00-0x01/0x00, 0x2c:0x00/0x03, 0x2c:0x01-0x02/0xdc");
 	free(s);
 
 	acc = node("se")->acc;
@@ -927,7 +951,9 @@ START_TEST(test_access_presets)
 	ck_assert(!access_allows(&acc, 0xff, 0xff));
 
 	ck_assert_str_eq(access_preset_name(KCSMUX_ACCESS_SENSORS), "sensors");
-	ck_assert_ptr_null(access_preset_name((enum kcsmux_access_preset)4));
+	ck_assert_str_eq(access_preset_name(KCSMUX_ACCESS_MONITORING),
+	    "monitoring");
+	ck_assert_ptr_null(access_preset_name((enum kcsmux_access_preset)5));
 }
 END_TEST
 
@@ -1113,6 +1139,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_access_presets);
 	tcase_add_test(tc, test_access_lists);
 	tcase_add_test(tc, test_cmdset);
+	tcase_add_test(tc, test_interface);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
 	suite_add_tcase(s, tc);
