@@ -20,34 +20,54 @@ uint8_t ipmb_checksum(const uint8_t *p, size_t n)
 	return (uint8_t)-sum;
 }
 
+/* Send Message's own header (netfn, cmd, channel) in a request of LEN
+ * bytes, once LEN is known to fit. */
+static int send_msg_start(uint8_t *out, size_t cap, size_t len,
+			  uint8_t channel)
+{
+	if (len > ABI_MAX_MSG_LENGTH)
+		return -EMSGSIZE;
+	if (!out || cap < len)
+		return -ENOSPC;
+	out[0] = IPMI_NETFN_APP_REQUEST << 2;
+	out[1] = IPMI_SEND_MSG_CMD;
+	out[2] = channel;	/* no tracking bits */
+	return 0;
+}
+
+/* The requester's half of a frame at P: its address, seq/LUN, the
+ * command, the data and the checksum over all of them. */
+static void put_requester(uint8_t *p, uint8_t sa, uint8_t seq, uint8_t lun,
+			  uint8_t cmd, const uint8_t *data, uint16_t data_len)
+{
+	p[0] = sa;
+	p[1] = (uint8_t)((seq & IPMB_SEQ_MASK) << 2 | (lun & 3));
+	p[2] = cmd;
+	if (data_len)
+		memcpy(p + 3, data, data_len);
+	p[3 + data_len] = ipmb_checksum(p, 3 + (size_t)data_len);
+}
+
 int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 {
 	size_t b = tx->broadcast ? 1 : 0;
 	size_t len = (size_t)tx->data_len + IPMB_SEND_OVERHEAD + b;
 	uint8_t *f;	/* the IPMB frame, after the optional broadcast byte */
+	int rv;
 
 	if (tx->channel >= ABI_MAX_CHANNELS || (tx->data_len && !tx->data))
 		return -EINVAL;
-	if (len > ABI_MAX_MSG_LENGTH)
-		return -EMSGSIZE;
-	if (!out || cap < len)
-		return -ENOSPC;
-
-	out[0] = IPMI_NETFN_APP_REQUEST << 2;
-	out[1] = IPMI_SEND_MSG_CMD;
-	out[2] = tx->channel;	/* no tracking bits */
+	rv = send_msg_start(out, cap, len, tx->channel);
+	if (rv)
+		return rv;
 	if (b)
 		out[3] = 0x00;
 	f = out + 3 + b;
 	f[0] = tx->dest_sa;
 	f[1] = (uint8_t)(tx->netfn << 2 | (tx->dest_lun & 3));
 	f[2] = ipmb_checksum(f, 2);
-	f[3] = tx->src_sa;
-	f[4] = (uint8_t)((tx->seq & IPMB_SEQ_MASK) << 2 | (tx->src_lun & 3));
-	f[5] = tx->cmd;
-	if (tx->data_len)
-		memcpy(f + 6, tx->data, tx->data_len);
-	f[6 + tx->data_len] = ipmb_checksum(f + 3, 3 + (size_t)tx->data_len);
+	put_requester(f + 3, tx->src_sa, tx->seq, tx->src_lun, tx->cmd,
+		      tx->data, tx->data_len);
 	return (int)len;
 }
 
@@ -56,27 +76,20 @@ int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
 		   uint8_t seq, uint8_t *out, size_t cap)
 {
 	size_t len = (size_t)data_len + IPMB_SEND_OVERHEAD + 1;
+	int rv;
 
 	if (addr->addr_type != IPMI_LAN_ADDR_TYPE || addr->channel < 0 ||
 	    addr->channel >= ABI_MAX_CHANNELS || (data_len && !data))
 		return -EINVAL;
-	if (len > ABI_MAX_MSG_LENGTH)
-		return -EMSGSIZE;
-	if (!out || cap < len)
-		return -ENOSPC;
-	out[0] = IPMI_NETFN_APP_REQUEST << 2;
-	out[1] = IPMI_SEND_MSG_CMD;
-	out[2] = (uint8_t)addr->channel;
+	rv = send_msg_start(out, cap, len, (uint8_t)addr->channel);
+	if (rv)
+		return rv;
 	out[3] = addr->session_handle;
 	out[4] = addr->remote_swid;
 	out[5] = (uint8_t)(netfn << 2 | (addr->lun & 3));
 	out[6] = ipmb_checksum(out + 4, 2);
-	out[7] = addr->local_swid;
-	out[8] = (uint8_t)((seq & IPMB_SEQ_MASK) << 2 | (my_lun & 3));
-	out[9] = cmd;
-	if (data_len)
-		memcpy(out + 10, data, data_len);
-	out[10 + data_len] = ipmb_checksum(out + 7, 3 + (size_t)data_len);
+	put_requester(out + 7, addr->local_swid, seq, my_lun, cmd, data,
+		      data_len);
 	return (int)len;
 }
 
