@@ -62,8 +62,12 @@ echo "    latency ${lat} us, cost-report cpu ${cpu} us, poller schedstat ${sched
 expect "all ok" "n=$N ok=$N bad=0" /tmp/b0
 expect "spin_ns is 0 in every report" 'spin_sum_us=0 ' /tmp/b0
 check "cost-report cpu < 25% of the latency" test $((cpu * 4)) -lt "$lat"
-# schedstat also counts the context switches of every sleep (costly in TCG)
-check "poller schedstat CPU < 1/3 of the latency" test $((sched * 3)) -lt "$lat"
+# The poller's own CPU time (schedstat) is judged against the spinning
+# policy's in the same boot, below, not against the latency: a guest's
+# clock runs on while the host takes its vCPU away (TCG has no steal time),
+# so on a busy host with 2 vCPUs every runtime grows, the spinning one's
+# too. schedstat also counts each sleep's context switches (costly in TCG).
+sched_b0=$sched
 check "it slept (timer)" test "$(field timer_wakeups /tmp/b0)" -ge $N
 
 say "max_busy_us=unlimited: spins to the end"
@@ -78,6 +82,8 @@ expect "all ok" "n=$N ok=$N bad=0" /tmp/bu
 expect "no sleeps" ' sleeps=0 ' /tmp/bu
 check "spin >= 70% of the latency" test $((spin * 10)) -ge $((lat * 7))
 check "poller schedstat CPU >= 70% of the latency" test $((sched * 10)) -ge $((lat * 7))
+check "max_busy_us=0 took under 1/2 the poller CPU of unlimited (${sched_b0} vs ${sched} us)" \
+	test $((sched_b0 * 2)) -lt "$sched"
 
 say "busy window 500 us, then sleeps"
 run_to /tmp/b500 $KCSRAW -b 500 -p 200 -n $N -q raw 06 01
