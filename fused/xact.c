@@ -378,6 +378,10 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	    !n->d->be->bridges)
 		return bridge_send(c, addr, msgid, netfn, cmd, data, len,
 				   retries, retry_ms, flags);
+	if (over_share(c)) {
+		n->cnt.busy++;
+		return -EBUSY;
+	}
 	x = xact_new(n->d, n, c);
 	if (!x)
 		return -ENOMEM;
@@ -395,11 +399,6 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	memcpy(x->req + 2, data, len);
 	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
-	if (over_share(c)) {
-		n->cnt.busy++;
-		free(x);
-		return -EBUSY;
-	}
 	/* counted before: xact_enqueue() may dispatch it at once, and
 	 * pick() uncounts what it dispatches */
 	c->queued++;
