@@ -17,14 +17,14 @@
 
 #include <event2/event.h>
 
-#include "backend.h"
-#include "control.h"
-#include "ipmb.h"
-#include "xact.h"
+#include "backend/backend.h"
+#include "admin/control.h"
+#include "core/ipmb.h"
+#include "core/xact.h"
 #include "kcsmuxd.h"
 #include "notify.h"
-#include "log.h"
-#include "metrics.h"
+#include "util/log.h"
+#include "admin/metrics.h"
 #include "sandbox.h"
 
 static void usage(FILE *f)

@@ -22,12 +22,12 @@
 
 #include <kcsmux/kcsraw.h>
 
-#include "config.h"
-#include "ipmi_abi.h"
-#include "adaptive.h"
-#include "log.h"
-#include "nodestats.h"
-#include "sched.h"
+#include "admin/config.h"
+#include "cuse/ipmi_abi.h"
+#include "core/adaptive.h"
+#include "util/log.h"
+#include "core/nodestats.h"
+#include "core/sched.h"
 
 struct event_base;
 struct event;

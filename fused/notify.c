@@ -19,7 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "notify.h"
 
 int notify_open(void)

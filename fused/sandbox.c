@@ -33,10 +33,10 @@
 
 #include <seccomp.h>
 
-#include "ipmi_abi.h"		/* <linux/ipmi.h>: the ipmidev backend's */
+#include "cuse/ipmi_abi.h"		/* <linux/ipmi.h>: the ipmidev backend's */
 #include <kcsmux/kcsraw.h>
 
-#include "policy.h"		/* value_error */
+#include "core/policy.h"		/* value_error */
 #include "sandbox.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "admin/config.h"
 
 /* What the running daemon still needs, beyond its fixed list. */
 struct sandbox_profile {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kcsmux.conf: fused/config.c (libinih) and the value
- * parsers of fused/policy.c.
+ * libFuzzer target for kcsmux.conf: fused/admin/config.c (libinih) and the value
+ * parsers of fused/core/policy.c.
  *
  * The input is a configuration file. It is read twice: by config_load(),
  * from a memfd through its /proc/self/fd path (the daemon's own path, which
@@ -28,7 +28,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "admin/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

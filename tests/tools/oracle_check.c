@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "policy.h"
+#include "admin/config.h"
+#include "core/policy.h"
 
 static const struct kcsmux_access *acc;
 

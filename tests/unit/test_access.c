@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for access_check() (fused/policy.c): a node's rules against
+ * Check suite for access_check() (fused/core/policy.c): a node's rules against
  * the whole request a client sends, Send Message nesting at every level,
  * broadcast and non-IPMB layouts, opaque tunnels, truncated frames. Rules
  * come from kcsmux.conf text through config.c, as in the daemon.
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "policy.h"
+#include "admin/config.h"
+#include "core/policy.h"
 
 static struct kcsmux_config cfg;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/adaptive.c, the adaptive backoff's model, driven
+ * Check suite for fused/core/adaptive.c, the adaptive backoff's model, driven
  * by a simulator: a BMC whose response time follows a given distribution
  * (fixed, uniform, the empirical CDF of a real BMC, a shift mid-run), a
  * poller that wakes at first_us and then every poll_us (or exp backoff)
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adaptive.h"
-#include "nodestats.h"
+#include "core/adaptive.h"
+#include "core/nodestats.h"
 
 #define US		1000ULL
 #define SEC		1000000000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/atn.c: the SMS_ATN flag machine (events, messages,
+ * Check suite for fused/core/atn.c: the SMS_ATN flag machine (events, messages,
  * watchdog pre-timeout, several flags, empty answers, OEM flags, repeated
  * attention, the fetch cap) and the classification of what it fetches.
  */
@@ -13,7 +13,7 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "atn.h"
+#include "core/atn.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

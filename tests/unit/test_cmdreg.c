@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/cmdreg.c: REGISTER/UNREGISTER_FOR_CMD(_CHANS) with
+ * Check suite for fused/cuse/cmdreg.c: REGISTER/UNREGISTER_FOR_CMD(_CHANS) with
  * the stock message handler's per-channel semantics (ipmi_msghandler.c):
  * exclusive per (netfn, cmd, channel) across files, the same file on other
  * channels, one unregister mask covering several registrations, channels

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/ipmb.c: Send Message framing against hand-computed
+ * Check suite for fused/core/ipmb.c: Send Message framing against hand-computed
  * vectors, Get Message parsing (short frames, checksums, cc), and the
  * client-visible messages.
  */
@@ -13,7 +13,7 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "ipmb.h"
+#include "core/ipmb.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_log.c - kcsmuxd's logging under systemd (fused/log.c): journald
+/* test_log.c - kcsmuxd's logging under systemd (fused/util/log.c): journald
  * priority prefixes on every line, and JOURNAL_STREAM trusted only while
  * stderr is that stream. */
 #include <check.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 
 /* fmt_journal: what log_format_journal writes for PRI and MSG. */
 static char *fmt_journal(int pri, const char *msg)

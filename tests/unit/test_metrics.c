@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/metrics.c: the exact exposition of a synthetic
+ * Check suite for fused/admin/metrics.c: the exact exposition of a synthetic
  * snapshot (every family, histogram buckets, seconds, label escaping), a
  * small parser of the text format 0.0.4 run over it (every sample line
  * parses, each family once and grouped under its # TYPE, no duplicate
@@ -25,10 +25,10 @@
 #include <event2/event.h>
 #include <event2/http.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "kcsmuxd.h"
-#include "metrics.h"
-#include "nodestats.h"
+#include "admin/metrics.h"
+#include "core/nodestats.h"
 
 /* The parser's error messages and keys are cut to size on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/nodestats.c: histogram bounds and bucket
+ * Check suite for fused/core/nodestats.c: histogram bounds and bucket
  * placement, quantile estimates against exact percentiles, merging, the
  * decaying CPU-rate estimator (convergence, decay, budget checks) and the
  * per-node counters.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nodestats.h"
+#include "core/nodestats.h"
 
 #define US	1000ULL
 #define MS	1000000ULL

@@ -27,7 +27,7 @@
 #include <seccomp.h>
 #include <kcsmux/kcsraw.h>
 
-#include "config.h"
+#include "admin/config.h"
 #include "sandbox.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/sched.c: strict classes, weighted fair sharing by
+ * Check suite for fused/core/sched.c: strict classes, weighted fair sharing by
  * count and by charged time, aging bound under saturation, token bucket
  * timing, queue bound, cancel, live policy change, detach, many flows, and
  * a deterministic simulation of an interactive client against a hammering
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "core/sched.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define US	1000ULL

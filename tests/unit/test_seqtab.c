@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/seqtab.c: slot allocation and exhaustion, Send
+ * Check suite for fused/core/seqtab.c: slot allocation and exhaustion, Send
  * Message completions, response matching, retries/timeouts with exact
  * deadlines, broadcasts and owner cancellation.
  */
@@ -13,8 +13,8 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "ipmb.h"
-#include "seqtab.h"
+#include "core/ipmb.h"
+#include "core/seqtab.h"
 
 #define MS	1000000ull
 #define T0	(1000 * MS)	/* an arbitrary start time */

@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - Prometheus text exposition of the per-node accounting, over
+ * HTTP (libevent's evhttp, in the daemon's loop) and as a node_exporter
+ * textfile (see metrics.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <netinet/in.h>
+
+#include <event2/buffer.h>
+#include <event2/listener.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "backend/backend.h"
+#include "util/log.h"
+#include "admin/metrics.h"
+
+#define NS_PER_S	1000000000ULL
+
+/* --- the buffer --- */
+
+void metrics_buf_free(struct metrics_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool buf_reserve(struct metrics_buf *b, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return false;
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+static void buf_add(struct metrics_buf *b, const char *s, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void buf_str(struct metrics_buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3)))
+static void buf_printf(struct metrics_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!buf_reserve(b, 64))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n >= b->cap - b->len) {
+		if (!buf_reserve(b, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+/* --- the format --- */
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label_value(struct metrics_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\':
+			buf_str(b, "\\\\");
+			break;
+		case '"':
+			buf_str(b, "\\\"");
+			break;
+		case '\n':
+			buf_str(b, "\\n");
+			break;
+		default:
+			buf_add(b, s, 1);
+		}
+	}
+}
+
+/* HELP text: backslash and newline escaped. */
+static void put_help(struct metrics_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			buf_str(b, "\\\\");
+		else if (*s == '\n')
+			buf_str(b, "\\n");
+		else
+			buf_add(b, s, 1);
+	}
+}
+
+/* NS as seconds, exactly: "0.00005", "1.5", "10". */
+static void put_seconds(struct metrics_buf *b, uint64_t ns)
+{
+	char frac[16];
+	size_t n;
+
+	if (ns % NS_PER_S == 0) {
+		buf_printf(b, "%llu", (unsigned long long)(ns / NS_PER_S));
+		return;
+	}
+	n = (size_t)snprintf(frac, sizeof(frac), "%09llu",
+	    (unsigned long long)(ns % NS_PER_S));
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	buf_printf(b, "%llu.%s", (unsigned long long)(ns / NS_PER_S), frac);
+}
+
+static void family(struct metrics_buf *b, const char *name, const char *type,
+    const char *help)
+{
+	buf_printf(b, "# HELP %s ", name);
+	put_help(b, help);
+	buf_printf(b, "\n# TYPE %s %s\n", name, type);
+}
+
+/* NAME{node="N" and EXTRA (",k=\"v\"" or "")}: the value is up to the caller */
+static void sample_start(struct metrics_buf *b, const char *name,
+    const char *suffix, const struct metrics_node *n, const char *extra)
+{
+	buf_printf(b, "%s%s{node=\"", name, suffix);
+	put_label_value(b, n->name);
+	buf_printf(b, "\"%s} ", extra);
+}
+
+static void sample_u64(struct metrics_buf *b, const char *name,
+    const struct metrics_node *n, const char *extra, uint64_t v)
+{
+	sample_start(b, name, "", n, extra);
+	buf_printf(b, "%llu\n", (unsigned long long)v);
+}
+
+static void sample_seconds(struct metrics_buf *b, const char *name,
+    const struct metrics_node *n, uint64_t ns)
+{
+	sample_start(b, name, "", n, "");
+	put_seconds(b, ns);
+	buf_str(b, "\n");
+}
+
+static void sample_ratio(struct metrics_buf *b, const char *name,
+    const struct metrics_node *n, double ppm)
+{
+	sample_start(b, name, "", n, "");
+	buf_printf(b, "%.9g\n", ppm / 1e6);
+}
+
+static void histogram(struct metrics_buf *b, const char *name,
+    const struct metrics_node *n, const struct nodestats_hist *h)
+{
+	uint64_t cum = 0;
+	size_t i;
+
+	for (i = 0; i < NODESTATS_NBUCKETS; i++) {
+		cum += h->bucket[i];
+		buf_printf(b, "%s_bucket{node=\"", name);
+		put_label_value(b, n->name);
+		buf_str(b, "\",le=\"");
+		if (i < NODESTATS_NBOUNDS)
+			put_seconds(b, nodestats_bounds_ns[i]);
+		else
+			buf_str(b, "+Inf");
+		buf_printf(b, "\"} %llu\n", (unsigned long long)cum);
+	}
+	sample_start(b, name, "_sum", n, "");
+	put_seconds(b, h->sum_ns);
+	buf_str(b, "\n");
+	sample_start(b, name, "_count", n, "");
+	/* +Inf == _count even if the buckets were ever out of step */
+	buf_printf(b, "%llu\n", (unsigned long long)cum);
+}
+
+#define EACH_NODE(s, n) \
+	for ((n) = (s)->nodes; (n) < (s)->nodes + (s)->nnodes; (n)++)
+
+int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
+{
+	static const char *const kinds[] = {
+		"completion", "busy", "denied", "rejected", "cancelled",
+	};
+	const struct metrics_node *n;
+	size_t k;
+
+	family(b, "kcsmux_info", "gauge",
+	    "The daemon's version, backend and interface device (always 1).");
+	buf_str(b, "kcsmux_info{version=\"");
+	put_label_value(b, s->version ? s->version : "");
+	buf_str(b, "\",backend=\"");
+	put_label_value(b, s->backend ? s->backend : "");
+	buf_str(b, "\",device=\"");
+	put_label_value(b, s->device ? s->device : "");
+	buf_str(b, "\"} 1\n");
+
+	family(b, "kcsmux_interface_inflight", "gauge",
+	    "Requests submitted to the interface and not yet completed.");
+	buf_printf(b, "kcsmux_interface_inflight %u\n", s->inflight);
+
+	family(b, "kcsmux_clients", "gauge", "Open files of the node.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_clients", n, "", n->clients);
+
+	family(b, "kcsmux_queue_depth", "gauge",
+	    "Requests waiting in the node's queue in the daemon.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_queue_depth", n, "", n->qlen);
+
+	family(b, "kcsmux_opens_total", "counter",
+	    "Opens of the node's device.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_opens_total", n, "", n->cnt.opens);
+
+	family(b, "kcsmux_requests_total", "counter",
+	    "Requests accepted into the node's queue.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_requests_total", n, "", n->st.requests);
+
+	family(b, "kcsmux_responses_total", "counter",
+	    "Requests finished on the interface, any outcome.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_responses_total", n, "",
+		    n->st.completed);
+
+	family(b, "kcsmux_errors_total", "counter",
+	    "Failures by kind: completion (finished with a non-zero "
+	    "completion code or the interface gave up), busy (EBUSY: "
+	    "max_outstanding, or an open over max_clients), denied (refused "
+	    "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
+	    "was full), cancelled (dropped from the queue before running).");
+	EACH_NODE(s, n) {
+		const uint64_t v[] = {
+			n->st.errors, n->cnt.busy, n->cnt.denied,
+			n->st.rejected, n->st.cancelled,
+		};
+		char extra[32];
+
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			snprintf(extra, sizeof(extra), ",kind=\"%s\"", kinds[k]);
+			sample_u64(b, "kcsmux_errors_total", n, extra, v[k]);
+		}
+	}
+
+	family(b, "kcsmux_request_duration_seconds", "histogram",
+	    "Time from a client's request to its response, for requests "
+	    "that went to the interface.");
+	EACH_NODE(s, n)
+		histogram(b, "kcsmux_request_duration_seconds", n,
+		    &n->st.latency);
+
+	family(b, "kcsmux_queue_wait_seconds", "histogram",
+	    "Time requests waited in the node's queue before they started "
+	    "on the interface.");
+	EACH_NODE(s, n)
+		histogram(b, "kcsmux_queue_wait_seconds", n,
+		    &n->st.queue_wait);
+
+	family(b, "kcsmux_service_seconds_total", "counter",
+	    "Time the interface spent on the node's requests.");
+	EACH_NODE(s, n)
+		sample_seconds(b, "kcsmux_service_seconds_total", n,
+		    n->st.service_ns);
+
+	family(b, "kcsmux_poller_cpu_seconds_total", "counter",
+	    "CPU time kcsraw's poller spent on the node's requests "
+	    "(spinning included).");
+	EACH_NODE(s, n)
+		sample_seconds(b, "kcsmux_poller_cpu_seconds_total", n,
+		    n->st.cpu_ns);
+
+	family(b, "kcsmux_poller_spin_seconds_total", "counter",
+	    "Time kcsraw's poller spent busy-polling for the node's "
+	    "requests.");
+	EACH_NODE(s, n)
+		sample_seconds(b, "kcsmux_poller_spin_seconds_total", n,
+		    n->st.spin_ns);
+
+	family(b, "kcsmux_poller_sleeps_total", "counter",
+	    "Sleeps (timer or IRQ) of kcsraw's poller during the node's "
+	    "requests.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_poller_sleeps_total", n, "",
+		    n->cnt.sleeps);
+
+	family(b, "kcsmux_poller_cpu_ratio", "gauge",
+	    "Recent poller CPU use of the node's requests in CPUs, decayed "
+	    "over about 1 s: what cpu_budget is checked against.");
+	EACH_NODE(s, n)
+		sample_ratio(b, "kcsmux_poller_cpu_ratio", n, n->cpu_ppm);
+
+	family(b, "kcsmux_cpu_budget_ratio", "gauge",
+	    "The node's cpu_budget in CPUs; 0: no budget.");
+	EACH_NODE(s, n)
+		sample_ratio(b, "kcsmux_cpu_budget_ratio", n,
+		    n->cpu_budget_ppm);
+
+	family(b, "kcsmux_cpu_budget_throttled_total", "counter",
+	    "Requests run with the cheapest polling because the node was "
+	    "over its cpu_budget.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_cpu_budget_throttled_total", n, "",
+		    n->cnt.throttled);
+
+	family(b, "kcsmux_cpu_budget_held_total", "counter",
+	    "Times the node's queue was held until it was back under its "
+	    "cpu_budget.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_cpu_budget_held_total", n, "",
+		    n->cnt.held);
+
+	/* the interface's health (kcsraw backend) */
+	family(b, "kcsmux_interface_completions_total", "counter",
+	    "Transactions the interface completed, any outcome.");
+	buf_printf(b, "kcsmux_interface_completions_total %llu\n",
+	    (unsigned long long)s->health.completions);
+	family(b, "kcsmux_interface_hosed_total", "counter",
+	    "Transactions the KCS state machine gave up on (answered with "
+	    "cc 0xFF).");
+	buf_printf(b, "kcsmux_interface_hosed_total %llu\n",
+	    (unsigned long long)s->health.hosed);
+	family(b, "kcsmux_interface_kcs_errors_total", "counter",
+	    "KCS timeouts and protocol errors kcsraw saw, recovered or not.");
+	buf_printf(b, "kcsmux_interface_kcs_errors_total %llu\n",
+	    (unsigned long long)s->health.kcs_errors);
+	family(b, "kcsmux_interface_retries_total", "counter",
+	    "KCS error recoveries kcsraw started.");
+	buf_printf(b, "kcsmux_interface_retries_total %llu\n",
+	    (unsigned long long)s->health.retries);
+
+	/* reloads */
+	family(b, "kcsmux_reloads_total", "counter",
+	    "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.");
+	buf_printf(b, "kcsmux_reloads_total{result=\"applied\"} %llu\n",
+	    (unsigned long long)(s->reloads - s->reload_failures));
+	buf_printf(b, "kcsmux_reloads_total{result=\"rejected\"} %llu\n",
+	    (unsigned long long)s->reload_failures);
+	family(b, "kcsmux_reload_last_success", "gauge",
+	    "1 if the last reload applied (or none was tried), 0 if it was "
+	    "rejected and the previous configuration still runs.");
+	buf_printf(b, "kcsmux_reload_last_success %d\n",
+	    s->last_reload_ok ? 1 : 0);
+	family(b, "kcsmux_reload_last_timestamp_seconds", "gauge",
+	    "When the last reload was tried, in seconds since the epoch; 0: "
+	    "none yet.");
+	buf_printf(b, "kcsmux_reload_last_timestamp_seconds %llu\n",
+	    (unsigned long long)s->last_reload_unix);
+
+	return b->oom ? -1 : 0;
+}
+
+/* --- the daemon's snapshot --- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct metrics_node *)a)->name,
+	    ((const struct metrics_node *)b)->name);
+}
+
+int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
+{
+	struct metrics_snapshot s = {
+		.version = KCSMUX_VERSION,
+		.device = d->cfg.device,
+		.reloads = d->reloads,
+		.reload_failures = d->reload_failures,
+		.last_reload_ok = d->last_reload_ok,
+		.last_reload_unix = d->last_reload_unix,
+	};
+	struct metrics_node *mn = NULL;
+	uint64_t now = now_ns();
+	struct node *n;
+	size_t count = 0;
+	int rv;
+
+	LIST_FOREACH(n, &d->nodes, link)
+		count++;
+	if (count && !(mn = calloc(count, sizeof(*mn)))) {
+		b->oom = true;
+		return -1;
+	}
+	LIST_FOREACH(n, &d->nodes, link) {
+		struct metrics_node *m = &mn[s.nnodes];
+
+		if (n->dying)
+			continue;
+		m->name = n->conf.name;
+		m->st = n->st;
+		m->cnt = n->cnt;
+		m->clients = n->nclients;
+		m->qlen = n->flow.qlen;
+		m->cpu_ppm = nodestats_cpu_ppm(&n->st.cpu, now);
+		m->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
+		s.nnodes++;
+	}
+	qsort(mn, s.nnodes, sizeof(*mn), by_name);
+	s.nodes = mn;
+	if (d->be) {
+		s.backend = d->be->ops->name;
+		s.inflight = d->be->inflight;
+		s.health = d->be->health;
+	}
+	rv = metrics_render(b, &s);
+	free(mn);
+	return rv;
+}
+
+/* --- serving --- */
+
+static struct {
+	struct evhttp *http;
+	struct evhttp_bound_socket *sock;
+	struct event *timer;
+	char *textfile;
+	struct log_rl rl;
+	struct event *resume;		/* re-enables accepting */
+	bool paused;			/* listener disabled after EMFILE */
+	int dirfd;			/* the textfile's directory (O_PATH) */
+	char *base;			/* the textfile's name in it */
+} M;
+
+static void pause_accepting(const char *why);
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	evconnlistener_enable(evhttp_bound_socket_get_listener(M.sock));
+	M.paused = false;
+}
+
+static void pause_accepting(const char *why)
+{
+	struct evconnlistener *lev = evhttp_bound_socket_get_listener(M.sock);
+
+	if (!lev || M.paused)
+		return;
+	evconnlistener_disable(lev);
+	M.paused = true;
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s: not "
+	    "accepting for %d s", why, METRICS_EMFILE_RETRY_S);
+}
+
+/* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
+ * log line each time); pause, and try again in a second. */
+static void on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval tv = { METRICS_EMFILE_RETRY_S, 0 };
+	int err = errno;
+
+	(void)lev;
+	(void)arg;
+	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+		pause_accepting(strerror(err));
+		evtimer_add(M.resume, &tv);
+		return;
+	}
+	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s",
+	    strerror(err));
+}
+
+static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *msg(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* libevent 2.1 sends a body with a reply to HEAD: send none, and the
+ * Content-Length a GET would have had. */
+static void send_head(struct evhttp_request *req, int code,
+    const char *reason, size_t len)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%zu", len);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Length", v);
+	evhttp_send_reply(req, code, reason, NULL);
+}
+
+static void reply_text(struct evhttp_request *req, int code,
+    const char *reason, const char *text)
+{
+	struct evbuffer *body;
+
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "text/plain; charset=utf-8");
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		send_head(req, code, reason, strlen(text));
+		return;
+	}
+	body = evbuffer_new();
+	if (body)
+		evbuffer_add(body, text, strlen(text));
+	evhttp_send_reply(req, code, reason, body);
+	if (body)
+		evbuffer_free(body);
+}
+
+static void on_http(struct evhttp_request *req, void *arg)
+{
+	struct daemon *d = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	struct metrics_buf b = { 0 };
+	struct evbuffer *body;
+
+	if (!path || strcmp(path, "/metrics") != 0) {
+		reply_text(req, HTTP_NOTFOUND, "Not Found",
+		    "not found: the metrics are at /metrics\n");
+		return;
+	}
+	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "GET, HEAD");
+		reply_text(req, HTTP_BADMETHOD, "Method Not Allowed",
+		    "method not allowed: GET or HEAD\n");
+		return;
+	}
+	body = evbuffer_new();
+	if (metrics_render_daemon(d, &b) < 0 || !body ||
+	    evbuffer_add(body, b.p, b.len) < 0) {
+		metrics_buf_free(&b);
+		if (body)
+			evbuffer_free(body);
+		reply_text(req, HTTP_INTERNAL, "Internal Server Error",
+		    "out of memory\n");
+		return;
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", METRICS_CONTENT_TYPE);
+	if (cmd == EVHTTP_REQ_HEAD)
+		send_head(req, HTTP_OK, "OK", b.len);
+	else
+		evhttp_send_reply(req, HTTP_OK, "OK", body);
+	metrics_buf_free(&b);
+	evbuffer_free(body);
+}
+
+/* "HOST:PORT" or "[V6ADDR]:PORT" (config.c has checked the shape). */
+static int split_listen(const char *v, char **host, unsigned short *port)
+{
+	const char *colon = strrchr(v, ':');
+	const char *h = v, *he = colon;
+	char *end;
+	unsigned long p;
+
+	if (!colon || colon == v)
+		return -1;
+	if (*v == '[') {
+		if (colon[-1] != ']' || colon - v < 3)
+			return -1;
+		h = v + 1;
+		he = colon - 1;
+	}
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || p > 65535)
+		return -1;
+	*host = strndup(h, (size_t)(he - h));
+	if (!*host)
+		return -1;
+	*port = (unsigned short)p;
+	return 0;
+}
+
+static int http_start(struct daemon *d, const char *listen, char **cause)
+{
+	char *host = NULL;
+	unsigned short port;
+	int err;
+
+	if (split_listen(listen, &host, &port) < 0) {
+		*cause = msg("metrics_listen: bad address '%s'", listen);
+		return -1;
+	}
+	M.http = evhttp_new(d->base);
+	if (!M.http) {
+		free(host);
+		*cause = msg("metrics_listen: evhttp_new failed");
+		return -1;
+	}
+	/* Every method reaches on_http, which answers 405 (not evhttp's
+	 * 501) to all but GET and HEAD. */
+	evhttp_set_allowed_methods(M.http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD |
+	    EVHTTP_REQ_POST | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
+	    EVHTTP_REQ_PATCH);
+	evhttp_set_timeout(M.http, 10);
+	evhttp_set_max_headers_size(M.http, 8192);
+	evhttp_set_max_body_size(M.http, 4096);
+	evhttp_set_gencb(M.http, on_http, d);
+	errno = 0;
+	M.sock = evhttp_bind_socket_with_handle(M.http, host, port);
+	if (!M.sock) {
+		err = errno;
+		*cause = msg("metrics_listen %s: cannot listen%s%s", listen,
+		    err ? ": " : "", err ? strerror(err) : "");
+		free(host);
+		evhttp_free(M.http);
+		M.http = NULL;
+		return -1;
+	}
+	free(host);
+	M.resume = evtimer_new(d->base, resume_cb, NULL);
+	if (!M.resume) {
+		*cause = msg("metrics_listen: out of memory");
+		return -1;
+	}
+	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(M.sock),
+	    on_accept_error);
+	log_info("metrics: serving http://%s/metrics", listen);
+	return 0;
+}
+
+unsigned int metrics_http_port(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int fd;
+
+	if (!M.sock)
+		return 0;
+	fd = evhttp_bound_socket_get_fd(M.sock);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* PATH's directory (O_PATH) into *dirfd and its last component. */
+static const char *open_dir_of(const char *path, int *dirfd)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+
+	if (slash == NULL) {
+		*dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return path;
+	}
+	dir = slash == path ? strdup("/") : strndup(path,
+	    (size_t)(slash - path));
+	*dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	free(dir);
+	return slash + 1;
+}
+
+int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
+{
+	struct metrics_buf b = { 0 };
+	char *tmp = NULL;
+	const char *what, *base;
+	struct stat st;
+	int fd = -1, dfd, err;
+	bool own = M.dirfd > 0 && M.textfile != NULL &&
+	    strcmp(path, M.textfile) == 0;
+
+	/*
+	 * Everything happens relative to the file's directory: the daemon's
+	 * own textfile's, opened once at start (the seccomp filter lets it
+	 * write there and nowhere else), or for another PATH its own.
+	 */
+	what = "open";
+	if (own) {
+		dfd = M.dirfd;
+		base = M.base;
+	} else {
+		base = open_dir_of(path, &dfd);
+		if (dfd < 0) {
+			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	tmp = msg("%s.tmp", base);
+	if (!tmp || metrics_render_daemon(d, &b) < 0) {
+		free(tmp);
+		metrics_buf_free(&b);
+		if (!own)
+			close(dfd);
+		*cause = msg("metrics_textfile %s: out of memory", path);
+		return -1;
+	}
+	/*
+	 * A new file, never one that is there: whatever sits at the .tmp
+	 * name (a FIFO that would block the daemon's only thread, a link to
+	 * another file, a leftover) is removed first (unlink follows
+	 * nothing), then created with O_EXCL; O_NONBLOCK and the fstat
+	 * check are a second guard.
+	 */
+	what = "open";
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
+	    O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		goto fail;
+	what = "fstat";
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	/* node_exporter reads it as another user; the umask may differ. */
+	what = "chmod";
+	if (fchmod(fd, 0644) < 0)
+		goto fail;
+	what = "write";
+	if (write_all(fd, b.p, b.len) < 0)
+		goto fail;
+	what = "fsync";
+	if (fsync(fd) < 0)
+		goto fail;
+	what = "close";
+	err = close(fd);
+	fd = -1;
+	if (err < 0)
+		goto fail;
+	what = "rename";
+	if (renameat(dfd, tmp, dfd, base) < 0)
+		goto fail;
+	free(tmp);
+	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
+	return 0;
+fail:
+	err = errno;
+	*cause = msg("metrics_textfile: %s %s%s: %s", what, path,
+	    strcmp(what, "rename") ? ".tmp" : "", strerror(err));
+	if (fd >= 0)
+		close(fd);
+	if (strcmp(what, "open") != 0)
+		unlinkat(dfd, tmp, 0);
+	free(tmp);
+	metrics_buf_free(&b);
+	if (!own)
+		close(dfd);
+	return -1;
+}
+
+int metrics_textfile_dirfd(void)
+{
+	return M.dirfd > 0 ? M.dirfd : -1;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	char *cause = NULL;
+
+	(void)fd;
+	(void)what;
+	if (metrics_write_textfile(d, M.textfile, &cause) < 0) {
+		log_ratelimited(&M.rl, LOG_WARNING, "%s",
+		    cause ? cause : "metrics_textfile: out of memory");
+		free(cause);
+	}
+}
+
+static int textfile_start(struct daemon *d, const char *path, char **cause)
+{
+	struct timeval tv = { METRICS_TEXTFILE_INTERVAL_S, 0 };
+
+	const char *base = open_dir_of(path, &M.dirfd);
+
+	if (M.dirfd < 0) {
+		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	M.textfile = strdup(path);
+	M.base = strdup(base);
+	if (!M.textfile || !M.base) {
+		*cause = msg("metrics_textfile: out of memory");
+		return -1;
+	}
+	if (metrics_write_textfile(d, path, cause) < 0)
+		return -1;
+	M.timer = event_new(d->base, -1, EV_PERSIST, on_timer, d);
+	if (!M.timer || event_add(M.timer, &tv) < 0) {
+		*cause = msg("metrics_textfile: cannot start its timer");
+		unlinkat(M.dirfd, M.base, 0);
+		return -1;
+	}
+	log_info("metrics to %s every %d s", path,
+	    METRICS_TEXTFILE_INTERVAL_S);
+	return 0;
+}
+
+int metrics_init(struct daemon *d, char **cause)
+{
+	const char *listen = d->cfg.metrics_listen;
+	const char *textfile = d->cfg.metrics_textfile;
+
+	*cause = NULL;
+	if (M.http || M.timer || M.textfile) {
+		*cause = msg("metrics: already started");
+		return -1;
+	}
+	if (listen && *listen && http_start(d, listen, cause) < 0)
+		goto fail;
+	if (textfile && *textfile && textfile_start(d, textfile, cause) < 0)
+		goto fail;
+	return 0;
+fail:
+	metrics_fini(d);
+	if (!*cause)
+		*cause = msg("metrics: out of memory");
+	return -1;
+}
+
+void metrics_fini(struct daemon *d)
+{
+	(void)d;
+	if (M.http)
+		evhttp_free(M.http);	/* its socket and connections too */
+	if (M.resume)
+		event_free(M.resume);
+	if (M.timer)
+		event_free(M.timer);
+	if (M.textfile && M.dirfd > 0 && M.base) {
+		/* stale counters would look like a live daemon's */
+		unlinkat(M.dirfd, M.base, 0);
+	}
+	free(M.textfile);
+	free(M.base);
+	if (M.dirfd > 0)
+		close(M.dirfd);
+	memset(&M, 0, sizeof(M));
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reload.c - SIGHUP (and kcsmuxctl reload): read the configuration again
+ * and apply it live. A file with any error is rejected whole and the
+ * running configuration stays. Otherwise: changed nodes take their new
+ * policy, access list, limits, owner and mode for the next request (no
+ * client is dropped); new nodes appear; removed nodes go away at once,
+ * and their open clients' calls fail with ECONNABORTED/ENOTCONN (the kernel's
+ * answer once a CUSE device is gone).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kcsmuxd.h"
+#include "util/log.h"
+
+static struct node *find_node(struct daemon *d, const char *name)
+{
+	struct node *n;
+
+	LIST_FOREACH(n, &d->nodes, link)
+		if (strcmp(n->conf.name, name) == 0)
+			return n;
+	return NULL;
+}
+
+/* Whether uid UID (with GID among its groups) may open a device of owner
+ * C->uid, group C->gid, mode C->mode for reading and writing. */
+static bool may_open(const struct kcsmux_node_conf *c, uid_t uid,
+		     bool in_group)
+{
+	if (uid == 0)
+		return true;
+	if (uid == c->uid)
+		return (c->mode & 0600) == 0600;
+	if (in_group)
+		return (c->mode & 0060) == 0060;
+	return (c->mode & 0006) == 0006;
+}
+
+/* Is GID among the groups of process PID (/proc/PID/status)? */
+static bool pid_in_group(pid_t pid, gid_t gid)
+{
+	char path[32], line[512], *p, *end;
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!in && fgets(line, sizeof(line), f)) {
+		bool gids = strncmp(line, "Gid:", 4) == 0;
+
+		if (!gids && strncmp(line, "Groups:", 7) != 0)
+			continue;
+		p = line + (gids ? 4 : 7);
+		for (;;) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			if ((gid_t)v == gid)
+				in = true;
+			p = end;	/* Gid: real, effective, saved, fs */
+		}
+	}
+	fclose(f);
+	return in;
+}
+
+/* After an owner/group/mode change: files opened by users who could not
+ * open the device now lose it (their calls fail with EACCES). */
+static void recheck_clients(struct node *n, const struct kcsmux_node_conf *c)
+{
+	struct client *cl;
+
+	LIST_FOREACH(cl, &n->clients, link) {
+		if (cl->revoked || may_open(c, cl->uid,
+		    pid_in_group(cl->pid, c->gid)))
+			continue;
+		log_warn("reload: node %s: pid %ld (uid %u) lost access: its "
+			   "file is closed to it", c->name, (long)cl->pid,
+			   (unsigned)cl->uid);
+		client_revoke(cl);
+	}
+}
+
+static void update_node(struct node *n, const struct kcsmux_node_conf *c)
+{
+	struct client *cl;
+
+	/* narrow first, so there is no moment with wider access */
+	if (c->uid != n->conf.uid || c->gid != n->conf.gid ||
+	    c->mode != n->conf.mode) {
+		node_set_owner_mode(n, c->uid, c->gid, c->mode,
+				    n->conf.mode & c->mode);
+		recheck_clients(n, c);
+	}
+	if (n->conf.commands && !c->commands)	/* revoked: drop them */
+		LIST_FOREACH(cl, &n->clients, link)
+			cmdreg_client_gone(cl);
+	n->conf = *c;
+	sched_flow_update(&n->d->sched, &n->flow, &n->conf.pol, now_ns());
+}
+
+/*
+ * After the privilege drop the daemon can neither create devices nor set
+ * their owner and mode: a file that adds a node or changes one's owner,
+ * group or mode is refused whole (as a backend change is), rather than
+ * half applied and reported as reloaded.
+ */
+static int needs_root(struct daemon *d, const struct kcsmux_config *nc,
+		      char **cause)
+{
+	const struct kcsmux_node_conf *c;
+	struct node *n;
+	size_t i;
+
+	for (i = 0; i < nc->nnodes; i++) {
+		c = &nc->nodes[i];
+		n = find_node(d, c->name);
+		if (!n) {
+			asprintf(cause, "%s: node %s is new: creating a node "
+				 "needs root, and kcsmuxd runs as %s; restart "
+				 "it; nothing was changed", d->cfg_path,
+				 c->name, d->cfg.user);
+			return -1;
+		}
+		if (c->uid != n->conf.uid || c->gid != n->conf.gid ||
+		    c->mode != n->conf.mode) {
+			asprintf(cause, "%s: node %s: owner, group or mode "
+				 "changed: that needs root, and kcsmuxd runs "
+				 "as %s; restart it; nothing was changed",
+				 d->cfg_path, c->name, d->cfg.user);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int daemon_reload(struct daemon *d, char **cause)
+{
+	struct kcsmux_config nc;
+	struct node *n, *tmp;
+	size_t i, added = 0, removed = 0, kept = 0;
+
+	if (config_load(&nc, d->cfg_path, cause) < 0)
+		return -1;
+	if (nc.backend != d->cfg.backend ||
+	    strcmp(nc.device, d->cfg.device) != 0) {
+		asprintf(cause, "%s: backend or device changed: that needs a "
+			 "restart; nothing was changed", d->cfg_path);
+		config_free(&nc);
+		return -1;
+	}
+	if (d->dropped && needs_root(d, &nc, cause) < 0) {
+		config_free(&nc);
+		return -1;
+	}
+	for (n = LIST_FIRST(&d->nodes); n; n = tmp) {
+		tmp = LIST_NEXT(n, link);
+		if (!config_find_node(&nc, n->conf.name)) {
+			log_info("reload: removing node %s (%u clients)",
+				 n->conf.name, n->nclients);
+			node_destroy(n);
+			removed++;
+		}
+	}
+	for (i = 0; i < nc.nnodes; i++) {
+		n = find_node(d, nc.nodes[i].name);
+		if (n) {
+			update_node(n, &nc.nodes[i]);
+			kept++;
+		} else if (node_create(d, &nc.nodes[i], cause) == 0) {
+			added++;
+		} else {
+			log_err("reload: %s", *cause);
+			free(*cause);
+			*cause = NULL;
+		}
+	}
+	log_set_level(nc.log_level);
+	/* Keep what the running daemon was set up with (socket paths,
+	 * user, metrics address need a restart); take the rest. */
+	d->cfg.max_outstanding = nc.max_outstanding;
+	d->cfg.max_clients = nc.max_clients;
+	d->cfg.event_backlog = nc.event_backlog;
+	d->cfg.log_level = nc.log_level;
+	free(d->cfg.nodes);
+	d->cfg.nodes = nc.nodes;
+	d->cfg.nnodes = nc.nnodes;
+	nc.nodes = NULL;
+	nc.nnodes = 0;
+	config_free(&nc);
+	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept,
+		 added, removed);
+	return 0;
+}

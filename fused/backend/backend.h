@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * backend.h - the one interface every node shares. A backend runs raw KCS
+ * requests (netfn << 2 | lun, cmd, data) one after another, each with its
+ * node's polling policy, and reports each completion and every SMS_ATN to
+ * the transaction layer (xact_complete, xact_attention).
+ */
+#ifndef KCSMUX_BACKEND_H
+#define KCSMUX_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cuse/ipmi_abi.h"
+
+#include <kcsmux/kcsraw.h>
+
+struct daemon;
+struct event;
+
+struct backend;
+
+struct backend_ops {
+	const char *name;
+	/*
+	 * Queue one request; -EAGAIN when the backend's queue is full.
+	 * addr NULL: the system interface. Otherwise an IPMB address, only
+	 * for a backend that bridges itself (be->bridges), with the
+	 * request's retries and retry time.
+	 */
+	int (*submit)(struct backend *be, uint64_t cookie,
+		      const struct kcsraw_policy *pol, const uint8_t *req,
+		      unsigned int len, const struct abi_addr *addr,
+		      int32_t retries, uint32_t retry_ms);
+	/* Abandon a submitted request: it completes with -ECANCELED. */
+	int (*cancel)(struct backend *be, uint64_t cookie);
+	void (*destroy)(struct backend *be);
+};
+
+/* The interface's health as its completions tell it (kcsraw backend; the
+ * stock driver keeps its own to itself): for the metrics. */
+struct backend_health {
+	uint64_t completions;	/* any outcome */
+	uint64_t hosed;		/* the KCS state machine gave up (cc 0xFF) */
+	uint64_t kcs_errors;	/* KCS timeouts and protocol errors seen */
+	uint64_t retries;	/* KCS error recoveries started */
+};
+
+struct backend {
+	const struct backend_ops *ops;
+	struct daemon *d;
+	int fd;
+	struct event *ev;
+	unsigned int inflight;	/* submitted, not completed */
+	unsigned int depth;	/* how many we keep submitted */
+	uint32_t irq;		/* the interface's IRQ, 0: none */
+	bool bridges;		/* IPMB requests go to the backend as such
+				   (a stock driver does Send Message and
+				   SMS_ATN itself) */
+	struct backend_health health;
+};
+
+struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
+				    char **cause);
+struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
+				     char **cause);
+
+
+#endif

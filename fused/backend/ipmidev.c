@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend_ipmidev.c - the nodes on top of a stock /dev/ipmiN, for hosts
+ * that keep ipmi_si. Scheduling, access policy and accounting are the
+ * daemon's as with kcsraw, but polling stays the kernel's one global
+ * policy (kipmid): the per-node polling keys have no effect here. The
+ * kernel does SMS_ATN and IPMB bridging itself: IPMB requests are passed to
+ * it as such (with the request's retries), and the events it delivers to
+ * our open file are fanned out to the nodes' subscribers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "backend/backend.h"
+#include "kcsmuxd.h"
+#include "util/log.h"
+#include "core/xact.h"
+
+static int id_submit(struct backend *be, uint64_t cookie,
+		     const struct kcsraw_policy *pol, const uint8_t *req,
+		     unsigned int len, const struct abi_addr *addr,
+		     int32_t retries, uint32_t retry_ms)
+{
+	struct abi_addr si = {
+		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+		.channel = IPMI_BMC_CHANNEL,
+		.lun = req[0] & 3,
+	};
+	uint8_t abuf[ABI_MAX_ADDR_LEN];
+	struct ipmi_req_settime r;
+	int alen;
+
+	(void)pol;
+	if (len < 2)
+		return -EINVAL;
+	alen = abi_encode_addr(addr ? addr : &si, abuf, sizeof(abuf));
+	if (alen < 0)
+		return alen;
+	memset(&r, 0, sizeof(r));
+	r.req.addr = abuf;
+	r.req.addr_len = alen;
+	r.req.msgid = (long)cookie;
+	r.req.msg.netfn = req[0] >> 2;
+	r.req.msg.cmd = req[1];
+	r.req.msg.data = (unsigned char *)req + 2;
+	r.req.msg.data_len = (unsigned short)(len - 2);
+	r.retries = retries;
+	r.retry_time_ms = retry_ms;
+	if (ioctl(be->fd, IPMICTL_SEND_COMMAND_SETTIME, &r) < 0)
+		return -errno;
+	be->inflight++;
+	return 0;
+}
+
+static int id_cancel(struct backend *be, uint64_t cookie)
+{
+	(void)be;
+	(void)cookie;
+	return -EOPNOTSUPP;	/* the stock ABI cannot cancel */
+}
+
+static void id_destroy(struct backend *be)
+{
+	if (be->ev)
+		event_free(be->ev);
+	close(be->fd);
+	free(be);
+}
+
+static const struct backend_ops ipmidev_ops = {
+	.name = "ipmidev",
+	.submit = id_submit,
+	.cancel = id_cancel,
+	.destroy = id_destroy,
+};
+
+static void id_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct backend *be = arg;
+	uint8_t abuf[ABI_MAX_ADDR_LEN];
+	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
+	struct abi_addr addr;
+	struct ipmi_recv r;
+	struct kmsg m;
+
+	(void)what;
+	for (;;) {
+		memset(&r, 0, sizeof(r));
+		r.addr = abuf;
+		r.addr_len = sizeof(abuf);
+		r.msg.data = buf + 2;
+		r.msg.data_len = IPMI_MAX_MSG_LENGTH;
+		if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &r) < 0 &&
+		    errno != EMSGSIZE)
+			break;
+		if (abi_parse_addr(abuf, (uint32_t)r.addr_len, &addr) < 0)
+			continue;
+		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE) {
+			/* The kernel did SMS_ATN; fan its events out. */
+			memset(&m, 0, sizeof(m));
+			m.recv_type = r.recv_type;
+			m.addr = addr;
+			m.netfn = r.msg.netfn;
+			m.cmd = r.msg.cmd;
+			m.data_len = r.msg.data_len;
+			memcpy(m.data, buf + 2, m.data_len);
+			bridge_event(be->d, &m);
+			continue;
+		}
+		if (r.recv_type != IPMI_RESPONSE_RECV_TYPE)
+			continue;
+		buf[0] = (uint8_t)(r.msg.netfn << 2 | (addr.lun & 3));
+		buf[1] = r.msg.cmd;
+		if (be->inflight)
+			be->inflight--;
+		xact_complete(be->d, (uint64_t)r.msgid, 0, buf,
+			      2u + r.msg.data_len, NULL);
+	}
+	xact_kick(be->d);
+}
+
+struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
+				     char **cause)
+{
+	struct backend *be = calloc(1, sizeof(*be));
+	int on;
+
+	if (!be) {
+		asprintf(cause, "out of memory");
+		return NULL;
+	}
+	be->ops = &ipmidev_ops;
+	be->d = d;
+	be->depth = 1;
+	be->bridges = true;
+	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (be->fd < 0) {
+		asprintf(cause, "%s: %s", path, strerror(errno));
+		free(be);
+		return NULL;
+	}
+	on = 1;
+	if (ioctl(be->fd, IPMICTL_SET_GETS_EVENTS_CMD, &on) < 0)
+		log_warn("%s: cannot receive events: %s", path,
+			 strerror(errno));
+	be->ev = event_new(d->base, be->fd, EV_READ | EV_PERSIST, id_event, be);
+	if (!be->ev || event_add(be->ev, NULL) < 0) {
+		asprintf(cause, "%s: event_add failed", path);
+		id_destroy(be);
+		return NULL;
+	}
+	log_info("backend ipmidev: %s (polling is the kernel's)", path);
+	return be;
+}

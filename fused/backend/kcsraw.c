@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * backend_kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
+ * submitted with its node's polling policy; completions come back with
+ * their cost report; POLLPRI means the BMC raised SMS_ATN.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "backend/backend.h"
+#include "kcsmuxd.h"
+#include "util/log.h"
+
+/* Two in the module: the next request starts the moment one finishes,
+ * while the scheduler still decides late what runs after that. */
+#define KCSRAW_PIPELINE	2
+
+static int kr_submit(struct backend *be, uint64_t cookie,
+		     const struct kcsraw_policy *pol, const uint8_t *req,
+		     unsigned int len, const struct abi_addr *addr,
+		     int32_t retries, uint32_t retry_ms)
+{
+	struct kcsraw_submit s;
+
+	(void)retries;
+	(void)retry_ms;
+	if (addr)
+		return -EAFNOSUPPORT;	/* bridge.c wraps IPMB requests */
+	if (len < 2 || len > KCSRAW_MAX_MSG)
+		return -EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.cookie = cookie;
+	s.policy = *pol;
+	s.req_len = (uint16_t)len;
+	memcpy(s.req, req, len);
+	if (ioctl(be->fd, KCSRAW_IOC_SUBMIT, &s) < 0)
+		return -errno;
+	be->inflight++;
+	return 0;
+}
+
+static int kr_cancel(struct backend *be, uint64_t cookie)
+{
+	if (ioctl(be->fd, KCSRAW_IOC_CANCEL, &cookie) < 0)
+		return -errno;
+	return 0;
+}
+
+static void kr_destroy(struct backend *be)
+{
+	if (be->ev)
+		event_free(be->ev);
+	close(be->fd);
+	free(be);
+}
+
+static const struct backend_ops kcsraw_ops = {
+	.name = "kcsraw",
+	.submit = kr_submit,
+	.cancel = kr_cancel,
+	.destroy = kr_destroy,
+};
+
+static void kr_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct backend *be = arg;
+	struct kcsraw_completion c;
+	struct kcsraw_attn a;
+	ssize_t n;
+
+	(void)what;
+	for (;;) {
+		c.size = sizeof(c);
+		n = read(fd, &c, sizeof(c));
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_err("kcsraw: read: %s", strerror(errno));
+			break;
+		}
+		if ((size_t)n < sizeof(c))
+			break;
+		if (be->inflight)
+			be->inflight--;
+		be->health.completions++;
+		be->health.kcs_errors += c.cost.errors;
+		be->health.retries += c.cost.retries;
+		if (c.flags & KCSRAW_DONE_HOSED)
+			be->health.hosed++;
+		/* The interface gave up: answer as the stock driver does
+		 * (cc 0xFF), whatever kcsraw made up. */
+		if ((c.flags & KCSRAW_DONE_HOSED) && c.resp_len >= 3)
+			c.resp[2] = IPMI_ERR_UNSPECIFIED;
+		/* As stock after a hosed interface: check the enables. */
+		if (c.flags & KCSRAW_DONE_HOSED)
+			bmc_setup_recheck(be->d);
+		xact_complete(be->d, c.cookie, c.status, c.resp, c.resp_len,
+			      &c.cost);
+	}
+	if (ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 && a.pending)
+		xact_attention(be->d);
+	xact_kick(be->d);
+}
+
+struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
+				    char **cause)
+{
+	struct kcsraw_info info;
+	struct backend *be;
+
+	be = calloc(1, sizeof(*be));
+	if (!be) {
+		asprintf(cause, "out of memory");
+		return NULL;
+	}
+	be->ops = &kcsraw_ops;
+	be->d = d;
+	be->depth = KCSRAW_PIPELINE;
+	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (be->fd < 0) {
+		asprintf(cause, "%s: %s%s", path, strerror(errno),
+			 errno == ENOENT ? " (is kcsraw.ko loaded?)" : "");
+		free(be);
+		return NULL;
+	}
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (ioctl(be->fd, KCSRAW_IOC_INFO, &info) < 0) {
+		asprintf(cause, "%s: KCSRAW_IOC_INFO: %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	if (info.version != KCSRAW_UAPI_VERSION) {
+		asprintf(cause, "%s: kcsraw uapi version %u, expected %u", path,
+			 info.version, KCSRAW_UAPI_VERSION);
+		goto fail;
+	}
+	if (info.queue_depth && info.queue_depth < be->depth)
+		be->depth = info.queue_depth;
+	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
+	/* EV_READ for completions; the module's POLLPRI (SMS_ATN) also
+	 * makes the fd readable to epoll only with EPOLLPRI, so ask for
+	 * EV_CLOSED-free persistent read and check ATN on every wake-up. */
+	be->ev = event_new(d->base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
+	if (!be->ev || event_add(be->ev, NULL) < 0) {
+		asprintf(cause, "%s: event_add failed", path);
+		goto fail;
+	}
+	log_info("backend kcsraw: %s ports 0x%x/0x%x irq %u", path,
+		 info.data_port, info.status_port, be->irq);
+	return be;
+fail:
+	if (be->ev)
+		event_free(be->ev);
+	close(be->fd);
+	free(be);
+	return NULL;
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nodestats.c - per-node counters, fixed-bound latency histograms with
+ * quantile estimates, and a decaying CPU-rate estimator (see nodestats.h).
+ */
+#include <string.h>
+
+#include "core/nodestats.h"
+
+#define US	1000ULL
+#define MS	1000000ULL
+#define S	1000000000ULL
+
+/* 1, 1.5, 2, 3, 4, 5, 7 per decade, 50 us .. 10 s. */
+const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS] = {
+	50 * US, 70 * US,
+	100 * US, 150 * US, 200 * US, 300 * US, 400 * US, 500 * US, 700 * US,
+	1 * MS, 1500 * US, 2 * MS, 3 * MS, 4 * MS, 5 * MS, 7 * MS,
+	10 * MS, 15 * MS, 20 * MS, 30 * MS, 40 * MS, 50 * MS, 70 * MS,
+	100 * MS, 150 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS, 700 * MS,
+	1 * S, 1500 * MS, 2 * S, 3 * S, 4 * S, 5 * S, 7 * S,
+	10 * S,
+};
+
+void nodestats_hist_init(struct nodestats_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min_ns = UINT64_MAX;
+}
+
+size_t nodestats_bucket(uint64_t v)
+{
+	size_t lo = 0, hi = NODESTATS_NBOUNDS;
+
+	/* The first bound >= v; NODESTATS_NBOUNDS (+Inf) if none. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nodestats_bounds_ns[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void nodestats_hist_add(struct nodestats_hist *h, uint64_t v)
+{
+	h->bucket[nodestats_bucket(v)]++;
+	h->count++;
+	h->sum_ns += v;
+	if (v < h->min_ns)
+		h->min_ns = v;
+	if (v > h->max_ns)
+		h->max_ns = v;
+}
+
+void nodestats_hist_merge(struct nodestats_hist *dst,
+    const struct nodestats_hist *src)
+{
+	size_t i;
+
+	for (i = 0; i < NODESTATS_NBUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+}
+
+uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q)
+{
+	double rank, cum = 0, lo, hi, est;
+	size_t i;
+
+	if (h->count == 0)
+		return 0;
+	if (!(q > 0))
+		return h->min_ns;
+	if (q >= 1)
+		return h->max_ns;
+	rank = q * (double)h->count;
+	for (i = 0; i < NODESTATS_NBUCKETS; i++) {
+		if (h->bucket[i] != 0 && cum + (double)h->bucket[i] >= rank)
+			break;
+		cum += (double)h->bucket[i];
+	}
+	if (i == NODESTATS_NBUCKETS)	/* rounding: rank just below count */
+		return h->max_ns;
+	lo = i == 0 ? 0 : (double)nodestats_bounds_ns[i - 1];
+	hi = i == NODESTATS_NBOUNDS ? (double)h->max_ns :
+	    (double)nodestats_bounds_ns[i];
+	if (lo < (double)h->min_ns)
+		lo = (double)h->min_ns;
+	if (hi > (double)h->max_ns)
+		hi = (double)h->max_ns;
+	est = lo + (hi - lo) * (rank - cum) / (double)h->bucket[i];
+	if (est < lo)
+		est = lo;
+	return (uint64_t)(est + 0.5);
+}
+
+/* e^-x for x >= 0 without libm: e^-n by squaring, e^-f by its series. */
+static double exp_neg(double x)
+{
+	static const double inv_e = 0.36787944117144233;
+	double r = 1, p = inv_e, t = 1, sum = 1, f;
+	unsigned long n;
+	int k;
+
+	if (!(x > 0))
+		return 1;
+	if (x > 745)
+		return 0;
+	n = (unsigned long)x;
+	f = x - (double)n;
+	for (; n != 0; n >>= 1, p *= p)
+		if (n & 1)
+			r *= p;
+	for (k = 1; k < 25; k++) {	/* e^f, f in [0, 1) */
+		t *= f / k;
+		sum += t;
+	}
+	return r / sum;
+}
+
+/* ln(y) for y >= 1: halve into [1, 2), then 2 atanh((y-1)/(y+1)). */
+static double ln_ge1(double y)
+{
+	static const double ln2 = 0.69314718055994531;
+	double z, z2, t, sum = 0;
+	unsigned k = 0;
+	int i;
+
+	while (y >= 2) {
+		y /= 2;
+		k++;
+	}
+	z = (y - 1) / (y + 1);		/* <= 1/3 */
+	z2 = z * z;
+	t = z;
+	for (i = 1; i < 60; i += 2) {
+		sum += t / i;
+		t *= z2;
+	}
+	return k * ln2 + 2 * sum;
+}
+
+void nodestats_cpu_init(struct nodestats_cpu *c, uint64_t now_ns,
+    uint64_t tau_ns)
+{
+	c->tau_ns = tau_ns == 0 ? NODESTATS_CPU_TAU_NS : tau_ns;
+	c->last_ns = now_ns;
+	c->acc_ns = 0;
+}
+
+static double cpu_acc_at(const struct nodestats_cpu *c, uint64_t now)
+{
+	if (now <= c->last_ns)
+		return c->acc_ns;
+	return c->acc_ns *
+	    exp_neg((double)(now - c->last_ns) / (double)c->tau_ns);
+}
+
+void nodestats_cpu_add(struct nodestats_cpu *c, uint64_t now_ns,
+    uint64_t cpu_ns)
+{
+	c->acc_ns = cpu_acc_at(c, now_ns) + (double)cpu_ns;
+	if (now_ns > c->last_ns)
+		c->last_ns = now_ns;
+}
+
+double nodestats_cpu_ppm(const struct nodestats_cpu *c, uint64_t now_ns)
+{
+	return cpu_acc_at(c, now_ns) * 1e6 / (double)c->tau_ns;
+}
+
+bool nodestats_cpu_over(const struct nodestats_cpu *c, uint64_t now_ns,
+    uint32_t budget_ppm)
+{
+	return budget_ppm != 0 && nodestats_cpu_ppm(c, now_ns) > budget_ppm;
+}
+
+uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c,
+    uint64_t now_ns, uint32_t budget_ppm)
+{
+	double ratio, dt;
+	uint64_t t;
+
+	if (!nodestats_cpu_over(c, now_ns, budget_ppm))
+		return now_ns;
+	/* acc * e^(-dt / tau) * 1e6 / tau = budget, dt from last_ns */
+	ratio = c->acc_ns * 1e6 / ((double)c->tau_ns * budget_ppm);
+	dt = (double)c->tau_ns * ln_ge1(ratio);
+	if (dt > 9e18)
+		return UINT64_MAX;
+	t = c->last_ns + (uint64_t)dt + 1;
+	return t > now_ns ? t : now_ns;
+}
+
+void nodestats_init(struct nodestats *st, uint64_t now_ns,
+    uint64_t cpu_tau_ns)
+{
+	memset(st, 0, sizeof(*st));
+	nodestats_hist_init(&st->latency);
+	nodestats_hist_init(&st->queue_wait);
+	nodestats_cpu_init(&st->cpu, now_ns, cpu_tau_ns);
+}
+
+void nodestats_request(struct nodestats *st)
+{
+	st->requests++;
+}
+
+void nodestats_reject(struct nodestats *st)
+{
+	st->rejected++;
+}
+
+void nodestats_cancel(struct nodestats *st)
+{
+	st->cancelled++;
+}
+
+void nodestats_dispatch(struct nodestats *st, uint64_t queue_wait_ns)
+{
+	st->dispatched++;
+	nodestats_hist_add(&st->queue_wait, queue_wait_ns);
+}
+
+void nodestats_complete(struct nodestats *st, uint64_t now_ns,
+    const struct nodestats_txn *txn)
+{
+	st->completed++;
+	if (txn->error)
+		st->errors++;
+	st->service_ns += txn->service_ns;
+	st->cpu_ns += txn->cpu_ns;
+	st->spin_ns += txn->spin_ns;
+	nodestats_hist_add(&st->latency, txn->latency_ns);
+	nodestats_cpu_add(&st->cpu, now_ns, txn->cpu_ns);
+}

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * node.c - one virtual /dev/NAME: a CUSE session whose fd sits in the
+ * daemon's single libevent loop (no libfuse loop, signal handlers or
+ * threads). Requests are read and dispatched one at a time; anything that
+ * cannot be answered yet stays queued in the client and poll() is answered
+ * from the queue state, with a notification when a message arrives.
+ */
+#define FUSE_USE_VERSION 35
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cuse_lowlevel.h>
+#include <fuse_lowlevel.h>
+#include <event2/event.h>
+
+#include "kcsmuxd.h"
+#include "util/log.h"
+#include "core/xact.h"
+
+static struct client *req_client(struct fuse_file_info *fi)
+{
+	return (struct client *)(uintptr_t)fi->fh;
+}
+
+int node_name_check(const char *name, char **cause)
+{
+	char path[16 + KCSMUX_NAME_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	if (lstat(path, &st) < 0)
+		return 0;
+	asprintf(cause, "node %s: %s already exists (%s): a node must not "
+		 "take the name of another device; choose another name", name,
+		 path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+		 S_ISCHR(st.st_mode) ? "a character device" :
+		 S_ISBLK(st.st_mode) ? "a block device" : "a file");
+	return -1;
+}
+
+/* The device number the kernel gave the node's CUSE device, from
+ * /sys/class/cuse/NAME/dev ("MAJOR:MINOR"); 0 if unknown. */
+static dev_t cuse_rdev(const char *name)
+{
+	char path[32 + KCSMUX_NAME_MAX], buf[32];
+	unsigned int maj, min;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/cuse/%s/dev", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	if (sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return 0;
+	return makedev(maj, min);
+}
+
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
+			mode_t mode, mode_t narrow)
+{
+	char path[16 + KCSMUX_NAME_MAX], fdpath[32];
+	dev_t want = cuse_rdev(n->conf.name);
+	struct stat st;
+	int fd, rv = -1;
+
+	/* O_PATH: opening the device itself would call our own open. Never
+	 * follow a link; change only the CUSE device the kernel made. */
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		log_warn("%s: %s; owner and mode not set", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || want == 0 ||
+	    st.st_rdev != want) {
+		log_err("%s is not node %s's device (%s, %u:%u; the node's is "
+			"%u:%u): owner and mode left alone", path, n->conf.name,
+			S_ISCHR(st.st_mode) ? "character device" : "not a "
+			"character device", major(st.st_rdev),
+			minor(st.st_rdev), major(want), minor(want));
+		goto out;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if ((narrow != (mode_t)-1 && chmod(fdpath, narrow) < 0) ||
+	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH) < 0 ||
+	    chmod(fdpath, mode) < 0) {
+		log_warn("%s: setting owner/mode: %s", path, strerror(errno));
+		goto out;
+	}
+	rv = 0;
+out:
+	close(fd);
+	return rv;
+}
+
+/*
+ * /dev/ipmi/N and /dev/ipmidev/N: where ipmitool, OpenIPMI and ipmiutil
+ * also look for interface N (devfs-era names). A node with an interface
+ * number (the interface key; by default N of a name ipmiN) gets both as
+ * links to ../NAME, made only where nothing exists yet and removed with
+ * the node; kcsmux.conf(5).
+ */
+static const char *const link_dirs[] = { "/dev/ipmi", "/dev/ipmidev" };
+
+static void node_links_create(struct node *n)
+{
+	int num = n->conf.interface;
+	char path[32], target[8 + KCSMUX_NAME_MAX];
+	struct stat st;
+	size_t i;
+
+	if (num < 0)
+		return;
+	/* After the privilege drop and under the seccomp filter (reload
+	 * adding a node) the calls would fail or be off the filter's list. */
+	if (n->d->dropped || n->d->sandboxed) {
+		log_warn("node %s: no /dev/ipmi/%d, /dev/ipmidev/%d links: "
+			 "added after the daemon dropped root or confined "
+			 "itself", n->conf.name, num, num);
+		return;
+	}
+	snprintf(target, sizeof(target), "../%s", n->conf.name);
+	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
+		if (mkdir(link_dirs[i], 0755) < 0 && errno != EEXIST) {
+			log_warn("%s: %s; no %s", link_dirs[i],
+				 strerror(errno), path);
+			continue;
+		}
+		if (lstat(path, &st) == 0) {
+			log_warn("%s exists: left alone, not linked to node %s",
+				 path, n->conf.name);
+			continue;
+		}
+		if (symlink(target, path) < 0) {
+			log_warn("%s: %s", path, strerror(errno));
+			continue;
+		}
+		n->links |= 1U << i;
+	}
+}
+
+static void node_links_remove(struct node *n)
+{
+	int num = n->conf.interface;
+	char path[32];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
+		if (!(n->links & (1U << i)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    unlink(path) < 0)
+			log_warn("%s: %s", path, strerror(errno));
+	}
+	n->links = 0;
+}
+
+static void node_init_done(void *userdata)
+{
+	struct node *n = userdata;
+	char path[64];
+	int i;
+
+	/* devtmpfs creates the node root:root 0600 (never wider); give it
+	 * the configured owner and mode once it exists. */
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	for (i = 0; i < 200; i++) {
+		if (access(path, F_OK) == 0)
+			break;
+		usleep(5000);
+	}
+	node_set_owner_mode(n, n->conf.uid, n->conf.gid, n->conf.mode,
+			    (mode_t)-1);
+	node_links_create(n);
+	n->ready = true;
+	log_info("node %s ready (%s)", n->conf.name, path);
+	daemon_notify(n->d, "READY=1");
+}
+
+static void node_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct node *n = fuse_req_userdata(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct client *c;
+
+	if (n->dying) {
+		fuse_reply_err(req, ENODEV);
+		return;
+	}
+	if (n->nclients >= n->conf.max_clients) {
+		n->cnt.busy++;
+		fuse_reply_err(req, EBUSY);
+		return;
+	}
+	c = client_new(n, ctx->pid, ctx->uid);
+	if (!c) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	LIST_INSERT_HEAD(&n->clients, c, link);
+	n->nclients++;
+	n->cnt.opens++;
+	fi->fh = (uintptr_t)c;
+	fi->direct_io = 1;
+	fi->nonseekable = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void node_release(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct client *c = req_client(fi);
+
+	LIST_REMOVE(c, link);
+	c->node->nclients--;
+	client_free(c);
+	fuse_reply_err(req, 0);
+}
+
+/* The stock device has no read/write: EINVAL, as it answers. */
+static void node_read(fuse_req_t req, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	(void)size;
+	(void)off;
+	(void)fi;
+	fuse_reply_err(req, EINVAL);
+}
+
+static void node_write(fuse_req_t req, const char *buf, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	(void)buf;
+	(void)size;
+	(void)off;
+	(void)fi;
+	fuse_reply_err(req, EINVAL);
+}
+
+void client_revoke(struct client *c)
+{
+	struct kmsg *m;
+
+	c->revoked = true;
+	xact_client_gone(c);
+	cmdreg_client_gone(c);
+	c->gets_events = false;
+	while ((m = TAILQ_FIRST(&c->rq))) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		free(m);
+	}
+	c->rq_len = 0;
+	node_notify(c);
+}
+
+static void node_ioctl(fuse_req_t req, int cmd, void *arg,
+		       struct fuse_file_info *fi, unsigned int flags,
+		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+	if (req_client(fi)->revoked) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags,
+		     in_buf, in_bufsz, out_bufsz);
+}
+
+static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
+		      struct fuse_pollhandle *ph)
+{
+	struct client *c = req_client(fi);
+
+	if (ph) {
+		if (c->ph)
+			fuse_pollhandle_destroy(c->ph);
+		c->ph = ph;
+	}
+	fuse_reply_poll(req, c->revoked ? POLLERR :
+			TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
+}
+
+/* A message arrived for c: wake whoever waits in poll()/select(). */
+void node_notify(struct client *c)
+{
+	if (c->ph && !c->node->dying) {
+		fuse_lowlevel_notify_poll(c->ph);
+		fuse_pollhandle_destroy(c->ph);
+		c->ph = NULL;
+	}
+}
+
+static const struct cuse_lowlevel_ops node_ops = {
+	.init_done = node_init_done,
+	.open = node_open,
+	.release = node_release,
+	.read = node_read,
+	.write = node_write,
+	.ioctl = node_ioctl,
+	.poll = node_poll,
+};
+
+static void node_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct fuse_buf *buf = n->buf;
+	int i, rv;
+
+	(void)fd;
+	(void)what;
+	/* A few requests per wake-up, so one busy node cannot starve others. */
+	for (i = 0; i < 16; i++) {
+		rv = fuse_session_receive_buf(n->se, buf);
+		if (rv == -EAGAIN || rv == -EINTR)
+			return;
+		if (rv <= 0 || fuse_session_exited(n->se)) {
+			log_err("node %s: CUSE session ended (%s)", n->conf.name,
+				rv < 0 ? strerror(-rv) : "closed");
+			event_del(n->ev);
+			n->dying = true;
+			return;
+		}
+		fuse_session_process_buf(n->se, buf);
+	}
+}
+
+int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
+		char **cause)
+{
+	char devname[16 + KCSMUX_NAME_MAX], fdpath[32];
+	const char *dev_info_argv[] = { devname };
+	char *argv[] = { (char *)"kcsmuxd", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
+	struct cuse_info ci;
+	struct node *n;
+	int fd = -1;
+
+	if (node_name_check(conf->name, cause) < 0)
+		return -1;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto nomem;
+	n->buf = calloc(1, sizeof(struct fuse_buf));
+	if (!n->buf)
+		goto nomem;
+	n->d = d;
+	n->conf = *conf;
+	memcpy(n->chan_address, d->chan_address, sizeof(n->chan_address));
+	memcpy(n->chan_lun, d->chan_lun, sizeof(n->chan_lun));
+	LIST_INIT(&n->clients);
+	nodestats_init(&n->st, now_ns(), 0);
+	adapt_init(&n->adapt);
+
+	snprintf(devname, sizeof(devname), "DEVNAME=%s", conf->name);
+	memset(&ci, 0, sizeof(ci));
+	ci.dev_info_argc = 1;
+	ci.dev_info_argv = dev_info_argv;
+	ci.flags = CUSE_UNRESTRICTED_IOCTL;
+
+	n->se = cuse_lowlevel_new(&args, &ci, &node_ops, n);
+	fuse_opt_free_args(&args);
+	if (!n->se) {
+		asprintf(cause, "node %s: cuse_lowlevel_new failed", conf->name);
+		goto fail;
+	}
+	fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		asprintf(cause, "node %s: /dev/cuse: %s%s", conf->name,
+			 strerror(errno), errno == ENOENT || errno == ENODEV ?
+			 " (modprobe cuse)" : "");
+		goto fail;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", fd);
+	if (fuse_session_mount(n->se, fdpath) != 0) {
+		asprintf(cause, "node %s: cannot attach /dev/cuse", conf->name);
+		goto fail;
+	}
+	fd = -1;	/* the session owns it now */
+	n->ev = event_new(d->base, fuse_session_fd(n->se),
+			  EV_READ | EV_PERSIST, node_readable, n);
+	if (!n->ev || event_add(n->ev, NULL) < 0) {
+		asprintf(cause, "node %s: event_add failed", conf->name);
+		goto fail;
+	}
+	sched_flow_attach(&d->sched, &n->flow, &n->conf.pol, now_ns());
+	LIST_INSERT_HEAD(&d->nodes, n, link);
+	return 0;
+nomem:
+	asprintf(cause, "node %s: out of memory", conf->name);
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (n) {
+		if (n->ev)
+			event_free(n->ev);
+		if (n->se)
+			fuse_session_destroy(n->se);
+		free(n->buf);
+		free(n);
+	}
+	return -1;
+}
+
+/* Remove the device: clients still open get ENODEV from the kernel. */
+void node_destroy(struct node *n)
+{
+	struct client *c;
+	struct fuse_buf *buf = n->buf;
+
+	n->dying = true;
+	while ((c = LIST_FIRST(&n->clients))) {
+		LIST_REMOVE(c, link);
+		client_free(c);
+	}
+	xact_node_gone(n);
+	sched_flow_detach(&n->d->sched, &n->flow);
+	LIST_REMOVE(n, link);
+	node_links_remove(n);
+	if (n->ev)
+		event_free(n->ev);
+	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */
+	free(buf->mem);
+	free(buf);
+	free(n);
+}
+
+/* Account one finished transaction of this node (its cost report). */
+void node_account(struct node *n, struct xact *x, int status,
+		  const uint8_t *resp, unsigned int len,
+		  const struct kcsraw_cost *cost)
+{
+	const struct kcsmux_policy *p = &n->conf.pol;
+	uint64_t now = now_ns();
+	struct nodestats_txn t = {
+		.latency_ns = now - x->t_enq,
+		.error = status || len < 3 || resp[2] != 0,
+	};
+
+	if (cost) {
+		t.service_ns = cost->latency_ns - cost->queue_ns;
+		t.cpu_ns = cost->cpu_ns;
+		t.spin_ns = cost->spin_ns;
+		n->cnt.sleeps += cost->sleeps;
+		if (status == 0)
+			adapt_record(&n->adapt, x->netfn, x->cmd,
+				     x->adaptive ? &x->choice : NULL,
+				     t.service_ns, cost->sleeps, cost->bmc_us,
+				     cost->cpu_ns, now);
+	} else {
+		t.service_ns = now - x->t_sub;
+	}
+	nodestats_complete(&n->st, now, &t);
+	/*
+	 * Over its CPU budget, first cheapen, then wait: the node's next
+	 * requests run without spinning and with its slowest polls
+	 * (node_policy), and only when one of those (or an adaptive one,
+	 * which minds the budget itself) still leaves the node over budget
+	 * do its next requests wait until its estimate is back under it (the
+	 * other nodes go on meanwhile). Holding at once would trade a
+	 * spinning node's throughput for nothing a cheaper poll could not
+	 * give.
+	 */
+	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
+	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
+		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
+				now, p->cpu_budget_ppm));
+		n->cnt.held++;
+	}
+	sched_charge(&n->d->sched, &x->item, t.service_ns);
+}
