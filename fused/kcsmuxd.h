@@ -108,6 +108,9 @@ struct node_counters {
 	 * saved; [0] SEND, [1] RECEIVE */
 	uint64_t guesses[2];
 	uint64_t guess_hits[2];
+	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
+	 * cacheable ones that went to the BMC (core/sdrglue.c) */
+	uint64_t sdr_hits, sdr_misses;
 };
 
 struct node {
@@ -160,6 +163,7 @@ struct daemon {
 	/* channel media from the scan at start (bmcsetup.c) */
 	uint8_t media[ABI_MAX_CHANNELS];
 	bool media_ready;
+	struct sdrc *sdrc;		/* SDR/FRU cache, NULL until used */
 	bool dropped;			/* running as cfg.user */
 	bool sandboxed;			/* the seccomp filter is in */
 	int notify_fd;			/* $NOTIFY_SOCKET, connected (notify.c) */

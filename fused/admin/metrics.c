@@ -216,6 +216,45 @@ static void histogram(struct metrics_buf *b, const char *name,
 #define EACH_NODE(s, n) \
 	for ((n) = (s)->nodes; (n) < (s)->nodes + (s)->nnodes; (n)++)
 
+/* The SDR/FRU cache's counters (sdr_cache = yes), once it exists. */
+static void render_sdr_cache(struct metrics_buf *b,
+    const struct metrics_snapshot *s)
+{
+	const struct metrics_node *n;
+
+	family(b, "kcsmux_sdr_cache_hits_total", "counter",
+	    "SDR and FRU reads of the node answered from the daemon's memory.");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_sdr_cache_hits_total", n, "",
+		    n->cnt.sdr_hits);
+	family(b, "kcsmux_sdr_cache_misses_total", "counter",
+	    "SDR and FRU reads of the node that went to the BMC (cache off, "
+	    "failed, or a read it cannot answer).");
+	EACH_NODE(s, n)
+		sample_u64(b, "kcsmux_sdr_cache_misses_total", n, "",
+		    n->cnt.sdr_misses);
+	family(b, "kcsmux_sdr_cache_fills_total", "counter",
+	    "Times the SDR repository was read whole into memory.");
+	buf_printf(b, "kcsmux_sdr_cache_fills_total %llu\n",
+	    (unsigned long long)s->sdr.fills);
+	family(b, "kcsmux_sdr_cache_revalidations_total", "counter",
+	    "Get SDR Repository Info checks of the cached repository.");
+	buf_printf(b, "kcsmux_sdr_cache_revalidations_total %llu\n",
+	    (unsigned long long)s->sdr.revalidations);
+	family(b, "kcsmux_sdr_cache_invalidations_total", "counter",
+	    "Times the cache was dropped (a write, clear or reset from any "
+	    "node, changed timestamps).");
+	buf_printf(b, "kcsmux_sdr_cache_invalidations_total %llu\n",
+	    (unsigned long long)s->sdr.invalidations);
+	family(b, "kcsmux_sdr_cache_bmc_requests_total", "counter",
+	    "Requests the cache itself sent to the BMC (fills, checks).");
+	buf_printf(b, "kcsmux_sdr_cache_bmc_requests_total %llu\n",
+	    (unsigned long long)s->sdr.internal);
+	family(b, "kcsmux_sdr_cache_records", "gauge",
+	    "SDRs held in memory.");
+	buf_printf(b, "kcsmux_sdr_cache_records %u\n", s->sdr_records);
+}
+
 int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 {
 	static const char *const kinds[] = {
@@ -368,6 +407,9 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 	buf_printf(b, "kcsmux_interface_retries_total %llu\n",
 	    (unsigned long long)s->health.retries);
 
+	if (s->sdr_cache)
+		render_sdr_cache(b, s);
+
 	/* reloads */
 	family(b, "kcsmux_reloads_total", "counter",
 	    "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.");
@@ -434,6 +476,11 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 		s.nnodes++;
 	}
 	qsort(mn, s.nnodes, sizeof(*mn), by_name);
+	if (d->sdrc) {
+		s.sdr_cache = true;
+		s.sdr = *sdrc_stats(d->sdrc);
+		s.sdr_records = sdrc_records(d->sdrc);
+	}
 	s.nodes = mn;
 	if (d->be) {
 		s.backend = d->be->ops->name;

@@ -21,6 +21,7 @@
 #include "kcsmuxd.h"
 #include "util/log.h"
 #include "core/xact.h"
+#include "core/sdrglue.h"
 
 /* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
 #define IPMI_CC_INSUFFICIENT_PRIV	0xd4
@@ -228,6 +229,7 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 {
 	struct kmsg *m;
 
+	sdrglue_observe(x, status, resp, len);	/* writes drop the cache */
 	if (!x->client) {	/* closed meanwhile */
 		xact_free(x);
 		return;
@@ -399,6 +401,13 @@ int xact_send(struct client *c, const struct abi_addr *addr,
 	memcpy(x->req + 2, data, len);
 	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
+	/* the SDR/FRU cache may answer it, or hold it while it fills */
+	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
+	c->outstanding++;
+	if (sdrglue_send(x))
+		return 0;
+	TAILQ_REMOVE(&c->xacts, x, clink);
+	c->outstanding--;
 	/* counted before: xact_enqueue() may dispatch it at once, and
 	 * pick() uncounts what it dispatches */
 	c->queued++;
@@ -419,6 +428,7 @@ void xact_client_gone(struct client *c)
 	struct xact *x;
 
 	bridge_client_gone(c);
+	sdrglue_client_gone(c);
 	while ((x = TAILQ_FIRST(&c->xacts))) {
 		TAILQ_REMOVE(&c->xacts, x, clink);
 		x->client = NULL;

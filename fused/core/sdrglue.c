@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sdrglue.c - the SDR/FRU cache in the request path (sdrglue.h).
+ *
+ * One cache for the interface, made when a node with sdr_cache = yes
+ * first asks. A request the cache answers is delivered at once as the
+ * BMC's answer would be; one it parks waits here, with the client's
+ * outstanding count held, until the cache's own requests (queued as the
+ * daemon's internal transactions, ahead of every node, one at a time)
+ * are answered, and is then asked again. Every client transaction the
+ * BMC answers is shown to the cache (writes, clears and resets drop it).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "kcsmuxd.h"
+#include "core/sdrglue.h"
+#include "core/xact.h"
+
+#define cache (dmn->sdrc)
+
+static struct xact_list parked = TAILQ_HEAD_INITIALIZER(parked);
+static struct daemon *dmn;
+
+static uint64_t now_ms(void)
+{
+	return now_ns() / 1000000u;
+}
+
+static void pump(void);
+
+/* The cache's verdict on x; true if x was answered or parked. */
+static bool try_cache(struct xact *x, uint64_t now)
+{
+	uint8_t resp[2 + SDRC_MAX_RESP];
+	unsigned int len = 0;
+	enum sdrc_verdict v;
+
+	v = sdrc_request(cache, x->client, x->netfn, x->cmd, x->req + 2,
+			 x->req_len - 2u, now, resp + 2, &len);
+	if (v == SDRC_FORWARD) {
+		x->node->cnt.sdr_misses++;
+		return false;
+	}
+	if (v == SDRC_PARK) {
+		TAILQ_INSERT_TAIL(&parked, x, qlink);
+		return true;
+	}
+	x->node->cnt.sdr_hits++;
+	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
+	resp[1] = x->cmd;
+	x->done(x, 0, resp, len + 2);
+	return true;
+}
+
+/* Ask again for every parked request: the cache moved on. */
+static void unpark(uint64_t now)
+{
+	struct xact_list again = TAILQ_HEAD_INITIALIZER(again);
+	struct xact *x;
+
+	TAILQ_CONCAT(&again, &parked, qlink);
+	while ((x = TAILQ_FIRST(&again))) {
+		TAILQ_REMOVE(&again, x, qlink);
+		if (!x->client) {		/* closed meanwhile */
+			xact_free(x);
+		} else if (!try_cache(x, now)) {
+			x->client->queued++;
+			if (xact_enqueue(x) < 0) {
+				x->client->queued--;
+				x->done(x, -EBUSY, NULL, 0);
+			}
+		}
+	}
+}
+
+static void internal_done(struct xact *x, int status, const uint8_t *resp,
+			  unsigned int len)
+{
+	uint64_t now = now_ms();
+
+	xact_free(x);
+	if (!status && len < 3)
+		status = -EIO;
+	sdrc_answer(cache, status, status ? NULL : resp + 2,
+		    status ? 0 : len - 2, now);
+	unpark(now);
+	pump();
+}
+
+/* Queue what the cache wants from the BMC, if anything. */
+static void pump(void)
+{
+	struct sdrc_req r;
+	struct xact *x;
+
+	if (!sdrc_next_request(cache, now_ms(), &r))
+		return;
+	x = xact_new(dmn, NULL, NULL);
+	if (x) {
+		x->req[0] = (uint8_t)(r.netfn << 2);
+		x->req[1] = r.cmd;
+		memcpy(x->req + 2, r.data, r.len);
+		x->req_len = (uint16_t)(r.len + 2);
+		x->done = internal_done;
+		if (xact_enqueue(x) == 0)
+			return;
+		xact_free(x);
+	}
+	sdrc_answer(cache, -ENOMEM, NULL, 0, now_ms());
+	unpark(now_ms());
+}
+
+bool sdrglue_send(struct xact *x)
+{
+	bool taken;
+
+	if (!x->node->conf.sdr_cache)
+		return false;
+	dmn = x->d;
+	if (!cache)
+		cache = sdrc_new(x->d->cfg.sdr_cache_revalidate_ms);
+	if (!cache)
+		return false;
+	sdrc_set_revalidate_ms(cache, x->d->cfg.sdr_cache_revalidate_ms);
+	taken = try_cache(x, now_ms());
+	/* the cache's own requests (a revalidation this one asked for)
+	 * go ahead of it */
+	pump();
+	return taken;
+}
+
+void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len)
+{
+	if (!dmn || !cache)
+		return;
+	if (!status && len < 3)
+		status = -EIO;
+	sdrc_observe(cache, x->client, x->netfn, x->cmd, x->req + 2,
+		     x->req_len - 2u, status, status ? NULL : resp + 2,
+		     status ? 0 : len - 2);
+}
+
+void sdrglue_client_gone(const struct client *c)
+{
+	if (dmn && cache)
+		sdrc_owner_gone(cache, c);
+}
