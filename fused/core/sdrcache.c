@@ -53,7 +53,8 @@
 #define CC_OK		0x00
 #define CC_RES_CANCELLED 0xc5
 #define CC_OUT_OF_RANGE	0xc9
-#define CC_TOO_LONG	0xca
+#define CC_TOO_LONG	0xca	/* cannot return that many bytes */
+#define CC_REQ_TOO_LONG	0xc8	/* ipmi_sim's Read FRU Data says this */
 #define CC_NOT_PRESENT	0xcb
 
 #define INFO_LEN	15	/* cc + 14 bytes of Get SDR Repository Info */
@@ -114,6 +115,7 @@ struct sdrc {
 	unsigned int chunk, c5, attempts;
 	/* longest read answered, shortest refused with 0xca (0: none) */
 	unsigned int sdr_ok, sdr_bad;
+	uint8_t sdr_bad_cc, fru_bad_cc;	/* how the BMC refused them */
 
 	/* a write was seen: its timestamps before, to see that they move */
 	bool write_check;
@@ -338,7 +340,7 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, const void *owner,
 	if (l > c->sdr_ok) {
 		if (!c->sdr_bad || l < c->sdr_bad)
 			return SDRC_FORWARD;	/* the BMC knows */
-		resp[0] = CC_TOO_LONG;
+		resp[0] = c->sdr_bad_cc;
 		return SDRC_ANSWERED;
 	}
 	resp[0] = CC_OK;
@@ -395,7 +397,7 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 	if (l > c->fru_ok) {
 		if (!c->fru_bad || l < c->fru_bad)
 			return SDRC_FORWARD;
-		resp[0] = CC_TOO_LONG;
+		resp[0] = c->fru_bad_cc;
 		return SDRC_ANSWERED;
 	}
 	resp[0] = CC_OK;
@@ -622,6 +624,11 @@ static void fill_probe_or_check(struct sdrc *c)
 	c->job = J_PROBE;
 }
 
+static bool too_long(uint8_t cc)
+{
+	return cc == CC_TOO_LONG || cc == CC_REQ_TOO_LONG;
+}
+
 static void learn(unsigned int *ok, unsigned int *bad, unsigned int n,
 		  bool refused)
 {
@@ -646,25 +653,26 @@ static void read_answer(struct sdrc *c, const uint8_t *resp,
 		}
 		return;
 	}
+	if (too_long(resp[0]))
+		c->sdr_bad_cc = resp[0];
 	if (c->job == J_PROBE) {
-		if (resp[0] != CC_OK && resp[0] != CC_TOO_LONG) {
+		if (resp[0] != CC_OK && !too_long(resp[0])) {
 			fail(c, now_ms);
 			return;
 		}
-		learn(&c->sdr_ok, &c->sdr_bad, c->probe_cnt,
-		      resp[0] == CC_TOO_LONG);
+		learn(&c->sdr_ok, &c->sdr_bad, c->probe_cnt, resp[0] != CC_OK);
 		fill_probe_or_check(c);
 		return;
 	}
 	if (resp[0] != CC_OK) {
 		if (c->whole) {		/* the header first, then pieces */
 			c->whole = false;
-			c->learn_total = resp[0] == CC_TOO_LONG &&
+			c->learn_total = too_long(resp[0]) &&
 					 c->cur_cnt == 0xff;
 			c->cur_cnt = 5;
 			return;
 		}
-		if (resp[0] == CC_TOO_LONG) {
+		if (too_long(resp[0])) {
 			learn(&c->sdr_ok, &c->sdr_bad, c->cur_cnt, true);
 			n = next_cnt(c->sdr_ok, c->sdr_bad,
 				     c->cur_total - c->cur_off);
@@ -815,12 +823,12 @@ static void fru_answer(struct sdrc *c, int status, const uint8_t *resp,
 		c->job = J_FRU_READ;
 		return;
 	}
-	if (status || len < 1 ||
-	    (resp[0] != CC_OK && resp[0] != CC_TOO_LONG)) {
+	if (status || len < 1 || (resp[0] != CC_OK && !too_long(resp[0]))) {
 		fru_done(c, f, F_INFO_ONLY);
 		return;
 	}
-	if (resp[0] == CC_TOO_LONG) {
+	if (too_long(resp[0])) {
+		c->fru_bad_cc = resp[0];
 		learn(&c->fru_ok, &c->fru_bad, c->fru_asked, true);
 		if (c->job == J_FRU_PROBE)
 			fru_probe_or_done(c, f);

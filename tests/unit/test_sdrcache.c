@@ -202,7 +202,7 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
 		if (off + cnt > bmc.fru_size)
 			cnt = bmc.fru_size - off;
 		if (cnt + 2 > bmc.cap) {
-			resp[0] = 0xca;
+			resp[0] = 0xc8;	/* ipmi_sim's Read FRU Data */
 			return 1;
 		}
 		resp[1] = (uint8_t)cnt;
