@@ -21,6 +21,7 @@
 #include "admin/control.h"
 #include "core/ipmb.h"
 #include "core/xact.h"
+#include "core/sdrglue.h"
 #include "kcsmuxd.h"
 #include "notify.h"
 #include "util/log.h"
@@ -344,6 +345,7 @@ int main(int argc, char **argv)
 	if (d.retry_ev)
 		event_free(d.retry_ev);
 	bmc_setup_fini(&d);
+	sdrglue_fini(&d);
 	bridge_fini(&d);
 	for (i = 0; i < 4; i++)
 		event_free(sigev[i]);

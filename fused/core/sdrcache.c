@@ -58,7 +58,8 @@
 #define CC_NOT_PRESENT	0xcb
 
 #define INFO_LEN	15	/* cc + 14 bytes of Get SDR Repository Info */
-#define SDR_MAX_LEN	(255 + 5)
+#define SDR_MAX_LEN	512	/* what the BMC returns: may pass the header */
+#define MAX_REFUSED	8
 #define FAILED_RETRY_MS	30000
 #define MAX_C5		16	/* fill reservations lost in a row */
 #define MAX_ATTEMPTS	3	/* fills that saw the repository move */
@@ -105,14 +106,15 @@ struct sdrc {
 
 	/* the fill */
 	uint8_t start_info[INFO_LEN];
-	uint16_t res, cur_id, cur_off, cur_total, cur_cnt;
-	bool whole;			/* asked for 0xff bytes at offset 0 */
+	uint16_t res, cur_id, cur_off, cur_total, cur_cnt, cur_next;
 	enum job resume;		/* after J_RES: the read that met 0xc5 */
-	bool learn_total;		/* a 0xff read was refused: learn its
-					 * length from the header */
+	/* reads of the record refused as too long: what they asked for
+	 * is known only once the record's end is */
+	struct { uint16_t off, cnt; } refused[MAX_REFUSED];
+	unsigned int nrefused;
 	uint16_t probe_cnt;
 	uint8_t buf[SDR_MAX_LEN];
-	unsigned int chunk, c5, attempts;
+	unsigned int c5, attempts;
 	/* longest read answered, shortest refused with 0xca (0: none) */
 	unsigned int sdr_ok, sdr_bad;
 	uint8_t sdr_bad_cc, fru_bad_cc;	/* how the BMC refused them */
@@ -555,14 +557,16 @@ static bool same_ts(const uint8_t *a, const uint8_t *b)
 	return memcmp(a + 6, b + 6, 8) == 0;
 }
 
-/* A record's first read: all of it if the BMC can carry it. */
+/* A record's first read: all of it if the BMC can carry it. Its length is
+ * the BMC's, found where an answer comes back short (or cc 0xc9 past the
+ * end): ipmi_sim's records can be longer than their header says. */
 static void read_record(struct sdrc *c, uint16_t id)
 {
 	c->cur_id = id;
 	c->cur_off = 0;
 	c->cur_total = 0;
-	c->cur_cnt = c->sdr_bad && c->sdr_ok >= 5 ? (uint16_t)c->sdr_ok : 0xff;
-	c->whole = true;
+	c->nrefused = 0;
+	c->cur_cnt = c->sdr_bad && c->sdr_ok ? (uint16_t)c->sdr_ok : 0xff;
 	c->job = J_READ;
 }
 
@@ -638,11 +642,26 @@ static void learn(unsigned int *ok, unsigned int *bad, unsigned int n,
 		*ok = n;
 }
 
+/* The record is complete at cur_off: what its refused reads asked for. */
+static bool record_done(struct sdrc *c, uint16_t next)
+{
+	unsigned int l;
+
+	c->cur_total = c->cur_off;
+	for (unsigned int i = 0; i < c->nrefused; i++) {
+		if (c->refused[i].off >= c->cur_total)
+			continue;
+		l = c->cur_total - c->refused[i].off;
+		learn(&c->sdr_ok, &c->sdr_bad,
+		      l < c->refused[i].cnt ? l : c->refused[i].cnt, true);
+	}
+	return c->cur_total >= 5 && store_record(c, next);
+}
+
 static void read_answer(struct sdrc *c, const uint8_t *resp,
 			unsigned int len, uint64_t now_ms)
 {
 	unsigned int n;
-	uint16_t next;
 
 	if (resp[0] == CC_RES_CANCELLED) {
 		if (++c->c5 > MAX_C5) {
@@ -664,61 +683,49 @@ static void read_answer(struct sdrc *c, const uint8_t *resp,
 		fill_probe_or_check(c);
 		return;
 	}
-	if (resp[0] != CC_OK) {
-		if (c->whole) {		/* the header first, then pieces */
-			c->whole = false;
-			c->learn_total = too_long(resp[0]) &&
-					 c->cur_cnt == 0xff;
-			c->cur_cnt = 5;
-			return;
-		}
-		if (too_long(resp[0])) {
-			learn(&c->sdr_ok, &c->sdr_bad, c->cur_cnt, true);
-			n = next_cnt(c->sdr_ok, c->sdr_bad,
-				     c->cur_total - c->cur_off);
-			if (n < c->sdr_bad) {
-				c->cur_cnt = (uint16_t)n;
-				return;
-			}
-		}
-		fail(c, now_ms);
-		return;
-	}
 	c->c5 = 0;
-	if (len < 3) {
+	if (too_long(resp[0]) && c->cur_cnt > 1) {
+		if (c->nrefused < MAX_REFUSED) {
+			c->refused[c->nrefused].off = c->cur_off;
+			c->refused[c->nrefused++].cnt = c->cur_cnt;
+		}
+		c->cur_cnt = c->cur_cnt > 32 ? 32 : c->cur_cnt / 2u;
+		return;
+	}
+	if (resp[0] == CC_OUT_OF_RANGE && c->cur_off > 0) {
+		/* the end, right after a full piece */
+		if (!record_done(c, c->cur_next))
+			fail(c, now_ms);
+		else if (c->cur_next == 0xffff)
+			fill_probe_or_check(c);
+		else
+			read_record(c, c->cur_next);
+		return;
+	}
+	if (resp[0] != CC_OK || len < 3) {
 		fail(c, now_ms);
 		return;
 	}
-	next = le16(resp + 1);
+	c->cur_next = le16(resp + 1);
 	n = len - 3;
-	if (c->cur_off == 0 && n >= 5)
-		c->cur_total = (uint16_t)(resp[3 + 4] + 5);
-	if (!c->cur_total || n == 0 || c->cur_off + n > c->cur_total ||
-	    n > c->cur_cnt) {
+	if (n > c->cur_cnt || c->cur_off + n > SDR_MAX_LEN) {
 		fail(c, now_ms);
 		return;
-	}
-	if (c->learn_total) {	/* the 0xff read asked for all of it */
-		learn(&c->sdr_ok, &c->sdr_bad, c->cur_total, true);
-		c->learn_total = false;
 	}
 	memcpy(c->buf + c->cur_off, resp + 3, n);
 	learn(&c->sdr_ok, &c->sdr_bad, n, false);
 	c->cur_off = (uint16_t)(c->cur_off + n);
-	c->whole = false;
-	if (c->cur_off < c->cur_total) {
-		c->cur_cnt = (uint16_t)next_cnt(c->sdr_ok, c->sdr_bad,
-						c->cur_total - c->cur_off);
-		return;
+	if (n == c->cur_cnt && n > 0) {
+		if (c->cur_off > 255)	/* past what an offset can reach */
+			fail(c, now_ms);
+		return;		/* maybe more: the next piece */
 	}
-	if (!store_record(c, next)) {
+	if (!record_done(c, c->cur_next))
 		fail(c, now_ms);
-		return;
-	}
-	if (next == 0xffff)
+	else if (c->cur_next == 0xffff)
 		fill_probe_or_check(c);
 	else
-		read_record(c, next);
+		read_record(c, c->cur_next);
 }
 
 static void info_answer(struct sdrc *c, const uint8_t *resp,

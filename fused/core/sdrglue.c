@@ -16,6 +16,7 @@
 #include "kcsmuxd.h"
 #include "core/sdrglue.h"
 #include "core/xact.h"
+#include "util/log.h"
 
 #define cache (dmn->sdrc)
 
@@ -74,9 +75,28 @@ static void unpark(uint64_t now)
 	}
 }
 
+/* Log where the cache went (filled, failed, off). */
+static void log_state(const char *before)
+{
+	const char *now = sdrc_state_name(cache);
+
+	if (!strcmp(before, now))
+		return;
+	if (!strcmp(now, "valid"))
+		log_info("SDR cache: %u records in memory",
+			 sdrc_records(cache));
+	else if (!strcmp(now, "failed"))
+		log_warn("SDR cache: reading the repository failed; "
+			 "requests go to the BMC, trying again in 30 s");
+	else if (!strcmp(now, "off"))
+		log_warn("SDR cache: the BMC's repository timestamps did not "
+			 "move on a write: cache off");
+}
+
 static void internal_done(struct xact *x, int status, const uint8_t *resp,
 			  unsigned int len)
 {
+	const char *before = sdrc_state_name(cache);
 	uint64_t now = now_ms();
 
 	xact_free(x);
@@ -84,6 +104,7 @@ static void internal_done(struct xact *x, int status, const uint8_t *resp,
 		status = -EIO;
 	sdrc_answer(cache, status, status ? NULL : resp + 2,
 		    status ? 0 : len - 2, now);
+	log_state(before);
 	unpark(now);
 	pump();
 }
@@ -140,6 +161,18 @@ void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 	sdrc_observe(cache, x->client, x->netfn, x->cmd, x->req + 2,
 		     x->req_len - 2u, status, status ? NULL : resp + 2,
 		     status ? 0 : len - 2);
+}
+
+void sdrglue_fini(struct daemon *d)
+{
+	struct xact *x;
+
+	while ((x = TAILQ_FIRST(&parked))) {
+		TAILQ_REMOVE(&parked, x, qlink);
+		xact_free(x);
+	}
+	sdrc_free(d->sdrc);
+	d->sdrc = NULL;
 }
 
 void sdrglue_client_gone(const struct client *c)

@@ -21,5 +21,8 @@ bool sdrglue_send(struct xact *x);
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len);
 void sdrglue_client_gone(const struct client *c);
+/* At exit, after the nodes are gone. */
+struct daemon;
+void sdrglue_fini(struct daemon *d);
 
 #endif

@@ -32,6 +32,9 @@ struct model {
 	unsigned int fru_size;
 	unsigned int nreq;	/* requests it was sent */
 	unsigned int nget;	/* of those, Get SDR / Read FRU */
+	unsigned int steal_at;	/* another client reserves before this
+				 * Get SDR (1: the next one) */
+	unsigned int nres;	/* Reserves it answered */
 };
 
 static struct model bmc;
@@ -48,21 +51,30 @@ static void put32(uint8_t *p, uint32_t v)
 	put16(p + 2, v >> 16);
 }
 
-static void model_add(unsigned int id, unsigned int body)
+/* A record of BODY bytes after its header, stored with PAD more (ipmi_sim
+ * keeps records longer than their header says and returns it all). */
+static void model_add_pad(unsigned int id, unsigned int body, unsigned int pad)
 {
 	unsigned int i = bmc.nrec++;
 
 	ck_assert_uint_lt(i, NREC_MAX);
 	bmc.id[i] = (uint16_t)id;
-	bmc.len[i] = (uint8_t)(body + 5);
+	bmc.len[i] = (uint8_t)(body + 5 + pad);
 	put16(bmc.data[i], id);
 	bmc.data[i][2] = 0x51;
 	bmc.data[i][3] = (uint8_t)(1 + i % 3);
 	bmc.data[i][4] = (uint8_t)body;
 	for (unsigned int b = 0; b < body; b++)
 		bmc.data[i][5 + b] = (uint8_t)(id * 7 + b * 13);
+	for (unsigned int b = 0; b < pad; b++)
+		bmc.data[i][5 + body + b] = 0;
 	if (!bmc.frozen_ts)
 		bmc.add_ts = ++bmc.clock;
+}
+
+static void model_add(unsigned int id, unsigned int body)
+{
+	model_add_pad(id, body, 0);
 }
 
 static void model_init(void)
@@ -73,10 +85,11 @@ static void model_init(void)
 	/* lengths on both sides of the cap (37 data bytes) */
 	model_add(1, 11);
 	model_add(2, 43);
-	model_add(5, 27);
+	model_add_pad(5, 21, 6);
 	model_add(9, 0);
 	model_add(0x30, 59);
 	model_add(0x31, 32);
+	model_add_pad(0x32, 17, 6);	/* 28 bytes, as ipmi_sim's first */
 	for (unsigned int i = 0; i < 200; i++)
 		bmc.fru[i] = (uint8_t)(i * 3 + 1);
 	bmc.fru_size = 200;
@@ -222,6 +235,10 @@ static unsigned int model_send(uint8_t netfn, uint8_t cmd, const uint8_t *d,
 	bmc.nreq++;
 	if (cmd == 0x23 || cmd == 0x11)
 		bmc.nget++;
+	if (cmd == 0x22)
+		bmc.nres++;
+	if (cmd == 0x23 && bmc.steal_at && --bmc.steal_at == 0)
+		bmc.res++;	/* someone else's Reserve */
 	return model_answer(netfn, cmd, d, len, resp);
 }
 
@@ -358,7 +375,7 @@ START_TEST(every_record_offset_count)
 	ck_assert_uint_eq(bmc.nreq, before);
 	ck_assert_uint_eq(sdrc_stats(c)->hits, total + 1);
 	/* the last record's next id */
-	ng = get_sdr(&owner_a, res, 0x31, 0, 5, got, &fwd);
+	ng = get_sdr(&owner_a, res, 0x32, 0, 5, got, &fwd);
 	ck_assert_uint_eq(got[1], 0xff);
 	ck_assert_uint_eq(got[2], 0xff);
 	ck_assert_uint_eq(ng, 8);
@@ -663,6 +680,33 @@ START_TEST(fill_fails)
 }
 END_TEST
 
+/* The fill's reservation cancelled at the BMC midway (another client, or
+ * a client of a node without the cache, reserved): it reserves again and
+ * goes on with the read that met 0xc5. */
+START_TEST(fill_reservation_lost)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	unsigned int ng, nw;
+	bool fwd;
+
+	bmc.steal_at = 5;
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert(!fwd);
+	ck_assert_str_eq(sdrc_state_name(c), "valid");
+	ck_assert_uint_eq(sdrc_records(c), bmc.nrec);
+	ck_assert_uint_eq(bmc.nres, 2);
+	for (unsigned int i = 0; i < bmc.nrec; i++) {
+		uint8_t d[6] = { 0, 0, (uint8_t)bmc.id[i], 0, 0, 0xff };
+
+		ng = get_sdr(&owner_a, 0, bmc.id[i], 0, 0xff, got, &fwd);
+		nw = model_answer(0x0a, 0x23, d, 6, want);
+		ck_assert(!fwd);
+		ck_assert_uint_eq(ng, nw);
+		ck_assert_mem_eq(got, want, nw);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -678,6 +722,7 @@ static Suite *suite(void)
 	tcase_add_test(t, trusted_after_write);
 	tcase_add_test(t, fru_every_offset_count);
 	tcase_add_test(t, fill_fails);
+	tcase_add_test(t, fill_reservation_lost);
 	suite_add_tcase(s, t);
 	return s;
 }
