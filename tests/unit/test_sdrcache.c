@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct model {
 	unsigned int steal_at;	/* another client reserves before this
 				 * Get SDR (1: the next one) */
 	unsigned int nres;	/* Reserves it answered */
+	unsigned int next_id;	/* for Add SDR */
 };
 
 static struct model bmc;
@@ -81,6 +83,7 @@ static void model_init(void)
 {
 	memset(&bmc, 0, sizeof(bmc));
 	bmc.clock = 1000;
+	bmc.next_id = 0x40;
 	bmc.cap = 40;
 	/* lengths on both sides of the cap (37 data bytes) */
 	model_add(1, 11);
@@ -169,7 +172,7 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
 		memcpy(resp + 3, bmc.data[i] + off, cnt);
 		return 3 + cnt;
 	case 0x24:
-		model_add(0x40 + bmc.nrec, d[5]);
+		model_add(bmc.next_id++, d[5]);
 		put16(resp + 1, bmc.id[bmc.nrec - 1]);
 		return 3;
 	case 0x26:
@@ -576,7 +579,7 @@ START_TEST(untrusted_timestamps)
 	ck_assert_str_eq(sdrc_state_name(c), "off");
 	get_sdr(&owner_a, 0, 0xffff, 0, 5, got, &fwd);
 	ck_assert(fwd);
-	ck_assert_uint_eq(got[3], 0x40 + bmc.nrec - 1);
+	ck_assert_uint_eq(got[3], bmc.id[bmc.nrec - 1]);
 }
 END_TEST
 
@@ -707,6 +710,90 @@ START_TEST(fill_reservation_lost)
 }
 END_TEST
 
+/* Randomized: reads of every kind mixed with writes through other owners,
+ * changes at the BMC (seen after the revalidation interval), resets and
+ * Reserves; every answer from memory must be the model's answer at that
+ * moment. Several seeds, a few thousand steps each. */
+START_TEST(randomized)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP], d[10];
+	unsigned int ng, nw, from_memory = 0, seed = 0x5eed0000u + (unsigned)_i;
+	bool fwd;
+
+	for (int step = 0; step < 4000; step++) {
+		unsigned int r, op;
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		op = r % 100;
+		now += r % 3;
+		if (op < 55) {			/* Get SDR, reservation 0 */
+			unsigned int k = (r >> 8) % (bmc.nrec + 3);
+			uint16_t id = k < bmc.nrec ? bmc.id[k] :
+				      k == bmc.nrec ? 0 :
+				      k == bmc.nrec + 1 ? 0xffff : 0x55;
+			uint8_t dd[6] = { 0, 0, (uint8_t)id,
+					  (uint8_t)(id >> 8),
+					  (uint8_t)((r >> 12) % 72),
+					  (uint8_t)(r >> 20) };
+
+			ng = get_sdr(&owner_a, 0, id, dd[4], dd[5], got, &fwd);
+			nw = model_answer(0x0a, 0x23, dd, 6, want);
+		} else if (op < 65) {		/* Repository Info */
+			ng = ask(&owner_a, 0x0a, 0x20, NULL, 0, got, &fwd);
+			nw = model_answer(0x0a, 0x20, NULL, 0, want);
+		} else if (op < 80) {		/* FRU */
+			d[0] = (uint8_t)((r >> 8) % 2);
+			d[1] = (uint8_t)(r >> 10);
+			d[2] = (uint8_t)((r >> 18) % 2);
+			d[3] = (uint8_t)(r >> 20);
+			ng = ask(&owner_a, 0x0a, 0x11, d, 4, got, &fwd);
+			nw = model_answer(0x0a, 0x11, d, 4, want);
+		} else if (op < 85) {		/* Add through another node */
+			uint8_t add[10] = { 0, 0, 0x51, 0xc0, 4, 1, 2, 3,
+					    (uint8_t)r };
+
+			if (bmc.nrec < NREC_MAX - 1)
+				ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+			continue;
+		} else if (op < 89) {		/* Delete through another */
+			uint8_t del[4] = { 0, 0, (uint8_t)bmc.id[0],
+					   (uint8_t)(bmc.id[0] >> 8) };
+
+			if (bmc.nrec > 2)
+				ask(&owner_b, 0x0a, 0x26, del, 4, got, &fwd);
+			continue;
+		} else if (op < 92) {		/* the BMC changes by itself */
+			if (bmc.nrec < NREC_MAX - 1)
+				model_add(bmc.next_id++, (r >> 8) % 30);
+			now += 1001;	/* seen after the interval */
+			continue;
+		} else if (op < 94) {		/* FRU written through B */
+			d[0] = 0;
+			d[1] = (uint8_t)(r >> 8);
+			d[2] = 0;
+			d[3] = (uint8_t)(r >> 16);
+			ask(&owner_b, 0x0a, 0x12, d, 4, got, &fwd);
+			bmc.fru[d[1]] = d[3];
+			continue;
+		} else if (op < 96) {		/* a BMC reset */
+			sdrc_observe(c, &owner_b, 0x06, 0x02, NULL, 0, 0,
+				     got, 1);
+			continue;
+		} else {
+			reserve(op % 2 ? &owner_a : &owner_b);
+			continue;
+		}
+		from_memory += !fwd;
+		ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
+			      "seed %u step %d op %u: %u bytes cc %02x, BMC "
+			      "%u bytes cc %02x", (unsigned)_i, step, op, ng,
+			      got[0], nw, want[0]);
+	}
+	ck_assert_uint_gt(from_memory, 1000);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -723,6 +810,7 @@ static Suite *suite(void)
 	tcase_add_test(t, fru_every_offset_count);
 	tcase_add_test(t, fill_fails);
 	tcase_add_test(t, fill_reservation_lost);
+	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;
 }
