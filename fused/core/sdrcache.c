@@ -9,9 +9,10 @@
  * must not have moved meanwhile). Clients wait (PARK) while it fills, so
  * none sees half of it. Valid until a write, clear or reset from any node
  * is seen, or a revalidation (Get SDR Repository Info, at most every
- * revalidate_ms and after each client's Reserve) finds other addition or
- * erase timestamps. A write that did not move the timestamps means they
- * cannot be trusted: the cache turns itself off for good.
+ * revalidate_ms and after each client's Reserve) finds another answer
+ * (addition or erase timestamps, or record count within their second).
+ * A write that did not move the timestamps means they cannot be trusted:
+ * the cache turns itself off for good.
  *
  * Reservations: a client's Reserve SDR Repository still goes to the BMC
  * (its id is then the client's own, and a write carrying it works as on
@@ -557,6 +558,13 @@ static bool same_ts(const uint8_t *a, const uint8_t *b)
 	return memcmp(a + 6, b + 6, 8) == 0;
 }
 
+/* The whole answer: the timestamps have a resolution of a second, so two
+ * changes within one are told apart by the record count and free space. */
+static bool same_info(const uint8_t *a, const uint8_t *b)
+{
+	return memcmp(a, b, INFO_LEN) == 0;
+}
+
 /* A record's first read: all of it if the BMC can carry it. Its length is
  * the BMC's, found where an answer comes back short (or cc 0xc9 past the
  * end): ipmi_sim's records can be longer than their header says. */
@@ -758,7 +766,7 @@ static void info_answer(struct sdrc *c, const uint8_t *resp,
 		return;
 	}
 	if (c->job == J_CHECK) {
-		if (!same_ts(resp, c->start_info)) {
+		if (!same_info(resp, c->start_info)) {
 			fill_restart(c, now_ms);
 			return;
 		}
@@ -776,7 +784,7 @@ static void info_answer(struct sdrc *c, const uint8_t *resp,
 	/* J_REVAL */
 	c->stats.revalidations++;
 	c->job = J_NONE;
-	if (same_ts(resp, c->info)) {
+	if (same_info(resp, c->info)) {
 		c->validated_ms = now_ms;
 		return;
 	}

@@ -794,6 +794,24 @@ START_TEST(randomized)
 }
 END_TEST
 
+/* Two changes at the BMC within one second leave the timestamps as they
+ * were; the record count still tells. */
+START_TEST(same_second_change)
+{
+	uint8_t got[SDRC_MAX_RESP];
+	bool fwd;
+
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	bmc.frozen_ts = true;
+	model_add(0x99, 3);
+	now += 1001;
+	get_sdr(&owner_a, 0, 0x99, 0, 5, got, &fwd);
+	ck_assert(!fwd);
+	ck_assert_uint_eq(got[0], 0);
+	ck_assert_uint_eq(sdrc_stats(c)->fills, 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -810,6 +828,7 @@ static Suite *suite(void)
 	tcase_add_test(t, fru_every_offset_count);
 	tcase_add_test(t, fill_fails);
 	tcase_add_test(t, fill_reservation_lost);
+	tcase_add_test(t, same_second_change);
 	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;

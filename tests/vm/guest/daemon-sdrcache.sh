@@ -94,7 +94,10 @@ check "ipmitool fru print 0 on ipmi1 as stock" cmp /tmp/f_stock /tmp/f_node
 diff /tmp/f_stock /tmp/f_node | head -10
 sed 's/^/    /' /tmp/f_node | head -4
 
+# each without FreeIPMI's own SDR cache (~/.freeipmi), as agents scrape
+rm -rf "$HOME/.freeipmi"
 ipmi-sensors --driver-type=OPENIPMI --driver-device="$stock" >/tmp/s_stock 2>&1
+rm -rf "$HOME/.freeipmi"
 ipmi-sensors --driver-type=OPENIPMI --driver-device=/dev/ipmi2 >/tmp/s_node 2>&1
 check "FreeIPMI ipmi-sensors on ipmi2 as stock" cmp /tmp/s_stock /tmp/s_node
 diff /tmp/s_stock /tmp/s_node | head -10
