@@ -55,11 +55,11 @@
 #define CC_RES_CANCELLED 0xc5
 #define CC_OUT_OF_RANGE	0xc9
 #define CC_TOO_LONG	0xca	/* cannot return that many bytes */
-#define CC_REQ_TOO_LONG	0xc8	/* ipmi_sim's Read FRU Data says this */
+#define CC_REQ_TOO_LONG	0xc8	/* ipmi_sim's Read FRU Data */
 #define CC_NOT_PRESENT	0xcb
 
 #define INFO_LEN	15	/* cc + 14 bytes of Get SDR Repository Info */
-#define SDR_MAX_LEN	512	/* what the BMC returns: may pass the header */
+#define SDR_MAX_LEN	512	/* may run past what the header says */
 #define MAX_REFUSED	8
 #define FAILED_RETRY_MS	30000
 #define MAX_C5		16	/* fill reservations lost in a row */
@@ -101,14 +101,14 @@ struct sdrc {
 	enum job job;
 	uint32_t gen, out_gen;
 
-	uint8_t info[INFO_LEN];		/* the last Get SDR Repository Info */
+	uint8_t info[INFO_LEN];		/* last Get SDR Repository Info */
 	struct rec *recs;
 	unsigned int nrec;
 
 	/* the fill */
 	uint8_t start_info[INFO_LEN];
 	uint16_t res, cur_id, cur_off, cur_total, cur_cnt, cur_next;
-	enum job resume;		/* after J_RES: the read that met 0xc5 */
+	enum job resume;		/* after J_RES: what met 0xc5 */
 	/* reads of the record refused as too long: what they asked for
 	 * is known only once the record's end is */
 	struct { uint16_t off, cnt; } refused[MAX_REFUSED];

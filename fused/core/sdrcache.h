@@ -30,10 +30,10 @@
 #include <stdint.h>
 
 #define SDRC_MAX_RESP		256	/* cc + data, at most */
-#define SDRC_MAX_REQ		8	/* data bytes of an internal request */
+#define SDRC_MAX_REQ		8	/* internal request data bytes */
 #define SDRC_MAX_RECORDS	1024	/* more: not cached */
-#define SDRC_FRU_MAX		4096	/* a larger FRU area is not cached */
-#define SDRC_FRU_MAX_AGE_MS	60000	/* FRU data is read again after */
+#define SDRC_FRU_MAX		4096	/* larger FRU: not cached */
+#define SDRC_FRU_MAX_AGE_MS	60000	/* then FRU data is read again */
 
 enum sdrc_verdict { SDRC_FORWARD, SDRC_ANSWERED, SDRC_PARK };
 
@@ -43,7 +43,7 @@ struct sdrc_stats {
 	uint64_t parks;		/* waited for a fill or revalidation */
 	uint64_t fills;		/* repository fills completed */
 	uint64_t revalidations;	/* Get SDR Repository Info checks */
-	uint64_t invalidations;	/* cache dropped (write, reset, change) */
+	uint64_t invalidations;	/* dropped (write, reset, change) */
 	uint64_t internal;	/* requests the cache sent to the BMC */
 };
 

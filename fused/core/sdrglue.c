@@ -33,14 +33,15 @@ static void pump(void);
 /* The cache's verdict on x; true if x was answered or parked. */
 static bool try_cache(struct xact *x, uint64_t now)
 {
+	uint64_t misses = sdrc_stats(cache)->misses;
 	uint8_t resp[2 + SDRC_MAX_RESP];
 	unsigned int len = 0;
 	enum sdrc_verdict v;
 
 	v = sdrc_request(cache, x->client, x->netfn, x->cmd, x->req + 2,
 			 x->req_len - 2u, now, resp + 2, &len);
-	if (v == SDRC_FORWARD) {
-		x->node->cnt.sdr_misses++;
+	if (v == SDRC_FORWARD) {	/* a miss if it could have been a hit */
+		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
 	}
 	if (v == SDRC_PARK) {

@@ -200,6 +200,12 @@ check "without the links ipmitool -d 7 finds no device" test $? != 0
 agents /out/agents/node node
 kcsmuxctl stats >/out/agents/stats 2>&1
 sed 's/^/    | /' /out/agents/stats
+if [ "$SDR_CACHE" = yes ]; then
+	kcsmuxctl show ipmi0 | grep '^sdr_' >/out/agents/sdr_cache
+	sed 's/^/    | /' /out/agents/sdr_cache
+	expect "the agents' SDR and FRU reads answered from memory" \
+		'^sdr_cache_hits=[1-9]' /out/agents/sdr_cache
+fi
 kill "$dpid"
 wait "$dpid" 2>/dev/null
 cp /tmp/kcsmuxd.log /out/agents/kcsmuxd.log
