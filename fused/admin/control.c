@@ -524,6 +524,9 @@ static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 	st = sdrc_stats(sc);
 	ctl_kv_add(b, "sdr_cache_state", sdrc_state_name(sc));
 	ctl_kv_addf(b, "sdr_cache_records", "%u", sdrc_records(sc));
+	ctl_kv_add(b, "sdr_cache_device_state", sdrc_device_state_name(sc));
+	ctl_kv_addf(b, "sdr_cache_device_records", "%u",
+	    sdrc_device_records(sc));
 	ctl_kv_addf(b, "sdr_cache_fills", "%llu",
 	    (unsigned long long)st->fills);
 	ctl_kv_addf(b, "sdr_cache_revalidations", "%llu",

@@ -32,12 +32,16 @@
 
 #include "core/sdrcache.h"
 
+#define NETFN_SENSOR	0x04
 #define NETFN_APP	0x06
 #define NETFN_STORAGE	0x0a
 
 #define CMD_COLD_RESET	0x02
 #define CMD_WARM_RESET	0x03
 #define CMD_SEND_MSG	0x34
+#define CMD_DEV_INFO	0x20	/* netfn 04 */
+#define CMD_DEV_GET	0x21
+#define CMD_DEV_RESERVE	0x22
 #define CMD_FRU_INFO	0x10
 #define CMD_FRU_READ	0x11
 #define CMD_FRU_WRITE	0x12
@@ -77,8 +81,8 @@ struct rec {
 
 struct owner {
 	const void *owner;
-	uint16_t res;
-	bool valid;
+	uint16_t res[2];		/* per repository */
+	bool valid[2];
 };
 
 struct fru {
@@ -90,23 +94,23 @@ struct fru {
 	uint64_t at_ms;
 };
 
-struct sdrc {
-	uint32_t reval_ms;
+/* One repository: the main one (netfn 0a) or the BMC's device SDRs
+ * (netfn 04, LUN 0). */
+struct repo {
+	bool dev;
 	enum mstate st;
 	uint64_t validated_ms, failed_ms;
 	bool want_fill, want_reval;
 
-	/* the internal request out, if any */
-	bool busy;
-	enum job job;
-	uint32_t gen, out_gen;
-
-	uint8_t info[INFO_LEN];		/* last Get SDR Repository Info */
+	uint8_t info[INFO_LEN];		/* last Get (Device) SDR (Repository)
+					 * Info answer */
+	unsigned int info_len;
 	struct rec *recs;
 	unsigned int nrec;
 
 	/* the fill */
 	uint8_t start_info[INFO_LEN];
+	unsigned int start_len;
 	uint16_t res, cur_id, cur_off, cur_total, cur_cnt, cur_next;
 	enum job resume;		/* after J_RES: what met 0xc5 */
 	/* reads of the record refused as too long: what they asked for
@@ -116,9 +120,20 @@ struct sdrc {
 	uint16_t probe_cnt;
 	uint8_t buf[SDR_MAX_LEN];
 	unsigned int c5, attempts;
-	/* longest read answered, shortest refused with 0xca (0: none) */
+	/* longest read answered, shortest refused (0: none), and how */
 	unsigned int sdr_ok, sdr_bad;
-	uint8_t sdr_bad_cc, fru_bad_cc;	/* how the BMC refused them */
+	uint8_t sdr_bad_cc;
+};
+
+struct sdrc {
+	uint32_t reval_ms;
+	struct repo rp[2];		/* [0] main, [1] device SDRs */
+
+	/* the internal request out, if any, and whose */
+	bool busy;
+	enum job job;
+	unsigned int jr;
+	uint32_t gen, out_gen;
 
 	/* a write was seen: its timestamps before, to see that they move */
 	bool write_check;
@@ -130,6 +145,7 @@ struct sdrc {
 	struct fru fru[256];
 	int fru_cur;
 	unsigned int fru_asked, fru_ok, fru_bad;
+	uint8_t fru_bad_cc;
 
 	struct sdrc_stats stats;
 };
@@ -172,17 +188,18 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms)
 	if (!c)
 		return NULL;
 	c->reval_ms = revalidate_ms;
+	c->rp[1].dev = true;
 	c->fru_cur = -1;
 	return c;
 }
 
-static void drop_records(struct sdrc *c)
+static void drop_records(struct repo *p)
 {
-	for (unsigned int i = 0; i < c->nrec; i++)
-		free(c->recs[i].data);
-	free(c->recs);
-	c->recs = NULL;
-	c->nrec = 0;
+	for (unsigned int i = 0; i < p->nrec; i++)
+		free(p->recs[i].data);
+	free(p->recs);
+	p->recs = NULL;
+	p->nrec = 0;
 }
 
 static void drop_fru(struct sdrc *c)
@@ -193,7 +210,7 @@ static void drop_fru(struct sdrc *c)
 	}
 	if (c->busy && (c->job == J_FRU_INFO || c->job == J_FRU_READ ||
 			c->job == J_FRU_PROBE))
-		c->gen++;
+		c->gen++;	/* its answer goes nowhere */
 	c->fru_cur = -1;
 }
 
@@ -201,7 +218,8 @@ void sdrc_free(struct sdrc *c)
 {
 	if (!c)
 		return;
-	drop_records(c);
+	drop_records(&c->rp[0]);
+	drop_records(&c->rp[1]);
 	drop_fru(c);
 	free(c->own);
 	free(c);
@@ -246,76 +264,83 @@ void sdrc_owner_gone(struct sdrc *c, const void *owner)
 
 /* The repository changed (or may have): records and every client's
  * reservation go; an internal request out is answered into nothing. */
-static void drop_sdr(struct sdrc *c)
+static bool fru_job(enum job j)
 {
-	drop_records(c);
+	return j == J_FRU_INFO || j == J_FRU_READ || j == J_FRU_PROBE;
+}
+
+static void drop_sdr(struct sdrc *c, struct repo *p)
+{
+	drop_records(p);
 	for (unsigned int i = 0; i < c->nown; i++)
-		c->own[i].valid = false;
-	if (c->busy && c->job != J_FRU_INFO && c->job != J_FRU_READ &&
-	    c->job != J_FRU_PROBE)
+		c->own[i].valid[p->dev] = false;
+	if (c->busy && !fru_job(c->job) && c->jr == p->dev)
 		c->gen++;
-	if (c->st != M_OFF)
-		c->st = M_EMPTY;
-	c->want_reval = false;
+	if (p->st != M_OFF)
+		p->st = M_EMPTY;
+	p->want_reval = false;
 }
 
 void sdrc_invalidate(struct sdrc *c)
 {
 	c->stats.invalidations++;
-	drop_sdr(c);
+	drop_sdr(c, &c->rp[0]);
+	drop_sdr(c, &c->rp[1]);
 	drop_fru(c);
 }
 
-static void fail(struct sdrc *c, uint64_t now_ms)
+static void fail(struct repo *p, uint64_t now_ms)
 {
-	drop_records(c);
-	c->st = M_FAILED;
-	c->failed_ms = now_ms;
+	drop_records(p);
+	p->st = M_FAILED;
+	p->failed_ms = now_ms;
 }
 
 /* ---- answering ---- */
 
-static enum sdrc_verdict need_sdr(struct sdrc *c, uint64_t now_ms)
+static enum sdrc_verdict need_sdr(struct sdrc *c, struct repo *p,
+				   uint64_t now_ms)
 {
-	switch (c->st) {
+	switch (p->st) {
 	case M_OFF:
 		return SDRC_FORWARD;
 	case M_FAILED:
-		if (now_ms - c->failed_ms < FAILED_RETRY_MS)
+		if (now_ms - p->failed_ms < FAILED_RETRY_MS)
 			return SDRC_FORWARD;
-		c->st = M_EMPTY;
+		p->st = M_EMPTY;
 		/* fall through */
 	case M_EMPTY:
-		c->want_fill = true;
+		p->want_fill = true;
 		return SDRC_PARK;
 	case M_FILLING:
 		return SDRC_PARK;
 	case M_VALID:
 		break;
 	}
-	if (c->want_reval || (c->busy && c->job == J_REVAL) ||
-	    now_ms > c->validated_ms + c->reval_ms) {
-		c->want_reval = true;
+	if (p->want_reval || (c->busy && c->job == J_REVAL && c->jr == p->dev) ||
+	    now_ms > p->validated_ms + c->reval_ms) {
+		p->want_reval = true;
 		return SDRC_PARK;
 	}
 	return SDRC_ANSWERED;
 }
 
-static const struct rec *rec_find(const struct sdrc *c, uint16_t id)
+static const struct rec *rec_find(const struct repo *p, uint16_t id)
 {
-	if (!c->nrec)
+	if (!p->nrec)
 		return NULL;
 	if (id == 0)
-		return &c->recs[0];
+		return &p->recs[0];
 	if (id == 0xffff)
-		return &c->recs[c->nrec - 1];
-	for (unsigned int i = 0; i < c->nrec; i++)
-		if (c->recs[i].id == id)
-			return &c->recs[i];
+		return &p->recs[p->nrec - 1];
+	for (unsigned int i = 0; i < p->nrec; i++)
+		if (p->recs[i].id == id)
+			return &p->recs[i];
 	return NULL;
 }
 
-static enum sdrc_verdict get_sdr(struct sdrc *c, const void *owner,
+static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
+				 const void *owner,
 				 const uint8_t *data, uint8_t *resp,
 				 unsigned int *resp_len)
 {
@@ -325,12 +350,16 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, const void *owner,
 	const struct rec *r;
 
 	*resp_len = 1;
-	if ((c->info[14] & 0x02) && res != 0 &&
-	    (!o || !o->valid || o->res != res)) {
+	/* main: the BMC takes reservations (Get SDR Repository Info's
+	 * flags); device SDRs: only a dynamic population has them */
+	bool checked = p->dev ? (p->info[2] & 0x80) : (p->info[14] & 0x02);
+
+	if (checked && res != 0 &&
+	    (!o || !o->valid[p->dev] || o->res[p->dev] != res)) {
 		resp[0] = CC_RES_CANCELLED;
 		return SDRC_ANSWERED;
 	}
-	r = rec_find(c, id);
+	r = rec_find(p, id);
 	if (!r) {
 		resp[0] = CC_NOT_PRESENT;
 		return SDRC_ANSWERED;
@@ -340,10 +369,10 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, const void *owner,
 		return SDRC_ANSWERED;
 	}
 	l = r->len - off < cnt ? r->len - off : cnt;
-	if (l > c->sdr_ok) {
-		if (!c->sdr_bad || l < c->sdr_bad)
+	if (l > p->sdr_ok) {
+		if (!p->sdr_bad || l < p->sdr_bad)
 			return SDRC_FORWARD;	/* the BMC knows */
-		resp[0] = c->sdr_bad_cc;
+		resp[0] = p->sdr_bad_cc;
 		return SDRC_ANSWERED;
 	}
 	resp[0] = CC_OK;
@@ -363,7 +392,7 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 	unsigned int off, l;
 
 	if ((cmd == CMD_FRU_INFO && len != 1) ||
-	    (cmd == CMD_FRU_READ && len != 4) || c->st == M_OFF)
+	    (cmd == CMD_FRU_READ && len != 4) || c->rp[0].st == M_OFF)
 		return SDRC_FORWARD;
 	f = &c->fru[data[0]];
 	if ((f->st == F_VALID || f->st == F_INFO_ONLY) &&
@@ -411,21 +440,32 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 }
 
 enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
-			       uint8_t netfn, uint8_t cmd,
+			       uint8_t netfn, uint8_t lun, uint8_t cmd,
 			       const uint8_t *data, unsigned int len,
 			       uint64_t now_ms, uint8_t *resp,
 			       unsigned int *resp_len)
 {
+	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
 	enum sdrc_verdict v;
 
-	if (netfn != NETFN_STORAGE)
+	if (netfn == NETFN_SENSOR) {
+		/* the BMC's device SDRs, LUN 0 (Get Device SDR Info and
+		 * Reserve go to the BMC: one each per scan) */
+		if (lun != 0 || cmd < CMD_DEV_INFO || cmd > CMD_DEV_RESERVE)
+			return SDRC_FORWARD;
+		cmd = cmd == CMD_DEV_INFO ? 0 : cmd == CMD_DEV_GET ?
+		      CMD_SDR_GET : CMD_SDR_RESERVE;
+	} else if (netfn != NETFN_STORAGE) {
 		return SDRC_FORWARD;
+	}
 	switch (cmd) {
+	case 0:
+		return SDRC_FORWARD;
 	case CMD_SDR_RESERVE:
 		/* goes to the BMC (the id becomes the owner's); the next
 		 * read waits for a look at the repository's timestamps */
-		if (c->st == M_VALID)
-			c->want_reval = true;
+		if (p->st == M_VALID)
+			p->want_reval = true;
 		return SDRC_FORWARD;
 	case CMD_SDR_INFO:
 	case CMD_SDR_GET:
@@ -433,14 +473,14 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
 			v = SDRC_FORWARD;
 			break;
 		}
-		v = need_sdr(c, now_ms);
+		v = need_sdr(c, p, now_ms);
 		if (v != SDRC_ANSWERED)
 			break;
 		if (cmd == CMD_SDR_INFO) {
-			memcpy(resp, c->info, INFO_LEN);
-			*resp_len = INFO_LEN;
+			memcpy(resp, p->info, p->info_len);
+			*resp_len = p->info_len;
 		} else {
-			v = get_sdr(c, owner, data, resp, resp_len);
+			v = get_sdr(c, p, owner, data, resp, resp_len);
 		}
 		break;
 	case CMD_FRU_INFO:
@@ -461,16 +501,16 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
 
 /* ---- filling ---- */
 
-static void req_sdr_get(struct sdrc *c, struct sdrc_req *r)
+static void req_sdr_get(struct repo *p, struct sdrc_req *r)
 {
-	r->netfn = NETFN_STORAGE;
-	r->cmd = CMD_SDR_GET;
-	r->data[0] = (uint8_t)c->res;
-	r->data[1] = (uint8_t)(c->res >> 8);
-	r->data[2] = (uint8_t)c->cur_id;
-	r->data[3] = (uint8_t)(c->cur_id >> 8);
-	r->data[4] = (uint8_t)c->cur_off;
-	r->data[5] = (uint8_t)c->cur_cnt;
+	r->netfn = p->dev ? NETFN_SENSOR : NETFN_STORAGE;
+	r->cmd = p->dev ? CMD_DEV_GET : CMD_SDR_GET;
+	r->data[0] = (uint8_t)p->res;
+	r->data[1] = (uint8_t)(p->res >> 8);
+	r->data[2] = (uint8_t)p->cur_id;
+	r->data[3] = (uint8_t)(p->cur_id >> 8);
+	r->data[4] = (uint8_t)p->cur_off;
+	r->data[5] = (uint8_t)p->cur_cnt;
 	r->len = 6;
 }
 
@@ -494,46 +534,61 @@ static void req_fru_read(struct sdrc *c, struct sdrc_req *r)
 
 bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r)
 {
+	struct repo *p = NULL;
+	unsigned int i;
+
 	(void)now_ms;
 	if (c->busy)
 		return false;
 	memset(r, 0, sizeof(*r));
 	r->netfn = NETFN_STORAGE;
-	if (c->fru_cur >= 0 || c->st == M_FILLING) {
+	for (i = 0; i < 2; i++)
+		if (c->rp[i].st == M_FILLING)
+			p = &c->rp[i];
+	if (c->fru_cur >= 0 || p) {
 		/* the fill under way: its next step is in c->job */
-	} else if (c->st == M_EMPTY && c->want_fill) {
-		c->want_fill = false;
-		c->st = M_FILLING;
-		c->attempts = 0;
-		c->job = J_INFO;
-	} else if (c->st == M_VALID && c->want_reval) {
-		c->want_reval = false;
-		c->job = J_REVAL;
 	} else {
 		c->job = J_NONE;
-		for (unsigned int i = 0; i < 256 && c->st != M_OFF; i++) {
+		for (i = 0; i < 2 && c->job == J_NONE; i++) {
+			p = &c->rp[i];
+			if (p->st == M_EMPTY && p->want_fill) {
+				p->want_fill = false;
+				p->st = M_FILLING;
+				p->attempts = 0;
+				c->job = J_INFO;
+			} else if (p->st == M_VALID && p->want_reval) {
+				p->want_reval = false;
+				c->job = J_REVAL;
+			}
+		}
+		for (i = 0; i < 256 && c->job == J_NONE &&
+		     c->rp[0].st != M_OFF; i++) {
 			if (c->fru[i].st != F_WANT)
 				continue;
 			c->fru[i].st = F_FILLING;
 			c->fru_cur = (int)i;
 			c->job = J_FRU_INFO;
-			break;
 		}
 		if (c->job == J_NONE)
 			return false;
+		if (!fru_job(c->job))
+			c->jr = p->dev;
 	}
+	p = &c->rp[c->jr];
 	switch (c->job) {
 	case J_INFO:
 	case J_CHECK:
 	case J_REVAL:
-		r->cmd = CMD_SDR_INFO;
+		r->netfn = p->dev ? NETFN_SENSOR : NETFN_STORAGE;
+		r->cmd = p->dev ? CMD_DEV_INFO : CMD_SDR_INFO;
 		break;
 	case J_RES:
-		r->cmd = CMD_SDR_RESERVE;
+		r->netfn = p->dev ? NETFN_SENSOR : NETFN_STORAGE;
+		r->cmd = p->dev ? CMD_DEV_RESERVE : CMD_SDR_RESERVE;
 		break;
 	case J_READ:
 	case J_PROBE:
-		req_sdr_get(c, r);
+		req_sdr_get(p, r);
 		break;
 	case J_FRU_INFO:
 		r->cmd = CMD_FRU_INFO;
@@ -558,81 +613,75 @@ static bool same_ts(const uint8_t *a, const uint8_t *b)
 	return memcmp(a + 6, b + 6, 8) == 0;
 }
 
-/* The whole answer: the timestamps have a resolution of a second, so two
- * changes within one are told apart by the record count and free space. */
-static bool same_info(const uint8_t *a, const uint8_t *b)
-{
-	return memcmp(a, b, INFO_LEN) == 0;
-}
 
 /* A record's first read: all of it if the BMC can carry it. Its length is
  * the BMC's, found where an answer comes back short (or cc 0xc9 past the
  * end): ipmi_sim's records can be longer than their header says. */
-static void read_record(struct sdrc *c, uint16_t id)
+static void read_record(struct sdrc *c, struct repo *p, uint16_t id)
 {
-	c->cur_id = id;
-	c->cur_off = 0;
-	c->cur_total = 0;
-	c->nrefused = 0;
-	c->cur_cnt = c->sdr_bad && c->sdr_ok ? (uint16_t)c->sdr_ok : 0xff;
+	p->cur_id = id;
+	p->cur_off = 0;
+	p->cur_total = 0;
+	p->nrefused = 0;
+	p->cur_cnt = p->sdr_bad && p->sdr_ok ? (uint16_t)p->sdr_ok : 0xff;
 	c->job = J_READ;
 }
 
-static void fill_restart(struct sdrc *c, uint64_t now_ms)
+static void fill_restart(struct sdrc *c, struct repo *p, uint64_t now_ms)
 {
-	drop_records(c);
-	if (++c->attempts >= MAX_ATTEMPTS) {
-		fail(c, now_ms);
+	drop_records(p);
+	if (++p->attempts >= MAX_ATTEMPTS) {
+		fail(p, now_ms);
 		return;
 	}
 	c->job = J_INFO;
 }
 
-static bool store_record(struct sdrc *c, uint16_t next)
+static bool store_record(struct repo *p, uint16_t next)
 {
-	uint16_t id = c->cur_id ? c->cur_id : le16(c->buf);
+	uint16_t id = p->cur_id ? p->cur_id : le16(p->buf);
 	struct rec *n;
 
-	if (c->nrec >= SDRC_MAX_RECORDS)
+	if (p->nrec >= SDRC_MAX_RECORDS)
 		return false;
-	for (unsigned int i = 0; i < c->nrec; i++)
-		if (c->recs[i].id == id)
+	for (unsigned int i = 0; i < p->nrec; i++)
+		if (p->recs[i].id == id)
 			return false;	/* a loop */
-	n = realloc(c->recs, (c->nrec + 1) * sizeof(*n));
+	n = realloc(p->recs, (p->nrec + 1) * sizeof(*n));
 	if (!n)
 		return false;
-	c->recs = n;
-	n = &c->recs[c->nrec];
-	n->data = malloc(c->cur_total);
+	p->recs = n;
+	n = &p->recs[p->nrec];
+	n->data = malloc(p->cur_total);
 	if (!n->data)
 		return false;
-	memcpy(n->data, c->buf, c->cur_total);
+	memcpy(n->data, p->buf, p->cur_total);
 	n->id = id;
 	n->next = next;
-	n->len = c->cur_total;
-	c->nrec++;
+	n->len = p->cur_total;
+	p->nrec++;
 	return true;
 }
 
 /* After the last record: probe the BMC's limit where it is not known
  * yet (so no client read has to be forwarded), then check. */
-static void fill_probe_or_check(struct sdrc *c)
+static void fill_probe_or_check(struct sdrc *c, struct repo *p)
 {
 	unsigned int maxlen = 0, best = 0;
 
-	for (unsigned int i = 0; i < c->nrec; i++)
-		if (c->recs[i].len > maxlen) {
-			maxlen = c->recs[i].len;
+	for (unsigned int i = 0; i < p->nrec; i++)
+		if (p->recs[i].len > maxlen) {
+			maxlen = p->recs[i].len;
 			best = i;
 		}
-	c->probe_cnt = (uint16_t)probe_cnt(c->sdr_ok, c->sdr_bad, maxlen);
-	if (!c->probe_cnt) {
+	p->probe_cnt = (uint16_t)probe_cnt(p->sdr_ok, p->sdr_bad, maxlen);
+	if (!p->probe_cnt) {
 		c->job = J_CHECK;
 		return;
 	}
-	c->cur_id = c->recs[best].id;
-	c->cur_off = 0;
-	c->cur_cnt = c->probe_cnt;
+	p->cur_id = p->recs[best].id;
+	p->cur_off = 0;
+	p->cur_cnt = p->probe_cnt;
 	c->job = J_PROBE;
 }
 
@@ -651,132 +700,150 @@ static void learn(unsigned int *ok, unsigned int *bad, unsigned int n,
 }
 
 /* The record is complete at cur_off: what its refused reads asked for. */
-static bool record_done(struct sdrc *c, uint16_t next)
+static bool record_done(struct repo *p, uint16_t next)
 {
 	unsigned int l;
 
-	c->cur_total = c->cur_off;
-	for (unsigned int i = 0; i < c->nrefused; i++) {
-		if (c->refused[i].off >= c->cur_total)
+	p->cur_total = p->cur_off;
+	for (unsigned int i = 0; i < p->nrefused; i++) {
+		if (p->refused[i].off >= p->cur_total)
 			continue;
-		l = c->cur_total - c->refused[i].off;
-		learn(&c->sdr_ok, &c->sdr_bad,
-		      l < c->refused[i].cnt ? l : c->refused[i].cnt, true);
+		l = p->cur_total - p->refused[i].off;
+		learn(&p->sdr_ok, &p->sdr_bad,
+		      l < p->refused[i].cnt ? l : p->refused[i].cnt, true);
 	}
-	return c->cur_total >= 5 && store_record(c, next);
+	return p->cur_total >= 5 && store_record(p, next);
 }
 
-static void read_answer(struct sdrc *c, const uint8_t *resp,
+static void read_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 			unsigned int len, uint64_t now_ms)
 {
 	unsigned int n;
 
 	if (resp[0] == CC_RES_CANCELLED) {
-		if (++c->c5 > MAX_C5) {
-			fail(c, now_ms);
+		if (++p->c5 > MAX_C5) {
+			fail(p, now_ms);
 		} else {
-			c->resume = c->job;
+			p->resume = c->job;
 			c->job = J_RES;
 		}
 		return;
 	}
 	if (too_long(resp[0]))
-		c->sdr_bad_cc = resp[0];
+		p->sdr_bad_cc = resp[0];
 	if (c->job == J_PROBE) {
 		if (resp[0] != CC_OK && !too_long(resp[0])) {
-			fail(c, now_ms);
+			fail(p, now_ms);
 			return;
 		}
-		learn(&c->sdr_ok, &c->sdr_bad, c->probe_cnt, resp[0] != CC_OK);
-		fill_probe_or_check(c);
+		learn(&p->sdr_ok, &p->sdr_bad, p->probe_cnt, resp[0] != CC_OK);
+		fill_probe_or_check(c, p);
 		return;
 	}
-	c->c5 = 0;
-	if (too_long(resp[0]) && c->cur_cnt > 1) {
-		if (c->nrefused < MAX_REFUSED) {
-			c->refused[c->nrefused].off = c->cur_off;
-			c->refused[c->nrefused++].cnt = c->cur_cnt;
+	p->c5 = 0;
+	if (too_long(resp[0]) && p->cur_cnt > 1) {
+		if (p->nrefused < MAX_REFUSED) {
+			p->refused[p->nrefused].off = p->cur_off;
+			p->refused[p->nrefused++].cnt = p->cur_cnt;
 		}
-		c->cur_cnt = c->cur_cnt > 32 ? 32 : c->cur_cnt / 2u;
+		p->cur_cnt = p->cur_cnt > 32 ? 32 : p->cur_cnt / 2u;
 		return;
 	}
-	if (resp[0] == CC_OUT_OF_RANGE && c->cur_off > 0) {
+	if (resp[0] == CC_OUT_OF_RANGE && p->cur_off > 0) {
 		/* the end, right after a full piece */
-		if (!record_done(c, c->cur_next))
-			fail(c, now_ms);
-		else if (c->cur_next == 0xffff)
-			fill_probe_or_check(c);
+		if (!record_done(p, p->cur_next))
+			fail(p, now_ms);
+		else if (p->cur_next == 0xffff)
+			fill_probe_or_check(c, p);
 		else
-			read_record(c, c->cur_next);
+			read_record(c, p, p->cur_next);
 		return;
 	}
 	if (resp[0] != CC_OK || len < 3) {
-		fail(c, now_ms);
+		fail(p, now_ms);
 		return;
 	}
-	c->cur_next = le16(resp + 1);
+	p->cur_next = le16(resp + 1);
 	n = len - 3;
-	if (n > c->cur_cnt || c->cur_off + n > SDR_MAX_LEN) {
-		fail(c, now_ms);
+	if (n > p->cur_cnt || p->cur_off + n > SDR_MAX_LEN) {
+		fail(p, now_ms);
 		return;
 	}
-	memcpy(c->buf + c->cur_off, resp + 3, n);
-	learn(&c->sdr_ok, &c->sdr_bad, n, false);
-	c->cur_off = (uint16_t)(c->cur_off + n);
-	if (n == c->cur_cnt && n > 0) {
-		if (c->cur_off > 255)	/* past what an offset can reach */
-			fail(c, now_ms);
+	memcpy(p->buf + p->cur_off, resp + 3, n);
+	learn(&p->sdr_ok, &p->sdr_bad, n, false);
+	p->cur_off = (uint16_t)(p->cur_off + n);
+	if (n == p->cur_cnt && n > 0) {
+		if (p->cur_off > 255)	/* past what an offset can reach */
+			fail(p, now_ms);
 		return;		/* maybe more: the next piece */
 	}
-	if (!record_done(c, c->cur_next))
-		fail(c, now_ms);
-	else if (c->cur_next == 0xffff)
-		fill_probe_or_check(c);
+	if (!record_done(p, p->cur_next))
+		fail(p, now_ms);
+	else if (p->cur_next == 0xffff)
+		fill_probe_or_check(c, p);
 	else
-		read_record(c, c->cur_next);
+		read_record(c, p, p->cur_next);
 }
 
-static void info_answer(struct sdrc *c, const uint8_t *resp,
+/* The whole answer: the timestamps have a resolution of a second, so two
+ * changes within one are told apart by the record count and free space. */
+static bool same_answer(const struct repo *p, const uint8_t *resp,
+			unsigned int len)
+{
+	return len == p->info_len && memcmp(resp, p->info, len) == 0;
+}
+
+static void info_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 			unsigned int len, uint64_t now_ms)
 {
-	if (resp[0] != CC_OK || len < INFO_LEN) {
-		fail(c, now_ms);
+	/* main: Get SDR Repository Info; device: Get Device SDR Info, with
+	 * the population change indicator only when it is dynamic */
+	bool dyn = p->dev && len >= 3 && (resp[2] & 0x80);
+	unsigned int want = p->dev ? (dyn ? 7 : 3) : INFO_LEN;
+
+	if (resp[0] != CC_OK || len < want) {
+		fail(p, now_ms);
 		return;
 	}
+	len = want;
 	if (c->job == J_INFO) {
-		if (c->write_check && same_ts(resp, c->write_info)) {
+		if (!p->dev && c->write_check &&
+		    same_ts(resp, c->write_info)) {
 			/* a write went through and the timestamps stayed */
-			drop_records(c);
-			c->st = M_OFF;
+			drop_records(p);
+			p->st = M_OFF;
 			return;
 		}
-		c->write_check = false;
-		c->resume = J_NONE;
-		memcpy(c->start_info, resp, INFO_LEN);
-		memcpy(c->info, resp, INFO_LEN);
-		c->c5 = 0;
-		if (le16(resp + 2) == 0) {
+		if (!p->dev)
+			c->write_check = false;
+		p->resume = J_NONE;
+		memcpy(p->start_info, resp, len);
+		memcpy(p->info, resp, len);
+		p->start_len = p->info_len = len;
+		p->c5 = 0;
+		if (!p->dev && le16(resp + 2) == 0) {
 			c->job = J_CHECK;
-		} else if (resp[14] & 0x02) {
+		} else if (p->dev ? dyn : (resp[14] & 0x02)) {
 			c->job = J_RES;
 		} else {
-			c->res = 0;
-			read_record(c, 0);
+			p->res = 0;
+			read_record(c, p, 0);
 		}
 		return;
 	}
 	if (c->job == J_CHECK) {
-		if (!same_info(resp, c->start_info)) {
-			fill_restart(c, now_ms);
+		if (len != p->start_len || memcmp(resp, p->start_info, len)) {
+			fill_restart(c, p, now_ms);
 			return;
 		}
-		if (le16(resp + 2) != c->nrec) {	/* not all found */
-			fail(c, now_ms);
+		/* the main repository's count is of records (the device
+		 * one's is of sensors) */
+		if (!p->dev && le16(resp + 2) != p->nrec) {
+			fail(p, now_ms);
 			return;
 		}
-		memcpy(c->info, resp, INFO_LEN);
-		c->st = M_VALID;
-		c->validated_ms = now_ms;
+		p->st = M_VALID;
+		p->validated_ms = now_ms;
 		c->stats.fills++;
 		c->job = J_NONE;
 		return;
@@ -784,12 +851,17 @@ static void info_answer(struct sdrc *c, const uint8_t *resp,
 	/* J_REVAL */
 	c->stats.revalidations++;
 	c->job = J_NONE;
-	if (same_info(resp, c->info)) {
-		c->validated_ms = now_ms;
+	if (same_answer(p, resp, len)) {
+		p->validated_ms = now_ms;
 		return;
 	}
-	sdrc_invalidate(c);
-	c->want_fill = true;
+	if (p->dev) {
+		c->stats.invalidations++;
+		drop_sdr(c, p);
+	} else {
+		sdrc_invalidate(c);
+	}
+	p->want_fill = true;
 }
 
 static void fru_done(struct sdrc *c, struct fru *f, enum fstate st)
@@ -870,6 +942,8 @@ static void fru_answer(struct sdrc *c, int status, const uint8_t *resp,
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms)
 {
+	struct repo *p = &c->rp[c->jr];
+
 	if (!c->busy)
 		return;
 	c->busy = false;
@@ -881,30 +955,30 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		return;
 	}
 	if (status || len < 1) {
-		fail(c, now_ms);
+		fail(p, now_ms);
 		return;
 	}
 	switch (c->job) {
 	case J_INFO:
 	case J_CHECK:
 	case J_REVAL:
-		info_answer(c, resp, len, now_ms);
+		info_answer(c, p, resp, len, now_ms);
 		break;
 	case J_RES:
 		if (resp[0] != CC_OK || len < 3) {
-			fail(c, now_ms);
+			fail(p, now_ms);
 			break;
 		}
-		c->res = le16(resp + 1);
-		if (c->resume != J_NONE)
-			c->job = c->resume;	/* the read that met 0xc5 */
+		p->res = le16(resp + 1);
+		if (p->resume != J_NONE)
+			c->job = p->resume;	/* the read that met 0xc5 */
 		else
-			read_record(c, 0);
-		c->resume = J_NONE;
+			read_record(c, p, 0);
+		p->resume = J_NONE;
 		break;
 	case J_READ:
 	case J_PROBE:
-		read_answer(c, resp, len, now_ms);
+		read_answer(c, p, resp, len, now_ms);
 		break;
 	default:
 		break;
@@ -914,7 +988,8 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 /* ---- what passed to the BMC ---- */
 
 void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
+		  uint8_t lun, uint8_t cmd, const uint8_t *data,
+		  unsigned int len,
 		  int status, const uint8_t *resp, unsigned int resp_len)
 {
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
@@ -927,6 +1002,14 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
 			sdrc_invalidate(c);
 		return;
 	}
+	if (netfn == NETFN_SENSOR && lun == 0 && cmd == CMD_DEV_RESERVE) {
+		if (ok && resp_len >= 3 && owner &&
+		    (o = owner_find(c, owner, true))) {
+			o->res[1] = le16(resp + 1);
+			o->valid[1] = true;
+		}
+		return;
+	}
 	if (netfn != NETFN_STORAGE)
 		return;
 	switch (cmd) {
@@ -935,8 +1018,8 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
 			return;
 		o = owner_find(c, owner, true);
 		if (o) {
-			o->res = le16(resp + 1);
-			o->valid = true;
+			o->res[0] = le16(resp + 1);
+			o->valid[0] = true;
 		}
 		return;
 	case CMD_FRU_WRITE:
@@ -959,9 +1042,9 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
 		break;
 	}
 	/* A completed change must move the timestamps we last saw. */
-	if (judge && c->st == M_VALID && !c->write_check) {
+	if (judge && c->rp[0].st == M_VALID && !c->write_check) {
 		c->write_check = true;
-		memcpy(c->write_info, c->info, INFO_LEN);
+		memcpy(c->write_info, c->rp[0].info, INFO_LEN);
 	}
 	sdrc_invalidate(c);
 }
@@ -977,10 +1060,24 @@ const char *sdrc_state_name(const struct sdrc *c)
 		"empty", "filling", "valid", "failed", "off"
 	};
 
-	return names[c->st];
+	return names[c->rp[0].st];
 }
 
 unsigned int sdrc_records(const struct sdrc *c)
 {
-	return c->nrec;
+	return c->rp[0].nrec;
+}
+
+const char *sdrc_device_state_name(const struct sdrc *c)
+{
+	static const char *const names[] = {
+		"empty", "filling", "valid", "failed", "off"
+	};
+
+	return names[c->rp[1].st];
+}
+
+unsigned int sdrc_device_records(const struct sdrc *c)
+{
+	return c->rp[1].nrec;
 }

@@ -59,8 +59,9 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms);
 void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
+/* LUN: the request's (device SDRs are cached for LUN 0 only). */
 enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
-			       uint8_t netfn, uint8_t cmd,
+			       uint8_t netfn, uint8_t lun, uint8_t cmd,
 			       const uint8_t *data, unsigned int len,
 			       uint64_t now_ms, uint8_t *resp,
 			       unsigned int *resp_len);
@@ -69,7 +70,8 @@ bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r);
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms);
 void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
+		  uint8_t lun, uint8_t cmd, const uint8_t *data,
+		  unsigned int len,
 		  int status, const uint8_t *resp, unsigned int resp_len);
 void sdrc_owner_gone(struct sdrc *c, const void *owner);
 
@@ -79,5 +81,8 @@ const struct sdrc_stats *sdrc_stats(const struct sdrc *c);
 /* "empty", "filling", "valid", "failed", "off" (timestamps untrusted) */
 const char *sdrc_state_name(const struct sdrc *c);
 unsigned int sdrc_records(const struct sdrc *c);
+/* The BMC's device SDRs (LUN 0): the same for their copy. */
+const char *sdrc_device_state_name(const struct sdrc *c);
+unsigned int sdrc_device_records(const struct sdrc *c);
 
 #endif

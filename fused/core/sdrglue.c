@@ -38,8 +38,8 @@ static bool try_cache(struct xact *x, uint64_t now)
 	unsigned int len = 0;
 	enum sdrc_verdict v;
 
-	v = sdrc_request(cache, x->client, x->netfn, x->cmd, x->req + 2,
-			 x->req_len - 2u, now, resp + 2, &len);
+	v = sdrc_request(cache, x->client, x->netfn, x->req[0] & 3, x->cmd,
+			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
 	if (v == SDRC_FORWARD) {	/* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
@@ -159,9 +159,9 @@ void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		return;
 	if (!status && len < 3)
 		status = -EIO;
-	sdrc_observe(cache, x->client, x->netfn, x->cmd, x->req + 2,
-		     x->req_len - 2u, status, status ? NULL : resp + 2,
-		     status ? 0 : len - 2);
+	sdrc_observe(cache, x->client, x->netfn, x->req[0] & 3, x->cmd,
+		     x->req + 2, x->req_len - 2u, status,
+		     status ? NULL : resp + 2, status ? 0 : len - 2);
 }
 
 void sdrglue_fini(struct daemon *d)

@@ -9,10 +9,12 @@
  *       Get SDR Repository Info; Get SDR for every record (ids walked on
  *       B), 0, 0xffff and absent ids, every offset from 0 to one past the
  *       record's end, each with count 0xff and a count that sweeps 0 to
- *       past the end; for each FRU id (default 0): Get FRU Inventory Area
- *       Info and Read FRU Data at every offset (and one past the end),
- *       counts sweeping 0-40, and 0xff. Prints a summary line
- *       "compared N differ M"; exit 1 if any differ.
+ *       past the end; the same for the BMC's device SDRs (Get Device SDR
+ *       04:21, reservation 0); for each FRU id (default 0): Get FRU
+ *       Inventory Area Info and Read FRU Data at every offset (and one
+ *       past the end), counts sweeping 0-40, and 0xff. Prints a summary
+ *       line "records R device D compared N differ M"; exit 1 if any
+ *       differ.
  *   lockstep DEV ROUNDS
  *       Two open files on DEV read the whole repository in lockstep in
  *       pieces of 7 bytes with offsets, each reserving anew at the start
@@ -107,13 +109,17 @@ static uint16_t reserve(int fd)
 	return (uint16_t)(r[1] | r[2] << 8);
 }
 
+/* Get SDR (0a:23), or Get Device SDR (04:21) when dev_sdr is set. */
+static bool dev_sdr;
+
 static int get_sdr(int fd, uint16_t res, uint16_t id, uint8_t off,
 		   uint8_t cnt, uint8_t *resp, unsigned int cap)
 {
 	uint8_t d[6] = { (uint8_t)res, (uint8_t)(res >> 8), (uint8_t)id,
 			 (uint8_t)(id >> 8), off, cnt };
 
-	return xfer(fd, 0x0a, 0x23, d, 6, resp, cap);
+	return dev_sdr ? xfer(fd, 0x04, 0x21, d, 6, resp, cap) :
+			 xfer(fd, 0x0a, 0x23, d, 6, resp, cap);
 }
 
 static void hex(FILE *f, const uint8_t *p, int n)
@@ -167,17 +173,17 @@ static int walk(int fd, uint16_t *ids, uint8_t *lens, int max)
 	return k;
 }
 
-static int cmd_compare(const char *a, const char *b, const char *frus)
+/* Every record x offset x count of one repository (dev_sdr: the device
+ * SDRs, read with reservation 0: ipmi_sim's population is static). */
+static int compare_sdrs(int fa, int fb, const char *b)
 {
-	int fa = open_dev(a), fb = open_dev(b);
-	uint16_t ids[1100], ra, rb;
+	uint16_t ids[1100], ra = 0, rb = 0;
 	uint8_t lens[1100];
 	int nrec = walk(fb, ids, lens, 1024);
-	unsigned long fru_ids = strtoul(frus ? frus : "1", NULL, 0);
 
 	if (nrec <= 0) {
 		fprintf(stderr, "cannot walk the repository on %s\n", b);
-		return 2;
+		return -1;
 	}
 	ids[nrec] = 0xffff;
 	lens[nrec] = lens[nrec - 1];
@@ -188,9 +194,11 @@ static int cmd_compare(const char *a, const char *b, const char *frus)
 	ids[nrec] = 0x7ff3;	/* absent */
 	lens[nrec] = 8;
 	nrec++;
-	ra = reserve(fa);
-	rb = reserve(fb);
-	cmp_one("repository info", fa, fb, 0x0a, 0x20, NULL, NULL, 0);
+	if (!dev_sdr) {
+		ra = reserve(fa);
+		rb = reserve(fb);
+		cmp_one("repository info", fa, fb, 0x0a, 0x20, NULL, NULL, 0);
+	}
 	for (int k = 0; k < nrec; k++) {
 		unsigned int len = lens[k];
 
@@ -208,10 +216,29 @@ static int cmd_compare(const char *a, const char *b, const char *frus)
 				memcpy(db, da, 6);
 				db[0] = (uint8_t)rb;
 				db[1] = (uint8_t)(rb >> 8);
-				cmp_one("get sdr", fa, fb, 0x0a, 0x23, da, db,
-					6);
+				if (dev_sdr)
+					cmp_one("get device sdr", fa, fb, 0x04,
+						0x21, da, db, 6);
+				else
+					cmp_one("get sdr", fa, fb, 0x0a, 0x23,
+						da, db, 6);
 			}
 	}
+	return nrec - 3;
+}
+
+static int cmd_compare(const char *a, const char *b, const char *frus)
+{
+	int fa = open_dev(a), fb = open_dev(b);
+	unsigned long fru_ids = strtoul(frus ? frus : "1", NULL, 0);
+	int nrec, ndev;
+
+	nrec = compare_sdrs(fa, fb, b);
+	dev_sdr = true;
+	ndev = compare_sdrs(fa, fb, b);
+	dev_sdr = false;
+	if (nrec < 0 || ndev < 0)
+		return 2;
 	for (unsigned int id = 0; id < fru_ids && id < 256; id++) {
 		uint8_t d[4] = { (uint8_t)id }, r[300];
 		int n;
@@ -229,8 +256,8 @@ static int cmd_compare(const char *a, const char *b, const char *frus)
 			cmp_one("read fru", fa, fb, 0x0a, 0x11, d, d, 4);
 		}
 	}
-	printf("records %d compared %lu differ %lu\n", nrec - 3, compared,
-	       differ);
+	printf("records %d device %d compared %lu differ %lu\n", nrec, ndev,
+	       compared, differ);
 	return differ ? 1 : 0;
 }
 

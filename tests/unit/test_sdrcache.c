@@ -37,6 +37,11 @@ struct model {
 				 * Get SDR (1: the next one) */
 	unsigned int nres;	/* Reserves it answered */
 	unsigned int next_id;	/* for Add SDR */
+	/* device SDRs (netfn 04, LUN 0), static population as ipmi_sim's */
+	unsigned int ndev;
+	uint16_t dev_id[4];
+	uint8_t dev_len[4];
+	uint8_t dev_data[4][64];
 };
 
 static struct model bmc;
@@ -95,6 +100,15 @@ static void model_init(void)
 	model_add_pad(0x32, 17, 6);	/* 28 bytes, as ipmi_sim's first */
 	for (unsigned int i = 0; i < 200; i++)
 		bmc.fru[i] = (uint8_t)(i * 3 + 1);
+	bmc.ndev = 3;
+	for (unsigned int i = 0; i < bmc.ndev; i++) {
+		bmc.dev_id[i] = (uint16_t)(0x100 + i);
+		bmc.dev_len[i] = (uint8_t)(20 + 13 * i);
+		for (unsigned int b = 0; b < bmc.dev_len[i]; b++)
+			bmc.dev_data[i][b] = (uint8_t)(0x80 + b * 5 + i);
+		put16(bmc.dev_data[i], bmc.dev_id[i]);
+		bmc.dev_data[i][4] = (uint8_t)(bmc.dev_len[i] - 5);
+	}
 	bmc.fru_size = 200;
 }
 
@@ -121,6 +135,43 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
 	int i;
 
 	resp[0] = 0;
+	if (netfn == 0x04 && cmd == 0x20) {	/* sensors, flags: static */
+		resp[1] = 7;
+		resp[2] = 0x01;
+		return 3;
+	}
+	if (netfn == 0x04 && cmd == 0x21) {	/* no reservation: static */
+		if (len < 6) {
+			resp[0] = 0xc7;
+			return 1;
+		}
+		i = -1;
+		for (unsigned int k = 0; k < bmc.ndev; k++)
+			if ((d[2] | d[3] << 8) == bmc.dev_id[k] ||
+			    ((d[2] | d[3] << 8) == 0 && k == 0) ||
+			    ((d[2] | d[3] << 8) == 0xffff && k + 1 == bmc.ndev))
+				i = (int)k;
+		if (i < 0) {
+			resp[0] = 0xcb;
+			return 1;
+		}
+		off = d[4];
+		cnt = d[5];
+		if (off >= bmc.dev_len[i]) {
+			resp[0] = 0xc9;
+			return 1;
+		}
+		if (off + cnt > bmc.dev_len[i])
+			cnt = bmc.dev_len[i] - off;
+		if (cnt + 3 > bmc.cap) {
+			resp[0] = 0xc8;	/* ipmi_sim's Get Device SDR */
+			return 1;
+		}
+		put16(resp + 1, (unsigned int)i + 1 < bmc.ndev ?
+		      bmc.dev_id[i + 1] : 0xffff);
+		memcpy(resp + 3, bmc.dev_data[i] + off, cnt);
+		return 3 + cnt;
+	}
 	if (netfn != 0x0a) {
 		resp[0] = 0xc1;
 		return 1;
@@ -274,7 +325,7 @@ static unsigned int ask(const void *owner, uint8_t netfn, uint8_t cmd,
 	enum sdrc_verdict v;
 	int guard = 0;
 
-	while ((v = sdrc_request(c, owner, netfn, cmd, d, len, now, resp,
+	while ((v = sdrc_request(c, owner, netfn, 0, cmd, d, len, now, resp,
 				 &n)) == SDRC_PARK) {
 		ck_assert_int_lt(++guard, 10);
 		pump();
@@ -286,7 +337,7 @@ static unsigned int ask(const void *owner, uint8_t netfn, uint8_t cmd,
 		 * for) run ahead of the nodes' queues */
 		pump();
 		n = model_send(netfn, cmd, d, len, resp);
-		sdrc_observe(c, owner, netfn, cmd, d, len, 0, resp, n);
+		sdrc_observe(c, owner, netfn, 0, cmd, d, len, 0, resp, n);
 	}
 	return n;
 }
@@ -405,9 +456,17 @@ START_TEST(info_and_malformed)
 	ck_assert(fwd);
 	ask(&owner_a, 0x0a, 0x20, d, 1, got, &fwd);
 	ck_assert(fwd);
-	ask(&owner_a, 0x04, 0x21, d, 6, got, &fwd);	/* device SDR */
+	ask(&owner_a, 0x04, 0x20, d, 0, got, &fwd);	/* device SDR info */
 	ck_assert(fwd);
 	ck_assert_uint_eq(bmc.nreq, before + 4);
+	{
+		unsigned int n = 0;
+		uint8_t dd[6] = { 0, 0, 0, 0, 0, 5 };
+
+		/* device SDRs of another LUN go to the BMC */
+		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x21, dd,
+					      6, now, got, &n), SDRC_FORWARD);
+	}
 }
 END_TEST
 
@@ -539,7 +598,7 @@ START_TEST(invalidation)
 	ck_assert_uint_eq(sdrc_stats(c)->fills, 2);
 	ck_assert_uint_eq(sdrc_records(c), bmc.nrec);
 	/* a reset */
-	sdrc_observe(c, NULL, 0x06, 0x02, NULL, 0, 0, got, 1);
+	sdrc_observe(c, NULL, 0x06, 0, 0x02, NULL, 0, 0, got, 1);
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
 	/* a change the daemon did not see: the BMC adds a record itself */
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
@@ -662,7 +721,7 @@ START_TEST(fill_fails)
 	unsigned int n = 0;
 	uint8_t d[6] = { 0, 0, 0, 0, 0, 5 };
 
-	v = sdrc_request(c, &owner_a, 0x0a, 0x23, d, 6, now, got, &n);
+	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got, &n);
 	ck_assert_int_eq(v, SDRC_PARK);
 	ck_assert(sdrc_next_request(c, now, &r));
 	ck_assert(!sdrc_next_request(c, now, &r));	/* one at a time */
@@ -673,12 +732,12 @@ START_TEST(fill_fails)
 	ck_assert(sdrc_next_request(c, now, &r));	/* first read */
 	ck_assert_uint_eq(r.cmd, 0x23);
 	sdrc_answer(c, -5, NULL, 0, now);		/* hosed */
-	v = sdrc_request(c, &owner_a, 0x0a, 0x23, d, 6, now, got, &n);
+	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got, &n);
 	ck_assert_int_eq(v, SDRC_FORWARD);
 	ck_assert_str_eq(sdrc_state_name(c), "failed");
 	/* tried again later */
 	now += 31000;
-	v = sdrc_request(c, &owner_a, 0x0a, 0x23, d, 6, now, got, &n);
+	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got, &n);
 	ck_assert_int_eq(v, SDRC_PARK);
 }
 END_TEST
@@ -777,8 +836,8 @@ START_TEST(randomized)
 			bmc.fru[d[1]] = d[3];
 			continue;
 		} else if (op < 96) {		/* a BMC reset */
-			sdrc_observe(c, &owner_b, 0x06, 0x02, NULL, 0, 0,
-				     got, 1);
+			sdrc_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0,
+				     0, got, 1);
 			continue;
 		} else {
 			reserve(op % 2 ? &owner_a : &owner_b);
@@ -812,6 +871,62 @@ START_TEST(same_second_change)
 }
 END_TEST
 
+/* The BMC's device SDRs (netfn 04, LUN 0): every record, offset, count as
+ * the model answers, after one fill, and apart from the main repository
+ * (dropping one leaves the other). */
+START_TEST(device_sdrs)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	unsigned int ng, nw, before, fwd_count = 0;
+	uint16_t ids[8];
+	unsigned int nid = 0;
+	bool fwd;
+
+	for (unsigned int i = 0; i < bmc.ndev; i++)
+		ids[nid++] = bmc.dev_id[i];
+	ids[nid++] = 0;
+	ids[nid++] = 0xffff;
+	ids[nid++] = 0x33;
+	{
+		uint8_t d[6] = { 0, 0, 0, 0, 0, 5 };
+
+		ask(&owner_a, 0x04, 0x21, d, 6, got, &fwd);
+		ck_assert(!fwd);
+	}
+	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
+	ck_assert_uint_eq(sdrc_device_records(c), bmc.ndev);
+	ck_assert_str_eq(sdrc_state_name(c), "empty");	/* not asked */
+	before = bmc.nreq;
+	for (unsigned int k = 0; k < nid; k++)
+		for (unsigned int off = 0; off < 60; off++)
+			for (unsigned int cnt = 0; cnt < 256; cnt += 3) {
+				/* any reservation: static, none checked */
+				uint8_t d[6] = { (uint8_t)(off * 7), 0,
+					(uint8_t)ids[k], (uint8_t)(ids[k] >> 8),
+					(uint8_t)off, (uint8_t)cnt };
+
+				ng = ask(&owner_a, 0x04, 0x21, d, 6, got,
+					 &fwd);
+				nw = model_answer(0x04, 0x21, d, 6, want);
+				ck_assert_msg(ng == nw &&
+					      memcmp(got, want, nw) == 0,
+					      "dev id %u off %u cnt %u: cc %02x "
+					      "vs %02x", ids[k], off, cnt,
+					      got[0], want[0]);
+				fwd_count += fwd;
+			}
+	ck_assert_uint_eq(fwd_count, 0);
+	ck_assert_uint_le(bmc.nreq, before + 60);	/* revalidations */
+	/* the main repository fills on its own; a write drops both */
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert_str_eq(sdrc_state_name(c), "valid");
+	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
+	sdrc_observe(c, NULL, 0x06, 0, 0x03, NULL, 0, 0, got, 1);
+	ck_assert_str_eq(sdrc_device_state_name(c), "empty");
+	ck_assert_str_eq(sdrc_state_name(c), "empty");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -829,6 +944,7 @@ static Suite *suite(void)
 	tcase_add_test(t, fill_fails);
 	tcase_add_test(t, fill_reservation_lost);
 	tcase_add_test(t, same_second_change);
+	tcase_add_test(t, device_sdrs);
 	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;

@@ -26,6 +26,7 @@ tolower($1) == "30" && $2 ~ /^5[1-5]$/ { ph = $2; order[++n] = ph; next }
 	c = tolower($1) ":" tolower($2)
 	if (c == "0a:23") get[ph]++
 	if (c == "0a:11") fru[ph]++
+	if (c == "04:21") dev[ph]++
 	if (c == "0a:20") info[ph]++
 	if (c == "0a:22") res[ph]++
 }
@@ -34,18 +35,20 @@ END {
 	name["52"] = "second compare (cached)"
 	name["53"] = "list, uncached node"
 	name["54"] = "list, caching node"
-	printf "%-28s %8s %8s %8s %8s %8s\n", "phase: requests at the BMC", \
-		"GET_SDR", "READ_FRU", "SDR_INFO", "RESERVE", "ALL"
+	printf "%-28s %8s %8s %8s %8s %8s %8s\n", \
+		"phase: requests at the BMC", "GET_SDR", "DEV_SDR", \
+		"READ_FRU", "SDR_INFO", "RESERVE", "ALL"
 	for (i = 1; i <= n; i++) {
 		p = order[i]
 		if (!(p in name))
 			continue
-		printf "%-28s %8d %8d %8d %8d %8d\n", name[p], get[p], fru[p], \
-			info[p], res[p], all[p]
+		printf "%-28s %8d %8d %8d %8d %8d %8d\n", name[p], get[p], \
+			dev[p], fru[p], info[p], res[p], all[p]
 	}
 	bad = 0
 	if (n != 5) { print "FAIL: markers missing (" n " of 5)"; bad = 1 }
-	if (get["52"] + fru["52"] != 0) { print "FAIL: the cached compare reached the BMC"; bad = 1 }
+	if (get["52"] + dev["52"] + fru["52"] != 0) { print "FAIL: the cached compare reached the BMC"; bad = 1 }
+	if (dev["51"] < 3) { print "FAIL: no device SDR fill seen"; bad = 1 }
 	if (get["54"] != 0) { print "FAIL: the cached list reached the BMC"; bad = 1 }
 	if (get["53"] < 20) { print "FAIL: the uncached list did not read the BMC"; bad = 1 }
 	if (get["51"] < 20) { print "FAIL: no fill seen"; bad = 1 }

@@ -54,7 +54,7 @@ check "nodes exist" test -c /dev/ipmi1 -a -c /dev/ipmi4
 kcsmuxctl show ipmi3 >/tmp/show3
 expect "ipmi3 has no cache" '^sdr_cache=no$' /tmp/show3
 
-say "every record, offset and count, and FRU reads, as stock answers"
+say "every record, offset and count (main and device SDRs), and FRU reads, as stock answers"
 t0=$(date +%s)
 mark 51
 run_to /tmp/cmp1 $W compare /dev/ipmi1 "$stock" 3
@@ -74,6 +74,7 @@ check "list through the cache = list through an uncached node" \
 	cmp /tmp/l1 /tmp/l3
 kcsmuxctl show ipmi1 | grep '^sdr_' | tee /tmp/show1
 expect "cache valid" '^sdr_cache_state=valid$' /tmp/show1
+expect "device SDRs cached" '^sdr_cache_device_state=valid$' /tmp/show1
 expect "hits counted" '^sdr_cache_hits=[1-9][0-9]{3,}$' /tmp/show1
 expect "one fill" '^sdr_cache_fills=1$' /tmp/show1
 
