@@ -76,7 +76,7 @@ kcsmuxctl show ipmi1 | grep '^sdr_' | tee /tmp/show1
 expect "cache valid" '^sdr_cache_state=valid$' /tmp/show1
 expect "device SDRs cached" '^sdr_cache_device_state=valid$' /tmp/show1
 expect "hits counted" '^sdr_cache_hits=[1-9][0-9]{3,}$' /tmp/show1
-expect "one fill" '^sdr_cache_fills=1$' /tmp/show1
+expect "one fill of each (main, device SDRs)" '^sdr_cache_fills=2$' /tmp/show1
 
 say "two clients in lockstep, each reserving per record"
 run_to /tmp/lk0 $W lockstep "$stock" 1
