@@ -26,7 +26,13 @@ if [ -z "$cf" ]; then
 fi
 [ -n "$cf" ] || { echo "format.sh: no clang-format-14 (tests/deps.sh installs it)" >&2; exit 1; }
 
-files() { git ls-files -- 'fused/*.[ch]' 'tests/unit/*.[ch]' 'tests/tools/*.[ch]'; }
+files() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -- 'fused/*.[ch]' 'tests/unit/*.[ch]' 'tests/tools/*.[ch]'
+	else	# an unpacked tarball
+		find fused tests/unit tests/tools -name '*.[ch]' | sort
+	fi
+}
 is_pending() { [ -f "$pending" ] && grep -qxF -- "$1" "$pending"; }
 
 if [ "${1:-}" = --fix ]; then
