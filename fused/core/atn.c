@@ -40,7 +40,7 @@ static void not_stuck(struct atn *a)
 	a->empty_runs = 0;
 	a->run_empty = 0;
 	a->paused_until_ns = 0;
-	a->episode_logged = false;
+	a->stuck = false;
 }
 
 /* The first fetch of a bit the BMC's flags answer set failed. */
@@ -52,24 +52,29 @@ static void fetch_empty(struct atn *a, uint8_t bit, uint8_t cc)
 	a->empty_cc = cc;
 }
 
-/* A run ended with an empty fetch and nothing fetched: one more empty
- * run; a pause after ATN_EMPTY_MAX of them close together. */
+/*
+ * A run ended with an empty fetch and nothing fetched: one more empty run;
+ * a pause after ATN_EMPTY_MAX of them close together. Once paused (until
+ * something is fetched), every empty run pauses again at once, however
+ * long after the pause it came.
+ */
 static void run_empty(struct atn *a)
 {
 	uint64_t now = atn_now(a);
 	uint8_t bit = a->run_empty;
 
 	a->run_empty = 0;
-	if (a->empty_runs && now - a->empty_at_ns > ATN_EMPTY_GAP_NS)
+	if (!a->stuck && a->empty_runs &&
+	    now - a->empty_at_ns > ATN_EMPTY_GAP_NS)
 		a->empty_runs = 0; /* not a loop: a stray one */
 	a->empty_at_ns = now;
-	if (++a->empty_runs < ATN_EMPTY_MAX)
+	if (++a->empty_runs < ATN_EMPTY_MAX && !a->stuck)
 		return;
 	a->paused_until_ns = now + ATN_PAUSE_NS;
 	a->pauses++;
-	if (a->episode_logged)
+	if (a->stuck)
 		return;
-	a->episode_logged = true;
+	a->stuck = true;
 	log_warn("atn: the BMC keeps flag %#x up but answers %s with cc %#x, "
 		 "%u times in a row: SMS_ATN ignored for %llu ms at a time "
 		 "until something is fetched",

@@ -39,7 +39,8 @@
  * fetches nothing, is empty; after ATN_EMPTY_MAX empty runs in a row, each
  * within ATN_EMPTY_GAP_NS of the last, the machine pauses: SMS_ATN is
  * ignored for ATN_PAUSE_NS. The first SMS_ATN after that runs again, and
- * pauses again if that run is empty too. Anything fetched, or a flags
+ * pauses again at once if that run is empty too, however late it came.
+ * Anything fetched, or a flags
  * answer without those bits, ends the episode. atn_poll_events() runs are
  * neither counted nor paused. Logged once an episode (warning), counted
  * in pauses and ignored.
@@ -104,7 +105,7 @@ struct atn {
 	unsigned int empty_runs;  /* runs in a row that fetched nothing */
 	uint64_t empty_at_ns;	  /* when the last of them ended */
 	uint64_t paused_until_ns; /* SMS_ATN ignored before this */
-	bool episode_logged;
+	bool stuck;		  /* paused since the last fetch: logged */
 	/* counters */
 	uint64_t pauses;  /* times the machine paused */
 	uint64_t ignored; /* SMS_ATN ignored while paused */

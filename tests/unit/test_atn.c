@@ -583,6 +583,12 @@ START_TEST(test_stuck_recv_msg)
 	ck_assert(atn_paused(&m));
 	ck_assert_uint_eq(m.pauses, 2);
 	ck_assert_uint_eq(warnings(), 1);
+	/* ... also when that run comes long after the pause */
+	fake_now = m.paused_until_ns + 10 * ATN_EMPTY_GAP_NS;
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.pauses, 3);
+	ck_assert_uint_eq(warnings(), 1);
 	/* a message at last: the episode is over */
 	fake_now = m.paused_until_ns;
 	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
@@ -596,7 +602,7 @@ START_TEST(test_stuck_recv_msg)
 	ck_assert(!atn_paused(&m));
 	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
 	ck_assert(atn_paused(&m));
-	ck_assert_uint_eq(m.pauses, 3);
+	ck_assert_uint_eq(m.pauses, 4);
 	ck_assert_uint_eq(warnings(), 2); /* a new episode */
 }
 END_TEST
