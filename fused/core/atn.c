@@ -34,6 +34,11 @@ bool atn_paused(const struct atn *a)
 	return a->paused_until_ns && atn_now(a) < a->paused_until_ns;
 }
 
+void atn_after_send(struct atn *a)
+{
+	a->send_owed = true;
+}
+
 /* Progress (something fetched, or the flags went down): no episode. */
 static void not_stuck(struct atn *a)
 {
@@ -128,12 +133,13 @@ static int next(struct atn *a, uint8_t *req, size_t cap)
 	a->bmc_flags = 0;
 	if (a->run_empty)
 		run_empty(a);
-	if (a->attn_pending && atn_paused(a)) {
+	if (a->attn_pending && atn_paused(a) && !a->send_owed) {
 		a->attn_pending = false;
 		a->ignored++;
 	}
 	if (a->attn_pending) {
 		a->attn_pending = false;
+		a->send_owed = false;
 		a->state = ATN_GETTING_FLAGS;
 		return app_req(req, cap, IPMI_GET_MSG_FLAGS_CMD, -1);
 	}
@@ -156,10 +162,11 @@ int atn_attention(struct atn *a, uint8_t *req, size_t cap)
 		a->attn_pending = true;
 		return 0;
 	}
-	if (atn_paused(a)) {
+	if (atn_paused(a) && !a->send_owed) {
 		a->ignored++;
 		return 0;
 	}
+	a->send_owed = false;
 	a->flags = 0;
 	a->bmc_flags = 0;
 	a->state = ATN_GETTING_FLAGS;

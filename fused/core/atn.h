@@ -105,7 +105,8 @@ struct atn {
 	unsigned int empty_runs;  /* runs in a row that fetched nothing */
 	uint64_t empty_at_ns;	  /* when the last of them ended */
 	uint64_t paused_until_ns; /* SMS_ATN ignored before this */
-	bool stuck;		  /* paused since the last fetch: logged */
+	bool send_owed; /* atn_after_send(): the next run is not paused */
+	bool stuck;	/* paused since the last fetch: logged */
 	/* counters */
 	uint64_t pauses;  /* times the machine paused */
 	uint64_t ignored; /* SMS_ATN ignored while paused */
@@ -171,6 +172,13 @@ bool atn_busy(const struct atn *a);
 
 /* SMS_ATN is being ignored now (a stuck flag). */
 bool atn_paused(const struct atn *a);
+
+/*
+ * A bridged Send Message completed: the next atn_attention() runs even
+ * while paused, since the forwarded response must be fetched before the
+ * next Send Message (call it just before that atn_attention()).
+ */
+void atn_after_send(struct atn *a);
 
 /* False while a Get Message (Flags) is owed: hold bridged Send Messages. */
 bool atn_bridge_can_send(const struct atn *a);

@@ -607,6 +607,38 @@ START_TEST(test_stuck_recv_msg)
 }
 END_TEST
 
+/* paused, the run after a bridged Send Message still goes out (the
+ * forwarded response must be fetched before the next Send Message) */
+START_TEST(test_stuck_after_send)
+{
+	unsigned int i;
+
+	for (i = 0; i < ATN_EMPTY_MAX; i++)
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	ck_assert(atn_paused(&m));
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+	atn_after_send(&m);
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	want_req(feed(r_ipmb_rsp, sizeof(r_ipmb_rsp)), 0x33, -1);
+	ck_assert_int_eq(res.kind, ATN_IPMB_RESPONSE);
+	ck_assert_int_eq(feed(r_msg_empty, 3), 0);
+	ck_assert(!atn_paused(&m)); /* fetched: the episode is over */
+	/* once only; and also when the run was busy at the time */
+	for (i = 0; i < ATN_EMPTY_MAX; i++)
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	ck_assert(atn_paused(&m));
+	atn_after_send(&m);
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+	fake_now = m.paused_until_ns;
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	atn_after_send(&m);
+	ck_assert_int_eq(atn_attention(&m, req, sizeof(req)), 0);
+	want_req(feed(r_msg_empty, 3), IPMI_GET_MSG_FLAGS_CMD, -1);
+	ck_assert(atn_paused(&m));
+}
+END_TEST
+
 /* the same with a failed Get Message (an error, a wrong answer) and with
  * the event buffer flag */
 START_TEST(test_stuck_other)
@@ -704,6 +736,7 @@ static Suite *atn_suite(void)
 	tc = tcase_create("stuck flag");
 	tcase_add_checked_fixture(tc, stuck_setup, NULL);
 	tcase_add_test(tc, test_stuck_recv_msg);
+	tcase_add_test(tc, test_stuck_after_send);
 	tcase_add_test(tc, test_stuck_other);
 	tcase_add_test(tc, test_stuck_not);
 	suite_add_tcase(s, tc);
