@@ -23,6 +23,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "backend/backend.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "admin/metrics.h"
 
@@ -677,22 +678,6 @@ unsigned int metrics_http_port(void)
 		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	if (ss.ss_family == AF_INET6)
 		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return 0;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 

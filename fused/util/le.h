@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Little-endian byte access shared by ipmi_abi.c and ipmi_addr.c (private).
+ * le.h - little-endian byte access: the ioctl ABI's layouts (cuse/ipmi_abi.c,
+ * cuse/ipmi_addr.c) and the control protocol's frames (admin/control_proto.c).
  * Byte by byte: no alignment needs, no implementation-defined conversions.
  */
-#ifndef KCSMUX_IPMI_ABI_LE_H
-#define KCSMUX_IPMI_ABI_LE_H
+#ifndef KCSMUX_UTIL_LE_H
+#define KCSMUX_UTIL_LE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,4 +80,4 @@ static inline void st_word(uint8_t *p, bool l32, uint64_t v)
 		st64(p, v);
 }
 
-#endif /* KCSMUX_IPMI_ABI_LE_H */
+#endif /* KCSMUX_UTIL_LE_H */
