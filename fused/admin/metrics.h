@@ -50,26 +50,33 @@ struct metrics_snapshot {
 	size_t nnodes;
 };
 
-/* A growing text buffer; zero-initialise, free with metrics_buf_free(). */
+struct evbuffer;
+
+/*
+ * Append the exposition of S to EV (libevent's buffer: what the HTTP
+ * server sends as is): each metric family once (# HELP, # TYPE, its
+ * samples), nodes in the order given, label values escaped. 0, or -1 when
+ * out of memory.
+ */
+int metrics_render_ev(struct evbuffer *ev, const struct metrics_snapshot *s);
+/*
+ * The daemon's snapshot rendered into EV (nodes sorted by name, dying
+ * nodes left out). 0 or -1 (out of memory).
+ */
+int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev);
+
+/* The same as one NUL-terminated string (for tests); zero-initialise,
+ * free with metrics_buf_free(). */
 struct metrics_buf {
 	char *p;			/* NUL-terminated when len > 0 */
-	size_t len, cap;
+	size_t len;
 	bool oom;			/* an append failed: text incomplete */
 };
 
 void metrics_buf_free(struct metrics_buf *b);
-
-/*
- * Append the exposition of S to B: each metric family once (# HELP, #
- * TYPE, its samples), nodes in the order given, label values escaped.
- * 0, or -1 when out of memory.
- */
+/* Append the exposition of S to B. 0 or -1 (out of memory). */
 int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s);
-
-/*
- * The daemon's snapshot rendered into B (nodes sorted by name, dying nodes
- * left out). 0 or -1 (out of memory).
- */
+/* Append the daemon's to B. 0 or -1 (out of memory). */
 int metrics_render_daemon(struct daemon *d, struct metrics_buf *b);
 
 /*
