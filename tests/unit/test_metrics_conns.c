@@ -15,6 +15,7 @@
  * skipped (exit 77) after the EMFILE case has run.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -79,10 +80,19 @@ static void setup(void)
 
 static void teardown(void)
 {
+	struct dirent *e;
+	DIR *dd;
+
 	metrics_fini(&D);
 	event_base_free(D.base);
 	D.base = NULL;
-	rmdir(dir);
+	dd = opendir(dir);
+	while (dd && (e = readdir(dd)) != NULL)
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(dd), e->d_name, 0);
+	if (dd)
+		closedir(dd);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 
 /* The loop for about MS milliseconds. */
@@ -192,7 +202,8 @@ struct peer {
 	bool refused;		/* one more must be closed by the server */
 	bool scrape;		/* then one of the held ones scrapes */
 	const char *ready;	/* created when done, NULL: none */
-	int hold_ms;		/* how long the rest stay open after */
+	const char *release;	/* then held until it exists (30 s at
+				   most), NULL: not held */
 };
 
 static int run_peer(const struct peer *c)
@@ -222,7 +233,9 @@ static int run_peer(const struct peer *c)
 		return 25;
 	if (c->ready && touch(c->ready) < 0)
 		return 26;
-	usleep((useconds_t)c->hold_ms * 1000);
+	for (i = 0; c->release && i < 3000 && access(c->release, F_OK) != 0;
+	    i++)
+		usleep(10000);
 	return 0;
 }
 
@@ -280,16 +293,17 @@ static void settles_to_zero(void)
 
 START_TEST(test_per_uid)
 {
-	char ready[1][128];
+	char ready[1][128], release[128];
 	struct peer hog = {
 		.uid = UID0, .keep = METRICS_MAX_PER_UID, .refused = true,
-		.scrape = true, .ready = ready[0], .hold_ms = 2000,
+		.scrape = true, .ready = ready[0], .release = release,
 	};
 	struct peer other = { .uid = UID0 + 1, .keep = 1, .scrape = true };
 	unsigned long r0 = metrics_http_refused();
 	pid_t pid;
 
 	snprintf(ready[0], sizeof(ready[0]), "%s/ready", dir);
+	snprintf(release, sizeof(release), "%s/release", dir);
 	pid = spawn(&hog);
 	/* all its connections but the refused one and the scraped one */
 	ck_assert_msg(wait_for(ready, 1, METRICS_MAX_PER_UID - 1),
@@ -300,12 +314,13 @@ START_TEST(test_per_uid)
 	ck_assert_int_eq(serve(spawn(&other)), 0);
 	ck_assert_int_eq(root_scrape(), 200);
 	ck_assert_uint_eq(metrics_http_refused(), r0 + 1);
+	ck_assert_int_eq(touch(release), 0);
 	ck_assert_int_eq(serve(pid), 0);
 	settles_to_zero();
 	/* and that user may connect again */
 	hog.refused = false;
 	hog.ready = NULL;
-	hog.hold_ms = 0;
+	hog.release = NULL;
 	ck_assert_int_eq(serve(spawn(&hog)), 0);
 	settles_to_zero();
 }
@@ -315,7 +330,7 @@ START_TEST(test_in_all)
 {
 	enum { USERS = (METRICS_MAX_CONNS - METRICS_ROOT_SLOTS) /
 	    METRICS_MAX_PER_UID };
-	char ready[USERS][128];
+	char ready[USERS][128], release[128];
 	struct peer extra = { .uid = UID0 + USERS, .keep = 0,
 		.refused = true };
 	unsigned long r0 = metrics_http_refused();
@@ -324,10 +339,11 @@ START_TEST(test_in_all)
 
 	ck_assert_int_eq(USERS * METRICS_MAX_PER_UID,
 	    METRICS_MAX_CONNS - METRICS_ROOT_SLOTS);
+	snprintf(release, sizeof(release), "%s/release", dir);
 	for (k = 0; k < USERS; k++) {
 		struct peer hog = {
 			.uid = (uid_t)(UID0 + k), .keep = METRICS_MAX_PER_UID,
-			.ready = ready[k], .hold_ms = 3000,
+			.ready = ready[k], .release = release,
 		};
 
 		snprintf(ready[k], sizeof(ready[k]), "%s/ready%d", dir, k);
@@ -342,6 +358,7 @@ START_TEST(test_in_all)
 	ck_assert_int_eq(serve(spawn(&extra)), 0);
 	ck_assert_uint_eq(metrics_http_refused(), r0 + 1);
 	ck_assert_int_eq(root_scrape(), 200);
+	ck_assert_int_eq(touch(release), 0);
 	for (k = 0; k < USERS; k++)
 		ck_assert_int_eq(serve(pid[k]), 0);
 	settles_to_zero();
