@@ -555,6 +555,7 @@ static struct {
 	unsigned long refused;		/* over a cap */
 	unsigned long accept_errors;	/* accept() failed */
 	int diag;			/* NETLINK_SOCK_DIAG; -1: none */
+	bool warned_uid;		/* a local peer's uid was unknown */
 } M;
 
 static void pause_accepting(const char *why);
@@ -645,6 +646,20 @@ static int peer_uid(int diag, int fd, uid_t *uid)
 	return -1;
 }
 
+static bool is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *s4 = (const void *)ss;
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+		    (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
+		    s6->sin6_addr.s6_addr[12] == 127);
+	return false;
+}
+
 static bool same_peer(const struct mconn *a, const struct mconn *b)
 {
 	const struct sockaddr_in *a4 = (const void *)&a->addr;
@@ -723,6 +738,12 @@ static void conn_check(struct mconn *c)
 	if (!c->known && getpeername(fd, (struct sockaddr *)&c->addr,
 	    &len) < 0)
 		memset(&c->addr, 0, sizeof(c->addr));
+	if (!c->known && is_loopback(&c->addr) && !M.warned_uid) {
+		M.warned_uid = true;
+		log_warn("metrics: a local client's uid is unknown "
+		    "(NETLINK_SOCK_DIAG: is inet_diag loaded?): local clients "
+		    "are capped by address, not per uid");
+	}
 	if (over_cap(c)) {
 		M.refused++;
 		if (c->known)
