@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * le.h - little-endian byte access: the ioctl ABI's layouts (cuse/ipmi_abi.c,
- * cuse/ipmi_addr.c) and the control protocol's frames (admin/control_proto.c).
+ * Little-endian byte access (cuse/ipmi_abi.c, util/ipmi_addr.c).
  * Byte by byte: no alignment needs, no implementation-defined conversions.
  */
-#ifndef KCSMUX_UTIL_LE_H
-#define KCSMUX_UTIL_LE_H
+#ifndef KCSMUX_LE_H
+#define KCSMUX_LE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -80,4 +79,4 @@ static inline void st_word(uint8_t *p, bool l32, uint64_t v)
 		st64(p, v);
 }
 
-#endif /* KCSMUX_UTIL_LE_H */
+#endif /* KCSMUX_LE_H */
