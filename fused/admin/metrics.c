@@ -119,7 +119,8 @@ static void put_seconds(struct out *o, uint64_t ns)
  * The metric families, in the order they are rendered: each declared
  * once, its name, type and help, and where its value is: VAL's kind and
  * OFF, the value's offset in struct metrics_node (per node, V_NODE_*) or
- * in struct metrics_snapshot (one sample, V_SNAP_*).
+ * in struct metrics_snapshot (one sample, V_SNAP_*); WHEN, if not NULL,
+ * says whether the snapshot has the family at all.
  */
 enum value_kind {
 	V_INFO,			/* kcsmux_info's labels */
@@ -140,6 +141,8 @@ struct family {
 	const char *name, *type, *help;
 	enum value_kind val;
 	size_t off;
+	/* rendered only when true of the snapshot; NULL: always */
+	bool (*when)(const struct metrics_snapshot *s);
 };
 
 #define NODE(f)	offsetof(struct metrics_node, f)
@@ -148,94 +151,94 @@ struct family {
 static const struct family families[] = {
 	{ "kcsmux_info", "gauge",
 	  "The daemon's version, backend and interface device (always 1).",
-	  V_INFO, 0 },
+	  V_INFO, 0, NULL },
 	{ "kcsmux_interface_inflight", "gauge",
 	  "Requests submitted to the interface and not yet completed.",
-	  V_SNAP_UINT, SNAP(inflight) },
+	  V_SNAP_UINT, SNAP(inflight), NULL },
 	{ "kcsmux_clients", "gauge", "Open files of the node.",
-	  V_NODE_UINT, NODE(clients) },
+	  V_NODE_UINT, NODE(clients), NULL },
 	{ "kcsmux_queue_depth", "gauge",
 	  "Requests waiting in the node's queue in the daemon.",
-	  V_NODE_UINT, NODE(qlen) },
+	  V_NODE_UINT, NODE(qlen), NULL },
 	{ "kcsmux_opens_total", "counter", "Opens of the node's device.",
-	  V_NODE_U64, NODE(cnt.opens) },
+	  V_NODE_U64, NODE(cnt.opens), NULL },
 	{ "kcsmux_requests_total", "counter",
 	  "Requests accepted into the node's queue.",
-	  V_NODE_U64, NODE(st.requests) },
+	  V_NODE_U64, NODE(st.requests), NULL },
 	{ "kcsmux_responses_total", "counter",
 	  "Requests finished on the interface, any outcome.",
-	  V_NODE_U64, NODE(st.completed) },
+	  V_NODE_U64, NODE(st.completed), NULL },
 	{ "kcsmux_errors_total", "counter",
 	  "Failures by kind: completion (finished with a non-zero "
 	  "completion code or the interface gave up), busy (EBUSY: "
 	  "max_outstanding, or an open over max_clients), denied (refused "
 	  "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
 	  "was full), cancelled (dropped from the queue before running).",
-	  V_NODE_ERRORS, 0 },
+	  V_NODE_ERRORS, 0, NULL },
 	{ "kcsmux_request_duration_seconds", "histogram",
 	  "Time from a client's request to its response, for requests "
 	  "that went to the interface.",
-	  V_NODE_HIST, NODE(st.latency) },
+	  V_NODE_HIST, NODE(st.latency), NULL },
 	{ "kcsmux_queue_wait_seconds", "histogram",
 	  "Time requests waited in the node's queue before they started "
 	  "on the interface.",
-	  V_NODE_HIST, NODE(st.queue_wait) },
+	  V_NODE_HIST, NODE(st.queue_wait), NULL },
 	{ "kcsmux_service_seconds_total", "counter",
 	  "Time the interface spent on the node's requests.",
-	  V_NODE_SECONDS, NODE(st.service_ns) },
+	  V_NODE_SECONDS, NODE(st.service_ns), NULL },
 	{ "kcsmux_poller_cpu_seconds_total", "counter",
 	  "CPU time kcsraw's poller spent on the node's requests "
 	  "(spinning included).",
-	  V_NODE_SECONDS, NODE(st.cpu_ns) },
+	  V_NODE_SECONDS, NODE(st.cpu_ns), NULL },
 	{ "kcsmux_poller_spin_seconds_total", "counter",
 	  "Time kcsraw's poller spent busy-polling for the node's "
 	  "requests.",
-	  V_NODE_SECONDS, NODE(st.spin_ns) },
+	  V_NODE_SECONDS, NODE(st.spin_ns), NULL },
 	{ "kcsmux_poller_sleeps_total", "counter",
 	  "Sleeps (timer or IRQ) of kcsraw's poller during the node's "
 	  "requests.",
-	  V_NODE_U64, NODE(cnt.sleeps) },
+	  V_NODE_U64, NODE(cnt.sleeps), NULL },
 	{ "kcsmux_poller_cpu_ratio", "gauge",
 	  "Recent poller CPU use of the node's requests in CPUs, decayed "
 	  "over about 1 s: what cpu_budget is checked against.",
-	  V_NODE_PPM, NODE(cpu_ppm) },
+	  V_NODE_PPM, NODE(cpu_ppm), NULL },
 	{ "kcsmux_cpu_budget_ratio", "gauge",
 	  "The node's cpu_budget in CPUs; 0: no budget.",
-	  V_NODE_PPM_U32, NODE(cpu_budget_ppm) },
+	  V_NODE_PPM_U32, NODE(cpu_budget_ppm), NULL },
 	{ "kcsmux_cpu_budget_throttled_total", "counter",
 	  "Requests run with the cheapest polling because the node was "
 	  "over its cpu_budget.",
-	  V_NODE_U64, NODE(cnt.throttled) },
+	  V_NODE_U64, NODE(cnt.throttled), NULL },
 	{ "kcsmux_cpu_budget_held_total", "counter",
 	  "Times the node's queue was held until it was back under its "
 	  "cpu_budget.",
-	  V_NODE_U64, NODE(cnt.held) },
+	  V_NODE_U64, NODE(cnt.held), NULL },
 	/* the interface's health (kcsraw backend) */
 	{ "kcsmux_interface_completions_total", "counter",
 	  "Transactions the interface completed, any outcome.",
-	  V_SNAP_U64, SNAP(health.completions) },
+	  V_SNAP_U64, SNAP(health.completions), NULL },
 	{ "kcsmux_interface_hosed_total", "counter",
 	  "Transactions the KCS state machine gave up on (answered with "
 	  "cc 0xFF).",
-	  V_SNAP_U64, SNAP(health.hosed) },
+	  V_SNAP_U64, SNAP(health.hosed), NULL },
 	{ "kcsmux_interface_kcs_errors_total", "counter",
 	  "KCS timeouts and protocol errors kcsraw saw, recovered or not.",
-	  V_SNAP_U64, SNAP(health.kcs_errors) },
+	  V_SNAP_U64, SNAP(health.kcs_errors), NULL },
 	{ "kcsmux_interface_retries_total", "counter",
 	  "KCS error recoveries kcsraw started.",
-	  V_SNAP_U64, SNAP(health.retries) },
+	  V_SNAP_U64, SNAP(health.retries), NULL },
 	/* reloads */
 	{ "kcsmux_reloads_total", "counter",
 	  "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.",
-	  V_RELOADS, 0 },
+	  V_RELOADS, 0, NULL },
 	{ "kcsmux_reload_last_success", "gauge",
 	  "1 if the last reload applied (or none was tried), 0 if it was "
 	  "rejected and the previous configuration still runs.",
-	  V_SNAP_BOOL, SNAP(last_reload_ok) },
+	  V_SNAP_BOOL, SNAP(last_reload_ok), NULL },
 	{ "kcsmux_reload_last_timestamp_seconds", "gauge",
 	  "When the last reload was tried, in seconds since the epoch; 0: "
 	  "none yet.",
-	  V_SNAP_U64, SNAP(last_reload_unix) },
+	  V_SNAP_U64, SNAP(last_reload_unix), NULL },
 };
 
 #define FIELD(p, off, type)	(*(const type *)((const char *)(p) + (off)))
@@ -390,6 +393,8 @@ int metrics_render_ev(struct evbuffer *ev, const struct metrics_snapshot *s)
 	size_t i;
 
 	for (f = families; f < families + ARRAY_SIZE(families); f++) {
+		if (f->when && !f->when(s))
+			continue;
 		family_header(&o, f);
 		if (!per_node(f)) {
 			snap_samples(&o, f, s);
