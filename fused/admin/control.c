@@ -566,7 +566,7 @@ struct set_req {
 	struct kcsmux_policy pol;	/* the result */
 	struct kcsmux_policy keys;	/* the policy keys as given */
 	enum kcsmux_preset preset;
-	uint32_t mask;			/* policy_key_index() bits given */
+	uint32_t mask;			/* policy_key_index() bits */
 	bool has_preset, poll_keys, raised;
 };
 

@@ -131,8 +131,8 @@ enum value_kind {
 	V_NODE_UINT,		/* unsigned int */
 	V_NODE_U64,		/* uint64_t */
 	V_NODE_SECONDS,		/* uint64_t ns */
-	V_NODE_PPM,		/* double parts per million, as a ratio */
-	V_NODE_PPM_U32,		/* uint32_t parts per million, as a ratio */
+	V_NODE_PPM,		/* double ppm, as a ratio */
+	V_NODE_PPM_U32,		/* uint32_t ppm, as a ratio */
 	V_NODE_HIST,		/* struct nodestats_hist */
 	V_NODE_ERRORS,		/* the error kinds */
 };

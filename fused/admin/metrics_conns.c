@@ -44,7 +44,7 @@ struct mconn {
 	struct bufferevent *bev;	/* pending: our reference */
 	bool known;			/* uid found (a local peer) */
 	uid_t uid;
-	struct sockaddr_storage addr;	/* unknown uid: the peer's address */
+	struct sockaddr_storage addr;	/* uid unknown: the peer */
 };
 
 static struct {
@@ -226,7 +226,7 @@ static void conn_check(struct mconn *c)
 	c->bev = NULL;
 	bufferevent_getcb(bev, &rcb, NULL, NULL, &arg);
 	fd = bufferevent_getfd(bev);
-	evcon = arg;		/* evhttp's callbacks are given the connection */
+	evcon = arg;		/* evhttp gives its callbacks the evcon */
 	if (rcb == NULL || fd < 0 || evcon == NULL ||
 	    evhttp_connection_get_bufferevent(evcon) != bev) {
 		/* already freed by evhttp (out of memory) */
