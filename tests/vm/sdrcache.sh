@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/kcsmux-sdrcache.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 "$here/run.sh" --bmc extern --second-kcs --delay fixed:100 --timeout 240 \
-	--proxy-args "--log-requests $tmp/requests@N@.log" "$@" \
+	--proxy-args "--log-requests $tmp/requests%n.log" "$@" \
 	"$here/guest/daemon-sdrcache.sh"
 rc=$?
 [ "$rc" = 0 ] || { echo "sdrcache.sh: the guest failed (exit $rc)"; exit "$rc"; }
