@@ -318,9 +318,11 @@ int main(int argc, char **argv)
 	memset(d.chan_lun, d.my_lun, sizeof(d.chan_lun));
 	bridge_init(&d);
 	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
-		d.be = backend_kcsraw_open(&d, d.cfg.device, &cause);
+		d.be = backend_kcsraw_open(d.base, d.cfg.device,
+					   &xact_backend_cbs, &d, &cause);
 	else
-		d.be = backend_ipmidev_open(&d, d.cfg.device, &cause);
+		d.be = backend_ipmidev_open(d.base, d.cfg.device,
+					    &xact_backend_cbs, &d, &cause);
 	if (!d.be)
 		fatalx("backend: %s", cause);
 	bmc_setup_start(&d);

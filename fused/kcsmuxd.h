@@ -214,6 +214,7 @@ void client_revoke(struct client *c);
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);
 void client_free(struct client *c);
 void client_deliver(struct client *c, struct kmsg *m);
+struct kmsg *kmsg_new(const struct ipmb_user_msg *u);
 
 void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd, void *arg,
 		  unsigned int flags, const void *in_buf, size_t in_len,

@@ -41,18 +41,10 @@ static void pump(void);
 
 static void deliver(struct client *c, const struct ipmb_user_msg *u)
 {
-	struct kmsg *m = calloc(1, sizeof(*m));
+	struct kmsg *m = kmsg_new(u);
 
-	if (!m)
-		return;
-	m->recv_type = u->recv_type;
-	m->addr = u->addr;
-	m->msgid = u->msgid;
-	m->netfn = u->netfn;
-	m->cmd = u->cmd;
-	m->data_len = u->data_len;
-	memcpy(m->data, u->data, u->data_len);
-	client_deliver(c, m);
+	if (m)
+		client_deliver(c, m);
 }
 
 /* A bridged request of c is over (answered, failed or timed out). */
@@ -197,7 +189,7 @@ static void on_seq_timer(evutil_socket_t fd, short what, void *arg)
 	arm_timer();
 }
 
-void bridge_event(struct daemon *d, const struct kmsg *ev)
+void bridge_event(struct daemon *d, const struct ipmb_user_msg *ev)
 {
 	struct node *n;
 	struct client *c;
@@ -212,36 +204,19 @@ void bridge_event(struct daemon *d, const struct kmsg *ev)
 			 * event_backlog unread events; more are dropped. */
 			if (!c->gets_events ||
 			    c->rq_len >= d->cfg.event_backlog ||
-			    !(m = malloc(sizeof(*m))))
+			    !(m = kmsg_new(ev)))
 				continue;
-			*m = *ev;
 			client_deliver(c, m);
 			any = true;
 		}
 	}
 	if (any || d->event_backlog_len >= d->cfg.event_backlog)
 		return;		/* no room: dropped, as the stock driver does */
-	m = malloc(sizeof(*m));
+	m = kmsg_new(ev);
 	if (!m)
 		return;
-	*m = *ev;
 	TAILQ_INSERT_TAIL(&d->event_backlog, m, link);
 	d->event_backlog_len++;
-}
-
-static void fan_out_event(const struct ipmb_user_msg *u)
-{
-	struct kmsg m;
-
-	memset(&m, 0, sizeof(m));
-	m.recv_type = u->recv_type;
-	m.addr = u->addr;
-	m.msgid = u->msgid;
-	m.netfn = u->netfn;
-	m.cmd = u->cmd;
-	m.data_len = u->data_len;
-	memcpy(m.data, u->data, u->data_len);
-	bridge_event(dmn, &m);
 }
 
 static void handle_result(struct atn_result *res)
@@ -255,7 +230,7 @@ static void handle_result(struct atn_result *res)
 
 	switch (res->kind) {
 	case ATN_EVENT:
-		fan_out_event(&res->msg);
+		bridge_event(dmn, &res->msg);
 		break;
 	case ATN_IPMB_RESPONSE:
 		log_debug("bridge: IPMB response seq %u ch %u sa %#x netfn %#x "

@@ -222,6 +222,42 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		xact_free(x);
 }
 
+/* The backend's reports (backend_cbs), with the daemon as their arg. */
+static void be_completion(void *arg, uint64_t cookie, int status,
+			  const uint8_t *resp, unsigned int len,
+			  const struct kcsraw_cost *cost)
+{
+	xact_complete(arg, cookie, status, resp, len, cost);
+}
+
+static void be_hosed(void *arg)
+{
+	bmc_setup_recheck(arg);		/* as stock after a hosed interface */
+}
+
+static void be_attention(void *arg)
+{
+	xact_attention(arg);
+}
+
+static void be_event(void *arg, const struct ipmb_user_msg *m)
+{
+	bridge_event(arg, m);
+}
+
+static void be_room(void *arg)
+{
+	xact_kick(arg);
+}
+
+const struct backend_cbs xact_backend_cbs = {
+	.completion = be_completion,
+	.hosed = be_hosed,
+	.attention = be_attention,
+	.event = be_event,
+	.room = be_room,
+};
+
 /* Answer a client's system-interface request (x->done for those). */
 static void si_done(struct xact *x, int status, const uint8_t *resp,
 		    unsigned int len)

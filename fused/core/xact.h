@@ -3,6 +3,7 @@
 #ifndef KCSMUX_XACT_H
 #define KCSMUX_XACT_H
 
+#include "backend/backend.h"
 #include "kcsmuxd.h"
 
 enum xact_state { XACT_QUEUED, XACT_RUNNING };
@@ -58,7 +59,11 @@ void bridge_client_gone(struct client *c);
 /* The channel media the scan found (bmcsetup.c), for incoming messages. */
 void bridge_set_media(const uint8_t *media);
 /* An async event for every subscriber (or the backlog). */
-void bridge_event(struct daemon *d, const struct kmsg *m);
+void bridge_event(struct daemon *d, const struct ipmb_user_msg *m);
+
+/* What the backend reports to (the daemon as arg): completions, SMS_ATN,
+ * events, room to submit. */
+extern const struct backend_cbs xact_backend_cbs;
 
 /* node.c */
 void node_account(struct node *n, struct xact *x, int status,

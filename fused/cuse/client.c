@@ -54,6 +54,23 @@ void client_free(struct client *c)
 	free(c);
 }
 
+/* A receive-queue entry holding u (no request address bytes). */
+struct kmsg *kmsg_new(const struct ipmb_user_msg *u)
+{
+	struct kmsg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->recv_type = u->recv_type;
+	m->addr = u->addr;
+	m->msgid = u->msgid;
+	m->netfn = u->netfn;
+	m->cmd = u->cmd;
+	m->data_len = u->data_len;
+	memcpy(m->data, u->data, u->data_len);
+	return m;
+}
+
 /* Queue a message for the client and wake its poll()ers. */
 void client_deliver(struct client *c, struct kmsg *m)
 {
