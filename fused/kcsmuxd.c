@@ -180,6 +180,12 @@ void daemon_notify(struct daemon *d, const char *state)
 		    d->cfg.device);
 }
 
+/* A node's device is ready (cuse/node.c). */
+static void node_ready(struct daemon *d)
+{
+	daemon_notify(d, "READY=1");
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
@@ -213,6 +219,7 @@ int main(int argc, char **argv)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
 	struct event *sigev[4];
 	struct daemon d;
+	struct event_base *base;
 	const char *path = KCSMUX_CONF_PATH;
 	bool foreground = false, check = false, debug = false;
 	enum kcsmux_seccomp seccomp = KCSMUX_SECCOMP_NO;
@@ -301,14 +308,14 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	d.notify_fd = notify_open();	/* before the seccomp filter */
-	d.base = event_base_new();
-	if (!d.base)
+	base = event_base_new();
+	if (!base)
 		fatalx("event_base_new failed");
+	core_init(&d, base);
+	if (frontend_init(&d, node_ready) < 0)
+		fatalx("out of memory");
 	d.cfg_path = path;
 	d.my_address = 0x20;
-	LIST_INIT(&d.nodes);
-	sched_init(&d.sched, 0);
-	TAILQ_INIT(&d.event_backlog);
 	for (i = 0; i < 4; i++) {
 		sigev[i] = evsignal_new(d.base, sigs[i], on_signal, &d);
 		event_add(sigev[i], NULL);
@@ -316,7 +323,6 @@ int main(int argc, char **argv)
 	d.my_lun = IPMB_DEFAULT_LUN;
 	memset(d.chan_address, d.my_address, sizeof(d.chan_address));
 	memset(d.chan_lun, d.my_lun, sizeof(d.chan_lun));
-	bridge_init(&d);
 	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
 		d.be = backend_kcsraw_open(d.base, d.cfg.device,
 					   &xact_backend_cbs, &d, &cause);
@@ -343,10 +349,8 @@ int main(int argc, char **argv)
 	while (!LIST_EMPTY(&d.nodes))
 		node_destroy(LIST_FIRST(&d.nodes));
 	d.be->ops->destroy(d.be);
-	if (d.retry_ev)
-		event_free(d.retry_ev);
-	bmc_setup_fini(&d);
-	bridge_fini(&d);
+	core_fini(&d);
+	frontend_fini(&d);
 	for (i = 0; i < 4; i++)
 		event_free(sigev[i]);
 	event_base_free(d.base);

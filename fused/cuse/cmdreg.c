@@ -24,7 +24,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "kcsmuxd.h"
+#include "cuse/cuse.h"
 
 struct cmdreg {
 	LIST_ENTRY(cmdreg) link;

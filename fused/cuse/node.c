@@ -22,9 +22,9 @@
 #include <fuse_lowlevel.h>
 #include <event2/event.h>
 
-#include "kcsmuxd.h"
-#include "util/log.h"
 #include "core/xact.h"
+#include "cuse/cuse.h"
+#include "util/log.h"
 
 static struct client *req_client(struct fuse_file_info *fi)
 {
@@ -193,7 +193,8 @@ static void node_init_done(void *userdata)
 	node_links_create(n);
 	n->ready = true;
 	log_info("node %s ready (%s)", n->conf.name, path);
-	daemon_notify(n->d, "READY=1");
+	if (n->d->fe->node_ready)
+		n->d->fe->node_ready(n->d);
 }
 
 static void node_open(fuse_req_t req, struct fuse_file_info *fi)
@@ -260,7 +261,7 @@ void client_revoke(struct client *c)
 	struct kmsg *m;
 
 	c->revoked = true;
-	xact_client_gone(c);
+	client_cancel_all(c);
 	cmdreg_client_gone(c);
 	c->gets_events = false;
 	while ((m = TAILQ_FIRST(&c->rq))) {
@@ -439,49 +440,4 @@ void node_destroy(struct node *n)
 	free(buf->mem);
 	free(buf);
 	free(n);
-}
-
-/* Account one finished transaction of this node (its cost report). */
-void node_account(struct node *n, struct xact *x, int status,
-		  const uint8_t *resp, unsigned int len,
-		  const struct kcsraw_cost *cost)
-{
-	const struct kcsmux_policy *p = &n->conf.pol;
-	uint64_t now = now_ns();
-	struct nodestats_txn t = {
-		.latency_ns = now - x->t_enq,
-		.error = status || len < 3 || resp[2] != 0,
-	};
-
-	if (cost) {
-		t.service_ns = cost->latency_ns - cost->queue_ns;
-		t.cpu_ns = cost->cpu_ns;
-		t.spin_ns = cost->spin_ns;
-		n->cnt.sleeps += cost->sleeps;
-		if (status == 0)
-			adapt_record(&n->adapt, x->netfn, x->cmd,
-				     x->adaptive ? &x->choice : NULL,
-				     t.service_ns, cost->sleeps, cost->bmc_us,
-				     cost->cpu_ns, now);
-	} else {
-		t.service_ns = now - x->t_sub;
-	}
-	nodestats_complete(&n->st, now, &t);
-	/*
-	 * Over its CPU budget, first cheapen, then wait: the node's next
-	 * requests run without spinning and with its slowest polls
-	 * (node_policy), and only when one of those (or an adaptive one,
-	 * which minds the budget itself) still leaves the node over budget
-	 * do its next requests wait until its estimate is back under it (the
-	 * other nodes go on meanwhile). Holding at once would trade a
-	 * spinning node's throughput for nothing a cheaper poll could not
-	 * give.
-	 */
-	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
-	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
-		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
-				now, p->cpu_budget_ppm));
-		n->cnt.held++;
-	}
-	sched_charge(&n->d->sched, &x->item, t.service_ns);
 }
