@@ -174,27 +174,65 @@ static void node_links_remove(struct node *n)
 	n->links = 0;
 }
 
-static void node_init_done(void *userdata)
+/* The device's owner, mode and links, once /dev/NAME exists. */
+static void node_dev_ready(struct node *n)
 {
-	struct node *n = userdata;
-	char path[64];
-	int i;
-
-	/* devtmpfs creates the node root:root 0600 (never wider); give it
-	 * the configured owner and mode once it exists. */
-	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
-	for (i = 0; i < 200; i++) {
-		if (access(path, F_OK) == 0)
-			break;
-		usleep(5000);
-	}
 	node_set_owner_mode(n, n->conf.uid, n->conf.gid, n->conf.mode,
 			    (mode_t)-1);
 	node_links_create(n);
 	n->ready = true;
-	log_info("node %s ready (%s)", n->conf.name, path);
+	log_info("node %s ready (/dev/%s)", n->conf.name, n->conf.name);
 	if (n->d->fe->node_ready)
 		n->d->fe->node_ready(n->d);
+}
+
+/* How long to wait for devtmpfs to make /dev/NAME: 200 x 5 ms. */
+#define NODE_DEV_TRIES		200
+#define NODE_DEV_POLL_US	5000
+
+static bool node_dev_exists(const struct node *n)
+{
+	char path[16 + KCSMUX_NAME_MAX];
+
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	return access(path, F_OK) == 0;
+}
+
+/* A timer, re-armed until the device exists (or we stop waiting): the
+ * loop serves the other nodes meanwhile. */
+static void node_dev_wait(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct timeval tv = { 0, NODE_DEV_POLL_US };
+
+	(void)fd;
+	(void)what;
+	if (!node_dev_exists(n) && ++n->ready_tries < NODE_DEV_TRIES) {
+		evtimer_add(n->ready_ev, &tv);
+		return;
+	}
+	node_dev_ready(n);
+}
+
+static void node_init_done(void *userdata)
+{
+	struct node *n = userdata;
+	struct timeval tv = { 0, NODE_DEV_POLL_US };
+
+	/* devtmpfs creates the node root:root 0600 (never wider); give it
+	 * the configured owner and mode once it exists. */
+	if (node_dev_exists(n)) {
+		node_dev_ready(n);
+		return;
+	}
+	n->ready_tries = 1;
+	if (!n->ready_ev)
+		n->ready_ev = evtimer_new(n->d->base, node_dev_wait, n);
+	if (!n->ready_ev) {
+		node_dev_ready(n);	/* no memory: as if it timed out */
+		return;
+	}
+	evtimer_add(n->ready_ev, &tv);
 }
 
 static void node_open(fuse_req_t req, struct fuse_file_info *fi)
@@ -434,6 +472,8 @@ void node_destroy(struct node *n)
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
 	node_links_remove(n);
+	if (n->ready_ev)
+		event_free(n->ready_ev);
 	if (n->ev)
 		event_free(n->ev);
 	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */
