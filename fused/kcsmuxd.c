@@ -325,10 +325,10 @@ int main(int argc, char **argv)
 	memset(d.chan_lun, d.my_lun, sizeof(d.chan_lun));
 	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
 		d.be = backend_kcsraw_open(d.base, d.cfg.device,
-					   &xact_backend_cbs, &d, &cause);
+					   &core_backend_cbs, &d, &cause);
 	else
 		d.be = backend_ipmidev_open(d.base, d.cfg.device,
-					    &xact_backend_cbs, &d, &cause);
+					    &core_backend_cbs, &d, &cause);
 	if (!d.be)
 		fatalx("backend: %s", cause);
 	bmc_setup_start(&d);

@@ -33,6 +33,7 @@
 #include "core/nodestats.h"
 #include "core/sched.h"
 #include "core/seqtab.h"
+#include "util/clock.h"
 #include "util/ipmi_msg.h"
 #include "util/log.h"
 
@@ -179,8 +180,11 @@ struct daemon {
 	uint64_t last_reload_unix;	/* seconds since the epoch, 0: none */
 };
 
-/* Monotonic time in ns. */
-uint64_t now_ns(void);
+
+/* core.c: what the backend reports to (the daemon as its arg):
+ * completions, a hosed interface, SMS_ATN, events, room to submit. */
+struct backend_cbs;
+extern const struct backend_cbs core_backend_cbs;
 
 /* Set up the core's part of d (lists, scheduler, bridge): before the
  * backend is opened and nodes are made; core_fini after they are gone. */

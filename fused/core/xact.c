@@ -24,33 +24,6 @@
 #include "core/xact.h"
 #include "util/log.h"
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void core_init(struct daemon *d, struct event_base *base)
-{
-	d->base = base;
-	LIST_INIT(&d->nodes);
-	TAILQ_INIT(&d->running);
-	TAILQ_INIT(&d->internal);
-	sched_init(&d->sched, 0);
-	bridge_init(d);
-}
-
-void core_fini(struct daemon *d)
-{
-	if (d->retry_ev)
-		event_free(d->retry_ev);
-	d->retry_ev = NULL;
-	bmc_setup_fini(d);
-	bridge_fini(d);
-}
-
 struct xact *xact_new(struct daemon *d, struct node *n)
 {
 	struct xact *x = calloc(1, sizeof(*x));
@@ -279,44 +252,6 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	else
 		xact_free(x);
 }
-
-/* The backend's reports (backend_cbs), with the daemon as their arg. */
-static void be_completion(void *arg, uint64_t cookie, int status,
-			  const uint8_t *resp, unsigned int len,
-			  const struct kcsraw_cost *cost)
-{
-	xact_complete(arg, cookie, status, resp, len, cost);
-}
-
-static void be_hosed(void *arg)
-{
-	bmc_setup_recheck(arg);		/* as stock after a hosed interface */
-}
-
-static void be_attention(void *arg)
-{
-	bridge_attention(arg);
-}
-
-static void be_event(void *arg, const struct ipmb_user_msg *m)
-{
-	struct daemon *d = arg;
-
-	d->up->event(d, m);
-}
-
-static void be_room(void *arg)
-{
-	xact_kick(arg);
-}
-
-const struct backend_cbs xact_backend_cbs = {
-	.completion = be_completion,
-	.hosed = be_hosed,
-	.attention = be_attention,
-	.event = be_event,
-	.room = be_room,
-};
 
 /*
  * Shares of a node's queue (policy key queue): one file may hold at most

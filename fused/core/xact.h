@@ -70,9 +70,6 @@ void xact_kick(struct daemon *d);
 void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		   const uint8_t *resp, unsigned int len,
 		   const struct kcsraw_cost *cost);
-/* What the backend reports to (the daemon as arg): completions, SMS_ATN,
- * events, room to submit. */
-extern const struct backend_cbs xact_backend_cbs;
 
 /* bridge.c: IPMB requests wrapped in Send Message, and SMS_ATN */
 void bridge_init(struct daemon *d);

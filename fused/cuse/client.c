@@ -75,12 +75,38 @@ struct kmsg *kmsg_new(const struct ipmb_user_msg *u)
 	return m;
 }
 
+/* A message arrived for c: wake whoever waits in poll()/select(). */
+static void client_notify(struct client *c)
+{
+	if (c->ph && !c->node->dying) {
+		fuse_lowlevel_notify_poll(c->ph);
+		fuse_pollhandle_destroy(c->ph);
+		c->ph = NULL;
+	}
+}
+
 /* Queue a message for the client and wake its poll()ers. */
 void client_deliver(struct client *c, struct kmsg *m)
 {
 	TAILQ_INSERT_TAIL(&c->rq, m, link);
 	c->rq_len++;
-	node_notify(c);
+	client_notify(c);
+}
+
+void client_revoke(struct client *c)
+{
+	struct kmsg *m;
+
+	c->revoked = true;
+	client_cancel_all(c);
+	cmdreg_client_gone(c);
+	c->gets_events = false;
+	while ((m = TAILQ_FIRST(&c->rq))) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		free(m);
+	}
+	c->rq_len = 0;
+	client_notify(c);
 }
 
 /* ------------------------------------------------------------------ */

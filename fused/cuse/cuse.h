@@ -106,7 +106,6 @@ int node_name_check(const char *name, char **cause);
  * (mode_t)-1) is applied first. */
 int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
 			mode_t mode, mode_t narrow);
-void node_notify(struct client *c);
 /* The file's user lost access (reload): drop its work and registrations,
  * fail its calls with EACCES, wake its poll() (POLLERR). */
 void client_revoke(struct client *c);

@@ -294,22 +294,6 @@ static void node_write(fuse_req_t req, const char *buf, size_t size,
 	fuse_reply_err(req, EINVAL);
 }
 
-void client_revoke(struct client *c)
-{
-	struct kmsg *m;
-
-	c->revoked = true;
-	client_cancel_all(c);
-	cmdreg_client_gone(c);
-	c->gets_events = false;
-	while ((m = TAILQ_FIRST(&c->rq))) {
-		TAILQ_REMOVE(&c->rq, m, link);
-		free(m);
-	}
-	c->rq_len = 0;
-	node_notify(c);
-}
-
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		       struct fuse_file_info *fi, unsigned int flags,
 		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
@@ -334,16 +318,6 @@ static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
 	}
 	fuse_reply_poll(req, c->revoked ? POLLERR :
 			TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
-}
-
-/* A message arrived for c: wake whoever waits in poll()/select(). */
-void node_notify(struct client *c)
-{
-	if (c->ph && !c->node->dying) {
-		fuse_lowlevel_notify_poll(c->ph);
-		fuse_pollhandle_destroy(c->ph);
-		c->ph = NULL;
-	}
 }
 
 static const struct cuse_lowlevel_ops node_ops = {

@@ -251,7 +251,7 @@ static void setup(void)
 	d.my_address = 0x20;
 	d.media_ready = true;
 	d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
-	fb = fake_backend_new(1, false, &xact_backend_cbs, &d);
+	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
 	node_init(&na, &cfg.nodes[0]);
 	node_init(&nb, &cfg.nodes[1]);

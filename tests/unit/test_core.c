@@ -118,7 +118,7 @@ static void setup(void)
 	core_init(&d, base);
 	d.up = &rec_up;
 	d.my_address = 0x20;
-	fb = fake_backend_new(1, false, &xact_backend_cbs, &d);
+	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
 	node_init(&na, &cfg.nodes[0]);
 	node_init(&nb, &cfg.nodes[1]);
@@ -486,7 +486,7 @@ START_TEST(test_bridge_event)
 
 	for (int i = 0; i < 16; i++)
 		ev[i] = (uint8_t)(0x10 + i);
-	xact_backend_cbs.attention(&d);
+	core_backend_cbs.attention(&d);
 	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
 	fake_answer(fb, (const uint8_t[]){ 0x02 }, 1);
 	want_req(fake_pending(fb), IPMI_READ_EVENT_MSG_BUFFER_CMD);
@@ -509,7 +509,7 @@ static const uint8_t r_ipmb_cmd[] = {
 
 static void incoming_command(void)
 {
-	xact_backend_cbs.attention(&d);
+	core_backend_cbs.attention(&d);
 	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
 	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1);
 	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
