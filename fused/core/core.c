@@ -7,6 +7,7 @@
  * to the front end (d->up).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 
@@ -70,3 +71,33 @@ const struct backend_cbs core_backend_cbs = {
 	.event = be_event,
 	.room = be_room,
 };
+
+static int node_order(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a;
+	const struct node *y = *(struct node *const *)b;
+
+	if (x->conf.line != y->conf.line)
+		return x->conf.line < y->conf.line ? -1 : 1;
+	return strcmp(x->conf.name, y->conf.name);
+}
+
+struct node **core_nodes(struct daemon *d, size_t *count)
+{
+	struct node **v, *n;
+	size_t i = 0;
+
+	*count = 0;
+	LIST_FOREACH(n, &d->nodes, link)
+		if (!n->dying)
+			i++;
+	if (i == 0 || (v = calloc(i, sizeof(*v))) == NULL)
+		return NULL;
+	i = 0;
+	LIST_FOREACH(n, &d->nodes, link)
+		if (!n->dying)
+			v[i++] = n;
+	qsort(v, i, sizeof(*v), node_order);
+	*count = i;
+	return v;
+}

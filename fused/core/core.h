@@ -191,6 +191,13 @@ extern const struct backend_cbs core_backend_cbs;
 void core_init(struct daemon *d, struct event_base *base);
 void core_fini(struct daemon *d);
 
+/*
+ * The live nodes (not dying) in the one order every listing uses: the
+ * configuration's (the line of their section, then the name). malloc'd;
+ * NULL with *count 0 when there are none or memory is short.
+ */
+struct node **core_nodes(struct daemon *d, size_t *count);
+
 /* bmcsetup.c: global enables and channel media, as the stock drivers */
 void bmc_setup_start(struct daemon *d);
 void bmc_setup_recheck(struct daemon *d);

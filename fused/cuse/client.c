@@ -117,42 +117,44 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 		    unsigned int len)
 {
 	struct client *c = x->owner;
+	struct ipmb_user_msg u = {
+		.recv_type = IPMI_RESPONSE_RECV_TYPE,
+		.addr = x->addr,
+		.msgid = x->msgid,
+	};
 	struct kmsg *m;
 
 	if (!c) {	/* closed meanwhile */
 		xact_free(x);
 		return;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		c->outstanding--;
-		xact_free(x);
-		return;
-	}
-	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
-	m->addr = x->addr;
-	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
-	m->addr_raw_len = x->addr_raw_len;
-	m->msgid = x->msgid;
 	if (status == 0 && len >= 3) {
 		/* The address's LUN is the response's, as the stock
 		 * handler sets it (the rest of the request's bytes stay). */
-		m->addr.lun = resp[0] & 3;
-		if (m->addr_raw_len >= ABI_MIN_ADDR_LEN)
-			m->addr_raw[6] = resp[0] & 3;
-		m->netfn = resp[0] >> 2;
-		m->cmd = resp[1];
-		m->data_len = (uint16_t)(len - 2);
-		memcpy(m->data, resp + 2, m->data_len);
+		u.addr.lun = resp[0] & 3;
+		u.netfn = resp[0] >> 2;
+		u.cmd = resp[1];
+		u.data_len = (uint16_t)(len - 2);
+		memcpy(u.data, resp + 2, u.data_len);
 	} else {
 		/* The interface gave up or the request was cancelled: what
 		 * the stock driver answers when its state machine is hosed. */
-		m->netfn = x->netfn | 1;
-		m->cmd = x->cmd;
-		m->data_len = 1;
-		m->data[0] = IPMI_ERR_UNSPECIFIED;
+		u.netfn = x->netfn | 1;
+		u.cmd = x->cmd;
+		u.data_len = 1;
+		u.data[0] = IPMI_ERR_UNSPECIFIED;
 	}
 	c->outstanding--;
+	m = kmsg_new(&u);
+	if (!m) {
+		xact_free(x);
+		return;
+	}
+	/* a response carries its request's address bytes */
+	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
+	m->addr_raw_len = x->addr_raw_len;
+	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
+		m->addr_raw[6] = resp[0] & 3;
 	client_deliver(c, m);
 	/* A BMC reset clears its global enables: set them again. */
 	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
