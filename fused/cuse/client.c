@@ -374,10 +374,9 @@ static void up_bridged(struct daemon *d, void *owner,
 static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 		       uint8_t netfn, uint8_t cmd, unsigned int chan)
 {
-	struct client *c = cmdreg_lookup(netfn, cmd, chan);
+	struct client *c = cmdreg_lookup(d, netfn, cmd, chan);
 	struct kmsg *m;
 
-	(void)d;
 	if (!c)
 		return false;
 	m = kmsg_new(u);
@@ -424,7 +423,7 @@ static bool up_waiters(struct daemon *d)
 	struct node *n;
 	struct client *c;
 
-	if (cmdreg_any())
+	if (cmdreg_any(d))
 		return true;
 	LIST_FOREACH(n, &d->nodes, link)
 		LIST_FOREACH(c, &n->clients, link)
@@ -455,6 +454,11 @@ int frontend_init(struct daemon *d, void (*node_ready)(struct daemon *d))
 		return -1;
 	TAILQ_INIT(&d->fe->event_backlog);
 	d->fe->node_ready = node_ready;
+	if (cmdreg_init(d) < 0) {
+		free(d->fe);
+		d->fe = NULL;
+		return -1;
+	}
 	d->up = &client_upcalls;
 	return 0;
 }
@@ -469,6 +473,7 @@ void frontend_fini(struct daemon *d)
 		TAILQ_REMOVE(&d->fe->event_backlog, m, link);
 		free(m);
 	}
+	cmdreg_fini(d);
 	free(d->fe);
 	d->fe = NULL;
 }

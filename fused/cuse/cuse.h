@@ -80,9 +80,11 @@ struct client {
 };
 
 /* The front end's daemon-wide state (d->fe). */
+struct cmdreg_table;
 struct frontend {
 	struct kmsg_list event_backlog;	/* until the first subscriber */
 	unsigned int event_backlog_len;
+	struct cmdreg_table *cmdreg;	/* command registrations (cmdreg.c) */
 	/* main's: a node's device is ready (its owner and mode set) */
 	void (*node_ready)(struct daemon *d);
 };
@@ -136,8 +138,12 @@ void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd, void
 #define CMDREG_MAX_PER_FILE	64
 int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		 const void *in, size_t in_len);
-struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan);
+struct client *cmdreg_lookup(struct daemon *d, uint8_t netfn, uint8_t cmd,
+			     unsigned int chan);
 void cmdreg_client_gone(struct client *c);
-bool cmdreg_any(void);
+bool cmdreg_any(struct daemon *d);
+/* The table in d->fe (frontend_init/fini call these); -1 without memory. */
+int cmdreg_init(struct daemon *d);
+void cmdreg_fini(struct daemon *d);
 
 #endif /* KCSMUX_CUSE_H */
