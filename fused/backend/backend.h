@@ -2,8 +2,10 @@
 /*
  * backend.h - the one interface every node shares. A backend runs raw KCS
  * requests (netfn << 2 | lun, cmd, data) one after another, each with its
- * node's polling policy, and reports each completion and every SMS_ATN to
- * the transaction layer (xact_complete, xact_attention).
+ * node's polling policy, and reports each completion, every SMS_ATN and
+ * the events its own driver fetched through the callbacks it was opened
+ * with (struct backend_cbs). It knows nothing above it: main opens it with
+ * the core's callbacks (core/core.c, core_backend_cbs).
  */
 #ifndef KCSMUX_BACKEND_H
 #define KCSMUX_BACKEND_H
