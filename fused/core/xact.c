@@ -5,8 +5,8 @@
  * The front end turns a client's SEND into a transaction queued on its node
  * (cuse/client.c, client_send); the scheduler picks which node's
  * transaction runs next whenever the backend has room; the backend's
- * completion (xact_backend_cbs) is accounted to the node and handed to the
- * transaction's done callback, which answers its owner. The daemon's own
+ * completion (core_backend_cbs, core.c) is accounted to the node and
+ * handed to the transaction's done callback, which answers its owner. The daemon's own
  * transactions (SMS_ATN handling, BMC setup) go first. An owner that goes
  * away cancels its transactions: queued ones are dropped, running ones
  * complete into nothing.

@@ -108,11 +108,11 @@ int node_name_check(const char *name, char **cause);
  * (mode_t)-1) is applied first. */
 int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
 			mode_t mode, mode_t narrow);
+
+/* client.c: the /dev/ipmiN semantics of one open file */
 /* The file's user lost access (reload): drop its work and registrations,
  * fail its calls with EACCES, wake its poll() (POLLERR). */
 void client_revoke(struct client *c);
-
-/* client.c: the /dev/ipmiN semantics of one open file */
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);
 void client_free(struct client *c);
 void client_deliver(struct client *c, struct kmsg *m);
