@@ -4,9 +4,10 @@
  * fused/core/xact.c (queueing, the scheduler's pick, completion, cancel when
  * the owner goes, a failed submit), fused/core/bridge.c (Send Message
  * framing, the sequence table's retries and timeout, Get Message delivery
- * to the owner through d->up, events, incoming commands) against a fake
- * backend (fake_backend.c) and recording upcalls, on a libevent base run by
- * the test.
+ * to the owner through d->up, events, incoming commands) and
+ * fused/core/bmcsetup.c (global enables, the channel scan, the check again
+ * after a hosed interface) against a fake backend (fake_backend.c) and
+ * recording upcalls, on a libevent base run by the test.
  */
 #include <check.h>
 #include <errno.h>
@@ -558,6 +559,70 @@ START_TEST(test_command_unregistered)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ */
+/* BMC setup */
+
+START_TEST(test_bmc_setup)
+{
+	unsigned int chans = 0, sets = 0, gets = 0;
+	struct fake_sub *s;
+	uint8_t set_to = 0;
+
+	bmc_setup_start(&d);
+	ck_assert(!d.media_ready);
+	/* Get BMC Global Enables, then Get Channel Info for 0-15; the BMC
+	 * has 0x08 set: written back as 0x0c (event buffer on, no IRQ) */
+	while ((s = fake_pending(fb))) {
+		want_req(s, s->req[1]);
+		switch (s->req[1]) {
+		case IPMI_GET_BMC_GLOBAL_ENABLES_CMD:
+			gets++;
+			fake_answer(fb, (const uint8_t[]){ 0x08 }, 1);
+			break;
+		case IPMI_SET_BMC_GLOBAL_ENABLES_CMD:
+			sets++;
+			set_to = s->req[2];
+			fake_answer(fb, NULL, 0);
+			break;
+		case IPMI_GET_CHANNEL_INFO_CMD: {
+			/* channel 0 and 7 IPMB, 1 LAN, the rest none */
+			uint8_t ch = s->req[2];
+			uint8_t m = ch == 0 || ch == 7 ? 1 : ch == 1 ? 4 : 0;
+
+			chans++;
+			fake_answer(fb, (const uint8_t[]){ ch, m, 1, 0, 0, 0 },
+				    6);
+			break;
+		}
+		default:
+			ck_abort_msg("unexpected cmd %#x", s->req[1]);
+		}
+	}
+	ck_assert_uint_eq(gets, 1);
+	ck_assert_uint_eq(sets, 1);
+	ck_assert_uint_eq(set_to, 0x0c);
+	ck_assert_uint_eq(chans, 16);
+	ck_assert(d.media_ready);
+	ck_assert_uint_eq(d.media[0], 1);
+	ck_assert_uint_eq(d.media[1], 4);
+	ck_assert_uint_eq(d.media[7], 1);
+	ck_assert_uint_eq(d.media[15], 0);
+	/* a hosed interface (the backend's callback): checked again at the
+	 * next tick, within about a second */
+	core_backend_cbs.hosed(&d);
+	{
+		uint64_t until = now_ns() + 3000000000ull;
+
+		while (!fake_pending(fb) && now_ns() < until)
+			event_base_loop(base, EVLOOP_ONCE);
+	}
+	want_req(fake_pending(fb), IPMI_GET_BMC_GLOBAL_ENABLES_CMD);
+	fake_answer(fb, (const uint8_t[]){ 0x0c }, 1);	/* already right */
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -582,6 +647,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_bridge_event);
 	tcase_add_test(tc, test_command_taken);
 	tcase_add_test(tc, test_command_unregistered);
+	tcase_add_test(tc, test_bmc_setup);
 	suite_add_tcase(s, tc);
 	return s;
 }
