@@ -13,71 +13,72 @@
 #include <errno.h>
 #include <string.h>
 
-#include "kcsmuxd.h"
+#include "core/core.h"
 #include "core/sdrglue.h"
 #include "core/xact.h"
+#include "util/clock.h"
 #include "util/log.h"
-
-#define cache (dmn->sdrc)
-
-static struct xact_list parked = TAILQ_HEAD_INITIALIZER(parked);
-static struct daemon *dmn;
 
 static uint64_t now_ms(void)
 {
 	return now_ns() / 1000000u;
 }
 
-static void pump(void);
+static void pump(struct daemon *d);
+
+/* Handed on: out of its node's queue (the owner's count), then answered. */
+static void answer(struct xact *x, int status, const uint8_t *resp,
+		   unsigned int len)
+{
+	if (x->dispatched)
+		x->dispatched(x);
+	x->done(x, status, resp, len);
+}
 
 /* The cache's verdict on x; true if x was answered or parked. */
 static bool try_cache(struct xact *x, uint64_t now)
 {
+	struct sdrc *cache = x->d->sdrc;
 	uint64_t misses = sdrc_stats(cache)->misses;
 	uint8_t resp[2 + SDRC_MAX_RESP];
 	unsigned int len = 0;
 	enum sdrc_verdict v;
 
-	v = sdrc_request(cache, x->client, x->netfn, x->req[0] & 3, x->cmd,
+	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
 			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
 	if (v == SDRC_FORWARD) {	/* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
 	}
 	if (v == SDRC_PARK) {
-		TAILQ_INSERT_TAIL(&parked, x, qlink);
+		TAILQ_INSERT_TAIL(&x->d->sdr_parked, x, qlink);
 		return true;
 	}
 	x->node->cnt.sdr_hits++;
 	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
 	resp[1] = x->cmd;
-	x->done(x, 0, resp, len + 2);
+	answer(x, 0, resp, len + 2);
 	return true;
 }
 
 /* Ask again for every parked request: the cache moved on. */
-static void unpark(uint64_t now)
+static void unpark(struct daemon *d, uint64_t now)
 {
 	struct xact_list again = TAILQ_HEAD_INITIALIZER(again);
 	struct xact *x;
 
-	TAILQ_CONCAT(&again, &parked, qlink);
+	TAILQ_CONCAT(&again, &d->sdr_parked, qlink);
 	while ((x = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, x, qlink);
-		if (!x->client) {		/* closed meanwhile */
+		if (!x->owner)			/* closed meanwhile */
 			xact_free(x);
-		} else if (!try_cache(x, now)) {
-			x->client->queued++;
-			if (xact_enqueue(x) < 0) {
-				x->client->queued--;
-				x->done(x, -EBUSY, NULL, 0);
-			}
-		}
+		else if (!try_cache(x, now) && xact_enqueue(x) < 0)
+			answer(x, -EBUSY, NULL, 0);
 	}
 }
 
 /* Log where the cache went (filled, failed, off). */
-static void log_state(const char *before)
+static void log_state(const struct sdrc *cache, const char *before)
 {
 	const char *now = sdrc_state_name(cache);
 
@@ -97,28 +98,29 @@ static void log_state(const char *before)
 static void internal_done(struct xact *x, int status, const uint8_t *resp,
 			  unsigned int len)
 {
-	const char *before = sdrc_state_name(cache);
+	struct daemon *d = x->d;
+	const char *before = sdrc_state_name(d->sdrc);
 	uint64_t now = now_ms();
 
 	xact_free(x);
 	if (!status && len < 3)
 		status = -EIO;
-	sdrc_answer(cache, status, status ? NULL : resp + 2,
+	sdrc_answer(d->sdrc, status, status ? NULL : resp + 2,
 		    status ? 0 : len - 2, now);
-	log_state(before);
-	unpark(now);
-	pump();
+	log_state(d->sdrc, before);
+	unpark(d, now);
+	pump(d);
 }
 
 /* Queue what the cache wants from the BMC, if anything. */
-static void pump(void)
+static void pump(struct daemon *d)
 {
 	struct sdrc_req r;
 	struct xact *x;
 
-	if (!sdrc_next_request(cache, now_ms(), &r))
+	if (!sdrc_next_request(d->sdrc, now_ms(), &r))
 		return;
-	x = xact_new(dmn, NULL, NULL);
+	x = xact_new(d, NULL);
 	if (x) {
 		x->req[0] = (uint8_t)(r.netfn << 2);
 		x->req[1] = r.cmd;
@@ -129,37 +131,37 @@ static void pump(void)
 			return;
 		xact_free(x);
 	}
-	sdrc_answer(cache, -ENOMEM, NULL, 0, now_ms());
-	unpark(now_ms());
+	sdrc_answer(d->sdrc, -ENOMEM, NULL, 0, now_ms());
+	unpark(d, now_ms());
 }
 
 bool sdrglue_send(struct xact *x)
 {
+	struct daemon *d = x->d;
 	bool taken;
 
 	if (!x->node->conf.sdr_cache)
 		return false;
-	dmn = x->d;
-	if (!cache)
-		cache = sdrc_new(x->d->cfg.sdr_cache_revalidate_ms);
-	if (!cache)
+	if (!d->sdrc)
+		d->sdrc = sdrc_new(d->cfg.sdr_cache_revalidate_ms);
+	if (!d->sdrc)
 		return false;
-	sdrc_set_revalidate_ms(cache, x->d->cfg.sdr_cache_revalidate_ms);
+	sdrc_set_revalidate_ms(d->sdrc, d->cfg.sdr_cache_revalidate_ms);
 	taken = try_cache(x, now_ms());
 	/* the cache's own requests (a revalidation this one asked for)
 	 * go ahead of it */
-	pump();
+	pump(d);
 	return taken;
 }
 
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len)
 {
-	if (!dmn || !cache)
+	if (!x->d->sdrc)
 		return;
 	if (!status && len < 3)
 		status = -EIO;
-	sdrc_observe(cache, x->client, x->netfn, x->req[0] & 3, x->cmd,
+	sdrc_observe(x->d->sdrc, x->owner, x->netfn, x->req[0] & 3, x->cmd,
 		     x->req + 2, x->req_len - 2u, status,
 		     status ? NULL : resp + 2, status ? 0 : len - 2);
 }
@@ -168,16 +170,16 @@ void sdrglue_fini(struct daemon *d)
 {
 	struct xact *x;
 
-	while ((x = TAILQ_FIRST(&parked))) {
-		TAILQ_REMOVE(&parked, x, qlink);
+	while ((x = TAILQ_FIRST(&d->sdr_parked))) {
+		TAILQ_REMOVE(&d->sdr_parked, x, qlink);
 		xact_free(x);
 	}
 	sdrc_free(d->sdrc);
 	d->sdrc = NULL;
 }
 
-void sdrglue_client_gone(const struct client *c)
+void sdrglue_owner_gone(struct daemon *d, const void *owner)
 {
-	if (dmn && cache)
-		sdrc_owner_gone(cache, c);
+	if (d->sdrc)
+		sdrc_owner_gone(d->sdrc, owner);
 }
