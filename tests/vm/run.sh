@@ -12,7 +12,11 @@
 #                        uniform:MIN-MAX, table:FILE, none (default none)
 #   --proxy-args ARGS    more delay proxy options, e.g. '--hold-on 0x30:0x01
 #                        --hold-for 1500' lets a guest stall the BMC by
-#                        sending that request (docs/bmc-proxy.md)
+#                        sending that request (docs/bmc-proxy.md); @N@ in
+#                        ARGS becomes the KCS's number (0 or 1), e.g.
+#                        '--log-requests DIR/req-@N@.log'
+# Environment for the BMC: KCSMUX_BMC_CONF, another ipmi_sim configuration
+# directory for start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
 #   --irq on|off         IRQ of the first KCS (0xca2, irq 5); default on
 #   --second-kcs         add a second KCS at 0xca8 with its own BMC of the
 #                        same kind, so stock ipmi_si and kcsraw can run side
@@ -149,7 +153,7 @@ start_bmc() {
 		[ -x "$tools/kcsmux-bmc-proxy" ] || die "no $tools/kcsmux-bmc-proxy: build first"
 		# shellcheck disable=SC2086
 		"$tools/kcsmux-bmc-proxy" --listen 0 --bmc "$port" --delay "$delay" \
-			--report "$dir/proxy-report.txt" $proxy_args >"$dir/proxy.out" 2>"$dir/proxy.log" 9>&- &
+			--report "$dir/proxy-report.txt" ${proxy_args//@N@/$n} >"$dir/proxy.out" 2>"$dir/proxy.log" 9>&- &
 		echo $! >"$dir/proxy.pid"
 		for _ in $(seq 100); do
 			port=$(sed -n 's/^listening on \([0-9]*\).*/\1/p' "$dir/proxy.out")
