@@ -15,6 +15,9 @@
 #   ipmi2  the same with sdr_cache = yes (only when kcsmuxd accepts the key)
 #   ipmi3  the example configuration's node as it is (rate 50/s of the
 #          monitor preset), with AB_PRESET_ROW=1 only
+#   ipmi4, ipmi5  as ipmi1 and ipmi2 with cpu_budget = none (the monitor
+#          preset's 1 % budget holds the queue under TCG: these rows show
+#          what the budget costs in time)
 #   ipmi9  access = all, for the markers only
 # Per row, AB_ROUNDS rounds (the row order rotates each round) of
 #   scrape: one GET /metrics of a prometheus-ipmi-exporter with its default
@@ -123,7 +126,7 @@ check "kipmid runs" sh -c 'grep -q kipmi /proc/[0-9]*/comm 2>/dev/null'
 echo "kipmid_max_busy_us_loaded=$(cat /sys/module/ipmi_si/parameters/kipmid_max_busy_us)" >>/out/env.txt
 kcsmux_setup
 
-# Does this kcsmuxd know sdr_cache?
+# Does this kcsmuxd know sdr_cache? (the key of wt-sdr's SDR/FRU cache)
 CACHE=0
 kcsmux_conf <<'CONF'
 [node ipmi1]
@@ -153,6 +156,20 @@ policy = monitor
 access = monitoring
 $COFF
 
+[node ipmi4]
+policy = monitor
+access = monitoring
+rate = unlimited
+cpu_budget = none
+$COFF
+
+[node ipmi5]
+policy = monitor
+access = monitoring
+rate = unlimited
+cpu_budget = none
+$CON
+
 [node ipmi9]
 access = all
 CONF
@@ -171,8 +188,8 @@ for d in 0 9; do
 done
 
 # rows: name device node (ROWS in measuring order of round 1)
-ROWS="stock:0:- node:1:ipmi1"
-[ $CACHE = 1 ] && ROWS="$ROWS cache:2:ipmi2"
+ROWS="stock:0:- node:1:ipmi1 nodenb:4:ipmi4"
+[ $CACHE = 1 ] && ROWS="$ROWS cache:2:ipmi2 cachenb:5:ipmi5"
 [ "${AB_PRESET_ROW:-0}" = 1 ] && ROWS="$ROWS preset:3:ipmi3"
 echo "rows=$ROWS ncpu=$NCPU rounds=$ROUNDS" >>$RES
 
@@ -346,7 +363,7 @@ for r in $ROWS; do
 	kill "$(cat /tmp/exporter$n.pid)" 2>/dev/null
 done
 kcsmuxctl list >/out/kcsmuxctl-list.txt 2>&1
-for nd in ipmi1 ipmi2 ipmi3; do
+for nd in ipmi1 ipmi2 ipmi3 ipmi4 ipmi5; do
 	kcsmuxctl show $nd >/out/show-$nd.txt 2>&1
 done
 kcsmuxctl stats >/out/kcsmuxctl-stats.txt 2>&1
