@@ -79,12 +79,12 @@ ticks() {
 	fi
 }
 pidq() { if [ -n "$1" ]; then echo "--cpu-pid $1"; else echo "--cpu-of no-such-thread"; fi; }
-# snap AGENTPID: now daemon_us poller_us agent_us idle_tl idle_stat ctxt
-# (poller: the threads named kipmi* or kcsraw*, one glob)
+# snap AGENTPID: now daemon_us kipmid_us kcsraw_us agent_us idle_tl
+# idle_stat ctxt
 snap() {
 	# shellcheck disable=SC2046
-	echo "$(kcsmux-utime --now $(pidq "$dpid") --cpu-of 'k[ic][ps][mr]*' 2>/dev/null |
-		tr '\n' ' ')$(ticks "$1") $(kstat)"
+	echo "$(kcsmux-utime --now $(pidq "$dpid") --cpu-of 'kipmi*' --cpu-of 'kcsraw*' \
+		2>/dev/null | tr '\n' ' ')$(ticks "$1") $(kstat)"
 }
 # show NODE: cpu_ns budget_used_pct cheapened held completed of a node
 show() {
@@ -240,10 +240,10 @@ measure() {
 	[ "$_node" != - ] && _sh1=$(show "$_node")
 	# shellcheck disable=SC2086
 	set -- $_s0 $_s1 $_sh0 $_sh1
-	# 1 now 2 daemon 3 poller 4 agent 5 idle_tl 6 idle_stat 7 ctxt; +7;
-	# 15 cpu_ns 16 budget% 17 cheap 18 held 19 done; +5
+	# 1 now 2 daemon 3 kipmid 4 kcsraw 5 agent 6 idle_tl 7 idle_stat 8 ctxt;
+	# +8; 17 cpu_ns 18 budget% 19 cheap 20 held 21 done; +5
 	_cl=$(sed -n 's/.* user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2/p' /tmp/ut | head -n 1)
-	_agent=$((${11} - $4))
+	_agent=$((${13} - $5))
 	[ "$_k" = 2 ] && _agent=$((${_cl% *} + ${_cl#* }))
 	if [ "$_k" = 1 ]; then
 		_ok=$(grep -c '^ipmi_up{.*} 1$' /tmp/scrape)
@@ -266,11 +266,12 @@ measure() {
 	_same=0
 	cmp -s /tmp/series $_cmp && _same=1
 	_l="kind=$([ "$_k" = 1 ] && echo scrape || echo gather) row=$_row dev=$_n round=$_r rc=$_rc"
-	_l="$_l wall_us=$((${8} - $1)) daemon_us=$((${9} - $2)) poller_us=$((${10} - $3))"
-	_l="$_l agent_us=$_agent idle_tl_us=$((${12} - $5)) idle_stat_us=$((${13} - $6))"
-	_l="$_l ctxt=$((${14} - $7)) ncpu=$NCPU node_cpu_ns=$((${20} - ${15}))"
-	_l="$_l budget_used_pct=${21} cheapened=$((${22} - ${17})) held=$((${23} - ${18}))"
-	_l="$_l node_done=$((${24} - ${19})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
+	_l="$_l wall_us=$((${9} - $1)) daemon_us=$((${10} - $2)) kipmid_us=$((${11} - $3))"
+	_l="$_l kcsraw_us=$((${12} - $4)) poller_us=$((${11} - $3 + ${12} - $4))"
+	_l="$_l agent_us=$_agent idle_tl_us=$((${14} - $6)) idle_stat_us=$((${15} - $7))"
+	_l="$_l ctxt=$((${16} - $8)) ncpu=$NCPU node_cpu_ns=$((${22} - ${17}))"
+	_l="$_l budget_used_pct=${23} cheapened=$((${24} - ${19})) held=$((${25} - ${20}))"
+	_l="$_l node_done=$((${26} - ${21})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
 	echo "$_l" >>$RES
 	echo "    $_l"
 	if [ $_good = 1 ] && [ $_same = 1 ]; then
