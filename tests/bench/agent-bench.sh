@@ -123,7 +123,8 @@ say "stock ipmi_si on $KCS2_PORT (no IRQ: kipmid default)"
 sdev=$(load_stock "$KCS2_PORT")
 check "stock ipmi_si is /dev/ipmi0 ($sdev)" test "$sdev" = /dev/ipmi0
 check "kipmid runs" sh -c 'grep -q kipmi /proc/[0-9]*/comm 2>/dev/null'
-echo "kipmid_max_busy_us_loaded=$(cat /sys/module/ipmi_si/parameters/kipmid_max_busy_us)" >>/out/env.txt
+_b=$(cat /sys/module/ipmi_si/parameters/kipmid_max_busy_us 2>/dev/null)
+echo "kipmid_max_busy_us_loaded=${_b:-unset}" >>/out/env.txt
 kcsmux_setup
 
 # Does this kcsmuxd know sdr_cache? (the key of wt-sdr's SDR/FRU cache)

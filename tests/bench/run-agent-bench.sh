@@ -66,7 +66,7 @@ render() {
 			for d in "$dir"/smp*; do
 				[ -d "$d" ] || continue
 				bench_keep "$d" "$data/${d##*/}" results.txt env.txt req-0.log req-1.log \
-					kcsmux.conf kcsmuxctl-stats.txt show-ipmi1.txt show-ipmi2.txt \
+					kcsmux.conf kcsmuxctl-stats.txt show-ipmi1.txt show-ipmi2.txt show-ipmi4.txt show-ipmi5.txt \
 					spinloop.txt pingpong.txt run.log
 				gzip -9f "$data/${d##*/}"/req-*.log 2>/dev/null || true
 			done
