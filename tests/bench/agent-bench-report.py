@@ -377,8 +377,16 @@ def main():
                     line += (f"; the 1 % budget held the node's queue {s_.m('held'):.0f} "
                              "times per scrape")
                 if extra is not None and rts:
+                    def per(key):
+                        a, b_ = s_.m(key), base.m(key)
+                        return None if a is None or b_ is None else (a - b_) / nd
+                    parts = [(k, per(k)) for k in ("agent_us", "daemon_us", "poller_us")]
                     line += (f"; {nd:.0f} client requests, each {extra:+.0f} µs of CPU "
-                             f"against stock and {rts:.2f} FUSE round trips")
+                             "against stock (agent {:+.0f}, kcsmuxd {:+.0f}, pollers {:+.0f}, "
+                             "the rest {:+.0f})".format(
+                                 *[v or 0 for _, v in parts],
+                                 extra - sum(v or 0 for _, v in parts))
+                             + f" and {rts:.2f} FUSE round trips")
                     if rt_guest:
                         line += (f" (at this boot's {rt_guest / 1e3:.0f} µs per wake-up "
                                  f"round trip: {rts * rt_guest / 1e3:.0f} µs")
