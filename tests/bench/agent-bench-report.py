@@ -437,6 +437,7 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         plt = None
     if plt and plot:
@@ -446,14 +447,18 @@ def main():
             w = 0.8 / max(1, len(bars))
             for i, (lab, xt, xw, xc) in enumerate(bars):
                 vals = [1 / xt if xt else 0, xw or 0, xc or 0]
-                ax.bar([j + i * w for j in range(3)], vals, w, label=lab)
+                # from 1× (stock) up or down, on a log axis
+                ax.bar([j + i * w for j in range(3)], [v - 1 for v in vals], w,
+                       bottom=1, label=lab)
             for j, t in enumerate((1 / 3, 0.5, 1.0)):
                 ax.hlines(t, j - 0.1, j + 0.8, colors="k", linestyles="dashed")
             ax.axhline(1.0, color="grey", lw=0.5)
             ax.set_yscale("log", base=2)
+            ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+                lambda y, _: f"{y:g}×"))
             ax.set_xticks([j + 0.4 - w / 2 for j in range(3)])
             ax.set_xticklabels(labels)
-            ax.set_ylabel("per scrape, × stock kipmid (same boot)")
+            ax.set_ylabel("× stock kipmid, same boot (lower is better)")
             ax.set_title(kind)
             ax.legend(fontsize=8)
         fig.suptitle("kcsmux monitoring node vs stock, per scrape (dashed: target)")
