@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Render the agent benchmark (tests/bench/run-agent-bench.sh).
 
-    agent-bench-report.py DIR [--docs BENCHMARKS.md] [--png FILE] [--check]
+    agent-bench-report.py DIR [--docs BENCHMARKS.md] [--png FILE] [--check] [--keep-dir]
 
 DIR holds host-env.txt, host-spinloop.txt, host-pingpong.txt and one
 directory per boot (smp1, smp2) with the guest's results.txt, env.txt,
 spinloop.txt, pingpong.txt and the delay proxies' request logs req-0.log
 (first KCS: kcsraw + kcsmuxd) and req-1.log (second KCS: stock ipmi_si),
 plain or gzipped. Writes DIR/report.md (and DIR/agent-bench.png when
-matplotlib is there); with --docs replaces the part of that file between
+matplotlib is there; --keep-dir writes neither); with --docs replaces the part of that file between
 the agent-bench markers, with --png writes the plot there too. --check
 exits 1 unless every row of every boot has its measurements and BMC counts
 (the unit test of the renderer uses it on a canned result).
@@ -208,6 +208,8 @@ def main():
     ap.add_argument("--docs")
     ap.add_argument("--png")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--keep-dir", action="store_true",
+                    help="write nothing into DIR (report.md, the png)")
     a = ap.parse_args()
     D = a.dir
     henv = kv(readf(os.path.join(D, "host-env.txt")) or "")
@@ -423,8 +425,9 @@ def main():
         P("")
 
     text = "\n".join(md) + "\n"
-    with open(os.path.join(D, "report.md"), "w") as f:
-        f.write(text)
+    if not a.keep_dir:
+        with open(os.path.join(D, "report.md"), "w") as f:
+            f.write(text)
     if a.docs:
         doc = open(a.docs).read()
         if BEGIN not in doc or END not in doc:
@@ -463,7 +466,7 @@ def main():
             ax.legend(fontsize=8)
         fig.suptitle("kcsmux monitoring node vs stock, per scrape (dashed: target)")
         fig.tight_layout()
-        for p in filter(None, (os.path.join(D, "agent-bench.png"), a.png)):
+        for p in filter(None, (None if a.keep_dir else os.path.join(D, "agent-bench.png"), a.png)):
             fig.savefig(p, dpi=90)
     if a.check and problems:
         print("\n".join(problems), file=sys.stderr)

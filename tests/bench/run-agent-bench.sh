@@ -59,7 +59,9 @@ render() {
 	local dir=$1 args=() data=$src/docs/data/agent-bench d
 	if [ $docs = 1 ]; then
 		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/agent-bench.png")
-		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
+		if [ "$(cd "$dir" && pwd)" = "$data" ]; then
+			args+=(--keep-dir)
+		else
 			rm -rf "$data"
 			mkdir -p "$data"
 			bench_keep "$dir" "$data" host-env.txt host-spinloop.txt host-pingpong.txt
