@@ -12,11 +12,9 @@
 #                        uniform:MIN-MAX, table:FILE, none (default none)
 #   --proxy-args ARGS    more delay proxy options, e.g. '--hold-on 0x30:0x01
 #                        --hold-for 1500' lets a guest stall the BMC by
-#                        sending that request (docs/bmc-proxy.md); @N@ in
-#                        ARGS becomes the KCS's number (0 or 1), e.g.
-#                        '--log-requests DIR/req-@N@.log'
-# Environment for the BMC: KCSMUX_BMC_CONF, another ipmi_sim configuration
-# directory for start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
+#                        sending that request (docs/bmc-proxy.md); @N@
+#                        becomes the interface's number (0, 1 with
+#                        --second-kcs), e.g. '--log-requests /tmp/req@N@'
 #   --irq on|off         IRQ of the first KCS (0xca2, irq 5); default on
 #   --second-kcs         add a second KCS at 0xca8 with its own BMC of the
 #                        same kind, so stock ipmi_si and kcsraw can run side
@@ -49,7 +47,9 @@
 #   -q                   do not echo the guest console to stdout
 #
 # Environment: KCSMUX_BUILD (build dir, default ./build), KCSMUX_CACHE,
-# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock.
+# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
+# KCSMUX_BMC_CONF, another ipmi_sim configuration directory for
+# start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
