@@ -86,12 +86,15 @@ snap() {
 	echo "$(kcsmux-utime --now $(pidq "$dpid") --cpu-of 'kipmi*' --cpu-of 'kcsraw*' \
 		2>/dev/null | tr '\n' ' ')$(ticks "$1") $(kstat)"
 }
-# show NODE: cpu_ns budget_used_pct cheapened held completed of a node
+# show NODE: cpu_ns budget_used_pct cheapened held completed
+# sdr_cache_hits sdr_cache_misses of a node (0 for keys it lacks)
 show() {
 	kcsmuxctl show "$1" 2>/dev/null | awk -F= '
 		$1 == "cpu_ns" { c = $2 } $1 == "budget_used_pct" { b = $2 }
 		$1 == "cheapened" { h = $2 } $1 == "held" { d = $2 } $1 == "completed" { n = $2 }
-		END { printf "%s %s %s %s %s", c + 0, (b == "" ? "-" : b), h + 0, d + 0, n + 0 }'
+		$1 == "sdr_cache_hits" { x = $2 } $1 == "sdr_cache_misses" { m = $2 }
+		END { printf "%s %s %s %s %s %s %s", c + 0, (b == "" ? "-" : b), h + 0, d + 0,
+			n + 0, x + 0, m + 0 }'
 }
 
 # Marker: one request the BMC refuses (30:7e/7f KIND ROW ROUND), on the KCS
@@ -224,7 +227,7 @@ measure() {
 	_ep=$(cat /tmp/exporter$_n.pid)
 	_ap=""
 	[ "$_k" = 1 ] && _ap=$_ep
-	_sh0="0 - 0 0 0"
+	_sh0="0 - 0 0 0 0 0"
 	[ "$_node" != - ] && _sh0=$(show "$_node")
 	mark 0x7e $_md "$_k" "$_n" "$_r"
 	_s0=$(snap "$_ap")
@@ -237,12 +240,12 @@ measure() {
 	_rc=$?
 	_s1=$(snap "$_ap")
 	mark 0x7f $_md "$_k" "$_n" "$_r"
-	_sh1="0 - 0 0 0"
+	_sh1="0 - 0 0 0 0 0"
 	[ "$_node" != - ] && _sh1=$(show "$_node")
 	# shellcheck disable=SC2086
 	set -- $_s0 $_s1 $_sh0 $_sh1
 	# 1 now 2 daemon 3 kipmid 4 kcsraw 5 agent 6 idle_tl 7 idle_stat 8 ctxt;
-	# +8; 17 cpu_ns 18 budget% 19 cheap 20 held 21 done; +5
+	# +8; 17 cpu_ns 18 budget% 19 cheap 20 held 21 done 22 hits 23 misses; +7
 	_cl=$(sed -n 's/.* user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2/p' /tmp/ut | head -n 1)
 	_agent=$((${13} - $5))
 	[ "$_k" = 2 ] && _agent=$((${_cl% *} + ${_cl#* }))
@@ -270,9 +273,10 @@ measure() {
 	_l="$_l wall_us=$((${9} - $1)) daemon_us=$((${10} - $2)) kipmid_us=$((${11} - $3))"
 	_l="$_l kcsraw_us=$((${12} - $4)) poller_us=$((${11} - $3 + ${12} - $4))"
 	_l="$_l agent_us=$_agent idle_tl_us=$((${14} - $6)) idle_stat_us=$((${15} - $7))"
-	_l="$_l ctxt=$((${16} - $8)) ncpu=$NCPU node_cpu_ns=$((${22} - ${17}))"
-	_l="$_l budget_used_pct=${23} cheapened=$((${24} - ${19})) held=$((${25} - ${20}))"
-	_l="$_l node_done=$((${26} - ${21})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
+	_l="$_l ctxt=$((${16} - $8)) ncpu=$NCPU node_cpu_ns=$((${24} - ${17}))"
+	_l="$_l budget_used_pct=${25} cheapened=$((${26} - ${19})) held=$((${27} - ${20}))"
+	_l="$_l node_done=$((${28} - ${21})) cache_hits=$((${29} - ${22}))"
+	_l="$_l cache_misses=$((${30} - ${23})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
 	echo "$_l" >>$RES
 	echo "    $_l"
 	if [ $_good = 1 ] && [ $_same = 1 ]; then
