@@ -375,6 +375,10 @@ def main():
                         f"({tx / s_.m('txns'):.2f}× fewer), {s_.m('wall_us') / 1e3:.0f} ms "
                         f"({s_.m('wall_us') / base.m('wall_us'):.2f}×), all CPU "
                         f"{s_.m('all_us') / 1e3:.0f} ms ({s_.m('all_us') / base.m('all_us'):.2f}×)")
+                if s_.m("cache_hits"):
+                    line += (f"; the SDR cache answered {s_.m('cache_hits'):.0f} of the "
+                             f"node's {s_.m('node_done') or 0:.0f} requests "
+                             f"({s_.m('cache_misses') or 0:.0f} cacheable misses)")
                 if not row.endswith("nb") and s_.m("held"):
                     line += (f"; the 1 % budget held the node's queue {s_.m('held'):.0f} "
                              "times per scrape")
