@@ -146,6 +146,9 @@ class Boot:
             r["txns"] = len(seg) if seg is not None else None
             r["seg"] = seg
             r["good"] = m.get("good") == "1" and m.get("same_as_stock") == "1"
+            # the node's client requests: completed ones (through the
+            # interface) and those the SDR cache answered
+            r["node_req"] = (r.get("node_done") or 0) + (r.get("cache_hits") or 0)
             out.append(r)
         return out
 
@@ -284,7 +287,7 @@ def main():
                         f" ({med(pct) / 1.0 * 100:.0f} %; held {s.m('held'):.0f}×)"
                 # client requests: the node's completed requests, or (stock)
                 # the BMC transactions
-                creq = s.m("node_done") if row != "stock" else s.m("txns")
+                creq = s.m("node_req") if row != "stock" else s.m("txns")
                 per = ratio(s.m("all_us"), creq)
                 tg = "—"
                 if row != "stock" and x_t is not None:
@@ -329,7 +332,7 @@ def main():
         for b in boots:
             for (row, kind), c in sorted(b.counts.items()):
                 s = Stat(b.runs(row, kind))
-                nd = s.m("node_done")
+                nd = s.m("node_req")
                 fsr = int(c.get("ab_fsr", 0))
                 P(f"| {b.ncpu} vCPU | {row} | {kind} | {fsr} | {c.get('ab_poll', '?')} | "
                   f"{c.get('ab_rd', '?')} / {c.get('ab_wr', '?')} | {c.get('ab_ntf', '?')} | "
@@ -367,7 +370,7 @@ def main():
                 s_ = st[row]
                 if s_.m("txns") is None:
                     continue
-                nd = s_.m("node_done") or 0
+                nd = s_.m("node_req") or 0
                 extra = (s_.m("all_us") - base.m("all_us")) / nd if nd else None
                 c = b.counts.get((row, kind), {})
                 rts = int(c.get("ab_fsr", 0)) / nd if nd and c else None
@@ -377,8 +380,16 @@ def main():
                         f"{s_.m('all_us') / 1e3:.0f} ms ({s_.m('all_us') / base.m('all_us'):.2f}×)")
                 if s_.m("cache_hits"):
                     line += (f"; the SDR cache answered {s_.m('cache_hits'):.0f} of the "
-                             f"node's {s_.m('node_done') or 0:.0f} requests "
+                             f"node's {nd:.0f} requests "
                              f"({s_.m('cache_misses') or 0:.0f} cacheable misses)")
+                    # the BMC's share of the time: its transactions at
+                    # stock's pace (stock's time per transaction)
+                    bmc_ms = s_.m("txns") * base.m("wall_us") / tx / 1e3
+                    line += (f"; its {s_.m('txns'):.0f} transactions at stock's pace "
+                             f"({base.m('wall_us') / tx:.0f} µs each) take {bmc_ms:.0f} ms "
+                             f"({bmc_ms * 1e3 / base.m('wall_us'):.2f}× stock's time), the other "
+                             f"{s_.m('wall_us') / 1e3 - bmc_ms:.0f} ms are the node's "
+                             "handling of all its requests, the cached ones included")
                 if not row.endswith("nb") and s_.m("held"):
                     line += (f"; the 1 % budget held the node's queue {s_.m('held'):.0f} "
                              "times per scrape")
