@@ -388,8 +388,9 @@ def main():
                     line += (f"; its {s_.m('txns'):.0f} transactions at stock's pace "
                              f"({base.m('wall_us') / tx:.0f} µs each) take {bmc_ms:.0f} ms "
                              f"({bmc_ms * 1e3 / base.m('wall_us'):.2f}× stock's time), the other "
-                             f"{s_.m('wall_us') / 1e3 - bmc_ms:.0f} ms are the node's "
-                             "handling of all its requests, the cached ones included")
+                             f"{s_.m('wall_us') / 1e3 - bmc_ms:.0f} ms go to the cached "
+                             "answers (their round trips through the daemon) and to the "
+                             "difference in everything else")
                 if not row.endswith("nb") and s_.m("held"):
                     line += (f"; the 1 % budget held the node's queue {s_.m('held'):.0f} "
                              "times per scrape")
