@@ -36,6 +36,21 @@ enum kcsraw_wake {
 struct kcsraw_run {
 	ktime_t acct;		/* time already handed to the state machine */
 	ktime_t now;		/* time of the last step */
+	ktime_t awake_from;	/* the thread's last wake-up (CPU time) */
+	/* The wait for the BMC in progress: from a KCS_WAIT to the next step
+	 * that is not one.
+	 */
+	ktime_t wait_from;	/* its start */
+	ktime_t spin_from;	/* the busy-wait's start, when spinning */
+	ktime_t bmc_from;	/* the BMC's processing's start */
+	u64 busy_ns;		/* the policy's busy-wait window per wait */
+	u64 sleep_us;		/* the next sleep, without an IRQ */
+	bool use_irq;		/* sleeps end at the interface interrupt */
+	bool in_wait;		/* a wait is in progress */
+	bool spinning;		/* busy-waiting since spin_from */
+	bool first_done;	/* the BMC's processing wait has begun */
+	bool bmc_wait;		/* this wait is the BMC's processing */
+	bool first;		/* the next sleep is the policy's first_us */
 };
 
 void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p)
@@ -270,75 +285,179 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 	}
 }
 
-/* Run one transaction with its own policy. */
-static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+/*
+ * Start @req: the run's clocks, the runtime-writable timeouts, the state
+ * machine. 0, or the completion code to answer with.
+ */
+static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			    struct kcsraw_run *run)
 {
-	struct kcsraw_completion *comp = &req->comp;
-	struct kcsraw_cost *c = &comp->cost;
 	const struct kcsraw_policy *p = &req->pol;
-	struct kcs_sm_stats s0 = ifc->sm.stats;
-	struct kcs_sm_stats *s1 = &ifc->sm.stats;
-	bool use_irq = (p->flags & KCSRAW_POL_IRQ) && READ_ONCE(ifc->irq);
-	u64 busy_ns = p->max_busy_us == KCSRAW_UNLIMITED ? U64_MAX :
-		      (u64)p->max_busy_us * NSEC_PER_USEC;
-	u64 sleep_us = p->poll_us, sleep_ns;
-	ktime_t awake_from, wait_from = 0, spin_from = 0, bmc_from = 0;
-	bool in_wait = false, spinning = false, first_done = false;
-	bool bmc_wait = false;
-	bool first = false;
-	struct kcsraw_run run;
-	enum kcsraw_wake w;
-	enum kcs_result r;
-	int cc;
 
-	run.now = ktime_get();
-	run.acct = run.now;
-	awake_from = run.now;
-	c->queue_ns = ktime_to_ns(ktime_sub(run.now, req->submitted));
+	memset(run, 0, sizeof(*run));
+	run->now = ktime_get();
+	run->acct = run->now;
+	run->awake_from = run->now;
+	run->use_irq = (p->flags & KCSRAW_POL_IRQ) && READ_ONCE(ifc->irq);
+	run->busy_ns = p->max_busy_us == KCSRAW_UNLIMITED ? U64_MAX :
+		       (u64)p->max_busy_us * NSEC_PER_USEC;
+	run->sleep_us = p->poll_us;
+	req->comp.cost.queue_ns = ktime_to_ns(ktime_sub(run->now,
+							req->submitted));
 
-	/* The timeouts are runtime-writable parameters: pick them up here. */
 	ifc->sm.ibf_timeout_us = (u64)max(READ_ONCE(kcsraw_ibf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.obf_timeout_us = (u64)max(READ_ONCE(kcsraw_obf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.max_retries = READ_ONCE(kcsraw_max_retries);
-	cc = kcs_sm_start(&ifc->sm, req->req, req->req_len);
+	return kcs_sm_start(&ifc->sm, req->req, req->req_len);
+}
+
+/* End a busy-wait at @now, counting it into the spin time. */
+static void kcsraw_spin_stop(struct kcsraw_run *run, struct kcsraw_cost *c,
+			     ktime_t now)
+{
+	if (!run->spinning)
+		return;
+	c->spin_ns += ktime_to_ns(ktime_sub(now, run->spin_from));
+	run->spinning = false;
+}
+
+/*
+ * Cancelled, or the thread is asked to stop (rmmod with a transaction
+ * orphaned by its closed file, the BMC hung): every sleep would return at
+ * once, so running on would spin for up to the retries times the
+ * timeouts. Abort.
+ */
+static void kcsraw_run_abort(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			     struct kcsraw_run *run)
+{
+	kcsraw_spin_stop(run, &req->comp.cost, ktime_get());
+	kcs_sm_abort(&ifc->sm);
+	req->comp.status = -ECANCELED;
+	run->now = ktime_get();
+}
+
+/* The state machine moved on: the wait, if any, is over. */
+static void kcsraw_wait_end(struct kcsraw_run *run, struct kcsraw_cost *c)
+{
+	kcsraw_spin_stop(run, c, run->now);
+	/* The wait for the BMC's processing is over. */
+	if (run->bmc_wait && run->in_wait)
+		c->bmc_us = (u32)min_t(s64, U32_MAX,
+				       ktime_us_delta(run->now, run->bmc_from));
+	run->bmc_wait = false;
+	run->in_wait = false;
+}
+
+/*
+ * A wait begins. The first after the request's last byte is the BMC's
+ * processing: measured into bmc_us, and slept through in one first_us
+ * sleep if the policy has one.
+ */
+static void kcsraw_wait_begin(struct kcsraw_iface *ifc, struct kcsraw_run *run,
+			      const struct kcsraw_policy *p)
+{
+	run->in_wait = true;
+	run->wait_from = run->now;
+	run->sleep_us = p->poll_us;
+	run->first = !run->first_done && kcs_sm_request_written(&ifc->sm);
+	if (run->first) {
+		run->first_done = true;
+		run->bmc_wait = true;
+		run->bmc_from = run->now;
+		run->first = p->first_us != 0;
+	}
+	if (run->first)
+		run->sleep_us = p->first_us;
+}
+
+/* Within the wait's busy window: spin once and say so (step again). */
+static bool kcsraw_wait_spin(struct kcsraw_run *run, struct kcsraw_cost *c)
+{
+	if (ktime_to_ns(ktime_sub(run->now, run->wait_from)) < run->busy_ns) {
+		if (!run->spinning) {
+			run->spinning = true;
+			run->spin_from = run->now;
+		}
+		cpu_relax();
+		cond_resched();
+		return true;
+	}
+	kcsraw_spin_stop(run, c, run->now);
+	return false;
+}
+
+/* Past the busy window: sleep (timer or IRQ), then the next sleep's length. */
+static void kcsraw_wait_sleep(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			      struct kcsraw_run *run)
+{
+	const struct kcsraw_policy *p = &req->pol;
+	struct kcsraw_cost *c = &req->comp.cost;
+	enum kcsraw_wake w;
+	u64 sleep_ns;
+
+	sleep_ns = (run->use_irq ? max_t(u64, p->poll_max_us, p->poll_us) :
+		    run->sleep_us) * NSEC_PER_USEC;
+	c->cpu_ns += ktime_to_ns(ktime_sub(ktime_get(), run->awake_from));
+	c->sleeps++;
+	w = kcsraw_sleep(ifc, sleep_ns, run->use_irq, req, false);
+	run->awake_from = ktime_get();
+	if (w == KCSRAW_WAKE_TIMER)
+		c->timer_wakeups++;
+	else if (w == KCSRAW_WAKE_IRQ)
+		c->irq_wakeups++;
+	else
+		c->other_wakeups++;
+	if (run->first)
+		run->sleep_us = p->poll_us;
+	else if (p->backoff == KCSRAW_BACKOFF_EXP)
+		run->sleep_us = min_t(u64, run->sleep_us * 2,
+				      max(p->poll_max_us, p->poll_us));
+	run->first = false;
+}
+
+/* The transaction's cost, from the state machine's counters since @s0. */
+static void kcsraw_run_end(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			   struct kcsraw_run *run,
+			   const struct kcs_sm_stats *s0)
+{
+	struct kcsraw_cost *c = &req->comp.cost;
+	const struct kcs_sm_stats *s1 = &ifc->sm.stats;
+
+	c->cpu_ns += ktime_to_ns(ktime_sub(run->now, run->awake_from));
+	c->latency_ns = ktime_to_ns(ktime_sub(run->now, req->submitted));
+	c->retries = s1->retries - s0->retries;
+	c->errors = (s1->timeouts - s0->timeouts) +
+		    (s1->protocol_errors - s0->protocol_errors);
+	if (req->comp.status == -ECANCELED)
+		kcsraw_drain(ifc, run);
+}
+
+/* Run one transaction with its own policy. */
+static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	struct kcsraw_completion *comp = &req->comp;
+	struct kcs_sm_stats s0 = ifc->sm.stats;
+	struct kcsraw_run run;
+	enum kcs_result r;
+	int cc;
+
+	cc = kcsraw_run_start(ifc, req, &run);
 	if (cc) {
 		kcsraw_synth(req, cc);
 		goto out;
 	}
-
 	for (;;) {
-		/*
-		 * Cancelled, or the thread is asked to stop (rmmod with a
-		 * transaction orphaned by its closed file, the BMC hung):
-		 * every sleep would return at once, so running on would
-		 * spin for up to the retries times the timeouts. Abort.
-		 */
 		if (READ_ONCE(req->cancel) || kthread_should_stop()) {
-			if (spinning)
-				c->spin_ns += ktime_to_ns(ktime_sub(ktime_get(), spin_from));
-			kcs_sm_abort(&ifc->sm);
-			comp->status = -ECANCELED;
-			run.now = ktime_get();
+			kcsraw_run_abort(ifc, req, &run);
 			goto out;
 		}
 		atomic_set(&ifc->irq_pending, 0);
 		r = kcsraw_step(ifc, &run);
-		c->polls++;
-
-		if (r != KCS_WAIT) {
-			if (spinning) {
-				c->spin_ns += ktime_to_ns(ktime_sub(run.now, spin_from));
-				spinning = false;
-			}
-			/* The wait for the BMC's processing is over. */
-			if (bmc_wait && in_wait)
-				c->bmc_us = (u32)min_t(s64, U32_MAX,
-					ktime_us_delta(run.now, bmc_from));
-			bmc_wait = false;
-			in_wait = false;
-		}
+		comp->cost.polls++;
+		if (r != KCS_WAIT)
+			kcsraw_wait_end(&run, &comp->cost);
 		if (r == KCS_CALL_AGAIN)
 			continue;
 		if (r == KCS_DONE || r == KCS_HOSED)
@@ -350,58 +469,11 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 			kcsraw_synth(req, KCS_CC_UNSPECIFIED);
 			goto out;
 		}
-
-		if (!in_wait) {
-			in_wait = true;
-			wait_from = run.now;
-			sleep_us = p->poll_us;
-			/*
-			 * The first wait after the request's last byte is the
-			 * BMC's processing: measured into bmc_us, and slept
-			 * through in one first_us sleep if the policy has one.
-			 */
-			first = !first_done && kcs_sm_request_written(&ifc->sm);
-			if (first) {
-				first_done = true;
-				bmc_wait = true;
-				bmc_from = run.now;
-				first = p->first_us != 0;
-			}
-			if (first)
-				sleep_us = p->first_us;
-		}
-		if (ktime_to_ns(ktime_sub(run.now, wait_from)) < busy_ns) {
-			if (!spinning) {
-				spinning = true;
-				spin_from = run.now;
-			}
-			cpu_relax();
-			cond_resched();
+		if (!run.in_wait)
+			kcsraw_wait_begin(ifc, &run, &req->pol);
+		if (kcsraw_wait_spin(&run, &comp->cost))
 			continue;
-		}
-		if (spinning) {
-			c->spin_ns += ktime_to_ns(ktime_sub(run.now, spin_from));
-			spinning = false;
-		}
-
-		sleep_ns = (use_irq ? max_t(u64, p->poll_max_us, p->poll_us) :
-			    sleep_us) * NSEC_PER_USEC;
-		c->cpu_ns += ktime_to_ns(ktime_sub(ktime_get(), awake_from));
-		c->sleeps++;
-		w = kcsraw_sleep(ifc, sleep_ns, use_irq, req, false);
-		awake_from = ktime_get();
-		if (w == KCSRAW_WAKE_TIMER)
-			c->timer_wakeups++;
-		else if (w == KCSRAW_WAKE_IRQ)
-			c->irq_wakeups++;
-		else
-			c->other_wakeups++;
-		if (first)
-			sleep_us = p->poll_us;
-		else if (p->backoff == KCSRAW_BACKOFF_EXP)
-			sleep_us = min_t(u64, sleep_us * 2,
-					 max(p->poll_max_us, p->poll_us));
-		first = false;
+		kcsraw_wait_sleep(ifc, req, &run);
 	}
 
 	comp->resp_len = kcs_sm_get_result(&ifc->sm, comp->resp,
@@ -409,13 +481,7 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	if (r == KCS_HOSED)
 		comp->flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH;
 out:
-	c->cpu_ns += ktime_to_ns(ktime_sub(run.now, awake_from));
-	c->latency_ns = ktime_to_ns(ktime_sub(run.now, req->submitted));
-	c->retries = s1->retries - s0.retries;
-	c->errors = (s1->timeouts - s0.timeouts) +
-		    (s1->protocol_errors - s0.protocol_errors);
-	if (comp->status == -ECANCELED)
-		kcsraw_drain(ifc, &run);
+	kcsraw_run_end(ifc, req, &run, &s0);
 }
 
 /* Idle: look at SMS_ATN and tell every open file when it is up. */

@@ -6,7 +6,8 @@ set -euo pipefail
 KCSMUX_DEPS="build-essential cmake pkg-config libfuse3-dev libevent-dev check
 libinih-dev libseccomp-dev qemu-system-x86 openipmi ipmitool freeipmi-tools busybox-static
 cpio kmod xz-utils file iproute2 util-linux gawk python3 python3-matplotlib
-libelf-dev sparse gcc-multilib man-db clang-14 libclang-rt-14-dev"
+libelf-dev sparse gcc-multilib man-db clang-14 libclang-rt-14-dev
+clang-format-14"
 # copied into the guest by run.sh --valgrind (vm.daemon-valgrind); memcheck
 # needs ld.so's symbols, which only libc6-dbg has
 KCSMUX_DEPS="$KCSMUX_DEPS valgrind libc6-dbg"

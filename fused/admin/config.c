@@ -857,11 +857,8 @@ static void finish_policy(struct parser *p, size_t i)
 	int pm = policy_key_index("poll_max_us");
 	char *cause = NULL;
 
-	n->pol = *policy_preset(n->preset);
-	policy_merge(&n->pol, &ns->explicit, ns->pset);
-	/* A preset's poll_max_us gives way to a larger explicit poll_us. */
-	if (!(ns->pset & (1U << pm)) && n->pol.poll_max_us < n->pol.poll_us)
-		n->pol.poll_max_us = n->pol.poll_us;
+	policy_resolve(&n->pol, policy_preset(n->preset), &ns->explicit,
+	    ns->pset);
 	if (policy_check(&n->pol, &cause) == -1)
 		error_cause(p, ns->pset & (1U << pm) ? ns->plines[pm] :
 		    ns->plines[pu], cause);

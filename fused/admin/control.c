@@ -561,19 +561,96 @@ static bool is_poll_key(const char *k)
 	return false;
 }
 
+/* A SET request read: the node's new policy and what it came from. */
+struct set_req {
+	struct kcsmux_policy pol;	/* the result */
+	struct kcsmux_policy keys;	/* the policy keys as given */
+	enum kcsmux_preset preset;
+	uint32_t mask;			/* policy_key_index() bits */
+	bool has_preset, poll_keys, raised;
+};
+
+/*
+ * L's keys (after the node's name) into R, as kcsmux.conf reads a node: a
+ * preset first, wherever it is, then the explicit keys over it. Repeated
+ * keys are an error. 0, or -1 with *cause malloc'd.
+ */
+static int set_read(const struct node *n, const struct ctl_kvlist *l,
+    struct set_req *r, char **cause)
+{
+	const char *k, *v;
+	int idx;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->preset = n->conf.preset;
+	r->keys = n->conf.pol;
+	for (i = 1; i < l->n; i++) {
+		k = l->kv[i].key;
+		v = l->kv[i].value;
+		if (strcmp(k, "policy") == 0) {
+			if (r->has_preset)
+				return value_error(cause, "policy given twice");
+			r->has_preset = true;
+			if (policy_preset_lookup(v, &r->preset, cause) < 0)
+				return -1;
+			continue;
+		}
+		if ((idx = policy_key_index(k)) >= 0) {
+			if (r->mask & (1U << idx))
+				return value_error(cause, "%s given twice", k);
+			r->mask |= 1U << idx;
+			r->poll_keys |= is_poll_key(k);
+		}
+	}
+	for (i = 1; i < l->n; i++) {
+		k = l->kv[i].key;
+		if (strcmp(k, "policy") == 0)
+			continue;
+		if (policy_set_key(&r->keys, k, l->kv[i].value, cause) < 0)
+			return -1;
+	}
+	r->raised = policy_resolve(&r->pol, r->has_preset ?
+	    policy_preset(r->preset) : &n->conf.pol, &r->keys, r->mask);
+	return policy_check(&r->pol, cause);
+}
+
+/* The reply's "changed" and "note" lines into B, the log's " k=v" into
+ * WHAT. */
+static void set_report(const struct daemon *d, const struct node *n,
+    const struct set_req *r, struct ctl_buf *b, struct ctl_buf *what)
+{
+	char oldv[48], newv[48];
+	const char *k;
+	size_t i;
+
+	for (i = 0; (k = policy_key_name(i)) != NULL; i++) {
+		if (policy_get_key(&n->conf.pol, k, oldv, sizeof(oldv)) < 0 ||
+		    policy_get_key(&r->pol, k, newv, sizeof(newv)) < 0 ||
+		    strcmp(oldv, newv) == 0)
+			continue;
+		ctl_kv_addf(b, "changed", "%s %s -> %s", k, oldv, newv);
+		ctl_buf_printf(what, " %s=%s", k, newv);
+	}
+	if (r->has_preset && r->preset != n->conf.preset)
+		ctl_kv_addf(b, "changed", "preset %s -> %s",
+		    policy_preset_name(n->conf.preset),
+		    policy_preset_name(r->preset));
+	if (r->raised)
+		ctl_kv_addf(b, "note", "poll_max_us raised to %u (poll_us)",
+		    r->pol.poll_us);
+	if (r->poll_keys && d->cfg.backend == KCSMUX_BACKEND_IPMIDEV)
+		ctl_kv_add(b, "note", "backend ipmidev: the kernel polls, "
+		    "polling keys have no effect");
+}
+
 static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
 	struct daemon *d = ctl.d;
-	struct kcsmux_policy pol;
-	enum kcsmux_preset preset;
+	struct set_req r;
 	struct ctl_buf b, what;
 	struct node *n;
-	char *cause = NULL, oldv[48], newv[48];
-	const char *k, *v;
-	uint32_t mask = 0;
-	bool has_preset = false, poll_keys = false, raised = false;
-	int idx, pm = policy_key_index("poll_max_us");
-	size_t i;
+	char *cause = NULL;
 
 	if (!need_admin(c, CTL_SET) || (n = req_node(c, CTL_SET, l)) == NULL)
 		return;
@@ -582,90 +659,28 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 		    n->conf.name);
 		return;
 	}
-	pol = n->conf.pol;
-	preset = n->conf.preset;
-	/* A preset first, wherever it is: explicit keys override it, as in
-	 * kcsmux.conf. Repeated keys are an error. */
-	for (i = 1; i < l->n; i++) {
-		k = l->kv[i].key;
-		v = l->kv[i].value;
-		if (strcmp(k, "policy") == 0) {
-			if (has_preset) {
-				reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: "
-				    "policy given twice; nothing changed",
-				    n->conf.name);
-				return;
-			}
-			has_preset = true;
-			if (policy_preset_lookup(v, &preset, &cause) < 0)
-				goto inval;
-			pol = *policy_preset(preset);
-			continue;
-		}
-		if ((idx = policy_key_index(k)) >= 0) {
-			if (mask & (1U << idx)) {
-				reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: %s "
-				    "given twice; nothing changed",
-				    n->conf.name, k);
-				return;
-			}
-			mask |= 1U << idx;
-			poll_keys |= is_poll_key(k);
-		}
+	if (set_read(n, l, &r, &cause) < 0) {
+		reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: %s; nothing "
+		    "changed", n->conf.name,
+		    cause != NULL ? cause : "invalid setting");
+		free(cause);
+		return;
 	}
-	for (i = 1; i < l->n; i++) {
-		k = l->kv[i].key;
-		if (strcmp(k, "policy") == 0)
-			continue;
-		if (policy_set_key(&pol, k, l->kv[i].value, &cause) < 0)
-			goto inval;
-	}
-	/* A poll_max_us not given gives way to a larger poll_us, as a
-	 * preset's does in kcsmux.conf. */
-	if (!(mask & (1U << pm)) && pol.poll_max_us < pol.poll_us) {
-		raised = true;
-		pol.poll_max_us = pol.poll_us;
-	}
-	if (policy_check(&pol, &cause) < 0)
-		goto inval;
-
 	ctl_buf_init(&b);
 	ctl_buf_init(&what);
-	for (i = 0; (k = policy_key_name(i)) != NULL; i++) {
-		if (policy_get_key(&n->conf.pol, k, oldv, sizeof(oldv)) < 0 ||
-		    policy_get_key(&pol, k, newv, sizeof(newv)) < 0 ||
-		    strcmp(oldv, newv) == 0)
-			continue;
-		ctl_kv_addf(&b, "changed", "%s %s -> %s", k, oldv, newv);
-		ctl_buf_printf(&what, " %s=%s", k, newv);
-	}
-	if (has_preset && preset != n->conf.preset)
-		ctl_kv_addf(&b, "changed", "preset %s -> %s",
-		    policy_preset_name(n->conf.preset),
-		    policy_preset_name(preset));
-	if (raised)
-		ctl_kv_addf(&b, "note", "poll_max_us raised to %u (poll_us)",
-		    pol.poll_us);
-	if (poll_keys && d->cfg.backend == KCSMUX_BACKEND_IPMIDEV)
-		ctl_kv_add(&b, "note", "backend ipmidev: the kernel polls, "
-		    "polling keys have no effect");
-	n->conf.pol = pol;
-	n->conf.preset = preset;
+	set_report(d, n, &r, &b, &what);
+	n->conf.pol = r.pol;
+	n->conf.preset = r.preset;
 	sched_flow_update(&d->sched, &n->flow, &n->conf.pol, now_ns());
 	log_info("control: uid %u (pid %ld) set %s:%s%s", (unsigned)c->uid,
-	    (long)c->pid, n->conf.name, has_preset ? " policy=" : "",
-	    what.data != NULL ? what.data : (has_preset ?
-	    policy_preset_name(preset) : " (no change)"));
+	    (long)c->pid, n->conf.name, r.has_preset ? " policy=" : "",
+	    what.data != NULL ? what.data : (r.has_preset ?
+	    policy_preset_name(r.preset) : " (no change)"));
 	ctl_buf_free(&what);
 	reply(c, CTL_SET, CTL_OK, &b);
 	ctl_buf_free(&b);
 	/* A higher rate or burst may make its queue eligible now. */
 	xact_kick(d);
-	return;
-inval:
-	reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: %s; nothing changed",
-	    n->conf.name, cause != NULL ? cause : "invalid setting");
-	free(cause);
 }
 
 static void do_reload(struct ctl_conn *c)

@@ -12,45 +12,25 @@
 
 #include <kcsmux/control.h>
 
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	put_le16(p, (uint16_t)v);
-	put_le16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return get_le16(p) | (uint32_t)get_le16(p + 2) << 16;
-}
+#include "util/le.h"
 
 void ctl_hdr_encode(uint8_t out[CTL_HDR_LEN], const struct ctl_hdr *h)
 {
-	put_le32(out, h->magic);
-	put_le16(out + 4, h->version);
-	put_le16(out + 6, h->type);
-	put_le32(out + 8, h->len);
-	put_le32(out + 12, h->status);
+	st32(out, h->magic);
+	st16(out + 4, h->version);
+	st16(out + 6, h->type);
+	st32(out + 8, h->len);
+	st32(out + 12, h->status);
 }
 
 enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN],
     struct ctl_hdr *h)
 {
-	h->magic = get_le32(in);
-	h->version = get_le16(in + 4);
-	h->type = get_le16(in + 6);
-	h->len = get_le32(in + 8);
-	h->status = get_le32(in + 12);
+	h->magic = ld32(in);
+	h->version = ld16(in + 4);
+	h->type = ld16(in + 6);
+	h->len = ld32(in + 8);
+	h->status = ld32(in + 12);
 	if (h->magic != CTL_MAGIC || h->len > CTL_MAX_PAYLOAD)
 		return CTL_E_PROTO;
 	if (h->version != CTL_VERSION)

@@ -25,6 +25,8 @@
 
 #include <kcsmux/control.h>
 
+#include "util/io.h"
+
 #define EXIT_OK		0
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
@@ -264,23 +266,6 @@ static void ctl_disconnect(struct ctx *x)
 	if (x->fd >= 0)
 		close(x->fd);
 	x->fd = -1;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* 0, or -1 with errno (0: the daemon closed the connection). */

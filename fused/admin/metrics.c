@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,172 +24,242 @@
 #include <event2/keyvalq_struct.h>
 
 #include "backend/backend.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "admin/metrics.h"
+#include "admin/metrics_conns.h"
 
 #define NS_PER_S	1000000000ULL
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* --- the buffer --- */
+/* --- the output: an evbuffer, and whether an append failed --- */
 
-void metrics_buf_free(struct metrics_buf *b)
+struct out {
+	struct evbuffer *ev;
+	bool oom;
+};
+
+static void out_add(struct out *o, const char *s, size_t n)
 {
-	free(b->p);
-	memset(b, 0, sizeof(*b));
+	if (!o->oom && evbuffer_add(o->ev, s, n) < 0)
+		o->oom = true;
 }
 
-static bool buf_reserve(struct metrics_buf *b, size_t more)
+static void out_str(struct out *o, const char *s)
 {
-	size_t cap;
-	char *p;
-
-	if (b->oom)
-		return false;
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-static void buf_add(struct metrics_buf *b, const char *s, size_t n)
-{
-	if (!buf_reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_str(struct metrics_buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
+	out_add(o, s, strlen(s));
 }
 
 __attribute__((format(printf, 2, 3)))
-static void buf_printf(struct metrics_buf *b, const char *fmt, ...)
+static void out_printf(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!buf_reserve(b, 64))
+	if (o->oom)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	if (evbuffer_add_vprintf(o->ev, fmt, ap) < 0)
+		o->oom = true;
 	va_end(ap);
-	if (n < 0) {
-		b->oom = true;
-		return;
-	}
-	if ((size_t)n >= b->cap - b->len) {
-		if (!buf_reserve(b, (size_t)n))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-	}
-	b->len += (size_t)n;
 }
 
 /* --- the format --- */
 
 /* A label value: backslash, double quote and newline escaped. */
-static void put_label_value(struct metrics_buf *b, const char *s)
+static void put_label_value(struct out *o, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
 		case '\\':
-			buf_str(b, "\\\\");
+			out_str(o, "\\\\");
 			break;
 		case '"':
-			buf_str(b, "\\\"");
+			out_str(o, "\\\"");
 			break;
 		case '\n':
-			buf_str(b, "\\n");
+			out_str(o, "\\n");
 			break;
 		default:
-			buf_add(b, s, 1);
+			out_add(o, s, 1);
 		}
 	}
 }
 
 /* HELP text: backslash and newline escaped. */
-static void put_help(struct metrics_buf *b, const char *s)
+static void put_help(struct out *o, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\')
-			buf_str(b, "\\\\");
+			out_str(o, "\\\\");
 		else if (*s == '\n')
-			buf_str(b, "\\n");
+			out_str(o, "\\n");
 		else
-			buf_add(b, s, 1);
+			out_add(o, s, 1);
 	}
 }
 
 /* NS as seconds, exactly: "0.00005", "1.5", "10". */
-static void put_seconds(struct metrics_buf *b, uint64_t ns)
+static void put_seconds(struct out *o, uint64_t ns)
 {
 	char frac[16];
 	size_t n;
 
 	if (ns % NS_PER_S == 0) {
-		buf_printf(b, "%llu", (unsigned long long)(ns / NS_PER_S));
+		out_printf(o, "%llu", (unsigned long long)(ns / NS_PER_S));
 		return;
 	}
 	n = (size_t)snprintf(frac, sizeof(frac), "%09llu",
 	    (unsigned long long)(ns % NS_PER_S));
 	while (n > 0 && frac[n - 1] == '0')
 		frac[--n] = '\0';
-	buf_printf(b, "%llu.%s", (unsigned long long)(ns / NS_PER_S), frac);
+	out_printf(o, "%llu.%s", (unsigned long long)(ns / NS_PER_S), frac);
 }
 
-static void family(struct metrics_buf *b, const char *name, const char *type,
-    const char *help)
+/*
+ * The metric families, in the order they are rendered: each declared
+ * once, its name, type and help, and where its value is: VAL's kind and
+ * OFF, the value's offset in struct metrics_node (per node, V_NODE_*) or
+ * in struct metrics_snapshot (one sample, V_SNAP_*); WHEN, if not NULL,
+ * says whether the snapshot has the family at all.
+ */
+enum value_kind {
+	V_INFO,			/* kcsmux_info's labels */
+	V_RELOADS,		/* applied and rejected */
+	V_SNAP_UINT,		/* unsigned int */
+	V_SNAP_U64,		/* uint64_t */
+	V_SNAP_BOOL,		/* bool, as 1 or 0 */
+	V_NODE_UINT,		/* unsigned int */
+	V_NODE_U64,		/* uint64_t */
+	V_NODE_SECONDS,		/* uint64_t ns */
+	V_NODE_PPM,		/* double ppm, as a ratio */
+	V_NODE_PPM_U32,		/* uint32_t ppm, as a ratio */
+	V_NODE_HIST,		/* struct nodestats_hist */
+	V_NODE_ERRORS,		/* the error kinds */
+};
+
+struct family {
+	const char *name, *type, *help;
+	enum value_kind val;
+	size_t off;
+	/* rendered only when true of the snapshot; NULL: always */
+	bool (*when)(const struct metrics_snapshot *s);
+};
+
+#define NODE(f)	offsetof(struct metrics_node, f)
+#define SNAP(f)	offsetof(struct metrics_snapshot, f)
+
+static const struct family families[] = {
+	{ "kcsmux_info", "gauge",
+	  "The daemon's version, backend and interface device (always 1).",
+	  V_INFO, 0, NULL },
+	{ "kcsmux_interface_inflight", "gauge",
+	  "Requests submitted to the interface and not yet completed.",
+	  V_SNAP_UINT, SNAP(inflight), NULL },
+	{ "kcsmux_clients", "gauge", "Open files of the node.",
+	  V_NODE_UINT, NODE(clients), NULL },
+	{ "kcsmux_queue_depth", "gauge",
+	  "Requests waiting in the node's queue in the daemon.",
+	  V_NODE_UINT, NODE(qlen), NULL },
+	{ "kcsmux_opens_total", "counter", "Opens of the node's device.",
+	  V_NODE_U64, NODE(cnt.opens), NULL },
+	{ "kcsmux_requests_total", "counter",
+	  "Requests accepted into the node's queue.",
+	  V_NODE_U64, NODE(st.requests), NULL },
+	{ "kcsmux_responses_total", "counter",
+	  "Requests finished on the interface, any outcome.",
+	  V_NODE_U64, NODE(st.completed), NULL },
+	{ "kcsmux_errors_total", "counter",
+	  "Failures by kind: completion (finished with a non-zero "
+	  "completion code or the interface gave up), busy (EBUSY: "
+	  "max_outstanding, or an open over max_clients), denied (refused "
+	  "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
+	  "was full), cancelled (dropped from the queue before running).",
+	  V_NODE_ERRORS, 0, NULL },
+	{ "kcsmux_request_duration_seconds", "histogram",
+	  "Time from a client's request to its response, for requests "
+	  "that went to the interface.",
+	  V_NODE_HIST, NODE(st.latency), NULL },
+	{ "kcsmux_queue_wait_seconds", "histogram",
+	  "Time requests waited in the node's queue before they started "
+	  "on the interface.",
+	  V_NODE_HIST, NODE(st.queue_wait), NULL },
+	{ "kcsmux_service_seconds_total", "counter",
+	  "Time the interface spent on the node's requests.",
+	  V_NODE_SECONDS, NODE(st.service_ns), NULL },
+	{ "kcsmux_poller_cpu_seconds_total", "counter",
+	  "CPU time kcsraw's poller spent on the node's requests "
+	  "(spinning included).",
+	  V_NODE_SECONDS, NODE(st.cpu_ns), NULL },
+	{ "kcsmux_poller_spin_seconds_total", "counter",
+	  "Time kcsraw's poller spent busy-polling for the node's "
+	  "requests.",
+	  V_NODE_SECONDS, NODE(st.spin_ns), NULL },
+	{ "kcsmux_poller_sleeps_total", "counter",
+	  "Sleeps (timer or IRQ) of kcsraw's poller during the node's "
+	  "requests.",
+	  V_NODE_U64, NODE(cnt.sleeps), NULL },
+	{ "kcsmux_poller_cpu_ratio", "gauge",
+	  "Recent poller CPU use of the node's requests in CPUs, decayed "
+	  "over about 1 s: what cpu_budget is checked against.",
+	  V_NODE_PPM, NODE(cpu_ppm), NULL },
+	{ "kcsmux_cpu_budget_ratio", "gauge",
+	  "The node's cpu_budget in CPUs; 0: no budget.",
+	  V_NODE_PPM_U32, NODE(cpu_budget_ppm), NULL },
+	{ "kcsmux_cpu_budget_throttled_total", "counter",
+	  "Requests run with the cheapest polling because the node was "
+	  "over its cpu_budget.",
+	  V_NODE_U64, NODE(cnt.throttled), NULL },
+	{ "kcsmux_cpu_budget_held_total", "counter",
+	  "Times the node's queue was held until it was back under its "
+	  "cpu_budget.",
+	  V_NODE_U64, NODE(cnt.held), NULL },
+	/* the interface's health (kcsraw backend) */
+	{ "kcsmux_interface_completions_total", "counter",
+	  "Transactions the interface completed, any outcome.",
+	  V_SNAP_U64, SNAP(health.completions), NULL },
+	{ "kcsmux_interface_hosed_total", "counter",
+	  "Transactions the KCS state machine gave up on (answered with "
+	  "cc 0xFF).",
+	  V_SNAP_U64, SNAP(health.hosed), NULL },
+	{ "kcsmux_interface_kcs_errors_total", "counter",
+	  "KCS timeouts and protocol errors kcsraw saw, recovered or not.",
+	  V_SNAP_U64, SNAP(health.kcs_errors), NULL },
+	{ "kcsmux_interface_retries_total", "counter",
+	  "KCS error recoveries kcsraw started.",
+	  V_SNAP_U64, SNAP(health.retries), NULL },
+	/* reloads */
+	{ "kcsmux_reloads_total", "counter",
+	  "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.",
+	  V_RELOADS, 0, NULL },
+	{ "kcsmux_reload_last_success", "gauge",
+	  "1 if the last reload applied (or none was tried), 0 if it was "
+	  "rejected and the previous configuration still runs.",
+	  V_SNAP_BOOL, SNAP(last_reload_ok), NULL },
+	{ "kcsmux_reload_last_timestamp_seconds", "gauge",
+	  "When the last reload was tried, in seconds since the epoch; 0: "
+	  "none yet.",
+	  V_SNAP_U64, SNAP(last_reload_unix), NULL },
+};
+
+#define FIELD(p, off, type)	(*(const type *)((const char *)(p) + (off)))
+
+static void family_header(struct out *o, const struct family *f)
 {
-	buf_printf(b, "# HELP %s ", name);
-	put_help(b, help);
-	buf_printf(b, "\n# TYPE %s %s\n", name, type);
+	out_printf(o, "# HELP %s ", f->name);
+	put_help(o, f->help);
+	out_printf(o, "\n# TYPE %s %s\n", f->name, f->type);
 }
 
 /* NAME{node="N" and EXTRA (",k=\"v\"" or "")}: the value is up to the caller */
-static void sample_start(struct metrics_buf *b, const char *name,
-    const char *suffix, const struct metrics_node *n, const char *extra)
+static void sample_start(struct out *o, const char *name, const char *suffix,
+    const struct metrics_node *n, const char *extra)
 {
-	buf_printf(b, "%s%s{node=\"", name, suffix);
-	put_label_value(b, n->name);
-	buf_printf(b, "\"%s} ", extra);
+	out_printf(o, "%s%s{node=\"", name, suffix);
+	put_label_value(o, n->name);
+	out_printf(o, "\"%s} ", extra);
 }
 
-static void sample_u64(struct metrics_buf *b, const char *name,
-    const struct metrics_node *n, const char *extra, uint64_t v)
-{
-	sample_start(b, name, "", n, extra);
-	buf_printf(b, "%llu\n", (unsigned long long)v);
-}
-
-static void sample_seconds(struct metrics_buf *b, const char *name,
-    const struct metrics_node *n, uint64_t ns)
-{
-	sample_start(b, name, "", n, "");
-	put_seconds(b, ns);
-	buf_str(b, "\n");
-}
-
-static void sample_ratio(struct metrics_buf *b, const char *name,
-    const struct metrics_node *n, double ppm)
-{
-	sample_start(b, name, "", n, "");
-	buf_printf(b, "%.9g\n", ppm / 1e6);
-}
-
-static void histogram(struct metrics_buf *b, const char *name,
+static void histogram(struct out *o, const char *name,
     const struct metrics_node *n, const struct nodestats_hist *h)
 {
 	uint64_t cum = 0;
@@ -196,197 +267,183 @@ static void histogram(struct metrics_buf *b, const char *name,
 
 	for (i = 0; i < NODESTATS_NBUCKETS; i++) {
 		cum += h->bucket[i];
-		buf_printf(b, "%s_bucket{node=\"", name);
-		put_label_value(b, n->name);
-		buf_str(b, "\",le=\"");
+		out_printf(o, "%s_bucket{node=\"", name);
+		put_label_value(o, n->name);
+		out_str(o, "\",le=\"");
 		if (i < NODESTATS_NBOUNDS)
-			put_seconds(b, nodestats_bounds_ns[i]);
+			put_seconds(o, nodestats_bounds_ns[i]);
 		else
-			buf_str(b, "+Inf");
-		buf_printf(b, "\"} %llu\n", (unsigned long long)cum);
+			out_str(o, "+Inf");
+		out_printf(o, "\"} %llu\n", (unsigned long long)cum);
 	}
-	sample_start(b, name, "_sum", n, "");
-	put_seconds(b, h->sum_ns);
-	buf_str(b, "\n");
-	sample_start(b, name, "_count", n, "");
+	sample_start(o, name, "_sum", n, "");
+	put_seconds(o, h->sum_ns);
+	out_str(o, "\n");
+	sample_start(o, name, "_count", n, "");
 	/* +Inf == _count even if the buckets were ever out of step */
-	buf_printf(b, "%llu\n", (unsigned long long)cum);
+	out_printf(o, "%llu\n", (unsigned long long)cum);
 }
 
-#define EACH_NODE(s, n) \
-	for ((n) = (s)->nodes; (n) < (s)->nodes + (s)->nnodes; (n)++)
-
-int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
+static void errors(struct out *o, const char *name,
+    const struct metrics_node *n)
 {
 	static const char *const kinds[] = {
 		"completion", "busy", "denied", "rejected", "cancelled",
 	};
-	const struct metrics_node *n;
+	const uint64_t v[] = {
+		n->st.errors, n->cnt.busy, n->cnt.denied,
+		n->st.rejected, n->st.cancelled,
+	};
+	char extra[32];
 	size_t k;
 
-	family(b, "kcsmux_info", "gauge",
-	    "The daemon's version, backend and interface device (always 1).");
-	buf_str(b, "kcsmux_info{version=\"");
-	put_label_value(b, s->version ? s->version : "");
-	buf_str(b, "\",backend=\"");
-	put_label_value(b, s->backend ? s->backend : "");
-	buf_str(b, "\",device=\"");
-	put_label_value(b, s->device ? s->device : "");
-	buf_str(b, "\"} 1\n");
-
-	family(b, "kcsmux_interface_inflight", "gauge",
-	    "Requests submitted to the interface and not yet completed.");
-	buf_printf(b, "kcsmux_interface_inflight %u\n", s->inflight);
-
-	family(b, "kcsmux_clients", "gauge", "Open files of the node.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_clients", n, "", n->clients);
-
-	family(b, "kcsmux_queue_depth", "gauge",
-	    "Requests waiting in the node's queue in the daemon.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_queue_depth", n, "", n->qlen);
-
-	family(b, "kcsmux_opens_total", "counter",
-	    "Opens of the node's device.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_opens_total", n, "", n->cnt.opens);
-
-	family(b, "kcsmux_requests_total", "counter",
-	    "Requests accepted into the node's queue.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_requests_total", n, "", n->st.requests);
-
-	family(b, "kcsmux_responses_total", "counter",
-	    "Requests finished on the interface, any outcome.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_responses_total", n, "",
-		    n->st.completed);
-
-	family(b, "kcsmux_errors_total", "counter",
-	    "Failures by kind: completion (finished with a non-zero "
-	    "completion code or the interface gave up), busy (EBUSY: "
-	    "max_outstanding, or an open over max_clients), denied (refused "
-	    "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
-	    "was full), cancelled (dropped from the queue before running).");
-	EACH_NODE(s, n) {
-		const uint64_t v[] = {
-			n->st.errors, n->cnt.busy, n->cnt.denied,
-			n->st.rejected, n->st.cancelled,
-		};
-		char extra[32];
-
-		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-			snprintf(extra, sizeof(extra), ",kind=\"%s\"", kinds[k]);
-			sample_u64(b, "kcsmux_errors_total", n, extra, v[k]);
-		}
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		snprintf(extra, sizeof(extra), ",kind=\"%s\"", kinds[k]);
+		sample_start(o, name, "", n, extra);
+		out_printf(o, "%llu\n", (unsigned long long)v[k]);
 	}
+}
 
-	family(b, "kcsmux_request_duration_seconds", "histogram",
-	    "Time from a client's request to its response, for requests "
-	    "that went to the interface.");
-	EACH_NODE(s, n)
-		histogram(b, "kcsmux_request_duration_seconds", n,
-		    &n->st.latency);
+/* Family F's samples of node N. */
+static void node_samples(struct out *o, const struct family *f,
+    const struct metrics_node *n)
+{
+	switch (f->val) {
+	case V_NODE_HIST:
+		histogram(o, f->name, n,
+		    &FIELD(n, f->off, struct nodestats_hist));
+		return;
+	case V_NODE_ERRORS:
+		errors(o, f->name, n);
+		return;
+	default:
+		break;
+	}
+	sample_start(o, f->name, "", n, "");
+	switch (f->val) {
+	case V_NODE_UINT:
+		out_printf(o, "%u\n", FIELD(n, f->off, unsigned int));
+		break;
+	case V_NODE_U64:
+		out_printf(o, "%llu\n",
+		    (unsigned long long)FIELD(n, f->off, uint64_t));
+		break;
+	case V_NODE_SECONDS:
+		put_seconds(o, FIELD(n, f->off, uint64_t));
+		out_str(o, "\n");
+		break;
+	case V_NODE_PPM:
+		out_printf(o, "%.9g\n", FIELD(n, f->off, double) / 1e6);
+		break;
+	case V_NODE_PPM_U32:
+		out_printf(o, "%.9g\n",
+		    (double)FIELD(n, f->off, uint32_t) / 1e6);
+		break;
+	default:
+		break;
+	}
+}
 
-	family(b, "kcsmux_queue_wait_seconds", "histogram",
-	    "Time requests waited in the node's queue before they started "
-	    "on the interface.");
-	EACH_NODE(s, n)
-		histogram(b, "kcsmux_queue_wait_seconds", n,
-		    &n->st.queue_wait);
+/* Family F's one sample (or two: reloads) from the snapshot. */
+static void snap_samples(struct out *o, const struct family *f,
+    const struct metrics_snapshot *s)
+{
+	switch (f->val) {
+	case V_INFO:
+		out_printf(o, "%s{version=\"", f->name);
+		put_label_value(o, s->version ? s->version : "");
+		out_str(o, "\",backend=\"");
+		put_label_value(o, s->backend ? s->backend : "");
+		out_str(o, "\",device=\"");
+		put_label_value(o, s->device ? s->device : "");
+		out_str(o, "\"} 1\n");
+		break;
+	case V_RELOADS:
+		out_printf(o, "%s{result=\"applied\"} %llu\n", f->name,
+		    (unsigned long long)(s->reloads - s->reload_failures));
+		out_printf(o, "%s{result=\"rejected\"} %llu\n", f->name,
+		    (unsigned long long)s->reload_failures);
+		break;
+	case V_SNAP_UINT:
+		out_printf(o, "%s %u\n", f->name,
+		    FIELD(s, f->off, unsigned int));
+		break;
+	case V_SNAP_U64:
+		out_printf(o, "%s %llu\n", f->name,
+		    (unsigned long long)FIELD(s, f->off, uint64_t));
+		break;
+	case V_SNAP_BOOL:
+		out_printf(o, "%s %d\n", f->name,
+		    FIELD(s, f->off, bool) ? 1 : 0);
+		break;
+	default:
+		break;
+	}
+}
 
-	family(b, "kcsmux_service_seconds_total", "counter",
-	    "Time the interface spent on the node's requests.");
-	EACH_NODE(s, n)
-		sample_seconds(b, "kcsmux_service_seconds_total", n,
-		    n->st.service_ns);
+static bool per_node(const struct family *f)
+{
+	return f->val >= V_NODE_UINT;
+}
 
-	family(b, "kcsmux_poller_cpu_seconds_total", "counter",
-	    "CPU time kcsraw's poller spent on the node's requests "
-	    "(spinning included).");
-	EACH_NODE(s, n)
-		sample_seconds(b, "kcsmux_poller_cpu_seconds_total", n,
-		    n->st.cpu_ns);
+int metrics_render_ev(struct evbuffer *ev, const struct metrics_snapshot *s)
+{
+	struct out o = { .ev = ev };
+	const struct family *f;
+	size_t i;
 
-	family(b, "kcsmux_poller_spin_seconds_total", "counter",
-	    "Time kcsraw's poller spent busy-polling for the node's "
-	    "requests.");
-	EACH_NODE(s, n)
-		sample_seconds(b, "kcsmux_poller_spin_seconds_total", n,
-		    n->st.spin_ns);
+	for (f = families; f < families + ARRAY_SIZE(families); f++) {
+		if (f->when && !f->when(s))
+			continue;
+		family_header(&o, f);
+		if (!per_node(f)) {
+			snap_samples(&o, f, s);
+			continue;
+		}
+		for (i = 0; i < s->nnodes; i++)
+			node_samples(&o, f, &s->nodes[i]);
+	}
+	return o.oom ? -1 : 0;
+}
 
-	family(b, "kcsmux_poller_sleeps_total", "counter",
-	    "Sleeps (timer or IRQ) of kcsraw's poller during the node's "
-	    "requests.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_poller_sleeps_total", n, "",
-		    n->cnt.sleeps);
+/* Append EV's text to B (NUL-terminated). 0 or -1 (B->oom). */
+static int ev_to_buf(struct evbuffer *ev, struct metrics_buf *b)
+{
+	size_t len = evbuffer_get_length(ev);
+	char *p;
 
-	family(b, "kcsmux_poller_cpu_ratio", "gauge",
-	    "Recent poller CPU use of the node's requests in CPUs, decayed "
-	    "over about 1 s: what cpu_budget is checked against.");
-	EACH_NODE(s, n)
-		sample_ratio(b, "kcsmux_poller_cpu_ratio", n, n->cpu_ppm);
+	if (b->oom)
+		return -1;
+	p = realloc(b->p, b->len + len + 1);
+	if (!p) {
+		b->oom = true;
+		return -1;
+	}
+	b->p = p;
+	evbuffer_remove(ev, b->p + b->len, len);
+	b->len += len;
+	b->p[b->len] = '\0';
+	return 0;
+}
 
-	family(b, "kcsmux_cpu_budget_ratio", "gauge",
-	    "The node's cpu_budget in CPUs; 0: no budget.");
-	EACH_NODE(s, n)
-		sample_ratio(b, "kcsmux_cpu_budget_ratio", n,
-		    n->cpu_budget_ppm);
+void metrics_buf_free(struct metrics_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
 
-	family(b, "kcsmux_cpu_budget_throttled_total", "counter",
-	    "Requests run with the cheapest polling because the node was "
-	    "over its cpu_budget.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_cpu_budget_throttled_total", n, "",
-		    n->cnt.throttled);
+int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
+{
+	struct evbuffer *ev = evbuffer_new();
+	int rv = -1;
 
-	family(b, "kcsmux_cpu_budget_held_total", "counter",
-	    "Times the node's queue was held until it was back under its "
-	    "cpu_budget.");
-	EACH_NODE(s, n)
-		sample_u64(b, "kcsmux_cpu_budget_held_total", n, "",
-		    n->cnt.held);
-
-	/* the interface's health (kcsraw backend) */
-	family(b, "kcsmux_interface_completions_total", "counter",
-	    "Transactions the interface completed, any outcome.");
-	buf_printf(b, "kcsmux_interface_completions_total %llu\n",
-	    (unsigned long long)s->health.completions);
-	family(b, "kcsmux_interface_hosed_total", "counter",
-	    "Transactions the KCS state machine gave up on (answered with "
-	    "cc 0xFF).");
-	buf_printf(b, "kcsmux_interface_hosed_total %llu\n",
-	    (unsigned long long)s->health.hosed);
-	family(b, "kcsmux_interface_kcs_errors_total", "counter",
-	    "KCS timeouts and protocol errors kcsraw saw, recovered or not.");
-	buf_printf(b, "kcsmux_interface_kcs_errors_total %llu\n",
-	    (unsigned long long)s->health.kcs_errors);
-	family(b, "kcsmux_interface_retries_total", "counter",
-	    "KCS error recoveries kcsraw started.");
-	buf_printf(b, "kcsmux_interface_retries_total %llu\n",
-	    (unsigned long long)s->health.retries);
-
-	/* reloads */
-	family(b, "kcsmux_reloads_total", "counter",
-	    "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.");
-	buf_printf(b, "kcsmux_reloads_total{result=\"applied\"} %llu\n",
-	    (unsigned long long)(s->reloads - s->reload_failures));
-	buf_printf(b, "kcsmux_reloads_total{result=\"rejected\"} %llu\n",
-	    (unsigned long long)s->reload_failures);
-	family(b, "kcsmux_reload_last_success", "gauge",
-	    "1 if the last reload applied (or none was tried), 0 if it was "
-	    "rejected and the previous configuration still runs.");
-	buf_printf(b, "kcsmux_reload_last_success %d\n",
-	    s->last_reload_ok ? 1 : 0);
-	family(b, "kcsmux_reload_last_timestamp_seconds", "gauge",
-	    "When the last reload was tried, in seconds since the epoch; 0: "
-	    "none yet.");
-	buf_printf(b, "kcsmux_reload_last_timestamp_seconds %llu\n",
-	    (unsigned long long)s->last_reload_unix);
-
-	return b->oom ? -1 : 0;
+	if (ev && metrics_render_ev(ev, s) == 0)
+		rv = ev_to_buf(ev, b);
+	else
+		b->oom = true;
+	if (ev)
+		evbuffer_free(ev);
+	return rv;
 }
 
 /* --- the daemon's snapshot --- */
@@ -397,7 +454,7 @@ static int by_name(const void *a, const void *b)
 	    ((const struct metrics_node *)b)->name);
 }
 
-int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
+int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 {
 	struct metrics_snapshot s = {
 		.version = KCSMUX_VERSION,
@@ -415,10 +472,8 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 
 	LIST_FOREACH(n, &d->nodes, link)
 		count++;
-	if (count && !(mn = calloc(count, sizeof(*mn)))) {
-		b->oom = true;
+	if (count && !(mn = calloc(count, sizeof(*mn))))
 		return -1;
-	}
 	LIST_FOREACH(n, &d->nodes, link) {
 		struct metrics_node *m = &mn[s.nnodes];
 
@@ -440,8 +495,22 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 		s.inflight = d->be->inflight;
 		s.health = d->be->health;
 	}
-	rv = metrics_render(b, &s);
+	rv = metrics_render_ev(ev, &s);
 	free(mn);
+	return rv;
+}
+
+int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
+{
+	struct evbuffer *ev = evbuffer_new();
+	int rv = -1;
+
+	if (ev && metrics_render_daemon_ev(d, ev) == 0)
+		rv = ev_to_buf(ev, b);
+	else
+		b->oom = true;
+	if (ev)
+		evbuffer_free(ev);
 	return rv;
 }
 
@@ -457,9 +526,15 @@ static struct {
 	bool paused;			/* listener disabled after EMFILE */
 	int dirfd;			/* the textfile's directory (O_PATH) */
 	char *base;			/* the textfile's name in it */
+	unsigned long accept_errors;	/* accept() failed */
 } M;
 
 static void pause_accepting(const char *why);
+unsigned long metrics_http_accept_errors(void)
+{
+	return M.accept_errors;
+}
+
 
 static void resume_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -491,6 +566,7 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 
 	(void)lev;
 	(void)arg;
+	M.accept_errors++;
 	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
 		pause_accepting(strerror(err));
 		evtimer_add(M.resume, &tv);
@@ -551,7 +627,6 @@ static void on_http(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-	struct metrics_buf b = { 0 };
 	struct evbuffer *body;
 
 	if (!path || strcmp(path, "/metrics") != 0) {
@@ -567,9 +642,7 @@ static void on_http(struct evhttp_request *req, void *arg)
 		return;
 	}
 	body = evbuffer_new();
-	if (metrics_render_daemon(d, &b) < 0 || !body ||
-	    evbuffer_add(body, b.p, b.len) < 0) {
-		metrics_buf_free(&b);
+	if (!body || metrics_render_daemon_ev(d, body) < 0) {
 		if (body)
 			evbuffer_free(body);
 		reply_text(req, HTTP_INTERNAL, "Internal Server Error",
@@ -579,10 +652,9 @@ static void on_http(struct evhttp_request *req, void *arg)
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", METRICS_CONTENT_TYPE);
 	if (cmd == EVHTTP_REQ_HEAD)
-		send_head(req, HTTP_OK, "OK", b.len);
+		send_head(req, HTTP_OK, "OK", evbuffer_get_length(body));
 	else
 		evhttp_send_reply(req, HTTP_OK, "OK", body);
-	metrics_buf_free(&b);
 	evbuffer_free(body);
 }
 
@@ -652,7 +724,7 @@ static int http_start(struct daemon *d, const char *listen, char **cause)
 	}
 	free(host);
 	M.resume = evtimer_new(d->base, resume_cb, NULL);
-	if (!M.resume) {
+	if (!M.resume || mconns_start(M.http, d->base) < 0) {
 		*cause = msg("metrics_listen: out of memory");
 		return -1;
 	}
@@ -680,22 +752,6 @@ unsigned int metrics_http_port(void)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* PATH's directory (O_PATH) into *dirfd and its last component. */
 static const char *open_dir_of(const char *path, int *dirfd)
 {
@@ -715,7 +771,7 @@ static const char *open_dir_of(const char *path, int *dirfd)
 
 int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 {
-	struct metrics_buf b = { 0 };
+	struct evbuffer *b = evbuffer_new();
 	char *tmp = NULL;
 	const char *what, *base;
 	struct stat st;
@@ -737,13 +793,16 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 		if (dfd < 0) {
 			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
 			    strerror(errno));
+			if (b)
+				evbuffer_free(b);
 			return -1;
 		}
 	}
 	tmp = msg("%s.tmp", base);
-	if (!tmp || metrics_render_daemon(d, &b) < 0) {
+	if (!tmp || !b || metrics_render_daemon_ev(d, b) < 0) {
 		free(tmp);
-		metrics_buf_free(&b);
+		if (b)
+			evbuffer_free(b);
 		if (!own)
 			close(dfd);
 		*cause = msg("metrics_textfile %s: out of memory", path);
@@ -776,7 +835,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	if (fchmod(fd, 0644) < 0)
 		goto fail;
 	what = "write";
-	if (write_all(fd, b.p, b.len) < 0)
+	if (write_all(fd, evbuffer_pullup(b, -1), evbuffer_get_length(b)) < 0)
 		goto fail;
 	what = "fsync";
 	if (fsync(fd) < 0)
@@ -790,7 +849,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	if (renameat(dfd, tmp, dfd, base) < 0)
 		goto fail;
 	free(tmp);
-	metrics_buf_free(&b);
+	evbuffer_free(b);
 	if (!own)
 		close(dfd);
 	return 0;
@@ -803,7 +862,7 @@ fail:
 	if (strcmp(what, "open") != 0)
 		unlinkat(dfd, tmp, 0);
 	free(tmp);
-	metrics_buf_free(&b);
+	evbuffer_free(b);
 	if (!own)
 		close(dfd);
 	return -1;
@@ -885,6 +944,7 @@ void metrics_fini(struct daemon *d)
 	(void)d;
 	if (M.http)
 		evhttp_free(M.http);	/* its socket and connections too */
+	mconns_stop();
 	if (M.resume)
 		event_free(M.resume);
 	if (M.timer)

@@ -23,6 +23,16 @@
 #define METRICS_TEXTFILE_INTERVAL_S	10
 /* After EMFILE/ENFILE on accept: seconds before accepting again. */
 #define METRICS_EMFILE_RETRY_S		1
+/*
+ * HTTP connections: at most METRICS_MAX_CONNS, the last METRICS_ROOT_SLOTS
+ * of them for root, and METRICS_MAX_PER_UID per uid (root excepted); a
+ * peer not on this host counts by its address. One over a cap is closed
+ * at once. A local peer's uid is the owner of its socket
+ * (NETLINK_SOCK_DIAG).
+ */
+#define METRICS_MAX_CONNS		64
+#define METRICS_ROOT_SLOTS		8
+#define METRICS_MAX_PER_UID		8
 #define METRICS_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 
 /* One node at the time of the snapshot. */
@@ -50,26 +60,33 @@ struct metrics_snapshot {
 	size_t nnodes;
 };
 
-/* A growing text buffer; zero-initialise, free with metrics_buf_free(). */
+struct evbuffer;
+
+/*
+ * Append the exposition of S to EV (libevent's buffer: what the HTTP
+ * server sends as is): each metric family once (# HELP, # TYPE, its
+ * samples), nodes in the order given, label values escaped. 0, or -1 when
+ * out of memory.
+ */
+int metrics_render_ev(struct evbuffer *ev, const struct metrics_snapshot *s);
+/*
+ * The daemon's snapshot rendered into EV (nodes sorted by name, dying
+ * nodes left out). 0 or -1 (out of memory).
+ */
+int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev);
+
+/* The same as one NUL-terminated string (for tests); zero-initialise,
+ * free with metrics_buf_free(). */
 struct metrics_buf {
 	char *p;			/* NUL-terminated when len > 0 */
-	size_t len, cap;
+	size_t len;
 	bool oom;			/* an append failed: text incomplete */
 };
 
 void metrics_buf_free(struct metrics_buf *b);
-
-/*
- * Append the exposition of S to B: each metric family once (# HELP, #
- * TYPE, its samples), nodes in the order given, label values escaped.
- * 0, or -1 when out of memory.
- */
+/* Append the exposition of S to B. 0 or -1 (out of memory). */
 int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s);
-
-/*
- * The daemon's snapshot rendered into B (nodes sorted by name, dying nodes
- * left out). 0 or -1 (out of memory).
- */
+/* Append the daemon's to B. 0 or -1 (out of memory). */
 int metrics_render_daemon(struct daemon *d, struct metrics_buf *b);
 
 /*
@@ -90,6 +107,12 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause);
 
 /* The TCP port the HTTP server listens on, 0 when it does not. */
 unsigned int metrics_http_port(void);
+/* HTTP connections open now (admitted), refused over a cap so far, and
+ * accept() failures so far (after EMFILE accepting pauses for
+ * METRICS_EMFILE_RETRY_S instead of failing in a loop); for tests. */
+unsigned int metrics_http_conns(void);
+unsigned long metrics_http_refused(void);
+unsigned long metrics_http_accept_errors(void);
 /* The textfile's directory, opened once (O_PATH) for the seccomp filter's
  * one writable place; -1 without a textfile. */
 int metrics_textfile_dirfd(void);

@@ -7,13 +7,87 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
+#include "util/log.h"
+
 void atn_init(struct atn *a)
 {
 	memset(a, 0, sizeof(*a));
+}
+
+static uint64_t atn_now(const struct atn *a)
+{
+	struct timespec ts;
+
+	if (a->clock_ns)
+		return a->clock_ns();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool atn_paused(const struct atn *a)
+{
+	return a->paused_until_ns && atn_now(a) < a->paused_until_ns;
+}
+
+void atn_after_send(struct atn *a)
+{
+	a->send_owed = true;
+}
+
+/* Progress (something fetched, or the flags went down): no episode. */
+static void not_stuck(struct atn *a)
+{
+	a->empty_runs = 0;
+	a->run_empty = 0;
+	a->paused_until_ns = 0;
+	a->stuck = false;
+}
+
+/* The first fetch of a bit the BMC's flags answer set failed. */
+static void fetch_empty(struct atn *a, uint8_t bit, uint8_t cc)
+{
+	if (!(a->bmc_flags & bit) || a->in_a_row != 0)
+		return;
+	a->run_empty = bit;
+	a->empty_cc = cc;
+}
+
+/*
+ * A run ended with an empty fetch and nothing fetched: one more empty run;
+ * a pause after ATN_EMPTY_MAX of them close together. Once paused (until
+ * something is fetched), every empty run pauses again at once, however
+ * long after the pause it came.
+ */
+static void run_empty(struct atn *a)
+{
+	uint64_t now = atn_now(a);
+	uint8_t bit = a->run_empty;
+
+	a->run_empty = 0;
+	if (!a->stuck && a->empty_runs &&
+	    now - a->empty_at_ns > ATN_EMPTY_GAP_NS)
+		a->empty_runs = 0; /* not a loop: a stray one */
+	a->empty_at_ns = now;
+	if (++a->empty_runs < ATN_EMPTY_MAX && !a->stuck)
+		return;
+	a->paused_until_ns = now + ATN_PAUSE_NS;
+	a->pauses++;
+	if (a->stuck)
+		return;
+	a->stuck = true;
+	log_warn("atn: the BMC keeps flag %#x up but answers %s with cc %#x, "
+		 "%u times in a row: SMS_ATN ignored for %llu ms at a time "
+		 "until something is fetched",
+		 bit,
+		 bit == ATN_FLAG_RECV_MSG ? "Get Message" :
+					    "Read Event Message Buffer",
+		 a->empty_cc, a->empty_runs,
+		 (unsigned long long)(ATN_PAUSE_NS / 1000000));
 }
 
 /* an App request without data, or with one data byte (arg >= 0) */
@@ -56,15 +130,23 @@ static int next(struct atn *a, uint8_t *req, size_t cap)
 
 	/* run over (remaining OEM bits are ignored) */
 	a->flags = 0;
+	a->bmc_flags = 0;
+	if (a->run_empty)
+		run_empty(a);
+	if (a->attn_pending && atn_paused(a) && !a->send_owed) {
+		a->attn_pending = false;
+		a->ignored++;
+	}
 	if (a->attn_pending) {
 		a->attn_pending = false;
+		a->send_owed = false;
 		a->state = ATN_GETTING_FLAGS;
 		return app_req(req, cap, IPMI_GET_MSG_FLAGS_CMD, -1);
 	}
 	if (a->events_pending) {
 		a->events_pending = false;
 		a->flags = ATN_FLAG_EVT_BUF_FULL;
-		a->in_a_row = 0;	/* a new run */
+		a->in_a_row = 0; /* a new run */
 		return fetch(a, ATN_GETTING_EVENT,
 			     IPMI_READ_EVENT_MSG_BUFFER_CMD, req, cap);
 	}
@@ -80,7 +162,13 @@ int atn_attention(struct atn *a, uint8_t *req, size_t cap)
 		a->attn_pending = true;
 		return 0;
 	}
+	if (atn_paused(a) && !a->send_owed) {
+		a->ignored++;
+		return 0;
+	}
+	a->send_owed = false;
 	a->flags = 0;
+	a->bmc_flags = 0;
 	a->state = ATN_GETTING_FLAGS;
 	return app_req(req, cap, IPMI_GET_MSG_FLAGS_CMD, -1);
 }
@@ -94,8 +182,8 @@ int atn_poll_events(struct atn *a, uint8_t *req, size_t cap)
 		return 0;
 	}
 	a->flags = ATN_FLAG_EVT_BUF_FULL;
-	return fetch(a, ATN_GETTING_EVENT, IPMI_READ_EVENT_MSG_BUFFER_CMD,
-		     req, cap);
+	return fetch(a, ATN_GETTING_EVENT, IPMI_READ_EVENT_MSG_BUFFER_CMD, req,
+		     cap);
 }
 
 static uint8_t expected_cmd(enum atn_state st)
@@ -140,30 +228,38 @@ int atn_response(struct atn *a, const uint8_t *rsp, size_t len,
 	switch (a->state) {
 	case ATN_GETTING_FLAGS:
 		if (cc != 0 || len < 4)
-			break;	/* no flags: the run ends */
+			break; /* no flags: the run ends */
 		res->flags = rsp[3];
 		a->flags = rsp[3];
 		if (a->flags & a->oem_as_msg & ATN_FLAG_OEM)
 			a->flags = (uint8_t)((a->flags & ~ATN_FLAG_OEM) |
 					     ATN_FLAG_RECV_MSG);
+		a->bmc_flags =
+			a->flags & (ATN_FLAG_RECV_MSG | ATN_FLAG_EVT_BUF_FULL);
+		if (!a->bmc_flags)
+			not_stuck(a); /* the flags went down */
 		if (a->flags & ATN_FLAG_WDT_PRETIMEOUT)
 			res->kind = ATN_WATCHDOG;
 		break;
 	case ATN_CLEARING_FLAGS:
-		break;	/* an error is only worth a log line */
+		break; /* an error is only worth a log line */
 	case ATN_GETTING_MSG:
 		if (cc != 0) {
+			fetch_empty(a, ATN_FLAG_RECV_MSG, cc);
 			a->flags &= (uint8_t)~ATN_FLAG_RECV_MSG;
 			break;
 		}
+		not_stuck(a);
 		fetched(a, ATN_FLAG_RECV_MSG);
 		atn_classify_msg(rsp, len, a->media, res);
 		break;
 	case ATN_GETTING_EVENT:
 		if (cc != 0 || atn_event_msg(rsp, len, &res->msg) < 0) {
+			fetch_empty(a, ATN_FLAG_EVT_BUF_FULL, cc);
 			a->flags &= (uint8_t)~ATN_FLAG_EVT_BUF_FULL;
 			break;
 		}
+		not_stuck(a);
 		fetched(a, ATN_FLAG_EVT_BUF_FULL);
 		res->kind = ATN_EVENT;
 		break;
@@ -229,7 +325,8 @@ enum atn_kind atn_classify_msg(const uint8_t *rsp, size_t len,
 	res->rx.channel = chan;
 	m = media ? media[chan] : IPMI_CHANNEL_MEDIUM_IPMB;
 
-	if (m == IPMI_CHANNEL_MEDIUM_8023LAN || m == IPMI_CHANNEL_MEDIUM_ASYNC) {
+	if (m == IPMI_CHANNEL_MEDIUM_8023LAN ||
+	    m == IPMI_CHANNEL_MEDIUM_ASYNC) {
 		res->kind = ATN_LAN;
 	} else if (m >= IPMI_CHANNEL_MEDIUM_OEM_MIN &&
 		   m <= IPMI_CHANNEL_MEDIUM_OEM_MAX) {

@@ -31,6 +31,20 @@
  *   machine goes on with the remaining bits in the same run (the SMS_ATN
  *   that would have followed would find the same flags).
  *
+ * A BMC that keeps a flag up with nothing behind it (ipmi_sim after a long
+ * run: Get Message Flags says "message available", Get Message answers
+ * 0x80 "empty", and SMS_ATN stays up) would make this loop forever, as it
+ * does the stock driver: SMS_ATN, flags, empty fetch, SMS_ATN... A run
+ * whose first fetch of a bit the BMC's flags answer set fails, and which
+ * fetches nothing, is empty; after ATN_EMPTY_MAX empty runs in a row, each
+ * within ATN_EMPTY_GAP_NS of the last, the machine pauses: SMS_ATN is
+ * ignored for ATN_PAUSE_NS. The first SMS_ATN after that runs again, and
+ * pauses again at once if that run is empty too, however late it came.
+ * Anything fetched, or a flags
+ * answer without those bits, ends the episode. atn_poll_events() runs are
+ * neither counted nor paused. Logged once an episode (warning), counted
+ * in pauses and ignored.
+ *
  * A response that is not the one expected (netfn/cmd mismatch, < 3 bytes)
  * counts as cc 0xFF. SMS_ATN or an event poll arriving while a run is in
  * progress is remembered and starts the next run when this one ends.
@@ -58,14 +72,17 @@
 /* Get Message Flags bits */
 #define ATN_FLAG_RECV_MSG	0x01
 #define ATN_FLAG_EVT_BUF_FULL	0x02
-#define ATN_FLAG_WDT_PRETIMEOUT	0x08
+#define ATN_FLAG_WDT_PRETIMEOUT 0x08
 #define ATN_FLAG_OEM0		0x20
 #define ATN_FLAG_OEM1		0x40
 #define ATN_FLAG_OEM2		0x80
 #define ATN_FLAG_OEM		0xe0
 
-#define ATN_REQ_MAX		3	/* longest request the machine sends */
-#define ATN_MAX_IN_A_ROW	10
+#define ATN_REQ_MAX	 3 /* longest request the machine sends */
+#define ATN_MAX_IN_A_ROW 10
+#define ATN_EMPTY_MAX	 4	       /* empty runs in a row before a pause */
+#define ATN_EMPTY_GAP_NS 1000000000ull /* ... each within 1 s */
+#define ATN_PAUSE_NS	 1000000000ull /* SMS_ATN ignored for 1 s */
 
 enum atn_state {
 	ATN_IDLE,
@@ -77,39 +94,52 @@ enum atn_state {
 
 struct atn {
 	enum atn_state state;
-	uint8_t flags;		/* bits still to handle in this run */
-	unsigned int in_a_row;	/* successful fetches of the current kind */
-	bool attn_pending;	/* SMS_ATN seen during a run */
-	bool events_pending;	/* atn_poll_events() during a run */
+	uint8_t flags;	       /* bits still to handle in this run */
+	unsigned int in_a_row; /* successful fetches of the current kind */
+	bool attn_pending;     /* SMS_ATN seen during a run */
+	bool events_pending;   /* atn_poll_events() during a run */
+	/* the stuck-flag bound */
+	uint8_t bmc_flags;	  /* bits the BMC's flags answer set this run */
+	uint8_t run_empty;	  /* ... the one whose first fetch failed */
+	uint8_t empty_cc;	  /* ... with this completion code */
+	unsigned int empty_runs;  /* runs in a row that fetched nothing */
+	uint64_t empty_at_ns;	  /* when the last of them ended */
+	uint64_t paused_until_ns; /* SMS_ATN ignored before this */
+	bool send_owed; /* atn_after_send(): the next run is not paused */
+	bool stuck;	/* paused since the last fetch: logged */
+	/* counters */
+	uint64_t pauses;  /* times the machine paused */
+	uint64_t ignored; /* SMS_ATN ignored while paused */
 	/* configuration, set after atn_init */
-	uint8_t oem_as_msg;	/* OEM bits meaning "receive message" (0) */
-	const uint8_t *media;	/* 16 channel media (IPMI_CHANNEL_MEDIUM_*) or
+	uint8_t oem_as_msg;   /* OEM bits meaning "receive message" (0) */
+	const uint8_t *media; /* 16 channel media (IPMI_CHANNEL_MEDIUM_*) or
 				   NULL: every channel is IPMB */
+	uint64_t (*clock_ns)(void); /* monotonic ns; NULL: CLOCK_MONOTONIC */
 };
 
 enum atn_kind {
-	ATN_NOTHING,		/* nothing for anybody (flags, clear, empty) */
-	ATN_WATCHDOG,		/* watchdog pre-timeout flag handled */
-	ATN_EVENT,		/* res->msg: async event for gets_events users */
-	ATN_IPMB_RESPONSE,	/* res->rx: seqtab_match it, then
+	ATN_NOTHING,	   /* nothing for anybody (flags, clear, empty) */
+	ATN_WATCHDOG,	   /* watchdog pre-timeout flag handled */
+	ATN_EVENT,	   /* res->msg: async event for gets_events users */
+	ATN_IPMB_RESPONSE, /* res->rx: seqtab_match it, then
 				   ipmb_user_response */
-	ATN_IPMB_COMMAND,	/* res->rx: to the registered user
+	ATN_IPMB_COMMAND,  /* res->rx: to the registered user
 				   (ipmb_user_command), else answer with
 				   ipmb_build_invalid_cmd_reply */
-	ATN_OEM,		/* res->msg: OEM-medium channel message for the
+	ATN_OEM,	   /* res->msg: OEM-medium channel message for the
 				   user registered for (netfn 0x07, cmd 0x33,
 				   channel res->rx.channel) */
-	ATN_LAN,		/* from a LAN/async channel: not bridged,
+	ATN_LAN,	   /* from a LAN/async channel: not bridged,
 				   dropped */
-	ATN_INVALID,		/* short frame (checksums are not checked, as in the stock driver),
+	ATN_INVALID, /* short frame (checksums are not checked, as in the stock driver),
 				   unknown medium: dropped */
 };
 
 struct atn_result {
 	enum atn_kind kind;
-	uint8_t flags;		/* the flags byte, for a flags response */
-	uint8_t cc;		/* completion code of the response */
-	struct ipmb_rx rx;	/* points into the caller's response buffer */
+	uint8_t flags;	   /* the flags byte, for a flags response */
+	uint8_t cc;	   /* completion code of the response */
+	struct ipmb_rx rx; /* points into the caller's response buffer */
 	struct ipmb_user_msg msg;
 };
 
@@ -117,7 +147,8 @@ void atn_init(struct atn *a);
 
 /*
  * SMS_ATN seen. Idle: writes Get Message Flags to req and returns its
- * length. During a run: remembered, returns 0. -ENOSPC if cap < 3.
+ * length. During a run: remembered, returns 0. Paused (a stuck flag, see
+ * above): ignored, returns 0. -ENOSPC if cap < 3.
  */
 int atn_attention(struct atn *a, uint8_t *req, size_t cap);
 
@@ -138,6 +169,16 @@ int atn_response(struct atn *a, const uint8_t *rsp, size_t len,
 
 /* A run is in progress (a request is outstanding). */
 bool atn_busy(const struct atn *a);
+
+/* SMS_ATN is being ignored now (a stuck flag). */
+bool atn_paused(const struct atn *a);
+
+/*
+ * A bridged Send Message completed: the next atn_attention() runs even
+ * while paused, since the forwarded response must be fetched before the
+ * next Send Message (call it just before that atn_attention()).
+ */
+void atn_after_send(struct atn *a);
 
 /* False while a Get Message (Flags) is owed: hold bridged Send Messages. */
 bool atn_bridge_can_send(const struct atn *a);
@@ -165,10 +206,10 @@ enum atn_kind atn_classify_msg(const uint8_t *rsp, size_t len,
  *   0x01 receive message interrupt with an IRQ
  *   0x02 event buffer full interrupt with an IRQ and the event buffer
  */
-#define ATN_GE_RCV_MSG_INTR	0x01
-#define ATN_GE_EVT_MSG_INTR	0x02
-#define ATN_GE_EVT_MSG_BUFF	0x04
-#define ATN_GE_MASK		0x07
+#define ATN_GE_RCV_MSG_INTR 0x01
+#define ATN_GE_EVT_MSG_INTR 0x02
+#define ATN_GE_EVT_MSG_BUFF 0x04
+#define ATN_GE_MASK	    0x07
 
 uint8_t atn_global_enables(bool evbuf, bool irq);
 /*

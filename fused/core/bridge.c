@@ -113,6 +113,7 @@ static void send_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	arm_timer();
 	/* Fetch what the BMC holds before the next Send Message. */
+	atn_after_send(&atn);
 	atn_start();
 	if (!atn_busy(&atn)) {
 		sending = false;

@@ -3,6 +3,7 @@
  * nodestats.c - per-node counters, fixed-bound latency histograms with
  * quantile estimates, and a decaying CPU-rate estimator (see nodestats.h).
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/nodestats.h"
@@ -102,52 +103,6 @@ uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q)
 	return (uint64_t)(est + 0.5);
 }
 
-/* e^-x for x >= 0 without libm: e^-n by squaring, e^-f by its series. */
-static double exp_neg(double x)
-{
-	static const double inv_e = 0.36787944117144233;
-	double r = 1, p = inv_e, t = 1, sum = 1, f;
-	unsigned long n;
-	int k;
-
-	if (!(x > 0))
-		return 1;
-	if (x > 745)
-		return 0;
-	n = (unsigned long)x;
-	f = x - (double)n;
-	for (; n != 0; n >>= 1, p *= p)
-		if (n & 1)
-			r *= p;
-	for (k = 1; k < 25; k++) {	/* e^f, f in [0, 1) */
-		t *= f / k;
-		sum += t;
-	}
-	return r / sum;
-}
-
-/* ln(y) for y >= 1: halve into [1, 2), then 2 atanh((y-1)/(y+1)). */
-static double ln_ge1(double y)
-{
-	static const double ln2 = 0.69314718055994531;
-	double z, z2, t, sum = 0;
-	unsigned k = 0;
-	int i;
-
-	while (y >= 2) {
-		y /= 2;
-		k++;
-	}
-	z = (y - 1) / (y + 1);		/* <= 1/3 */
-	z2 = z * z;
-	t = z;
-	for (i = 1; i < 60; i += 2) {
-		sum += t / i;
-		t *= z2;
-	}
-	return k * ln2 + 2 * sum;
-}
-
 void nodestats_cpu_init(struct nodestats_cpu *c, uint64_t now_ns,
     uint64_t tau_ns)
 {
@@ -161,7 +116,7 @@ static double cpu_acc_at(const struct nodestats_cpu *c, uint64_t now)
 	if (now <= c->last_ns)
 		return c->acc_ns;
 	return c->acc_ns *
-	    exp_neg((double)(now - c->last_ns) / (double)c->tau_ns);
+	    exp(-(double)(now - c->last_ns) / (double)c->tau_ns);
 }
 
 void nodestats_cpu_add(struct nodestats_cpu *c, uint64_t now_ns,
@@ -193,7 +148,7 @@ uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c,
 		return now_ns;
 	/* acc * e^(-dt / tau) * 1e6 / tau = budget, dt from last_ns */
 	ratio = c->acc_ns * 1e6 / ((double)c->tau_ns * budget_ppm);
-	dt = (double)c->tau_ns * ln_ge1(ratio);
+	dt = (double)c->tau_ns * log(ratio);
 	if (dt > 9e18)
 		return UINT64_MAX;
 	t = c->last_ns + (uint64_t)dt + 1;

@@ -534,6 +534,21 @@ void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
 	}
 }
 
+bool policy_resolve(struct kcsmux_policy *out,
+    const struct kcsmux_policy *base, const struct kcsmux_policy *keys,
+    uint32_t set)
+{
+	uint32_t pm = 1U << policy_key_index("poll_max_us");
+
+	*out = *base;
+	policy_merge(out, keys, set);
+	if (!(set & pm) && out->poll_max_us < out->poll_us) {
+		out->poll_max_us = out->poll_us;
+		return true;
+	}
+	return false;
+}
+
 /* ---- access sets ---- */
 
 void cmdset_clear(struct kcsmux_cmdset *s)

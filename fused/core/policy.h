@@ -89,6 +89,16 @@ int policy_check(const struct kcsmux_policy *pol, char **cause);
 /* Copy the fields whose policy_key_index() bit is set in MASK. */
 void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
     uint32_t mask);
+/*
+ * The preset-then-keys rule (kcsmux.conf and kcsmuxctl set alike): *OUT =
+ * *BASE (a preset's values, or the node's current policy) with the fields
+ * of *KEYS whose policy_key_index() bits are in SET, wherever the preset
+ * was given; then a poll_max_us not in SET gives way to a larger poll_us.
+ * True when poll_max_us was raised so. policy_check() is the caller's.
+ */
+bool policy_resolve(struct kcsmux_policy *out,
+    const struct kcsmux_policy *base, const struct kcsmux_policy *keys,
+    uint32_t set);
 
 /*
  * A set of (netfn, cmd) request pairs: netfn 0x00..0x3f (6 bits), cmd

@@ -5,7 +5,7 @@
  * ipmi_abi.h. Pure logic: no I/O, no allocation.
  */
 #include "cuse/ipmi_abi.h"
-#include "cuse/ipmi_abi_le.h"
+#include "util/le.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,7 +4,7 @@
  * per-address-type request checks. See ipmi_abi.h. Pure logic.
  */
 #include "cuse/ipmi_abi.h"
-#include "cuse/ipmi_abi_le.h"
+#include "util/le.h"
 
 #include <errno.h>
 #include <string.h>

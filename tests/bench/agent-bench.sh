@@ -3,7 +3,7 @@
 # docs/benchmarks.md, section agent-bench).
 #
 #   KCSMUX_BMC_CONF=DIR run.sh --bmc extern --delay seed --second-kcs \
-#       --proxy-args "--log-requests OUT/req-@N@.log --answer ..." \
+#       --proxy-args "--log-requests OUT/req-%n.log --answer ..." \
 #       [--env AB_ROUNDS=5] [--smp 2] tests/bench/agent-bench.sh
 # (tests/bench/run-agent-bench.sh builds the command line.)
 #

@@ -134,7 +134,7 @@ for s in $smps; do
 	r=0
 	KCSMUX_BMC_CONF=$out/bmc-conf "$src/tests/vm/run.sh" --bmc extern --delay seed \
 		--second-kcs --irq on --irq2 off --smp "$s" "${adds[@]}" \
-		--proxy-args "--log-requests $d/req-@N@.log $answers" \
+		--proxy-args "--log-requests $d/req-%n.log $answers" \
 		--out "$d" --log "$d/serial.log" --timeout "$timeout" -q \
 		--env AB_ROUNDS="$rounds" --env AB_PRESET_ROW="$preset" \
 		"$src/tests/bench/agent-bench.sh" 2>"$d/run.log" || r=$?

@@ -2,13 +2,16 @@
 /*
  * Check suite for fused/core/atn.c: the SMS_ATN flag machine (events, messages,
  * watchdog pre-timeout, several flags, empty answers, OEM flags, repeated
- * attention, the fetch cap) and the classification of what it fetches.
+ * attention, the fetch cap, a flag the BMC keeps up with nothing behind
+ * it) and the classification of what it fetches.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
@@ -23,8 +26,8 @@ static uint8_t req[ATN_REQ_MAX];
 
 /* Get Message: an IPMB response from 0x82 (see test_ipmb.c) */
 static const uint8_t r_ipmb_rsp[] = {
-	0x1c, 0x33, 0x00, 0x00, 0x1e, 0xc2, 0x82, 0x14, 0x01,
-	0x00, 0x20, 0x01, 0x00, 0x48,
+	0x1c, 0x33, 0x00, 0x00, 0x1e, 0xc2, 0x82,
+	0x14, 0x01, 0x00, 0x20, 0x01, 0x00, 0x48,
 };
 /* Get Message: an incoming command from 0x40, privilege 4 */
 static const uint8_t r_ipmb_cmd[] = {
@@ -134,7 +137,8 @@ START_TEST(test_events)
 	want_req(feed(r_event, sizeof(r_event)), 0x35, -1);
 	ck_assert_int_eq(res.kind, ATN_EVENT);
 	ck_assert_int_eq(res.msg.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
-	ck_assert_int_eq(res.msg.addr.addr_type, IPMI_SYSTEM_INTERFACE_ADDR_TYPE);
+	ck_assert_int_eq(res.msg.addr.addr_type,
+			 IPMI_SYSTEM_INTERFACE_ADDR_TYPE);
 	ck_assert_int_eq(res.msg.addr.channel, IPMI_BMC_CHANNEL);
 	ck_assert_uint_eq(res.msg.addr.lun, 0);
 	ck_assert_int_eq(res.msg.msgid, 0);
@@ -168,7 +172,7 @@ END_TEST
 START_TEST(test_messages)
 {
 	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), IPMI_GET_MSG_CMD, -1);
-	ck_assert(!atn_bridge_can_send(&m));	/* a Get Message is owed */
+	ck_assert(!atn_bridge_can_send(&m)); /* a Get Message is owed */
 	want_req(feed(r_ipmb_rsp, sizeof(r_ipmb_rsp)), 0x33, -1);
 	ck_assert_int_eq(res.kind, ATN_IPMB_RESPONSE);
 	ck_assert(res.rx.is_response);
@@ -177,7 +181,7 @@ START_TEST(test_messages)
 	ck_assert_uint_eq(res.rx.cmd, 1);
 	ck_assert_uint_eq(res.rx.netfn, 7);
 	ck_assert_ptr_eq(res.rx.data, r_ipmb_rsp + 9);
-	ck_assert(!atn_bridge_can_send(&m));	/* until the queue is empty */
+	ck_assert(!atn_bridge_can_send(&m)); /* until the queue is empty */
 	want_req(feed(r_ipmb_cmd, sizeof(r_ipmb_cmd)), 0x33, -1);
 	ck_assert_int_eq(res.kind, ATN_IPMB_COMMAND);
 	ck_assert_uint_eq(res.rx.src_sa, 0x40);
@@ -214,7 +218,7 @@ START_TEST(test_message_invalid)
 	want_req(feed(bad, sizeof(bad)), 0x33, -1);
 	ck_assert_int_eq(res.kind, ATN_IPMB_RESPONSE);
 	ck_assert_uint_eq(res.rx.src_sa, 0x82);
-	want_req(feed(r_ipmb_rsp, 10), 0x33, -1);	/* too short */
+	want_req(feed(r_ipmb_rsp, 10), 0x33, -1); /* too short */
 	ck_assert_int_eq(res.kind, ATN_INVALID);
 	ck_assert_int_eq(feed(r_msg_empty, 3), 0);
 }
@@ -242,7 +246,7 @@ START_TEST(test_all_flags)
 	want_req(attn_with_flags(0x0b), 0x30, 0x08);
 	ck_assert_int_eq(res.kind, ATN_WATCHDOG);
 	ck_assert_uint_eq(res.flags, 0x0b);
-	ck_assert(!atn_bridge_can_send(&m));	/* messages still owed */
+	ck_assert(!atn_bridge_can_send(&m)); /* messages still owed */
 	want_req(feed(r_clear_ok, 3), 0x33, -1);
 	want_req(feed(r_ipmb_rsp, sizeof(r_ipmb_rsp)), 0x33, -1);
 	ck_assert_int_eq(res.kind, ATN_IPMB_RESPONSE);
@@ -270,7 +274,7 @@ START_TEST(test_oem_flags)
 	ck_assert_int_eq(attn_with_flags(ATN_FLAG_OEM), 0);
 	ck_assert_uint_eq(res.flags, 0xe0);
 	ck_assert(!atn_busy(&m));
-	ck_assert_int_eq(attn_with_flags(0x20 | 0x04), 0);	/* 0x04: reserved */
+	ck_assert_int_eq(attn_with_flags(0x20 | 0x04), 0); /* 0x04: reserved */
 	/* with the Dell quirk OEM0 means "receive message" */
 	m.oem_as_msg = ATN_FLAG_OEM0;
 	want_req(attn_with_flags(ATN_FLAG_OEM0), 0x33, -1);
@@ -294,7 +298,7 @@ START_TEST(test_attention_during_run)
 		uint8_t f[4];
 
 		flags_rsp(0, f);
-		ck_assert_int_eq(feed(f, 4), 0);	/* only once */
+		ck_assert_int_eq(feed(f, 4), 0); /* only once */
 	}
 	ck_assert(!atn_busy(&m));
 	ck_assert(atn_bridge_can_send(&m));
@@ -338,7 +342,7 @@ START_TEST(test_poll_new_run_count)
 	ck_assert_int_eq(atn_poll_events(&m, req, sizeof(req)), 0);
 	for (int i = 0; i < ATN_MAX_IN_A_ROW; i++)
 		want_req(feed(r_event, sizeof(r_event)), 0x35, -1);
-	want_req(feed(r_evt_empty, 3), 0x35, -1);	/* the remembered run */
+	want_req(feed(r_evt_empty, 3), 0x35, -1); /* the remembered run */
 	while ((n = feed(r_event, sizeof(r_event))) > 0)
 		fetches++;
 	ck_assert_int_eq(fetches, ATN_MAX_IN_A_ROW + 1);
@@ -383,7 +387,9 @@ START_TEST(test_classify_media)
 	uint8_t media[16] = { [0] = IPMI_CHANNEL_MEDIUM_IPMB,
 			      [1] = IPMI_CHANNEL_MEDIUM_8023LAN,
 			      [2] = IPMI_CHANNEL_MEDIUM_ASYNC,
-			      [3] = 0x60, [4] = 0x7f, [5] = 0 };
+			      [3] = 0x60,
+			      [4] = 0x7f,
+			      [5] = 0 };
 	uint8_t b[sizeof(r_ipmb_cmd)];
 	struct atn_result r;
 
@@ -392,11 +398,11 @@ START_TEST(test_classify_media)
 			 ATN_IPMB_COMMAND);
 	ck_assert_int_eq(atn_classify_msg(b, sizeof(b), NULL, &r),
 			 ATN_IPMB_COMMAND);
-	b[3] = 0x41;	/* channel 1 */
+	b[3] = 0x41; /* channel 1 */
 	ck_assert_int_eq(atn_classify_msg(b, sizeof(b), media, &r), ATN_LAN);
 	b[3] = 0x02;
 	ck_assert_int_eq(atn_classify_msg(b, sizeof(b), media, &r), ATN_LAN);
-	b[3] = 0x05;	/* medium 0: unknown */
+	b[3] = 0x05; /* medium 0: unknown */
 	ck_assert_int_eq(atn_classify_msg(b, sizeof(b), media, &r),
 			 ATN_INVALID);
 	b[3] = 0x04;
@@ -434,7 +440,7 @@ START_TEST(test_event_msg)
 	uint8_t ev[19];
 
 	memcpy(ev, r_event, sizeof(ev));
-	ev[0] = 0x1c | 2;	/* the LUN comes from the response */
+	ev[0] = 0x1c | 2; /* the LUN comes from the response */
 	ck_assert_int_eq(atn_event_msg(ev, sizeof(ev), &msg), 0);
 	ck_assert_uint_eq(msg.addr.lun, 2);
 	ck_assert_uint_eq(msg.netfn, 7);
@@ -442,10 +448,10 @@ START_TEST(test_event_msg)
 	ck_assert_int_eq(atn_event_msg(ev, sizeof(ev), &msg), -EINVAL);
 	ev[2] = 0;
 	ck_assert_int_eq(atn_event_msg(ev, 18, &msg), -EINVAL);
-	ck_assert_int_eq(atn_event_msg(ev, 20, &msg), -EINVAL);	/* not 16 bytes */
+	ck_assert_int_eq(atn_event_msg(ev, 20, &msg),
+			 -EINVAL); /* not 16 bytes */
 }
 END_TEST
-
 
 /* The enables the stock SI driver keeps, read-modify-write. */
 START_TEST(test_global_enables)
@@ -485,12 +491,221 @@ START_TEST(test_channel_medium)
 	ck_assert_int_eq(atn_channel_medium(ipmb, sizeof(ipmb), &m), 0);
 	ck_assert_uint_eq(m, IPMI_CHANNEL_MEDIUM_IPMB);
 	ck_assert_int_eq(atn_channel_medium(lan, sizeof(lan), &m), 0);
-	ck_assert_uint_eq(m, 0x04);	/* 7 bits */
+	ck_assert_uint_eq(m, 0x04); /* 7 bits */
 	m = 0xee;
 	ck_assert_int_eq(atn_channel_medium(nosys, sizeof(nosys), &m), -ENOSYS);
 	ck_assert_int_eq(atn_channel_medium(absent, sizeof(absent), &m), -EIO);
 	ck_assert_int_eq(atn_channel_medium(shortr, sizeof(shortr), &m), -EIO);
 	ck_assert_uint_eq(m, 0xee);
+}
+END_TEST
+
+/* ---- a flag the BMC keeps up with nothing behind it ---- */
+
+static uint64_t fake_now;
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+/* stderr to a file: the warnings the machine logs, counted */
+static FILE *log_file;
+
+static void stuck_setup(void)
+{
+	setup();
+	fake_now = 1000000000ull;
+	m.clock_ns = fake_clock;
+	log_file = tmpfile();
+	ck_assert_ptr_nonnull(log_file);
+	ck_assert_int_ge(dup2(fileno(log_file), 2), 0);
+}
+
+static unsigned int warnings(void)
+{
+	char line[512];
+	unsigned int n = 0;
+
+	fflush(stderr);
+	rewind(log_file);
+	while (fgets(line, sizeof(line), log_file))
+		n += strstr(line, "atn: the BMC keeps flag") != NULL;
+	return n;
+}
+
+/* SMS_ATN, "message available", Get Message: empty. 1 if it ran. */
+static int empty_run(uint8_t flag, const uint8_t *empty)
+{
+	int n = atn_attention(&m, req, sizeof(req));
+
+	if (n == 0)
+		return 0; /* ignored */
+	want_req(n, IPMI_GET_MSG_FLAGS_CMD, -1);
+	{
+		uint8_t f[4];
+
+		flags_rsp(flag, f);
+		n = feed(f, 4);
+	}
+	want_req(n, flag == ATN_FLAG_RECV_MSG ? 0x33 : 0x35, -1);
+	ck_assert_int_eq(feed(empty, 3), 0);
+	ck_assert(!atn_busy(&m));
+	fake_now += 1000000; /* 1 ms later the BMC raises SMS_ATN again */
+	return 1;
+}
+
+/* ipmi_sim's loop: bounded after ATN_EMPTY_MAX runs, then one run a pause */
+START_TEST(test_stuck_recv_msg)
+{
+	unsigned int i;
+
+	for (i = 1; i < ATN_EMPTY_MAX; i++) {
+		ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+		ck_assert(!atn_paused(&m));
+	}
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.pauses, 1);
+	ck_assert_uint_eq(warnings(), 1);
+	/* SMS_ATN ignored for the pause; the interface is free meanwhile */
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+		ck_assert(!atn_busy(&m));
+		ck_assert(atn_bridge_can_send(&m));
+	}
+	ck_assert_uint_eq(m.ignored, 100);
+	fake_now = m.paused_until_ns - 1;
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+	/* after it, one run; empty again: paused again at once, not logged */
+	fake_now = m.paused_until_ns;
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.pauses, 2);
+	ck_assert_uint_eq(warnings(), 1);
+	/* ... also when that run comes long after the pause */
+	fake_now = m.paused_until_ns + 10 * ATN_EMPTY_GAP_NS;
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.pauses, 3);
+	ck_assert_uint_eq(warnings(), 1);
+	/* a message at last: the episode is over */
+	fake_now = m.paused_until_ns;
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	want_req(feed(r_ipmb_cmd, sizeof(r_ipmb_cmd)), 0x33, -1);
+	ck_assert_int_eq(res.kind, ATN_IPMB_COMMAND);
+	ck_assert_int_eq(feed(r_msg_empty, 3), 0); /* drained: not empty */
+	ck_assert(!atn_paused(&m));
+	ck_assert_uint_eq(m.empty_runs, 0);
+	for (i = 1; i < ATN_EMPTY_MAX; i++)
+		ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(!atn_paused(&m));
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.pauses, 4);
+	ck_assert_uint_eq(warnings(), 2); /* a new episode */
+}
+END_TEST
+
+/* paused, the run after a bridged Send Message still goes out (the
+ * forwarded response must be fetched before the next Send Message) */
+START_TEST(test_stuck_after_send)
+{
+	unsigned int i;
+
+	for (i = 0; i < ATN_EMPTY_MAX; i++)
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	ck_assert(atn_paused(&m));
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+	atn_after_send(&m);
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	want_req(feed(r_ipmb_rsp, sizeof(r_ipmb_rsp)), 0x33, -1);
+	ck_assert_int_eq(res.kind, ATN_IPMB_RESPONSE);
+	ck_assert_int_eq(feed(r_msg_empty, 3), 0);
+	ck_assert(!atn_paused(&m)); /* fetched: the episode is over */
+	/* once only; and also when the run was busy at the time */
+	for (i = 0; i < ATN_EMPTY_MAX; i++)
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	ck_assert(atn_paused(&m));
+	atn_after_send(&m);
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 1);
+	ck_assert_int_eq(empty_run(ATN_FLAG_RECV_MSG, r_msg_empty), 0);
+	fake_now = m.paused_until_ns;
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	atn_after_send(&m);
+	ck_assert_int_eq(atn_attention(&m, req, sizeof(req)), 0);
+	want_req(feed(r_msg_empty, 3), IPMI_GET_MSG_FLAGS_CMD, -1);
+	ck_assert(atn_paused(&m));
+}
+END_TEST
+
+/* the same with a failed Get Message (an error, a wrong answer) and with
+ * the event buffer flag */
+START_TEST(test_stuck_other)
+{
+	static const uint8_t r_err[] = { 0x1c, 0x33, 0xd5 };
+	unsigned int i;
+
+	for (i = 0; i < ATN_EMPTY_MAX - 1; i++)
+		empty_run(ATN_FLAG_RECV_MSG, i & 1 ? r_err : r_evt_empty);
+	empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	ck_assert(atn_paused(&m));
+	atn_init(&m);
+	m.clock_ns = fake_clock;
+	for (i = 0; i < ATN_EMPTY_MAX; i++) {
+		ck_assert(!atn_paused(&m));
+		empty_run(ATN_FLAG_EVT_BUF_FULL, r_evt_empty);
+	}
+	ck_assert(atn_paused(&m));
+	/* polling the event buffer goes on while paused */
+	want_req(atn_poll_events(&m, req, sizeof(req)), 0x35, -1);
+	ck_assert_int_eq(feed(r_evt_empty, 3), 0);
+}
+END_TEST
+
+/* not a loop: empty runs far apart, the flags going down between them,
+ * empty polls, an SMS_ATN that found something */
+START_TEST(test_stuck_not)
+{
+	uint8_t f[4];
+	unsigned int i;
+
+	for (i = 0; i < 3 * ATN_EMPTY_MAX; i++) {
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+		fake_now += ATN_EMPTY_GAP_NS + 1;
+		ck_assert(!atn_paused(&m));
+	}
+	for (i = 0; i < 3 * ATN_EMPTY_MAX; i++) {
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+		if (i % (ATN_EMPTY_MAX - 1) == 0)
+			ck_assert_int_eq(attn_with_flags(0), 0);
+		ck_assert(!atn_paused(&m));
+	}
+	for (i = 0; i < 3 * ATN_EMPTY_MAX; i++) {
+		want_req(atn_poll_events(&m, req, sizeof(req)), 0x35, -1);
+		ck_assert_int_eq(feed(r_evt_empty, 3), 0);
+		ck_assert(!atn_paused(&m));
+	}
+	/* messages empty, but an event fetched in the same run */
+	for (i = 0; i < 3 * ATN_EMPTY_MAX; i++) {
+		want_req(attn_with_flags(ATN_FLAG_RECV_MSG |
+					 ATN_FLAG_EVT_BUF_FULL),
+			 0x33, -1);
+		want_req(feed(r_msg_empty, 3), 0x35, -1);
+		want_req(feed(r_event, sizeof(r_event)), 0x35, -1);
+		ck_assert_int_eq(feed(r_evt_empty, 3), 0);
+		ck_assert(!atn_paused(&m));
+	}
+	/* an SMS_ATN during a run that ends in a pause is ignored too */
+	for (i = 1; i < ATN_EMPTY_MAX; i++)
+		empty_run(ATN_FLAG_RECV_MSG, r_msg_empty);
+	want_req(attn_with_flags(ATN_FLAG_RECV_MSG), 0x33, -1);
+	ck_assert_int_eq(atn_attention(&m, req, sizeof(req)), 0);
+	ck_assert_int_eq(feed(r_msg_empty, 3), 0);
+	ck_assert(!atn_busy(&m));
+	ck_assert(atn_paused(&m));
+	ck_assert_uint_eq(m.ignored, 1);
+	(void)f;
 }
 END_TEST
 
@@ -516,6 +731,14 @@ static Suite *atn_suite(void)
 	tcase_add_test(tc, test_poll_events);
 	tcase_add_test(tc, test_poll_new_run_count);
 	tcase_add_test(tc, test_fetch_cap);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("stuck flag");
+	tcase_add_checked_fixture(tc, stuck_setup, NULL);
+	tcase_add_test(tc, test_stuck_recv_msg);
+	tcase_add_test(tc, test_stuck_after_send);
+	tcase_add_test(tc, test_stuck_other);
+	tcase_add_test(tc, test_stuck_not);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("classify");

@@ -12,6 +12,7 @@
 #include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "kcsmuxd.h"
 #include "admin/metrics.h"
 #include "core/nodestats.h"
+#include "unit_skip.h"
 
 /* The parser's error messages and keys are cut to size on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -1083,21 +1085,24 @@ START_TEST(test_http)
 }
 END_TEST
 
-START_TEST(test_http_ipv6)
+/* unit.test_metrics_ipv6: skipped without an IPv6 loopback */
+static bool have_ipv6_loopback(void)
 {
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
 		.sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+START_TEST(test_http_ipv6)
+{
 	char *cause = NULL;
 	struct resp *r;
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (fd >= 0)
-			close(fd);
-		fprintf(stderr, "no IPv6 loopback here: skipped\n");
-		return;
-	}
-	close(fd);
 	D.cfg.metrics_listen = "[::1]:0";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
 	r = http(EVHTTP_REQ_GET, "::1", "/metrics");
@@ -1293,6 +1298,18 @@ START_TEST(test_textfile_fails)
 }
 END_TEST
 
+static Suite *metrics_ipv6_suite(void)
+{
+	Suite *s = suite_create("metrics ipv6");
+	TCase *ts = tcase_create("serve ipv6");
+
+	tcase_add_checked_fixture(ts, daemon_setup, daemon_teardown);
+	tcase_set_timeout(ts, 60);
+	tcase_add_test(ts, test_http_ipv6);
+	suite_add_tcase(s, ts);
+	return s;
+}
+
 static Suite *metrics_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -1315,7 +1332,6 @@ static Suite *metrics_suite(void)
 	tcase_add_test(ts, test_daemon_snapshot);
 	tcase_add_test(ts, test_http);
 	tcase_add_test(ts, test_http_raw);
-	tcase_add_test(ts, test_http_ipv6);
 	tcase_add_test(ts, test_http_bind_fails);
 	tcase_add_test(ts, test_off);
 	tcase_add_test(ts, test_textfile);
@@ -1325,11 +1341,18 @@ static Suite *metrics_suite(void)
 	return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	SRunner *sr = srunner_create(metrics_suite());
+	bool ipv6 = argc > 1 && strcmp(argv[1], "ipv6") == 0;
+	SRunner *sr;
 	int failed;
 
+	if (ipv6 && !have_ipv6_loopback()) {
+		fprintf(stderr, "test_metrics ipv6: no IPv6 loopback here: "
+		    "skipped\n");
+		return KCSMUX_TEST_SKIP;
+	}
+	sr = srunner_create(ipv6 ? metrics_ipv6_suite() : metrics_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

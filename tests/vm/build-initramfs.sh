@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the guest's base initramfs: busybox, the guest kernel's ipmi/fuse/cuse
-# modules, and the real IPMI clients (ipmitool, FreeIPMI, OpenIPMI) with
-# their libraries, copied from this host's Debian packages. The result is
+# and inet_diag/tcp_diag modules, and the real IPMI clients (ipmitool,
+# FreeIPMI, OpenIPMI) with their libraries, copied from this host's Debian
+# packages. The result is
 # cached and rebuilt only when this script, the init script or the kernel
 # changes. Per-run files go in a small overlay cpio (see run.sh).
 #
@@ -18,7 +19,10 @@ clients="/usr/bin/ipmitool
 /usr/sbin/bmc-info /usr/sbin/ipmi-sensors /usr/sbin/ipmi-sel /usr/sbin/ipmi-raw
 /usr/sbin/ipmi-fru /usr/sbin/bmc-device /usr/sbin/ipmi-chassis
 /usr/bin/openipmicmd /usr/bin/openipmish /usr/bin/ipmicmd"
-modules="kernel/drivers/char/ipmi kernel/fs/fuse"
+# inet_diag, tcp_diag: loaded on demand by kcsmuxd's NETLINK_SOCK_DIAG
+# lookups (a metrics client's uid), as on an installed system.
+modules="kernel/drivers/char/ipmi kernel/fs/fuse
+kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko"
 
 # Rebuild only when an input changed.
 stamp=$( (echo "$kver"; cat "$0" "$here/guest/init" "$here/lib.sh";

@@ -12,9 +12,9 @@
 #                        uniform:MIN-MAX, table:FILE, none (default none)
 #   --proxy-args ARGS    more delay proxy options, e.g. '--hold-on 0x30:0x01
 #                        --hold-for 1500' lets a guest stall the BMC by
-#                        sending that request (docs/bmc-proxy.md); @N@
-#                        becomes the interface's number (0, 1 with
-#                        --second-kcs), e.g. '--log-requests /tmp/req@N@'
+#                        sending that request (docs/bmc-proxy.md); %n in
+#                        ARGS becomes the interface's number (0 first, 1
+#                        second), so each proxy can log to its own file
 #   --irq on|off         IRQ of the first KCS (0xca2, irq 5); default on
 #   --second-kcs         add a second KCS at 0xca8 with its own BMC of the
 #                        same kind, so stock ipmi_si and kcsraw can run side
@@ -153,7 +153,7 @@ start_bmc() {
 		[ -x "$tools/kcsmux-bmc-proxy" ] || die "no $tools/kcsmux-bmc-proxy: build first"
 		# shellcheck disable=SC2086
 		"$tools/kcsmux-bmc-proxy" --listen 0 --bmc "$port" --delay "$delay" \
-			--report "$dir/proxy-report.txt" ${proxy_args//@N@/$n} >"$dir/proxy.out" 2>"$dir/proxy.log" 9>&- &
+			--report "$dir/proxy-report.txt" ${proxy_args//%n/$n} >"$dir/proxy.out" 2>"$dir/proxy.log" 9>&- &
 		echo $! >"$dir/proxy.pid"
 		for _ in $(seq 100); do
 			port=$(sed -n 's/^listening on \([0-9]*\).*/\1/p' "$dir/proxy.out")

@@ -37,52 +37,70 @@ expect "ipmi1 has the configured mode 0666" '^crw-rw-rw-' /tmp/ls1
 ls -l /dev/ipmi3 >/tmp/ls3
 expect "ipmi3 has the default mode 0600" '^crw------- ' /tmp/ls3
 
-# Output through a node must match the stock driver's (same BMC config).
+# Output through a node must match the stock driver's (same BMC config), and
+# stock's must be the known answer (docs/bmc.md): a line matching ERE and
+# exit 0. Two failures alike (no device, a broken BMC) do not pass.
+# known NAME ERE FILE RC: FILE (a command's output, exit RC) is the known answer
+known() {
+	[ "$4" = 0 ] && grep -Eq -- "$2" "$3" && return 0
+	fail "$1: exit $4, no line matching /$2/ in:"
+	sed 's/^/    | /' "$3" | head -n 20
+	return 1
+}
+# same NAME ERE CMD...: CMD -d N on stock and on ipmi1..3
 same() {
-	_name=$1
-	shift
+	_name=$1 _re=$2
+	shift 2
 	"$@" -d "$sn" >/tmp/stock.out 2>&1
+	known "$_name on stock" "$_re" /tmp/stock.out $? || return
 	for n in 1 2 3; do
 		"$@" -d "$n" >/tmp/node$n.out 2>&1
-		if cmp -s /tmp/stock.out /tmp/node$n.out; then
+		_rc=$?
+		if [ "$_rc" = 0 ] && cmp -s /tmp/stock.out /tmp/node$n.out; then
 			pass "$_name on ipmi$n matches stock"
 		else
-			fail "$_name on ipmi$n differs from stock:"
+			fail "$_name on ipmi$n (exit $_rc) differs from stock:"
 			diff /tmp/stock.out /tmp/node$n.out | head -20
 		fi
 	done
 }
 ipmi() { ipmitool -I open "$@"; }
-same "ipmitool mc info" ipmi mc info
-same "ipmitool sdr" ipmi sdr
-same "ipmitool fru" ipmi fru
-same "ipmitool sel list" ipmi sel list
-same "ipmitool chassis status" ipmi chassis status
-same "ipmitool raw 6 1" ipmi raw 6 1
-same "ipmitool bridged mc info (-t 0x72 -b 0)" ipmi -t 0x72 -b 0 mc info
-same "ipmitool bridged sdr (-t 0x72 -b 0)" ipmi -t 0x72 -b 0 sdr
+same "ipmitool mc info" '^Firmware Revision +: 2\.15$' ipmi mc info
+same "ipmitool sdr" '^12V +\| 12\.06 Volts +\| ok$' ipmi sdr
+same "ipmitool fru" '^ *Chassis Part Number +: KX-CH-2U-01$' ipmi fru
+same "ipmitool sel list" '^ +1 \| ' ipmi sel list
+same "ipmitool chassis status" '^System Power +: (on|off)$' ipmi chassis status
+same "ipmitool raw 6 1" '^ 20 81 02 15 02 9f cf c2 00 58 4b 00 00 00 00$' ipmi raw 6 1
+same "ipmitool bridged mc info (-t 0x72 -b 0)" '^Firmware Revision +: 1\.03$' \
+	ipmi -t 0x72 -b 0 mc info
+same "ipmitool bridged sdr (-t 0x72 -b 0)" '^HSBP Temp +\| 31 degrees C +\| ok$' \
+	ipmi -t 0x72 -b 0 sdr
 run_to /tmp/sdr1 ipmitool -I open -d 1 sensor
 expect "ipmitool sensor on ipmi1 shows thresholds" '^12V +\| 12\.060 +\| Volts +\| ok' /tmp/sdr1
 
+# fi_same NAME ERE CMD...: FreeIPMI's CMD on stock and on ipmi2
 fi_same() {
-	_name=$1
-	shift
+	_name=$1 _re=$2
+	shift 2
 	# bmc-info prints uninitialised memory for channels whose Get
 	# Channel Info fails, even on the stock driver: compare up to there.
-	"$@" --driver-type=OPENIPMI --driver-device="$stock" 2>&1 |
-		sed '/^Channel Information/,$d' >/tmp/stock.out
-	"$@" --driver-type=OPENIPMI --driver-device=/dev/ipmi2 2>&1 |
-		sed '/^Channel Information/,$d' >/tmp/n2.out
-	if cmp -s /tmp/stock.out /tmp/n2.out; then
+	"$@" --driver-type=OPENIPMI --driver-device="$stock" >/tmp/stock.raw 2>&1
+	_src=$?
+	sed '/^Channel Information/,$d' /tmp/stock.raw >/tmp/stock.out
+	known "$_name on stock" "$_re" /tmp/stock.out $_src || return
+	"$@" --driver-type=OPENIPMI --driver-device=/dev/ipmi2 >/tmp/n2.raw 2>&1
+	_rc=$?
+	sed '/^Channel Information/,$d' /tmp/n2.raw >/tmp/n2.out
+	if [ "$_rc" = "$_src" ] && cmp -s /tmp/stock.out /tmp/n2.out; then
 		pass "$_name on ipmi2 matches stock"
 	else
-		fail "$_name on ipmi2 differs from stock:"
+		fail "$_name on ipmi2 (exit $_rc) differs from stock:"
 		diff /tmp/stock.out /tmp/n2.out | head -20
 	fi
 }
-fi_same "bmc-info" bmc-info
-fi_same "ipmi-sensors" ipmi-sensors --quiet-cache
-fi_same "ipmi-sel" ipmi-sel
+fi_same "bmc-info" '^Firmware Revision +: 2\.15$' bmc-info
+fi_same "ipmi-sensors" '\| 12V +\| Voltage +\| 12\.06 +\| V +\| .OK.$' ipmi-sensors --quiet-cache
+fi_same "ipmi-sel" '^1 +\| ' ipmi-sel
 
 # OpenIPMI's library ("smi N" opens /dev/ipmiN): a raw Get Device ID.
 oi() {

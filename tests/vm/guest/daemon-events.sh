@@ -6,9 +6,10 @@
 # rules, so the same traffic reaches stock ipmi_si (second KCS) and kcsraw
 # + kcsmuxd (first KCS): the clients of both must see the same messages.
 #
-# Run with: run.sh --bmc extern --delay fixed:200 --second-kcs --proxy-args
-#   "--on 0x30:0x03=inject-event,$EV --on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad"
-# (EV below; tests/vm/CMakeLists.txt has the exact line).
+# Run by tests/vm/events.sh, which adds to run.sh --bmc extern --delay
+# fixed:200 --second-kcs --proxy-args "--on 0x30:0x03=inject-event,$EV --on
+# 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad" (EV below) a request log
+# per BMC, and checks there the replies the BMCs got to the injected commands.
 . /guest/lib.sh
 
 EV=0102030405060708090a0b0c0d0e0f10
@@ -172,6 +173,10 @@ same_lines "ipmi1 sees the command as stock does" scmd n1cmd recv
 same_lines "the reply is accepted as on stock" scmd n1cmd reply
 
 say "an incoming command nobody registered"
+# Both drivers answer it to the BMC themselves, cc 0xC1 (invalid command),
+# through Send Message; tests/vm/events.sh checks on the host, in the
+# requests each BMC got, that kcsmuxd's answer is stock's.
+trigger "$sn" "30 04"
 trigger 1 "30 04"
 sleep 1
 check "ipmitool mc info on ipmi1 still works" ipmitool -I open -d 1 mc info

@@ -25,27 +25,37 @@ dpid=$!
 for i in $(seq 50); do [ -c /dev/ipmi6 ] && break; sleep 0.1; done
 check "nodes /dev/ipmi5 and /dev/ipmi6 exist" test -c /dev/ipmi6
 
+# same NAME N ERE ARGS...: ipmitool ARGS on stock and on ipmiN: stock's
+# answer is the known one (exit 0, a line matching ERE; docs/bmc.md), and
+# the node's is the same. Two failures alike do not pass.
 same() {
-	_name=$1
-	_n=$2
-	shift 2
+	_name=$1 _n=$2 _re=$3
+	shift 3
 	ipmitool -I open -d "$sn" "$@" >/tmp/stock.out 2>&1
+	_src=$?
+	if [ "$_src" != 0 ] || ! grep -Eq -- "$_re" /tmp/stock.out; then
+		fail "$_name on stock: exit $_src, no line matching /$_re/ in:"
+		sed 's/^/    | /' /tmp/stock.out | head -n 20
+		return
+	fi
 	ipmitool -I open -d "$_n" "$@" >/tmp/node.out 2>&1
-	if cmp -s /tmp/stock.out /tmp/node.out; then
+	_rc=$?
+	if [ "$_rc" = 0 ] && cmp -s /tmp/stock.out /tmp/node.out; then
 		pass "$_name on ipmi$_n matches stock"
 	else
-		fail "$_name on ipmi$_n differs from stock:"
+		fail "$_name on ipmi$_n (exit $_rc) differs from stock:"
 		diff /tmp/stock.out /tmp/node.out | head -20
 	fi
 }
-same "ipmitool mc info" 5 mc info
-same "ipmitool sdr" 5 sdr
-same "ipmitool sel list" 5 sel list
-same "ipmitool bridged mc info (-t 0x72 -b 0)" 5 -t 0x72 -b 0 mc info
-same "ipmitool sensor" 6 sensor
+same "ipmitool mc info" 5 '^Firmware Revision +: 2\.15$' mc info
+same "ipmitool sdr" 5 '^12V +\| 12\.06 Volts +\| ok$' sdr
+same "ipmitool sel list" 5 '^ +1 \| ' sel list
+same "ipmitool bridged mc info (-t 0x72 -b 0)" 5 '^Firmware Revision +: 1\.03$' \
+	-t 0x72 -b 0 mc info
+same "ipmitool sensor" 6 '^12V +\| 12\.060 +\| Volts +\| ok' sensor
 # The stock driver underneath manages the BMC global enables (event buffer
-# on): a node reads what the stock device reads.
-same "Get BMC Global Enables (raw 06 2f)" 5 raw 0x06 0x2f
+# on, bit 0x04): a node reads what the stock device reads.
+same "Get BMC Global Enables (raw 06 2f)" 5 '^ 0[4-7c-f]$' raw 0x06 0x2f
 run_to /tmp/deny ipmitool -I open -d 6 chassis power cycle
 expect "sensors-only node refuses chassis control (0xd4)" 'Insufficient privilege' /tmp/deny
 kill $dpid

@@ -3,7 +3,8 @@
 # socket, metrics_listen, metrics_textfile and a NOTIFY_SOCKET (sd_notify)
 # on. Real clients on two nodes
 # (ipmitool, FreeIPMI, bridged and event-enabled probes, a client killed
-# mid-request), kcsmuxctl (as root and as nobody), scrapes, the textfile
+# mid-request), kcsmuxctl (as root and as nobody), scrapes, the metrics
+# connection cap (nobody's 9th connection refused), the textfile
 # timer, SIGUSR1, SIGHUP reloads (good, adding a node, bad) and SIGTERM
 # must all work with the filter in force (/proc says Seccomp 2), and the
 # kernel must have logged no call of the daemon's off the filter's list
@@ -148,6 +149,22 @@ workload() {
 	expect "the scrape counts ipmi1's requests" '^kcsmux_requests_total\{node="ipmi1"\} [1-9]' /tmp/m1
 	timeout 20 wget -q -O /dev/null "http://127.0.0.1:$PORT/nothing" 2>/dev/null
 	check "GET /nothing fails (404)" test $? != 0
+	# The connection caps under the filter: of nobody's 9 idle
+	# connections one is closed at once, nobody's uid told by the
+	# NETLINK_SOCK_DIAG socket opened before the filter; root still
+	# scrapes. The clients end after 6 s.
+	ncs=""
+	for _i in $(seq 9); do
+		su -s /bin/sh nobody -c "sleep 6 | timeout 7 nc 127.0.0.1 $PORT" >/dev/null 2>&1 &
+		ncs="$ncs $!"
+	done
+	for _i in $(seq 30); do
+		grep -q 'metrics: too many connections, refusing uid 65534' /tmp/$D.log && break
+		sleep 0.2
+	done
+	expect "nobody's 9th metrics connection refused (uid 65534)" 'metrics: too many connections, refusing uid 65534' /tmp/$D.log
+	check "... while root still scrapes" timeout 20 wget -q -O /dev/null "$URL"
+	wait $ncs
 	# Written at start, before any request; the timer rewrites it every
 	# 10 s under the filter: open O_WRONLY|O_CREAT, fchmod, write, fsync,
 	# rename.

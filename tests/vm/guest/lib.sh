@@ -16,6 +16,22 @@ check() {
 	if "$@"; then pass "$_d"; else fail "$_d (exit $?)"; fi
 }
 
+# num DESC VALUE...: true if every VALUE is a decimal number; else a FAIL
+# naming DESC. Guard arithmetic and equality checks on values read from
+# reports: a missing field must be a failure, not an arithmetic error that
+# ends the script, nor two empty strings that compare equal.
+num() {
+	_d=$1
+	shift
+	for _v in "$@"; do
+		case $_v in
+		'' | *[!0-9]*)
+			fail "$_d: '$_v' is not a number (values: $*)"
+			return 1 ;;
+		esac
+	done
+}
+
 # expect DESC PATTERN FILE: pass if FILE has a line matching the ERE.
 expect() {
 	if grep -Eq -- "$2" "$3"; then

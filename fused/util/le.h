@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Little-endian byte access shared by ipmi_abi.c and ipmi_addr.c (private).
+ * Little-endian byte access (cuse/ipmi_abi.c, util/ipmi_addr.c).
  * Byte by byte: no alignment needs, no implementation-defined conversions.
  */
-#ifndef KCSMUX_IPMI_ABI_LE_H
-#define KCSMUX_IPMI_ABI_LE_H
+#ifndef KCSMUX_LE_H
+#define KCSMUX_LE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,4 +79,4 @@ static inline void st_word(uint8_t *p, bool l32, uint64_t v)
 		st64(p, v);
 }
 
-#endif /* KCSMUX_IPMI_ABI_LE_H */
+#endif /* KCSMUX_LE_H */

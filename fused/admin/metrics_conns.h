@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metrics_conns.h - the metrics server's connection caps (the limits and
+ * the counters are in metrics.h). Private to metrics.c.
+ */
+#ifndef KCSMUX_METRICS_CONNS_H
+#define KCSMUX_METRICS_CONNS_H
+
+struct evhttp;
+struct event_base;
+
+/*
+ * Count and cap HTTP's connections from now on: evhttp's bufferevents come
+ * from here, and each new connection is checked as soon as evhttp has set
+ * it up. Opens the NETLINK_SOCK_DIAG socket (before the seccomp filter).
+ * 0, or -1 (out of memory).
+ */
+int mconns_start(struct evhttp *http, struct event_base *base);
+/* After evhttp_free(): what is left freed, the socket closed. */
+void mconns_stop(void);
+
+#endif /* KCSMUX_METRICS_CONNS_H */
