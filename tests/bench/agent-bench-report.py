@@ -487,7 +487,7 @@ def main():
     if a.check and problems:
         print("\n".join(problems), file=sys.stderr)
         sys.exit(1)
-    print(f"{D}/report.md: {len(boots)} boot(s)"
+    print(f"{D}: {len(boots)} boot(s) rendered"
           + (f"; {len(problems)} problem(s)" if problems else ""))
 
 
