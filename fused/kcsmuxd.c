@@ -41,18 +41,21 @@ static void usage(FILE *f)
 		"  -V, --version        print the version\n", KCSMUX_CONF_PATH);
 }
 
-/* The per-node table (SIGUSR1, and at exit). */
+/* The per-node table (SIGUSR1), in configuration order. */
 void daemon_dump_stats(struct daemon *d, FILE *f)
 {
 	uint64_t now = now_ns();
-	struct node *n;
+	struct node **v;
+	size_t i, count;
 
 	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
 		"%8s %7s %6s %5s %6s %6s %6s %6s\n", "node", "policy", "cli", "reqs",
 		"done", "err", "deny", "busy", "p50_us", "p99_us", "wait99",
 		"cpu_us/r", "spin_us/r", "cpu_ppm", "slp/r", "thr", "s_gss",
 		"s_hit", "r_gss", "r_hit");
-	LIST_FOREACH(n, &d->nodes, link) {
+	v = core_nodes(d, &count);
+	for (i = 0; i < count; i++) {
+		const struct node *n = v[i];
 		const struct nodestats *st = &n->st;
 		double r = st->completed ? (double)st->completed : 1.0;
 
@@ -77,6 +80,7 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 			(unsigned long long)n->cnt.guesses[1],
 			(unsigned long long)n->cnt.guess_hits[1]);
 	}
+	free(v);
 	fflush(f);
 }
 
@@ -180,6 +184,12 @@ void daemon_notify(struct daemon *d, const char *state)
 		    d->cfg.device);
 }
 
+/* A node's device is ready (cuse/node.c). */
+static void node_ready(struct daemon *d)
+{
+	daemon_notify(d, "READY=1");
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
@@ -208,19 +218,17 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
-	struct event *sigev[4];
-	struct daemon d;
-	const char *path = KCSMUX_CONF_PATH;
-	bool foreground = false, check = false, debug = false;
-	enum kcsmux_seccomp seccomp = KCSMUX_SECCOMP_NO;
-	bool seccomp_opt = false;
-	char *cause = NULL;
-	size_t i;
-	int c;
+/* What the command line asks for. */
+struct options {
+	const char *path;
+	bool foreground, check, debug;
+	bool seccomp_set;
+	enum kcsmux_seccomp seccomp;
+};
 
+/* -1: go on; else exit with that status. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -231,30 +239,32 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	char *cause = NULL;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "c:dfnhS:V", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			path = optarg;
+			o->path = optarg;
 			break;
 		case 'd':
-			debug = true;
+			o->debug = true;
 			break;
 		case 'f':
-			foreground = true;
+			o->foreground = true;
 			break;
 		case 'n':
-			check = true;
+			o->check = true;
 			break;
 		case 'S':
-			if (config_seccomp_parse("-S", optarg, &seccomp,
+			if (config_seccomp_parse("-S", optarg, &o->seccomp,
 						 &cause) < 0) {
 				fprintf(stderr, "kcsmuxd: %s\n", cause);
 				free(cause);
 				return 2;
 			}
-			seccomp_opt = true;
+			o->seccomp_set = true;
 			break;
 		case 'V':
 			printf("kcsmuxd %s\n", KCSMUX_VERSION);
@@ -273,81 +283,121 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* kcsmuxd -n: the file was read; may the nodes take their names? */
+static int check_names(const struct kcsmux_config *cfg)
+{
+	char *cause = NULL;
+	int rv = 0;
+
+	for (size_t i = 0; i < cfg->nnodes; i++) {
+		if (node_name_check(cfg->nodes[i].name, &cause) < 0) {
+			fprintf(stderr, "%s\n", cause);
+			free(cause);
+			rv = 1;
+		}
+	}
+	if (!rv)
+		printf("configuration OK\n");
+	return rv;
+}
+
+static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+#define NSIGS	(sizeof(sigs) / sizeof(sigs[0]))
+
+/* The event loop and everything in it: core, front end, signals, backend,
+ * BMC setup, nodes, control socket, metrics. Fatal on error. */
+static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
+{
+	struct event_base *base;
+	char *cause = NULL;
+	size_t i;
+
+	d->notify_fd = notify_open();	/* before the seccomp filter */
+	base = event_base_new();
+	if (!base)
+		fatalx("event_base_new failed");
+	core_init(d, base);
+	if (frontend_init(d, node_ready) < 0)
+		fatalx("out of memory");
+	d->my_address = 0x20;
+	for (i = 0; i < NSIGS; i++) {
+		sigev[i] = evsignal_new(d->base, sigs[i], on_signal, d);
+		event_add(sigev[i], NULL);
+	}
+	d->my_lun = IPMB_DEFAULT_LUN;
+	memset(d->chan_address, d->my_address, sizeof(d->chan_address));
+	memset(d->chan_lun, d->my_lun, sizeof(d->chan_lun));
+	if (d->cfg.backend == KCSMUX_BACKEND_KCSRAW)
+		d->be = backend_kcsraw_open(d->base, d->cfg.device,
+					    &core_backend_cbs, d, &cause);
+	else
+		d->be = backend_ipmidev_open(d->base, d->cfg.device,
+					     &core_backend_cbs, d, &cause);
+	if (!d->be)
+		fatalx("backend: %s", cause);
+	bmc_setup_start(d);
+	for (i = 0; i < d->cfg.nnodes; i++)
+		if (node_create(d, &d->cfg.nodes[i], &cause) < 0)
+			fatalx("%s", cause);
+	log_info("%zu nodes on %s (%s)", d->cfg.nnodes, d->cfg.device,
+		 config_backend_name(d->cfg.backend));
+	if (control_init(d, &cause) < 0)
+		fatalx("%s", cause);
+	if (metrics_init(d, &cause) < 0)
+		fatalx("%s", cause);
+}
+
+static void daemon_stop(struct daemon *d, struct event *sigev[NSIGS])
+{
+	metrics_fini(d);
+	control_fini(d);
+	while (!LIST_EMPTY(&d->nodes))
+		node_destroy(LIST_FIRST(&d->nodes));
+	d->be->ops->destroy(d->be);
+	core_fini(d);
+	frontend_fini(d);
+	for (size_t i = 0; i < NSIGS; i++)
+		event_free(sigev[i]);
+	event_base_free(d->base);
+	config_free(&d->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .path = KCSMUX_CONF_PATH };
+	struct event *sigev[NSIGS];
+	struct daemon d;
+	char *cause = NULL;
+	int rv;
+
+	rv = parse_options(argc, argv, &o);
+	if (rv >= 0)
+		return rv;
 	memset(&d, 0, sizeof(d));
 	d.last_reload_ok = true;
-	if (config_load(&d.cfg, path, &cause) < 0) {
+	if (config_load(&d.cfg, o.path, &cause) < 0) {
 		fprintf(stderr, "%s\n", cause);
 		free(cause);
 		return 1;
 	}
-	if (seccomp_opt)
-		d.cfg.seccomp = seccomp;
-	if (check) {
-		for (i = 0, c = 0; i < d.cfg.nnodes; i++) {
-			if (node_name_check(d.cfg.nodes[i].name, &cause) < 0) {
-				fprintf(stderr, "%s\n", cause);
-				free(cause);
-				c = 1;
-			}
-		}
-		if (!c)
-			printf("configuration OK\n");
+	if (o.seccomp_set)
+		d.cfg.seccomp = o.seccomp;
+	if (o.check) {
+		rv = check_names(&d.cfg);
 		config_free(&d.cfg);
-		return c;
+		return rv;
 	}
-	log_init(foreground, debug ? LOG_DEBUG : d.cfg.log_level);
-	if (!foreground && daemon(0, 0) < 0)
+	log_init(o.foreground, o.debug ? LOG_DEBUG : d.cfg.log_level);
+	if (!o.foreground && daemon(0, 0) < 0)
 		fatalx("daemon: %s", strerror(errno));
 	signal(SIGPIPE, SIG_IGN);
+	d.cfg_path = o.path;
 
-	d.notify_fd = notify_open();	/* before the seccomp filter */
-	d.base = event_base_new();
-	if (!d.base)
-		fatalx("event_base_new failed");
-	d.cfg_path = path;
-	d.my_address = 0x20;
-	LIST_INIT(&d.nodes);
-	sched_init(&d.sched, 0);
-	TAILQ_INIT(&d.event_backlog);
-	for (i = 0; i < 4; i++) {
-		sigev[i] = evsignal_new(d.base, sigs[i], on_signal, &d);
-		event_add(sigev[i], NULL);
-	}
-	d.my_lun = IPMB_DEFAULT_LUN;
-	memset(d.chan_address, d.my_address, sizeof(d.chan_address));
-	memset(d.chan_lun, d.my_lun, sizeof(d.chan_lun));
-	bridge_init(&d);
-	if (d.cfg.backend == KCSMUX_BACKEND_KCSRAW)
-		d.be = backend_kcsraw_open(&d, d.cfg.device, &cause);
-	else
-		d.be = backend_ipmidev_open(&d, d.cfg.device, &cause);
-	if (!d.be)
-		fatalx("backend: %s", cause);
-	bmc_setup_start(&d);
-	for (i = 0; i < d.cfg.nnodes; i++)
-		if (node_create(&d, &d.cfg.nodes[i], &cause) < 0)
-			fatalx("%s", cause);
-	log_info("%zu nodes on %s (%s)", d.cfg.nnodes, d.cfg.device,
-		 config_backend_name(d.cfg.backend));
-	if (control_init(&d, &cause) < 0)
-		fatalx("%s", cause);
-	if (metrics_init(&d, &cause) < 0)
-		fatalx("%s", cause);
-
+	daemon_start(&d, sigev);
 	event_base_dispatch(d.base);
-	metrics_fini(&d);
-	control_fini(&d);
-
-	while (!LIST_EMPTY(&d.nodes))
-		node_destroy(LIST_FIRST(&d.nodes));
-	d.be->ops->destroy(d.be);
-	if (d.retry_ev)
-		event_free(d.retry_ev);
-	bmc_setup_fini(&d);
-	bridge_fini(&d);
-	for (i = 0; i < 4; i++)
-		event_free(sigev[i]);
-	event_base_free(d.base);
-	config_free(&d.cfg);
+	daemon_stop(&d, sigev);
 	return 0;
 }

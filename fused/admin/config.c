@@ -308,6 +308,13 @@ static int g_seccomp(struct kcsmux_config *cfg, const char *v, char **cause)
 	return config_seccomp_parse("seccomp", v, &cfg->seccomp, cause);
 }
 
+static int g_sdr_cache_revalidate_ms(struct kcsmux_config *cfg,
+    const char *v, char **cause)
+{
+	return value_u32("sdr_cache_revalidate_ms", v, 0, 3600000,
+	    &cfg->sdr_cache_revalidate_ms, cause);
+}
+
 static const struct {
 	const char *name;
 	int (*set)(struct kcsmux_config *, const char *, char **);
@@ -324,6 +331,7 @@ static const struct {
 	{ "metrics_listen", g_metrics_listen },
 	{ "metrics_textfile", g_metrics_textfile },
 	{ "seccomp", g_seccomp },
+	{ "sdr_cache_revalidate_ms", g_sdr_cache_revalidate_ms },
 };
 
 _Static_assert(ARRAY_SIZE(global_keys) <=
@@ -468,6 +476,13 @@ static int name_interface(const char *name)
 	return num <= 255 ? num : -1;
 }
 
+static int n_sdr_cache(struct kcsmux_node_conf *n, struct nodestate *ns,
+    const char *v, char **cause)
+{
+	(void)ns;
+	return value_bool("sdr_cache", v, &n->sdr_cache, cause);
+}
+
 enum { NK_ACCESS = 4, NK_MAX_OUTSTANDING = 8, NK_MAX_CLIENTS = 9,
 	NK_COMMANDS = 10, NK_INTERFACE = 11 };
 
@@ -489,6 +504,7 @@ static const struct {
 	[NK_MAX_CLIENTS] = { "max_clients", n_max_clients, false },
 	[NK_COMMANDS] = { "commands", n_commands, false },
 	[NK_INTERFACE] = { "interface", n_interface, false },
+	{ "sdr_cache", n_sdr_cache, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=
@@ -847,6 +863,7 @@ static void defaults(struct kcsmux_config *cfg)
 	cfg->max_clients = 30;
 	cfg->event_backlog = 25;
 	cfg->log_level = LOG_INFO;
+	cfg->sdr_cache_revalidate_ms = 2000;
 }
 
 static void finish_policy(struct parser *p, size_t i)

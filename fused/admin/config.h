@@ -40,6 +40,7 @@ struct kcsmux_node_conf {
 	uint32_t max_outstanding;	/* per open file (global default) */
 	uint32_t max_clients;		/* open files of this node (global) */
 	int interface;			/* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
+	bool sdr_cache;			/* SDR/FRU reads from memory (sdrcache) */
 	int line;			/* of the [node NAME] header */
 };
 
@@ -59,6 +60,7 @@ struct kcsmux_config {
 	char *metrics_listen;		/* "HOST:PORT" or NULL: off */
 	char *metrics_textfile;		/* NULL: off */
 	enum kcsmux_seccomp seccomp;
+	uint32_t sdr_cache_revalidate_ms;	/* Get SDR Repository Info age */
 	struct kcsmux_node_conf *nodes;
 	size_t nnodes;
 };

@@ -40,6 +40,7 @@
 #include "kcsmuxd.h"
 #include "util/log.h"
 #include "core/policy.h"
+#include "core/sdrcache.h"
 
 #define CTL_MAX_CONNS	64
 #define CTL_MAX_PER_UID	8	/* but root: others cannot lock root out */
@@ -507,6 +508,35 @@ static void adaptive_line(void *arg, const struct adapt_class *cls,
 	    (unsigned long long)in->flushes);
 }
 
+/* The node's SDR/FRU cache counters, and the interface's cache. */
+static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
+{
+	const struct sdrc *sc = ctl.d->sdrc;
+	const struct sdrc_stats *st;
+
+	ctl_kv_add(b, "sdr_cache", n->conf.sdr_cache ? "yes" : "no");
+	ctl_kv_addf(b, "sdr_cache_hits", "%llu",
+	    (unsigned long long)n->cnt.sdr_hits);
+	ctl_kv_addf(b, "sdr_cache_misses", "%llu",
+	    (unsigned long long)n->cnt.sdr_misses);
+	if (sc == NULL)
+		return;
+	st = sdrc_stats(sc);
+	ctl_kv_add(b, "sdr_cache_state", sdrc_state_name(sc));
+	ctl_kv_addf(b, "sdr_cache_records", "%u", sdrc_records(sc));
+	ctl_kv_add(b, "sdr_cache_device_state", sdrc_device_state_name(sc));
+	ctl_kv_addf(b, "sdr_cache_device_records", "%u",
+	    sdrc_device_records(sc));
+	ctl_kv_addf(b, "sdr_cache_fills", "%llu",
+	    (unsigned long long)st->fills);
+	ctl_kv_addf(b, "sdr_cache_revalidations", "%llu",
+	    (unsigned long long)st->revalidations);
+	ctl_kv_addf(b, "sdr_cache_invalidations", "%llu",
+	    (unsigned long long)st->invalidations);
+	ctl_kv_addf(b, "sdr_cache_bmc_requests", "%llu",
+	    (unsigned long long)st->internal);
+}
+
 static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
 	struct node_snap s;
@@ -519,6 +549,7 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 	node_snap(n, now_ns(), c, &s);
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
+	sdr_cache_kv(n, &b);
 	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)
 		adapt_each(&n->adapt, adaptive_line, &b);
 	reply(c, CTL_SHOW, CTL_OK, &b);

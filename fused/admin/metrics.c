@@ -145,6 +145,12 @@ struct family {
 	bool (*when)(const struct metrics_snapshot *s);
 };
 
+/* The SDR/FRU cache's families exist once a node with sdr_cache used it. */
+static bool has_sdr_cache(const struct metrics_snapshot *s)
+{
+	return s->sdr_cache;
+}
+
 #define NODE(f)	offsetof(struct metrics_node, f)
 #define SNAP(f)	offsetof(struct metrics_snapshot, f)
 
@@ -227,6 +233,30 @@ static const struct family families[] = {
 	{ "kcsmux_interface_retries_total", "counter",
 	  "KCS error recoveries kcsraw started.",
 	  V_SNAP_U64, SNAP(health.retries), NULL },
+	/* the SDR/FRU cache (sdr_cache = yes) */
+	{ "kcsmux_sdr_cache_hits_total", "counter",
+	  "SDR and FRU reads of the node answered from the daemon's memory.",
+	  V_NODE_U64, NODE(cnt.sdr_hits), has_sdr_cache },
+	{ "kcsmux_sdr_cache_misses_total", "counter",
+	  "SDR and FRU reads of the node that went to the BMC (cache "
+	  "failed or off, or a read it cannot answer).",
+	  V_NODE_U64, NODE(cnt.sdr_misses), has_sdr_cache },
+	{ "kcsmux_sdr_cache_fills_total", "counter",
+	  "Times an SDR repository was read whole into memory.",
+	  V_SNAP_U64, SNAP(sdr.fills), has_sdr_cache },
+	{ "kcsmux_sdr_cache_revalidations_total", "counter",
+	  "Get SDR Repository Info checks of the cached repositories.",
+	  V_SNAP_U64, SNAP(sdr.revalidations), has_sdr_cache },
+	{ "kcsmux_sdr_cache_invalidations_total", "counter",
+	  "Times the cache was dropped (a write, clear or reset from any "
+	  "node, a changed repository).",
+	  V_SNAP_U64, SNAP(sdr.invalidations), has_sdr_cache },
+	{ "kcsmux_sdr_cache_bmc_requests_total", "counter",
+	  "Requests the cache itself sent to the BMC (fills, checks).",
+	  V_SNAP_U64, SNAP(sdr.internal), has_sdr_cache },
+	{ "kcsmux_sdr_cache_records", "gauge",
+	  "SDRs of the main repository held in memory.",
+	  V_SNAP_UINT, SNAP(sdr_records), has_sdr_cache },
 	/* reloads */
 	{ "kcsmux_reloads_total", "counter",
 	  "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.",
@@ -490,6 +520,11 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 	}
 	qsort(mn, s.nnodes, sizeof(*mn), by_name);
 	s.nodes = mn;
+	if (d->sdrc) {
+		s.sdr_cache = true;
+		s.sdr = *sdrc_stats(d->sdrc);
+		s.sdr_records = sdrc_records(d->sdrc);
+	}
 	if (d->be) {
 		s.backend = d->be->ops->name;
 		s.inflight = d->be->inflight;

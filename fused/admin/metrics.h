@@ -19,6 +19,7 @@
 #include "backend/backend.h"
 #include "kcsmuxd.h"
 #include "core/nodestats.h"
+#include "core/sdrcache.h"
 
 #define METRICS_TEXTFILE_INTERVAL_S	10
 /* After EMFILE/ENFILE on accept: seconds before accepting again. */
@@ -58,6 +59,10 @@ struct metrics_snapshot {
 	uint64_t last_reload_unix;	/* 0: none yet */
 	const struct metrics_node *nodes;
 	size_t nnodes;
+	/* the SDR/FRU cache (core/sdrcache.c), once a node used it */
+	bool sdr_cache;
+	struct sdrc_stats sdr;
+	unsigned int sdr_records;
 };
 
 struct evbuffer;

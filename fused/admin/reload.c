@@ -190,6 +190,7 @@ int daemon_reload(struct daemon *d, char **cause)
 	d->cfg.max_outstanding = nc.max_outstanding;
 	d->cfg.max_clients = nc.max_clients;
 	d->cfg.event_backlog = nc.event_backlog;
+	d->cfg.sdr_cache_revalidate_ms = nc.sdr_cache_revalidate_ms;
 	d->cfg.log_level = nc.log_level;
 	free(d->cfg.nodes);
 	d->cfg.nodes = nc.nodes;

@@ -2,8 +2,10 @@
 /*
  * backend.h - the one interface every node shares. A backend runs raw KCS
  * requests (netfn << 2 | lun, cmd, data) one after another, each with its
- * node's polling policy, and reports each completion and every SMS_ATN to
- * the transaction layer (xact_complete, xact_attention).
+ * node's polling policy, and reports each completion, every SMS_ATN and
+ * the events its own driver fetched through the callbacks it was opened
+ * with (struct backend_cbs). It knows nothing above it: main opens it with
+ * the core's callbacks (core/core.c, core_backend_cbs).
  */
 #ifndef KCSMUX_BACKEND_H
 #define KCSMUX_BACKEND_H
@@ -11,14 +13,37 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuse/ipmi_abi.h"
+#include "util/ipmi_msg.h"
 
 #include <kcsmux/kcsraw.h>
 
-struct daemon;
 struct event;
+struct event_base;
 
 struct backend;
+
+/*
+ * What a backend reports, each with the arg given to open(); called from
+ * the event loop, never from inside ops->submit or ops->cancel.
+ */
+struct backend_cbs {
+	/* A submitted request is over: status 0 with the raw response
+	 * (netfn << 2 | lun, cmd, cc, data), or a negative errno (cancelled,
+	 * failed); cost: the module's report, NULL if the backend has none. */
+	void (*completion)(void *arg, uint64_t cookie, int status,
+			   const uint8_t *resp, unsigned int len,
+			   const struct kcsraw_cost *cost);
+	/* The interface gave up on a request (reported before its
+	 * completion): the stock driver then checks the BMC's setup. */
+	void (*hosed)(void *arg);
+	/* The BMC raised SMS_ATN (a backend that does not bridge). */
+	void (*attention)(void *arg);
+	/* An asynchronous event the backend's own driver fetched (a backend
+	 * that bridges: it did SMS_ATN itself). */
+	void (*event)(void *arg, const struct ipmb_user_msg *m);
+	/* A wake-up's reports are over: there may be room to submit. */
+	void (*room)(void *arg);
+};
 
 struct backend_ops {
 	const char *name;
@@ -48,7 +73,8 @@ struct backend_health {
 
 struct backend {
 	const struct backend_ops *ops;
-	struct daemon *d;
+	const struct backend_cbs *cbs;	/* where it reports, with cb_arg */
+	void *cb_arg;
 	int fd;
 	struct event *ev;
 	unsigned int inflight;	/* submitted, not completed */
@@ -60,9 +86,13 @@ struct backend {
 	struct backend_health health;
 };
 
-struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
+/* Open the interface at path, watched by base; NULL with *cause. */
+struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_cbs *cbs, void *arg,
 				    char **cause);
-struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
+struct backend *backend_ipmidev_open(struct event_base *base,
+				     const char *path,
+				     const struct backend_cbs *cbs, void *arg,
 				     char **cause);
 
 

@@ -19,9 +19,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "kcsmuxd.h"
 #include "util/log.h"
-#include "core/xact.h"
 
 static int id_submit(struct backend *be, uint64_t cookie,
 		     const struct kcsraw_policy *pol, const uint8_t *req,
@@ -88,7 +86,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
 	struct abi_addr addr;
 	struct ipmi_recv r;
-	struct kmsg m;
+	struct ipmb_user_msg m;
 
 	(void)what;
 	for (;;) {
@@ -111,7 +109,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 			m.cmd = r.msg.cmd;
 			m.data_len = r.msg.data_len;
 			memcpy(m.data, buf + 2, m.data_len);
-			bridge_event(be->d, &m);
+			be->cbs->event(be->cb_arg, &m);
 			continue;
 		}
 		if (r.recv_type != IPMI_RESPONSE_RECV_TYPE)
@@ -120,13 +118,15 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 		buf[1] = r.msg.cmd;
 		if (be->inflight)
 			be->inflight--;
-		xact_complete(be->d, (uint64_t)r.msgid, 0, buf,
-			      2u + r.msg.data_len, NULL);
+		be->cbs->completion(be->cb_arg, (uint64_t)r.msgid, 0, buf,
+				    2u + r.msg.data_len, NULL);
 	}
-	xact_kick(be->d);
+	be->cbs->room(be->cb_arg);
 }
 
-struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
+struct backend *backend_ipmidev_open(struct event_base *base,
+				     const char *path,
+				     const struct backend_cbs *cbs, void *arg,
 				     char **cause)
 {
 	struct backend *be = calloc(1, sizeof(*be));
@@ -137,7 +137,8 @@ struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
 		return NULL;
 	}
 	be->ops = &ipmidev_ops;
-	be->d = d;
+	be->cbs = cbs;
+	be->cb_arg = arg;
 	be->depth = 1;
 	be->bridges = true;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -150,7 +151,7 @@ struct backend *backend_ipmidev_open(struct daemon *d, const char *path,
 	if (ioctl(be->fd, IPMICTL_SET_GETS_EVENTS_CMD, &on) < 0)
 		log_warn("%s: cannot receive events: %s", path,
 			 strerror(errno));
-	be->ev = event_new(d->base, be->fd, EV_READ | EV_PERSIST, id_event, be);
+	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, id_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
 		asprintf(cause, "%s: event_add failed", path);
 		id_destroy(be);

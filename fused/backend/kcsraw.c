@@ -15,7 +15,6 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "kcsmuxd.h"
 #include "util/log.h"
 
 /* Two in the module: the next request starts the moment one finishes,
@@ -100,16 +99,17 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 			c.resp[2] = IPMI_ERR_UNSPECIFIED;
 		/* As stock after a hosed interface: check the enables. */
 		if (c.flags & KCSRAW_DONE_HOSED)
-			bmc_setup_recheck(be->d);
-		xact_complete(be->d, c.cookie, c.status, c.resp, c.resp_len,
-			      &c.cost);
+			be->cbs->hosed(be->cb_arg);
+		be->cbs->completion(be->cb_arg, c.cookie, c.status, c.resp,
+				    c.resp_len, &c.cost);
 	}
 	if (ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 && a.pending)
-		xact_attention(be->d);
-	xact_kick(be->d);
+		be->cbs->attention(be->cb_arg);
+	be->cbs->room(be->cb_arg);
 }
 
-struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
+struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_cbs *cbs, void *arg,
 				    char **cause)
 {
 	struct kcsraw_info info;
@@ -121,7 +121,8 @@ struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
 		return NULL;
 	}
 	be->ops = &kcsraw_ops;
-	be->d = d;
+	be->cbs = cbs;
+	be->cb_arg = arg;
 	be->depth = KCSRAW_PIPELINE;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
@@ -148,7 +149,7 @@ struct backend *backend_kcsraw_open(struct daemon *d, const char *path,
 	/* EV_READ for completions; the module's POLLPRI (SMS_ATN) also
 	 * makes the fd readable to epoll only with EPOLLPRI, so ask for
 	 * EV_CLOSED-free persistent read and check ATN on every wake-up. */
-	be->ev = event_new(d->base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
+	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
 		asprintf(cause, "%s: event_add failed", path);
 		goto fail;

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuse/ipmi_abi.h"
+#include "util/ipmi_msg.h"
 
 #define IPMB_DEFAULT_SA		0x20	/* IPMI_BMC_SLAVE_ADDR: the driver's
 					   default own address on every channel */
@@ -135,18 +135,7 @@ struct ipmb_rx {
 int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
 		       struct ipmb_rx *out);
 
-/*
- * A message as a /dev/ipmi client receives it (struct ipmi_recv + its
- * address and data), in the stock driver's form.
- */
-struct ipmb_user_msg {
-	int32_t recv_type;	/* IPMI_*_RECV_TYPE / IPMI_RESPONSE_RESPONSE_TYPE */
-	struct abi_addr addr;
-	int64_t msgid;
-	uint8_t netfn, cmd;
-	uint16_t data_len;
-	uint8_t data[ABI_MAX_MSG_LENGTH];
-};
+/* struct ipmb_user_msg: util/ipmi_msg.h */
 
 /*
  * The response to a bridged request (handle_ipmb_get_msg_rsp): recv_type

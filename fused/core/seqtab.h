@@ -44,7 +44,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuse/ipmi_abi.h"
+#include "util/ipmi_msg.h"
 
 #define SEQTAB_SLOTS		64
 /* MAX_MSG_TIMEOUT: how long a slot waits for its Send Message to complete

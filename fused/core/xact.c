@@ -2,12 +2,14 @@
 /*
  * xact.c - requests on their way to the BMC and their answers back.
  *
- * A client's SEND becomes a transaction queued on its node; the scheduler
- * picks which node's transaction runs next whenever the backend has room;
- * the completion is turned into the message the stock driver would have
- * queued for that client. The daemon's own transactions (SMS_ATN handling)
- * go first. A client that closes leaves its transactions orphaned: queued
- * ones are dropped, running ones complete into nothing.
+ * The front end turns a client's SEND into a transaction queued on its node
+ * (cuse/client.c, client_send); the scheduler picks which node's
+ * transaction runs next whenever the backend has room; the backend's
+ * completion (core_backend_cbs, core.c) is accounted to the node and
+ * handed to the transaction's done callback, which answers its owner. The daemon's own
+ * transactions (SMS_ATN handling, BMC setup) go first. An owner that goes
+ * away cancels its transactions: queued ones are dropped, running ones
+ * complete into nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,25 +20,11 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "kcsmuxd.h"
-#include "util/log.h"
+#include "core/core.h"
 #include "core/xact.h"
+#include "util/log.h"
 
-/* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
-#define IPMI_CC_INSUFFICIENT_PRIV	0xd4
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static struct xact_list running = TAILQ_HEAD_INITIALIZER(running);
-static struct xact_list internal = TAILQ_HEAD_INITIALIZER(internal);
-
-struct xact *xact_new(struct daemon *d, struct node *n, struct client *c)
+struct xact *xact_new(struct daemon *d, struct node *n)
 {
 	struct xact *x = calloc(1, sizeof(*x));
 
@@ -44,7 +32,6 @@ struct xact *xact_new(struct daemon *d, struct node *n, struct client *c)
 		return NULL;
 	x->d = d;
 	x->node = n;
-	x->client = c;
 	x->cookie = ++d->next_xact_id;
 	x->internal = n == NULL;
 	x->t_enq = now_ns();
@@ -53,8 +40,8 @@ struct xact *xact_new(struct daemon *d, struct node *n, struct client *c)
 
 void xact_free(struct xact *x)
 {
-	if (x->client)
-		TAILQ_REMOVE(&x->client->xacts, x, clink);
+	if (x->owner)
+		x->d->up->xact_gone(x);
 	free(x);
 }
 
@@ -76,7 +63,7 @@ int xact_enqueue(struct xact *x)
 		}
 		nodestats_request(&x->node->st);
 	} else {
-		TAILQ_INSERT_TAIL(&internal, x, qlink);
+		TAILQ_INSERT_TAIL(&x->d->internal, x, qlink);
 	}
 	x->state = XACT_QUEUED;
 	xact_kick(x->d);
@@ -135,20 +122,20 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
  * scheduler picks among the nodes. */
 static struct xact *pick(struct daemon *d)
 {
-	struct xact *x = TAILQ_FIRST(&internal);
+	struct xact *x = TAILQ_FIRST(&d->internal);
 	struct sched_item *it;
 	uint64_t now = now_ns(), at;
 	struct timeval tv;
 
 	if (x) {
-		TAILQ_REMOVE(&internal, x, qlink);
+		TAILQ_REMOVE(&d->internal, x, qlink);
 		return x;
 	}
 	it = sched_dequeue(&d->sched, now, &at);
 	if (it) {
 		x = (struct xact *)((char *)it - offsetof(struct xact, item));
-		if (x->client && x->client->queued)
-			x->client->queued--;
+		if (x->dispatched)
+			x->dispatched(x);
 		nodestats_dispatch(&x->node->st, now - x->t_enq);
 		return x;
 	}
@@ -183,19 +170,64 @@ void xact_kick(struct daemon *d)
 				     IPMI_SYSTEM_INTERFACE_ADDR_TYPE || x->internal ?
 				     NULL : &x->addr, x->retries, x->retry_ms);
 		if (rv == -EAGAIN && x->internal) {
-			TAILQ_INSERT_HEAD(&internal, x, qlink);
+			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
 			break;
 		}
 		if (rv < 0) {
 			log_err("backend submit: %s", strerror(-rv));
 			x->state = XACT_RUNNING;
-			TAILQ_INSERT_TAIL(&running, x, qlink);
+			TAILQ_INSERT_TAIL(&d->running, x, qlink);
 			xact_complete(d, x->cookie, rv, NULL, 0, NULL);
 			continue;
 		}
 		x->state = XACT_RUNNING;
-		TAILQ_INSERT_TAIL(&running, x, qlink);
+		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
+}
+
+/* Account one finished transaction of this node (its cost report). */
+static void node_account(struct node *n, struct xact *x, int status,
+			 const uint8_t *resp, unsigned int len,
+			 const struct kcsraw_cost *cost)
+{
+	const struct kcsmux_policy *p = &n->conf.pol;
+	uint64_t now = now_ns();
+	struct nodestats_txn t = {
+		.latency_ns = now - x->t_enq,
+		.error = status || len < 3 || resp[2] != 0,
+	};
+
+	if (cost) {
+		t.service_ns = cost->latency_ns - cost->queue_ns;
+		t.cpu_ns = cost->cpu_ns;
+		t.spin_ns = cost->spin_ns;
+		n->cnt.sleeps += cost->sleeps;
+		if (status == 0)
+			adapt_record(&n->adapt, x->netfn, x->cmd,
+				     x->adaptive ? &x->choice : NULL,
+				     t.service_ns, cost->sleeps, cost->bmc_us,
+				     cost->cpu_ns, now);
+	} else {
+		t.service_ns = now - x->t_sub;
+	}
+	nodestats_complete(&n->st, now, &t);
+	/*
+	 * Over its CPU budget, first cheapen, then wait: the node's next
+	 * requests run without spinning and with its slowest polls
+	 * (node_policy), and only when one of those (or an adaptive one,
+	 * which minds the budget itself) still leaves the node over budget
+	 * do its next requests wait until its estimate is back under it (the
+	 * other nodes go on meanwhile). Holding at once would trade a
+	 * spinning node's throughput for nothing a cheaper poll could not
+	 * give.
+	 */
+	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
+	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
+		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
+				now, p->cpu_budget_ppm));
+		n->cnt.held++;
+	}
+	sched_charge(&n->d->sched, &x->item, t.service_ns);
 }
 
 void xact_complete(struct daemon *d, uint64_t cookie, int status,
@@ -204,8 +236,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 {
 	struct xact *x;
 
-	(void)d;	/* one daemon per process: the lists are file-static */
-	TAILQ_FOREACH(x, &running, qlink)
+	TAILQ_FOREACH(x, &d->running, qlink)
 		if (x->cookie == cookie)
 			break;
 	if (!x) {
@@ -213,80 +244,13 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 			 (unsigned long long)cookie);
 		return;
 	}
-	TAILQ_REMOVE(&running, x, qlink);
+	TAILQ_REMOVE(&d->running, x, qlink);
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
 	if (x->done)
 		x->done(x, status, resp, len);
 	else
 		xact_free(x);
-}
-
-/* Answer a client's system-interface request (x->done for those). */
-static void si_done(struct xact *x, int status, const uint8_t *resp,
-		    unsigned int len)
-{
-	struct kmsg *m;
-
-	if (!x->client) {	/* closed meanwhile */
-		xact_free(x);
-		return;
-	}
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		x->client->outstanding--;
-		xact_free(x);
-		return;
-	}
-	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
-	m->addr = x->addr;
-	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
-	m->addr_raw_len = x->addr_raw_len;
-	m->msgid = x->msgid;
-	if (status == 0 && len >= 3) {
-		/* The address's LUN is the response's, as the stock
-		 * handler sets it (the rest of the request's bytes stay). */
-		m->addr.lun = resp[0] & 3;
-		if (m->addr_raw_len >= ABI_MIN_ADDR_LEN)
-			m->addr_raw[6] = resp[0] & 3;
-		m->netfn = resp[0] >> 2;
-		m->cmd = resp[1];
-		m->data_len = (uint16_t)(len - 2);
-		memcpy(m->data, resp + 2, m->data_len);
-	} else {
-		/* The interface gave up or the request was cancelled: what
-		 * the stock driver answers when its state machine is hosed. */
-		m->netfn = x->netfn | 1;
-		m->cmd = x->cmd;
-		m->data_len = 1;
-		m->data[0] = IPMI_ERR_UNSPECIFIED;
-	}
-	x->client->outstanding--;
-	client_deliver(x->client, m);
-	/* A BMC reset clears its global enables: set them again. */
-	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
-	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
-		bmc_setup_recheck(x->d);
-	xact_free(x);
-}
-
-/* An answer made by the daemon itself (access denied, ...). */
-int xact_answer_now(struct client *c, const struct abi_addr *addr,
-		    int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc)
-{
-	struct kmsg *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return -ENOMEM;
-	m->recv_type = IPMI_RESPONSE_RECV_TYPE;
-	m->addr = *addr;
-	m->msgid = msgid;
-	m->netfn = netfn | 1;
-	m->cmd = cmd;
-	m->data_len = 1;
-	m->data[0] = cc;
-	client_deliver(c, m);
-	return 0;
 }
 
 /*
@@ -304,129 +268,13 @@ unsigned int xact_uid_share(unsigned int queue)
 	return queue * 3 / 4 ? queue * 3 / 4 : 1;
 }
 
-static bool over_share(const struct client *c)
+void xact_cancel(struct xact *x)
 {
-	const struct node *n = c->node;
-	unsigned int q = n->conf.pol.queue, sum = 0;
-	const struct client *o;
-
-	if (c->queued >= xact_file_share(q))
-		return true;
-	LIST_FOREACH(o, &n->clients, link)
-		if (o->uid == c->uid)
-			sum += o->queued;
-	return sum >= xact_uid_share(q);
-}
-
-int xact_send(struct client *c, const struct abi_addr *addr,
-	      const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
-	      uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-	      int32_t retries, uint32_t retry_ms)
-{
-	struct node *n = c->node;
-	struct xact *x;
-	unsigned int flags = 0;
-	enum access_verdict verdict;
-	struct access_why why;
-	int rv;
-
-	/* On a raw KCS the channel media are ours to check (the stock
-	 * driver underneath checks them on ipmidev). */
-	if (!n->d->be->bridges && !n->d->media_ready &&
-	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
-		return -EAGAIN;
-	rv = abi_check_request(addr, netfn, cmd, len,
-			       n->d->be->bridges ? NULL : n->d->media, &flags);
-	if (rv < 0)
-		return rv;
-	/* Like the stock driver: answers the client has not read yet still
-	 * count, so a client that never reads cannot grow our memory. */
-	if (c->outstanding + c->rq_len >= n->conf.max_outstanding) {
-		n->cnt.busy++;
-		return -EBUSY;
-	}
-	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
-	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
-		verdict = access_check_ipmb(&n->conf.acc,
-				(uint8_t)addr->channel,
-				addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
-				addr->slave_addr, addr->lun,
-				n->chan_address[addr->channel & 15], netfn, cmd,
-				data, len, &why);
-	else
-		verdict = access_check(&n->conf.acc, netfn, cmd, data, len,
-				       &why);
-	if (verdict != ACCESS_OK) {
-		n->cnt.denied++;
-		log_ratelimited(&n->rl_denied, LOG_NOTICE,
-				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
-				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
-				"at nesting level %u (%u data bytes, first "
-				"0x%02x)", n->conf.name,
-				(int)c->pid, netfn, cmd,
-				access_verdict_name(verdict), why.netfn,
-				why.cmd, why.depth, (unsigned int)len,
-				len ? data[0] : 0);
-		/* every one, for tracing what a client needs (kcsmuxd -d) */
-		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
-			  "data0 0x%02x len %u", n->conf.name, (int)c->pid,
-			  netfn, cmd, len ? data[0] : 0, (unsigned int)len);
-		return xact_answer_now(c, addr, msgid, netfn, cmd,
-				       IPMI_CC_INSUFFICIENT_PRIV);
-	}
-	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
-	    !n->d->be->bridges)
-		return bridge_send(c, addr, msgid, netfn, cmd, data, len,
-				   retries, retry_ms, flags);
-	if (over_share(c)) {
-		n->cnt.busy++;
-		return -EBUSY;
-	}
-	x = xact_new(n->d, n, c);
-	if (!x)
-		return -ENOMEM;
-	x->addr = *addr;
-	x->addr_raw_len = (uint8_t)(addr_len < sizeof(x->addr_raw) ?
-				    addr_len : sizeof(x->addr_raw));
-	memcpy(x->addr_raw, addr_raw, x->addr_raw_len);
-	x->msgid = msgid;
-	x->netfn = netfn;
-	x->cmd = cmd;
-	x->retries = retries;
-	x->retry_ms = retry_ms;
-	x->req[0] = (uint8_t)(netfn << 2 | (addr->lun & 3));
-	x->req[1] = cmd;
-	memcpy(x->req + 2, data, len);
-	x->req_len = (uint16_t)(len + 2);
-	x->done = si_done;
-	/* counted before: xact_enqueue() may dispatch it at once, and
-	 * pick() uncounts what it dispatches */
-	c->queued++;
-	rv = xact_enqueue(x);
-	if (rv < 0) {
-		c->queued--;
+	x->owner = NULL;
+	if (x->state == XACT_QUEUED && !x->internal &&
+	    sched_remove(&x->d->sched, &x->item)) {
+		nodestats_cancel(&x->node->st);
 		free(x);
-		return rv;
-	}
-	TAILQ_INSERT_TAIL(&c->xacts, x, clink);
-	c->outstanding++;
-	return 0;
-}
-
-/* The client closed: drop its queued work, orphan what is running. */
-void xact_client_gone(struct client *c)
-{
-	struct xact *x;
-
-	bridge_client_gone(c);
-	while ((x = TAILQ_FIRST(&c->xacts))) {
-		TAILQ_REMOVE(&c->xacts, x, clink);
-		x->client = NULL;
-		if (x->state == XACT_QUEUED && !x->internal &&
-		    sched_remove(&x->d->sched, &x->item)) {
-			nodestats_cancel(&x->node->st);
-			free(x);
-		}
 	}
 }
 
@@ -435,7 +283,7 @@ void xact_node_gone(struct node *n)
 {
 	struct xact *x;
 
-	TAILQ_FOREACH(x, &running, qlink)
+	TAILQ_FOREACH(x, &n->d->running, qlink)
 		if (x->node == n)
 			x->node = NULL;
 }

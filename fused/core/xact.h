@@ -1,19 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* xact.h - one request on its way to the BMC (xact.c). */
+/*
+ * xact.h - one request on its way to the BMC (xact.c), and the bridge's
+ * entry points (bridge.c).
+ *
+ * Whoever makes a transaction (the front end for a client's request, the
+ * core for its own) sets what it needs and a done callback; x->owner is
+ * opaque to the core (the front end's open file), NULL for the daemon's
+ * own or once the owner went away (xact_cancel).
+ */
 #ifndef KCSMUX_XACT_H
 #define KCSMUX_XACT_H
 
-#include "kcsmuxd.h"
+#include "backend/backend.h"
+#include "core/core.h"
 
 enum xact_state { XACT_QUEUED, XACT_RUNNING };
 
 struct xact {
 	TAILQ_ENTRY(xact) qlink;	/* internal queue, or running */
 	struct sched_item item;		/* a node's: in the scheduler */
-	TAILQ_ENTRY(xact) clink;	/* client's list */
+	TAILQ_ENTRY(xact) olink;	/* the owner's list (the owner's) */
 	struct daemon *d;
 	struct node *node;		/* NULL: the daemon's own */
-	struct client *client;		/* NULL: daemon's own, or orphaned */
+	void *owner;			/* NULL: daemon's own, or orphaned */
 	uint64_t cookie;
 	enum xact_state state;
 	bool internal;			/* runs ahead of the nodes' queues */
@@ -36,33 +45,53 @@ struct xact {
 	/* Called with the completion; must free x (xact_free). */
 	void (*done)(struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len);
+	/* Called when the scheduler hands a node's x to the backend. */
+	void (*dispatched)(struct xact *x);
 	void *priv;
 };
 
 /* A file's and a uid's share of a node's queue of QUEUE requests. */
 unsigned int xact_file_share(unsigned int queue);
 unsigned int xact_uid_share(unsigned int queue);
-struct xact *xact_new(struct daemon *d, struct node *n, struct client *c);
+/* A transaction of node n (NULL: the daemon's own, run ahead of nodes). */
+struct xact *xact_new(struct daemon *d, struct node *n);
+/* Free x; an owned one is first dropped from its owner's list
+ * (d->up->xact_gone). */
 void xact_free(struct xact *x);
+/* Queue x: -EBUSY when its node's queue is full (x not queued). */
 int xact_enqueue(struct xact *x);
-int xact_answer_now(struct client *c, const struct abi_addr *addr,
-		    int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc);
+/* Its owner went away: a queued x is dropped (freed), a running one
+ * completes into nothing (its done sees owner NULL). */
+void xact_cancel(struct xact *x);
+/* The node is going away: its running transactions complete into nothing. */
+void xact_node_gone(struct node *n);
+/* Submit what the backend has room for. */
+void xact_kick(struct daemon *d);
+void xact_complete(struct daemon *d, uint64_t cookie, int status,
+		   const uint8_t *resp, unsigned int len,
+		   const struct kcsraw_cost *cost);
 
 /* bridge.c: IPMB requests wrapped in Send Message, and SMS_ATN */
 void bridge_init(struct daemon *d);
 void bridge_fini(struct daemon *d);
-int bridge_send(struct client *c, const struct abi_addr *addr, int64_t msgid,
-		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-		int32_t retries, uint32_t retry_ms, unsigned int flags);
-void bridge_client_gone(struct client *c);
+/* A request of owner (on node n) to an IPMB or LAN address: a sequence
+ * slot and a Send Message; its answer comes back through d->up->bridged. */
+int bridge_send(struct node *n, void *owner, const struct abi_addr *addr,
+		int64_t msgid, uint8_t netfn, uint8_t cmd, const uint8_t *data,
+		uint16_t len, int32_t retries, uint32_t retry_ms,
+		unsigned int flags);
+/* A reply to an incoming command (ABI_REQF_RESPONSE; msgid is its
+ * sequence), as a transaction not yet queued: the caller sets its owner,
+ * then xact_enqueue(); its send result goes to d->up->bridged. NULL with
+ * *err. */
+struct xact *bridge_reply_new(struct node *n, const struct abi_addr *addr,
+			      int64_t msgid, uint8_t netfn, uint8_t cmd,
+			      const uint8_t *data, uint16_t len, int *err);
+/* The owner closed: its slots are freed. */
+void bridge_owner_gone(struct daemon *d, void *owner);
 /* The channel media the scan found (bmcsetup.c), for incoming messages. */
-void bridge_set_media(const uint8_t *media);
-/* An async event for every subscriber (or the backlog). */
-void bridge_event(struct daemon *d, const struct kmsg *m);
-
-/* node.c */
-void node_account(struct node *n, struct xact *x, int status,
-		  const uint8_t *resp, unsigned int len,
-		  const struct kcsraw_cost *cost);
+void bridge_set_media(struct daemon *d, const uint8_t *media);
+/* SMS_ATN: fetch what the BMC holds. */
+void bridge_attention(struct daemon *d);
 
 #endif

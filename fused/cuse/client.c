@@ -19,8 +19,13 @@
 
 #include <fuse_lowlevel.h>
 
-#include "kcsmuxd.h"
+#include "core/sdrglue.h"
+#include "core/xact.h"
+#include "cuse/cuse.h"
 #include "util/log.h"
+
+/* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
+#define IPMI_CC_INSUFFICIENT_PRIV	0xd4
 
 struct client *client_new(struct node *n, pid_t pid, uid_t uid)
 {
@@ -43,7 +48,7 @@ void client_free(struct client *c)
 {
 	struct kmsg *m;
 
-	xact_client_gone(c);
+	client_cancel_all(c);
 	cmdreg_client_gone(c);
 	while ((m = TAILQ_FIRST(&c->rq))) {
 		TAILQ_REMOVE(&c->rq, m, link);
@@ -54,13 +59,433 @@ void client_free(struct client *c)
 	free(c);
 }
 
+/* A receive-queue entry holding u (no request address bytes). */
+struct kmsg *kmsg_new(const struct ipmb_user_msg *u)
+{
+	struct kmsg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->recv_type = u->recv_type;
+	m->addr = u->addr;
+	m->msgid = u->msgid;
+	m->netfn = u->netfn;
+	m->cmd = u->cmd;
+	m->data_len = u->data_len;
+	memcpy(m->data, u->data, u->data_len);
+	return m;
+}
+
+/* A message arrived for c: wake whoever waits in poll()/select(). */
+static void client_notify(struct client *c)
+{
+	if (c->ph && !c->node->dying) {
+		fuse_lowlevel_notify_poll(c->ph);
+		fuse_pollhandle_destroy(c->ph);
+		c->ph = NULL;
+	}
+}
+
 /* Queue a message for the client and wake its poll()ers. */
 void client_deliver(struct client *c, struct kmsg *m)
 {
 	TAILQ_INSERT_TAIL(&c->rq, m, link);
 	c->rq_len++;
-	node_notify(c);
+	client_notify(c);
 }
+
+void client_revoke(struct client *c)
+{
+	struct kmsg *m;
+
+	c->revoked = true;
+	client_cancel_all(c);
+	cmdreg_client_gone(c);
+	c->gets_events = false;
+	while ((m = TAILQ_FIRST(&c->rq))) {
+		TAILQ_REMOVE(&c->rq, m, link);
+		free(m);
+	}
+	c->rq_len = 0;
+	client_notify(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests: the front end's half of a transaction */
+
+/* Answer a client's system-interface request (x->done for those). */
+static void si_done(struct xact *x, int status, const uint8_t *resp,
+		    unsigned int len)
+{
+	struct client *c = x->owner;
+	struct ipmb_user_msg u = {
+		.recv_type = IPMI_RESPONSE_RECV_TYPE,
+		.addr = x->addr,
+		.msgid = x->msgid,
+	};
+	struct kmsg *m;
+
+	sdrglue_observe(x, status, resp, len);	/* writes drop the cache */
+	if (!c) {	/* closed meanwhile */
+		xact_free(x);
+		return;
+	}
+	if (status == 0 && len >= 3) {
+		/* The address's LUN is the response's, as the stock
+		 * handler sets it (the rest of the request's bytes stay). */
+		u.addr.lun = resp[0] & 3;
+		u.netfn = resp[0] >> 2;
+		u.cmd = resp[1];
+		u.data_len = (uint16_t)(len - 2);
+		memcpy(u.data, resp + 2, u.data_len);
+	} else {
+		/* The interface gave up or the request was cancelled: what
+		 * the stock driver answers when its state machine is hosed. */
+		u.netfn = x->netfn | 1;
+		u.cmd = x->cmd;
+		u.data_len = 1;
+		u.data[0] = IPMI_ERR_UNSPECIFIED;
+	}
+	c->outstanding--;
+	m = kmsg_new(&u);
+	if (!m) {
+		xact_free(x);
+		return;
+	}
+	/* a response carries its request's address bytes */
+	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
+	m->addr_raw_len = x->addr_raw_len;
+	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
+		m->addr_raw[6] = resp[0] & 3;
+	client_deliver(c, m);
+	/* A BMC reset clears its global enables: set them again. */
+	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
+		bmc_setup_recheck(x->d);
+	xact_free(x);
+}
+
+/* The scheduler handed one of c's queued requests to the backend. */
+static void si_dispatched(struct xact *x)
+{
+	struct client *c = x->owner;
+
+	if (c && c->queued)
+		c->queued--;
+}
+
+/* An answer made by the daemon itself (access denied, ...). */
+static int answer_now(struct client *c, const struct abi_addr *addr,
+		      int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc)
+{
+	struct ipmb_user_msg u = {
+		.recv_type = IPMI_RESPONSE_RECV_TYPE,
+		.addr = *addr,
+		.msgid = msgid,
+		.netfn = netfn | 1,
+		.cmd = cmd,
+		.data_len = 1,
+		.data = { cc },
+	};
+	struct kmsg *m = kmsg_new(&u);
+
+	if (!m)
+		return -ENOMEM;
+	client_deliver(c, m);
+	return 0;
+}
+
+static bool over_share(const struct client *c)
+{
+	const struct node *n = c->node;
+	unsigned int q = n->conf.pol.queue, sum = 0;
+	const struct client *o;
+
+	if (c->queued >= xact_file_share(q))
+		return true;
+	LIST_FOREACH(o, &n->clients, link)
+		if (o->uid == c->uid)
+			sum += o->queued;
+	return sum >= xact_uid_share(q);
+}
+
+/* An IPMB or LAN request of c on a raw KCS: the core bridges it. */
+static int bridge(struct client *c, const struct abi_addr *addr,
+		  int64_t msgid, uint8_t netfn, uint8_t cmd,
+		  const uint8_t *data, uint16_t len, int32_t retries,
+		  uint32_t retry_ms, unsigned int flags)
+{
+	struct xact *x;
+	int rv;
+
+	if (flags & ABI_REQF_RESPONSE) {
+		x = bridge_reply_new(c->node, addr, msgid, netfn, cmd, data,
+				     len, &rv);
+		if (!x)
+			return rv;
+		x->owner = c;
+		TAILQ_INSERT_TAIL(&c->xacts, x, olink);
+		c->outstanding++;
+		xact_enqueue(x);
+		return 0;
+	}
+	/* counted before: an answer may come back at once */
+	c->outstanding++;
+	rv = bridge_send(c->node, c, addr, msgid, netfn, cmd, data, len,
+			 retries, retry_ms, flags);
+	if (rv < 0)
+		c->outstanding--;
+	return rv;
+}
+
+/*
+ * Where a client's request enters the core: the stock driver's checks,
+ * the node's limits and access list, then a system-interface request
+ * becomes a transaction on the node's queue (its answer: si_done) and an
+ * IPMB/LAN one is bridged.
+ */
+int client_send(struct client *c, const struct abi_addr *addr,
+		const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
+		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
+		int32_t retries, uint32_t retry_ms)
+{
+	struct node *n = c->node;
+	struct xact *x;
+	unsigned int flags = 0;
+	enum access_verdict verdict;
+	struct access_why why;
+	int rv;
+
+	/* On a raw KCS the channel media are ours to check (the stock
+	 * driver underneath checks them on ipmidev). */
+	if (!n->d->be->bridges && !n->d->media_ready &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return -EAGAIN;
+	rv = abi_check_request(addr, netfn, cmd, len,
+			       n->d->be->bridges ? NULL : n->d->media, &flags);
+	if (rv < 0)
+		return rv;
+	/* Like the stock driver: answers the client has not read yet still
+	 * count, so a client that never reads cannot grow our memory. */
+	if (c->outstanding + c->rq_len >= n->conf.max_outstanding) {
+		n->cnt.busy++;
+		return -EBUSY;
+	}
+	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
+	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
+		verdict = access_check_ipmb(&n->conf.acc,
+				(uint8_t)addr->channel,
+				addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
+				addr->slave_addr, addr->lun,
+				n->chan_address[addr->channel & 15], netfn, cmd,
+				data, len, &why);
+	else
+		verdict = access_check(&n->conf.acc, netfn, cmd, data, len,
+				       &why);
+	if (verdict != ACCESS_OK) {
+		n->cnt.denied++;
+		log_ratelimited(&n->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
+				"at nesting level %u (%u data bytes, first "
+				"0x%02x)", n->conf.name,
+				(int)c->pid, netfn, cmd,
+				access_verdict_name(verdict), why.netfn,
+				why.cmd, why.depth, (unsigned int)len,
+				len ? data[0] : 0);
+		/* every one, for tracing what a client needs (kcsmuxd -d) */
+		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
+			  "data0 0x%02x len %u", n->conf.name, (int)c->pid,
+			  netfn, cmd, len ? data[0] : 0, (unsigned int)len);
+		return answer_now(c, addr, msgid, netfn, cmd,
+				  IPMI_CC_INSUFFICIENT_PRIV);
+	}
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    !n->d->be->bridges)
+		return bridge(c, addr, msgid, netfn, cmd, data, len, retries,
+			      retry_ms, flags);
+	if (over_share(c)) {
+		n->cnt.busy++;
+		return -EBUSY;
+	}
+	x = xact_new(n->d, n);
+	if (!x)
+		return -ENOMEM;
+	x->addr = *addr;
+	x->addr_raw_len = (uint8_t)(addr_len < sizeof(x->addr_raw) ?
+				    addr_len : sizeof(x->addr_raw));
+	memcpy(x->addr_raw, addr_raw, x->addr_raw_len);
+	x->msgid = msgid;
+	x->netfn = netfn;
+	x->cmd = cmd;
+	x->retries = retries;
+	x->retry_ms = retry_ms;
+	x->req[0] = (uint8_t)(netfn << 2 | (addr->lun & 3));
+	x->req[1] = cmd;
+	memcpy(x->req + 2, data, len);
+	x->req_len = (uint16_t)(len + 2);
+	x->done = si_done;
+	x->dispatched = si_dispatched;
+	x->owner = c;
+	/* linked and counted before: xact_enqueue() may dispatch it at
+	 * once (the dispatch uncounts what it hands on), and a backend that
+	 * fails it at once answers it at once */
+	TAILQ_INSERT_TAIL(&c->xacts, x, olink);
+	c->queued++;
+	c->outstanding++;
+	/* the SDR/FRU cache may answer it, or hold it while it fills */
+	if (sdrglue_send(x))
+		return 0;
+	rv = xact_enqueue(x);
+	if (rv < 0) {
+		c->queued--;
+		c->outstanding--;
+		TAILQ_REMOVE(&c->xacts, x, olink);
+		free(x);
+		return rv;
+	}
+	return 0;
+}
+
+/* The client closed: drop its queued work, orphan what is running. */
+void client_cancel_all(struct client *c)
+{
+	struct xact *x;
+
+	bridge_owner_gone(c->node->d, c);
+	sdrglue_owner_gone(c->node->d, c);
+	while ((x = TAILQ_FIRST(&c->xacts))) {
+		TAILQ_REMOVE(&c->xacts, x, olink);
+		xact_cancel(x);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The core's upcalls */
+
+static void up_bridged(struct daemon *d, void *owner,
+		       const struct ipmb_user_msg *u)
+{
+	struct client *c = owner;
+	struct kmsg *m;
+
+	(void)d;
+	if (c->outstanding)
+		c->outstanding--;
+	m = kmsg_new(u);
+	if (m)
+		client_deliver(c, m);
+}
+
+static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
+		       uint8_t netfn, uint8_t cmd, unsigned int chan)
+{
+	struct client *c = cmdreg_lookup(d, netfn, cmd, chan);
+	struct kmsg *m;
+
+	if (!c)
+		return false;
+	m = kmsg_new(u);
+	if (m)
+		client_deliver(c, m);
+	return true;
+}
+
+/* An event for every subscriber on nodes that allow events, or the
+ * backlog for the first subscriber. */
+static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
+{
+	struct frontend *fe = d->fe;
+	struct node *n;
+	struct client *c;
+	struct kmsg *m;
+	bool any = false;
+
+	LIST_FOREACH(n, &d->nodes, link) {
+		if (!n->conf.events)
+			continue;
+		LIST_FOREACH(c, &n->clients, link) {
+			/* A subscriber that never reads keeps at most
+			 * event_backlog unread events; more are dropped. */
+			if (!c->gets_events ||
+			    c->rq_len >= d->cfg.event_backlog ||
+			    !(m = kmsg_new(ev)))
+				continue;
+			client_deliver(c, m);
+			any = true;
+		}
+	}
+	if (any || fe->event_backlog_len >= d->cfg.event_backlog)
+		return;		/* no room: dropped, as the stock driver does */
+	m = kmsg_new(ev);
+	if (!m)
+		return;
+	TAILQ_INSERT_TAIL(&fe->event_backlog, m, link);
+	fe->event_backlog_len++;
+}
+
+static bool up_waiters(struct daemon *d)
+{
+	struct node *n;
+	struct client *c;
+
+	if (cmdreg_any(d))
+		return true;
+	LIST_FOREACH(n, &d->nodes, link)
+		LIST_FOREACH(c, &n->clients, link)
+			if (c->gets_events)
+				return true;
+	return false;
+}
+
+static void up_xact_gone(struct xact *x)
+{
+	struct client *c = x->owner;
+
+	TAILQ_REMOVE(&c->xacts, x, olink);
+}
+
+const struct core_upcalls client_upcalls = {
+	.bridged = up_bridged,
+	.command = up_command,
+	.event = up_event,
+	.waiters = up_waiters,
+	.xact_gone = up_xact_gone,
+};
+
+int frontend_init(struct daemon *d, void (*node_ready)(struct daemon *d))
+{
+	d->fe = calloc(1, sizeof(*d->fe));
+	if (!d->fe)
+		return -1;
+	TAILQ_INIT(&d->fe->event_backlog);
+	d->fe->node_ready = node_ready;
+	if (cmdreg_init(d) < 0) {
+		free(d->fe);
+		d->fe = NULL;
+		return -1;
+	}
+	d->up = &client_upcalls;
+	return 0;
+}
+
+void frontend_fini(struct daemon *d)
+{
+	struct kmsg *m;
+
+	if (!d->fe)
+		return;
+	while ((m = TAILQ_FIRST(&d->fe->event_backlog))) {
+		TAILQ_REMOVE(&d->fe->event_backlog, m, link);
+		free(m);
+	}
+	cmdreg_fini(d);
+	free(d->fe);
+	d->fe = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The ioctl ABI over CUSE */
 
 static void reply_retry_in(fuse_req_t req, void *arg, size_t size)
 {
@@ -333,7 +758,7 @@ static void do_send(struct client *c, fuse_req_t req,
 		int32_t retries = r.settime ? r.retries : c->timing_retries;
 		uint32_t ms = r.settime ? r.retry_time_ms : c->timing_retry_ms;
 
-		rv = xact_send(c, &addr, in + ent->in_size, r.addr_len,
+		rv = client_send(c, &addr, in + ent->in_size, r.addr_len,
 			       r.msgid, r.netfn, r.cmd,
 			       in + ent->in_size + r.addr_len, dlen,
 			       retries, ms);
@@ -428,12 +853,12 @@ static void do_receive(struct client *c, fuse_req_t req,
 /* Give the first subscriber the events queued before anyone listened. */
 static void take_event_backlog(struct client *c)
 {
-	struct daemon *d = c->node->d;
+	struct frontend *fe = c->node->d->fe;
 	struct kmsg *m;
 
-	while ((m = TAILQ_FIRST(&d->event_backlog))) {
-		TAILQ_REMOVE(&d->event_backlog, m, link);
-		d->event_backlog_len--;
+	while ((m = TAILQ_FIRST(&fe->event_backlog))) {
+		TAILQ_REMOVE(&fe->event_backlog, m, link);
+		fe->event_backlog_len--;
 		client_deliver(c, m);
 	}
 }

@@ -18,13 +18,14 @@
  * bounded: only nodes with "commands" (kcsmux.conf(5)) may register
  * (-EPERM), an empty channel mask registers nothing and is -EINVAL, and
  * one file holds at most CMDREG_MAX_PER_FILE entries (-ENOMEM). Entries
- * hang off a table indexed by (netfn, cmd); the masks of one slot's entries
- * are disjoint, so a lookup walks at most 32 of them.
+ * hang off a table indexed by (netfn, cmd), the daemon's (d->fe->cmdreg);
+ * the masks of one slot's entries are disjoint, so a lookup walks at most
+ * 32 of them.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "kcsmuxd.h"
+#include "cuse/cuse.h"
 
 struct cmdreg {
 	LIST_ENTRY(cmdreg) link;
@@ -35,20 +36,44 @@ struct cmdreg {
 
 LIST_HEAD(cmdreg_list, cmdreg);
 
-/* netfn is 6 bits (abi_decode_cmdspec masks it), cmd 8 */
-static struct cmdreg_list regs[64 * 256];
-static size_t nregs_all;	/* entries in the table, for cmdreg_any() */
+struct cmdreg_table {
+	/* netfn is 6 bits (abi_decode_cmdspec masks it), cmd 8 */
+	struct cmdreg_list regs[64 * 256];
+	size_t nregs_all;	/* entries in the table, for cmdreg_any() */
+};
 
-static struct cmdreg_list *slot(uint8_t netfn, uint8_t cmd)
+int cmdreg_init(struct daemon *d)
 {
-	return &regs[(netfn & 63u) << 8 | cmd];
+	d->fe->cmdreg = calloc(1, sizeof(*d->fe->cmdreg));
+	return d->fe->cmdreg ? 0 : -1;
 }
 
-static struct cmdreg *find(uint8_t netfn, uint8_t cmd, uint32_t chans)
+void cmdreg_fini(struct daemon *d)
+{
+	struct cmdreg_table *t = d->fe->cmdreg;
+	struct cmdreg *r;
+
+	for (size_t i = 0; t && i < sizeof(t->regs) / sizeof(t->regs[0]); i++)
+		while ((r = LIST_FIRST(&t->regs[i]))) {
+			LIST_REMOVE(r, link);
+			free(r);
+		}
+	free(t);
+	d->fe->cmdreg = NULL;
+}
+
+static struct cmdreg_list *slot(struct cmdreg_table *t, uint8_t netfn,
+				uint8_t cmd)
+{
+	return &t->regs[(netfn & 63u) << 8 | cmd];
+}
+
+static struct cmdreg *find(struct cmdreg_table *t, uint8_t netfn, uint8_t cmd,
+			   uint32_t chans)
 {
 	struct cmdreg *r;
 
-	LIST_FOREACH(r, slot(netfn, cmd), link)
+	LIST_FOREACH(r, slot(t, netfn, cmd), link)
 		if (r->netfn == netfn && r->cmd == cmd && (r->chans & chans))
 			return r;
 	return NULL;
@@ -57,6 +82,7 @@ static struct cmdreg *find(uint8_t netfn, uint8_t cmd, uint32_t chans)
 int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		 const void *in, size_t in_len)
 {
+	struct cmdreg_table *t = c->node->d->fe->cmdreg;
 	struct abi_cmdspec cs;
 	struct cmdreg *r;
 	bool chans = ent->op == ABI_REGISTER_FOR_CMD_CHANS ||
@@ -73,7 +99,7 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 			return -EPERM;
 		if (!cs.chans)
 			return -EINVAL;
-		if (find(cs.netfn, cs.cmd, cs.chans))
+		if (find(t, cs.netfn, cs.cmd, cs.chans))
 			return -EBUSY;
 		if (c->nregs >= CMDREG_MAX_PER_FILE)
 			return -ENOMEM;
@@ -84,16 +110,16 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 		r->netfn = cs.netfn;
 		r->cmd = cs.cmd;
 		r->chans = cs.chans;
-		LIST_INSERT_HEAD(slot(cs.netfn, cs.cmd), r, link);
+		LIST_INSERT_HEAD(slot(t, cs.netfn, cs.cmd), r, link);
 		c->nregs++;
-		nregs_all++;
+		t->nregs_all++;
 		return 0;
 	}
 	rv = -ENOENT;
 	for (unsigned int ch = 0; ch < ABI_MAX_CHANNELS; ch++) {
 		if (!(cs.chans & (1u << ch)))
 			continue;
-		r = find(cs.netfn, cs.cmd, 1u << ch);
+		r = find(t, cs.netfn, cs.cmd, 1u << ch);
 		if (!r || r->c != c)
 			continue;
 		rv = 0;
@@ -102,38 +128,41 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
 			LIST_REMOVE(r, link);
 			free(r);
 			c->nregs--;
-			nregs_all--;
+			t->nregs_all--;
 		}
 	}
 	return rv;
 }
 
-struct client *cmdreg_lookup(uint8_t netfn, uint8_t cmd, unsigned int chan)
+struct client *cmdreg_lookup(struct daemon *d, uint8_t netfn, uint8_t cmd,
+			     unsigned int chan)
 {
-	struct cmdreg *r = find(netfn, cmd, 1u << (chan & 31));
+	struct cmdreg *r = find(d->fe->cmdreg, netfn, cmd, 1u << (chan & 31));
 
 	return r ? r->c : NULL;
 }
 
-bool cmdreg_any(void)
+bool cmdreg_any(struct daemon *d)
 {
-	return nregs_all != 0;
+	return d->fe->cmdreg->nregs_all != 0;
 }
 
 void cmdreg_client_gone(struct client *c)
 {
+	struct cmdreg_table *t = c->node->d->fe->cmdreg;
 	struct cmdreg *r, *tmp;
 	size_t i;
 
 	/* Walks the table only for a file that registered something. */
-	for (i = 0; c->nregs && i < sizeof(regs) / sizeof(regs[0]); i++) {
-		for (r = LIST_FIRST(&regs[i]); r; r = tmp) {
+	for (i = 0; c->nregs && i < sizeof(t->regs) / sizeof(t->regs[0]);
+	     i++) {
+		for (r = LIST_FIRST(&t->regs[i]); r; r = tmp) {
 			tmp = LIST_NEXT(r, link);
 			if (r->c == c) {
 				LIST_REMOVE(r, link);
 				free(r);
 				c->nregs--;
-				nregs_all--;
+				t->nregs_all--;
 			}
 		}
 	}

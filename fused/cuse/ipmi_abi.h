@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ipmi_abi - the pure-logic half of the /dev/ipmiN ioctl ABI for kcsmuxd
- * (fused/cuse/ipmi_abi.c + fused/cuse/ipmi_addr.c; link both).
+ * (fused/cuse/ipmi_abi.c + fused/util/ipmi_addr.c, whose half is declared
+ * in util/ipmi_msg.h; link both).
  *
  * No I/O, no libfuse, no allocation: the CUSE ioctl handler uses this to
  *  - map an ioctl number (+ the FUSE_IOCTL_COMPAT flag) to an operation and
@@ -47,11 +48,8 @@
 #include <linux/ioctl.h>	/* <linux/ipmi.h> needs _IOR & co. */
 #include <linux/ipmi.h>
 
-#define ABI_MAX_ADDR_LEN	40	/* sizeof(struct ipmi_addr) */
-#define ABI_MIN_ADDR_LEN	8	/* sizeof(struct ipmi_system_interface_addr) */
-#define ABI_MAX_CHANNELS	16	/* the msghandler's IPMI_MAX_CHANNELS */
-#define ABI_MAX_MSG_LENGTH	IPMI_MAX_MSG_LENGTH	/* 272 */
-#define ABI_CHAN_ALL		0xffffffffu	/* IPMI_CHAN_ALL */
+#include "util/ipmi_msg.h"	/* limits, addresses, request checks */
+
 
 /* Struct sizes per layout. */
 #define ABI_REQ64_SIZE		40
@@ -67,12 +65,6 @@
 #define ABI_TIMING_SIZE		8	/* struct ipmi_timing_parms */
 #define ABI_CHAN_VAL_SIZE	4	/* struct ipmi_channel_lun_address_set */
 
-/* Stock message-handler defaults (module parameters in the kernel). */
-#define ABI_DEFAULT_RETRIES		4
-#define ABI_DEFAULT_RETRY_MS		2000
-#define ABI_MAINT_RETRY_MS		3000	/* IPMB in maintenance mode */
-#define ABI_MAINT_TIMEOUT_MS		30000	/* auto maintenance mode */
-#define ABI_MAX_EVENTS_IN_QUEUE		25
 
 /* ------------------------------------------------------------------ */
 /* ioctl table */
@@ -212,94 +204,6 @@ int abi_encode_chan_val(void *buf, size_t len, const struct abi_chan_val *in);
 /* int / unsigned int arguments (GETS_EVENTS, MY_ADDRESS/LUN, maintenance) */
 int abi_decode_int(const void *buf, size_t len, int32_t *out);
 int abi_encode_int(void *buf, size_t len, int32_t v);
-
-/* ------------------------------------------------------------------ */
-/* Addresses (struct ipmi_addr and its overlays) */
-
-struct abi_addr {
-	int32_t addr_type;	/* IPMI_*_ADDR_TYPE */
-	int16_t channel;
-	uint8_t slave_addr;	/* IPMB, IPMB broadcast, IPMB direct */
-	uint8_t lun;		/* SI, IPMB, LAN (not range-checked here) */
-	/* LAN only */
-	uint8_t privilege, session_handle, remote_swid, local_swid;
-	/* IPMB direct only */
-	uint8_t rs_lun, rq_lun;
-};
-
-/*
- * Parse and validate the first addr_len bytes of a user address as
- * ipmi_validate_addr does: -EINVAL if addr_len < 8 or > 40, a system
- * interface address whose channel is not IPMI_BMC_CHANNEL, any other type
- * on channel 15, < 0 or >= 16, too short for its type (IPMB and broadcast 8,
- * LAN 12, IPMB direct 12 and also channel != 0, odd slave address or a LUN
- * > 3), or an unknown type. The SI/IPMB/LAN lun is checked later, by
- * abi_check_request. Bytes beyond the type's size are ignored.
- */
-int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out);
-/* Length of an address of this type on RECEIVE (ipmi_addr_length): SI and
- * IPMB (also broadcast) 8, LAN and IPMB direct 12, unknown 0. */
-uint32_t abi_addr_length(int32_t addr_type);
-/* Write addr as the user sees it; padding is zeroed. Returns the length
- * (abi_addr_length), -EINVAL for an unknown type, -ENOSPC if bufsize is too
- * small. */
-int abi_encode_addr(const struct abi_addr *addr, void *buf, size_t bufsize);
-/* The address the stock driver keeps for a request, i.e. the address of
- * its error/timeout response: a broadcast becomes a plain IPMB address. */
-void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out);
-
-/* ------------------------------------------------------------------ */
-/* Request checks (i_ipmi_request and its per-type helpers) */
-
-#define ABI_REQF_MAINT_SI	0x1	/* (re)arm automatic maintenance mode
-					   (30 s) on the interface */
-#define ABI_REQF_MAINT_IPMB	0x2	/* (re)arm IPMB maintenance for 30 s:
-					   meanwhile (this request included)
-					   retry time 0 = ABI_MAINT_RETRY_MS */
-#define ABI_REQF_BROADCAST	0x4	/* IPMB broadcast: no retries */
-#define ABI_REQF_RESPONSE	0x8	/* IPMB/LAN response (odd netfn): the
-					   caller's msgid is the sequence */
-#define ABI_REQF_SEQ		0x10	/* IPMB/LAN command: needs one of the 64
-					   sequence slots (none free: -EAGAIN) */
-
-/* True for cold/warm reset (App 0x02/0x03) and any firmware netfn 0x08
- * request: is_maintenance_mode_cmd. */
-bool abi_is_maintenance_trigger(uint8_t netfn, uint8_t cmd);
-
-/*
- * System interface: odd netfn -> -EINVAL; lun > 3 -> -EINVAL; App Send
- * Message 0x34 / Get Message 0x33 / Read Event Message Buffer 0x35 ->
- * -EINVAL (the driver owns them); data_len + 2 > 272 -> -EMSGSIZE.
- * A maintenance trigger that passed the -EINVAL checks arms maintenance
- * mode even when -EMSGSIZE follows (abi_check_request reports it).
- */
-int abi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
-			 uint32_t data_len);
-
-/*
- * Dispatch on the parsed address and return the stock result; *flags gets
- * ABI_REQF_* (valid even on error: act on ABI_REQF_MAINT_SI also after
- * -EMSGSIZE). media: the 16 channel medium types (IPMI_CHANNEL_MEDIUM_*)
- * from the interface's channel scan, or NULL to skip that check.
- * IPMB and broadcast: channel medium must be IPMB (-EINVAL); data_len + 10
- * (+1 for broadcast) > 272 -> -EMSGSIZE; lun > 3 -> -EINVAL.
- * LAN: medium must be 802.3 LAN or async (-EINVAL); data_len + 12 > 272 ->
- * -EMSGSIZE; lun > 3 -> -EINVAL.
- * IPMB direct: -EAFNOSUPPORT (a KCS interface cannot do it).
- */
-int abi_check_request(const struct abi_addr *addr, uint8_t netfn,
-		      uint8_t cmd, uint32_t data_len, const uint8_t *media,
-		      unsigned int *flags);
-
-/*
- * The retries / retry time an IPMB or LAN command really uses: broadcast ->
- * 0 retries; retry_time_ms 0 -> 3000 ms in IPMB maintenance mode, else
- * 2000 ms; retries < 0 -> 4. (The per-file default from TIMING_PARMS is
- * -1 / 0, i.e. these defaults.) System-interface messages ignore them.
- */
-void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
-			  bool broadcast, bool ipmb_maint,
-			  int32_t *out_retries, uint32_t *out_ms);
 
 /* ------------------------------------------------------------------ */
 /* Receive */

@@ -22,9 +22,9 @@
 #include <fuse_lowlevel.h>
 #include <event2/event.h>
 
-#include "kcsmuxd.h"
-#include "util/log.h"
 #include "core/xact.h"
+#include "cuse/cuse.h"
+#include "util/log.h"
 
 static struct client *req_client(struct fuse_file_info *fi)
 {
@@ -174,26 +174,65 @@ static void node_links_remove(struct node *n)
 	n->links = 0;
 }
 
-static void node_init_done(void *userdata)
+/* The device's owner, mode and links, once /dev/NAME exists. */
+static void node_dev_ready(struct node *n)
 {
-	struct node *n = userdata;
-	char path[64];
-	int i;
-
-	/* devtmpfs creates the node root:root 0600 (never wider); give it
-	 * the configured owner and mode once it exists. */
-	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
-	for (i = 0; i < 200; i++) {
-		if (access(path, F_OK) == 0)
-			break;
-		usleep(5000);
-	}
 	node_set_owner_mode(n, n->conf.uid, n->conf.gid, n->conf.mode,
 			    (mode_t)-1);
 	node_links_create(n);
 	n->ready = true;
-	log_info("node %s ready (%s)", n->conf.name, path);
-	daemon_notify(n->d, "READY=1");
+	log_info("node %s ready (/dev/%s)", n->conf.name, n->conf.name);
+	if (n->d->fe->node_ready)
+		n->d->fe->node_ready(n->d);
+}
+
+/* How long to wait for devtmpfs to make /dev/NAME: 200 x 5 ms. */
+#define NODE_DEV_TRIES		200
+#define NODE_DEV_POLL_US	5000
+
+static bool node_dev_exists(const struct node *n)
+{
+	char path[16 + KCSMUX_NAME_MAX];
+
+	snprintf(path, sizeof(path), "/dev/%s", n->conf.name);
+	return access(path, F_OK) == 0;
+}
+
+/* A timer, re-armed until the device exists (or we stop waiting): the
+ * loop serves the other nodes meanwhile. */
+static void node_dev_wait(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct timeval tv = { 0, NODE_DEV_POLL_US };
+
+	(void)fd;
+	(void)what;
+	if (!node_dev_exists(n) && ++n->ready_tries < NODE_DEV_TRIES) {
+		evtimer_add(n->ready_ev, &tv);
+		return;
+	}
+	node_dev_ready(n);
+}
+
+static void node_init_done(void *userdata)
+{
+	struct node *n = userdata;
+	struct timeval tv = { 0, NODE_DEV_POLL_US };
+
+	/* devtmpfs creates the node root:root 0600 (never wider); give it
+	 * the configured owner and mode once it exists. */
+	if (node_dev_exists(n)) {
+		node_dev_ready(n);
+		return;
+	}
+	n->ready_tries = 1;
+	if (!n->ready_ev)
+		n->ready_ev = evtimer_new(n->d->base, node_dev_wait, n);
+	if (!n->ready_ev) {
+		node_dev_ready(n);	/* no memory: as if it timed out */
+		return;
+	}
+	evtimer_add(n->ready_ev, &tv);
 }
 
 static void node_open(fuse_req_t req, struct fuse_file_info *fi)
@@ -255,22 +294,6 @@ static void node_write(fuse_req_t req, const char *buf, size_t size,
 	fuse_reply_err(req, EINVAL);
 }
 
-void client_revoke(struct client *c)
-{
-	struct kmsg *m;
-
-	c->revoked = true;
-	xact_client_gone(c);
-	cmdreg_client_gone(c);
-	c->gets_events = false;
-	while ((m = TAILQ_FIRST(&c->rq))) {
-		TAILQ_REMOVE(&c->rq, m, link);
-		free(m);
-	}
-	c->rq_len = 0;
-	node_notify(c);
-}
-
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		       struct fuse_file_info *fi, unsigned int flags,
 		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
@@ -295,16 +318,6 @@ static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
 	}
 	fuse_reply_poll(req, c->revoked ? POLLERR :
 			TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
-}
-
-/* A message arrived for c: wake whoever waits in poll()/select(). */
-void node_notify(struct client *c)
-{
-	if (c->ph && !c->node->dying) {
-		fuse_lowlevel_notify_poll(c->ph);
-		fuse_pollhandle_destroy(c->ph);
-		c->ph = NULL;
-	}
 }
 
 static const struct cuse_lowlevel_ops node_ops = {
@@ -433,55 +446,12 @@ void node_destroy(struct node *n)
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
 	node_links_remove(n);
+	if (n->ready_ev)
+		event_free(n->ready_ev);
 	if (n->ev)
 		event_free(n->ev);
 	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */
 	free(buf->mem);
 	free(buf);
 	free(n);
-}
-
-/* Account one finished transaction of this node (its cost report). */
-void node_account(struct node *n, struct xact *x, int status,
-		  const uint8_t *resp, unsigned int len,
-		  const struct kcsraw_cost *cost)
-{
-	const struct kcsmux_policy *p = &n->conf.pol;
-	uint64_t now = now_ns();
-	struct nodestats_txn t = {
-		.latency_ns = now - x->t_enq,
-		.error = status || len < 3 || resp[2] != 0,
-	};
-
-	if (cost) {
-		t.service_ns = cost->latency_ns - cost->queue_ns;
-		t.cpu_ns = cost->cpu_ns;
-		t.spin_ns = cost->spin_ns;
-		n->cnt.sleeps += cost->sleeps;
-		if (status == 0)
-			adapt_record(&n->adapt, x->netfn, x->cmd,
-				     x->adaptive ? &x->choice : NULL,
-				     t.service_ns, cost->sleeps, cost->bmc_us,
-				     cost->cpu_ns, now);
-	} else {
-		t.service_ns = now - x->t_sub;
-	}
-	nodestats_complete(&n->st, now, &t);
-	/*
-	 * Over its CPU budget, first cheapen, then wait: the node's next
-	 * requests run without spinning and with its slowest polls
-	 * (node_policy), and only when one of those (or an adaptive one,
-	 * which minds the budget itself) still leaves the node over budget
-	 * do its next requests wait until its estimate is back under it (the
-	 * other nodes go on meanwhile). Holding at once would trade a
-	 * spinning node's throughput for nothing a cheaper poll could not
-	 * give.
-	 */
-	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
-	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
-		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
-				now, p->cpu_budget_ppm));
-		n->cnt.held++;
-	}
-	sched_charge(&n->d->sched, &x->item, t.service_ns);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for fused/cuse/ipmi_abi.c + fused/cuse/ipmi_addr.c.
+ * libFuzzer target for fused/cuse/ipmi_abi.c + fused/util/ipmi_addr.c.
  *
  * Input: byte 0 selects the area, byte 1 holds flags (bit 0: 32-bit layout /
  * compat, bit 1: SETTIME, bit 2: RECEIVE_TRUNC), the rest is the payload.

@@ -14,7 +14,9 @@
 #include "kcsmuxd.h"
 
 /* Both files on a node that takes incoming commands (kcsmux.conf(5)). */
-static struct node n = { .conf = { .commands = true } };
+static struct frontend fe;
+static struct daemon d = { .fe = &fe };
+static struct node n = { .d = &d, .conf = { .commands = true } };
 static struct client ca = { .node = &n }, cb = { .node = &n };
 
 static const struct abi_ioctl reg = { 0, ABI_REGISTER_FOR_CMD, 2, 0, false,
@@ -48,10 +50,17 @@ static int chans(struct client *c, const struct abi_ioctl *e, uint32_t netfn,
 	return cmdreg_ioctl(c, e, b, sizeof(b));
 }
 
+static void setup(void)
+{
+	ck_assert_int_eq(cmdreg_init(&d), 0);
+}
+
 static void teardown(void)
 {
 	cmdreg_client_gone(&ca);
 	cmdreg_client_gone(&cb);
+	ck_assert(!cmdreg_any(&d));
+	cmdreg_fini(&d);
 }
 
 START_TEST(plain_exclusive)
@@ -59,12 +68,12 @@ START_TEST(plain_exclusive)
 	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x42), 0);
 	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x42), -EBUSY);
 	ck_assert_int_eq(plain(&cb, &reg, 0x32, 0x42), -EBUSY);
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x42, 0), &ca);
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x42, 15), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x42, 0), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x42, 15), &ca);
 	ck_assert_int_eq(plain(&cb, &unreg, 0x32, 0x42), -ENOENT);
 	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x42), 0);
 	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x42), -ENOENT);
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x42, 0));
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x42, 0));
 }
 END_TEST
 
@@ -76,13 +85,13 @@ START_TEST(same_file_other_channels)
 	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x43, 0x6), -EBUSY);
 	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x43, 0x8), 0);
 	ck_assert_int_eq(plain(&ca, &reg, 0x32, 0x43), -EBUSY);
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 1), &ca);
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 3), &cb);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x43, 1), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x43, 3), &cb);
 	/* one mask removes the three registrations of ca, not cb's */
 	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x43, 0xf), 0);
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x43, 0));
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x43, 2));
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x43, 3), &cb);
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x43, 0));
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x43, 2));
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x43, 3), &cb);
 	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x43, 0xf), -ENOENT);
 }
 END_TEST
@@ -92,13 +101,13 @@ START_TEST(partial_unregister)
 	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x44, 0x3), 0);
 	/* a mask wider than the registration: still 0, bits cleared */
 	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x5), 0);
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x44, 0));
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x44, 1), &ca);
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x44, 0));
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x44, 1), &ca);
 	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x1), -ENOENT);
 	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x44, 0x0), -ENOENT);
 	/* the plain form covers channels 0-15 */
 	ck_assert_int_eq(plain(&ca, &unreg, 0x32, 0x44), 0);
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x44, 1));
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x44, 1));
 }
 END_TEST
 
@@ -112,12 +121,12 @@ START_TEST(high_bits)
 	/* all channels, then remove channel 0: the rest stays */
 	ck_assert_int_eq(plain(&cb, &reg, 0x32, 0x46), 0);
 	ck_assert_int_eq(chans(&cb, &unreg_ch, 0x32, 0x46, 0x1), 0);
-	ck_assert_ptr_null(cmdreg_lookup(0x32, 0x46, 0));
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x46, 7), &cb);
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x46, 0));
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x46, 7), &cb);
 	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x46, 0x1), 0);
 	/* netfn and cmd of the CHANS form: the low byte */
 	ck_assert_int_eq(chans(&ca, &reg_ch, 0x132, 0x147, 0x1), 0);
-	ck_assert_ptr_eq(cmdreg_lookup(0x32, 0x47, 0), &ca);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x47, 0), &ca);
 }
 END_TEST
 
@@ -135,7 +144,7 @@ static Suite *cmdreg_suite(void)
 	Suite *s = suite_create("cmdreg");
 	TCase *tc = tcase_create("core");
 
-	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, plain_exclusive);
 	tcase_add_test(tc, same_file_other_channels);
 	tcase_add_test(tc, partial_unregister);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/cuse/ipmi_abi.c + fused/cuse/ipmi_addr.c: the ioctl table,
+ * Check suite for fused/cuse/ipmi_abi.c + fused/util/ipmi_addr.c: the ioctl table,
  * struct codecs (native layout against the real <linux/ipmi.h> structs,
  * 32-bit layout built byte by byte), address rules, request checks, receive
  * rules and value helpers.

@@ -12,10 +12,12 @@
 # again. Both KCS have the same ipmi_sim configuration, and the same
 # delay proxy answers for what ipmi_sim lacks (tests/vm/CMakeLists.txt:
 # DCMI capabilities and a 220 W power reading, self test, ACPI power
-# state). ACCESS (default monitoring) is the node's access preset.
+# state). ACCESS (default monitoring) is the node's access preset, SDR_CACHE
+# (default no) its sdr_cache key.
 . /guest/lib.sh
 
 ACCESS=${ACCESS:-monitoring}
+SDR_CACHE=${SDR_CACHE:-no}
 COLLECTD_SECONDS=${COLLECTD_SECONDS:-16}
 SCRAPES=${SCRAPES:-3}
 export HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin:/guest/bin
@@ -155,17 +157,19 @@ agents() {
 }
 
 # Phase 1: kcsmuxd node ipmi0 on kcsraw.
-say "phase 1: kcsmuxd node ipmi0, access = $ACCESS"
+say "phase 1: kcsmuxd node ipmi0, access = $ACCESS, sdr_cache = $SDR_CACHE"
 kcsmux_setup
 kcsmux_conf <<CONF
 
 [node ipmi0]
 policy = monitor
 access = $ACCESS
+sdr_cache = $SDR_CACHE
 
 [node mon]
 policy = monitor
 access = $ACCESS
+sdr_cache = $SDR_CACHE
 interface = 7
 CONF
 kcsmuxd -f -d >/tmp/kcsmuxd.log 2>&1 &
@@ -196,6 +200,12 @@ check "without the links ipmitool -d 7 finds no device" test $? != 0
 agents /out/agents/node node
 kcsmuxctl stats >/out/agents/stats 2>&1
 sed 's/^/    | /' /out/agents/stats
+if [ "$SDR_CACHE" = yes ]; then
+	kcsmuxctl show ipmi0 | grep '^sdr_' >/out/agents/sdr_cache
+	sed 's/^/    | /' /out/agents/sdr_cache
+	expect "the agents' SDR and FRU reads answered from memory" \
+		'^sdr_cache_hits=[1-9]' /out/agents/sdr_cache
+fi
 kill "$dpid"
 wait "$dpid" 2>/dev/null
 cp /tmp/kcsmuxd.log /out/agents/kcsmuxd.log

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ipmi_addr - IPMI address parsing/encoding and the message handler's
- * per-address-type request checks. See ipmi_abi.h. Pure logic.
+ * per-address-type request checks. See ipmi_msg.h. Pure logic.
  */
-#include "cuse/ipmi_abi.h"
+#include "util/ipmi_msg.h"
 #include "util/le.h"
 
 #include <errno.h>

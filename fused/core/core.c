@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core.c - the core's wiring: its part of the daemon set up and torn down,
+ * and what the backend reports (core_backend_cbs) sent where it belongs:
+ * completions to the transactions (xact.c), SMS_ATN to the bridge
+ * (bridge.c), a hosed interface to the BMC setup (bmcsetup.c), events up
+ * to the front end (d->up).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "backend/backend.h"
+#include "core/core.h"
+#include "core/sdrglue.h"
+#include "core/xact.h"
+
+void core_init(struct daemon *d, struct event_base *base)
+{
+	d->base = base;
+	LIST_INIT(&d->nodes);
+	TAILQ_INIT(&d->running);
+	TAILQ_INIT(&d->internal);
+	TAILQ_INIT(&d->sdr_parked);
+	sched_init(&d->sched, 0);
+	bridge_init(d);
+}
+
+void core_fini(struct daemon *d)
+{
+	if (d->retry_ev)
+		event_free(d->retry_ev);
+	d->retry_ev = NULL;
+	bmc_setup_fini(d);
+	sdrglue_fini(d);
+	bridge_fini(d);
+}
+
+/* The backend's reports (backend_cbs), with the daemon as their arg. */
+static void be_completion(void *arg, uint64_t cookie, int status,
+			  const uint8_t *resp, unsigned int len,
+			  const struct kcsraw_cost *cost)
+{
+	xact_complete(arg, cookie, status, resp, len, cost);
+}
+
+static void be_hosed(void *arg)
+{
+	bmc_setup_recheck(arg);		/* as stock after a hosed interface */
+}
+
+static void be_attention(void *arg)
+{
+	bridge_attention(arg);
+}
+
+static void be_event(void *arg, const struct ipmb_user_msg *m)
+{
+	struct daemon *d = arg;
+
+	d->up->event(d, m);
+}
+
+static void be_room(void *arg)
+{
+	xact_kick(arg);
+}
+
+const struct backend_cbs core_backend_cbs = {
+	.completion = be_completion,
+	.hosed = be_hosed,
+	.attention = be_attention,
+	.event = be_event,
+	.room = be_room,
+};
+
+static int node_order(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a;
+	const struct node *y = *(struct node *const *)b;
+
+	if (x->conf.line != y->conf.line)
+		return x->conf.line < y->conf.line ? -1 : 1;
+	return strcmp(x->conf.name, y->conf.name);
+}
+
+struct node **core_nodes(struct daemon *d, size_t *count)
+{
+	struct node **v, *n;
+	size_t i = 0;
+
+	*count = 0;
+	LIST_FOREACH(n, &d->nodes, link)
+		if (!n->dying)
+			i++;
+	if (i == 0 || (v = calloc(i, sizeof(*v))) == NULL)
+		return NULL;
+	i = 0;
+	LIST_FOREACH(n, &d->nodes, link)
+		if (!n->dying)
+			v[i++] = n;
+	qsort(v, i, sizeof(*v), node_order);
+	*count = i;
+	return v;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * core.h - the daemon and its nodes as the core (core/) knows them, and the
+ * calls the core makes upward (struct core_upcalls).
+ *
+ *   daemon   everything of one kcsmuxd, passed to every function that needs
+ *            it (the context rule, docs/design.md): the configuration, the
+ *            nodes, the backend, the scheduler, the transaction lists, the
+ *            bridge and BMC-setup state, the front end's upcalls
+ *   node     one virtual /dev/NAME: its policy, queue in the scheduler,
+ *            accounting and IPMB addresses (the core's), and its CUSE
+ *            session and open files (the front end's, cuse/: the core
+ *            never touches those fields)
+ *
+ * The core never names a CUSE session's internals, an open file's state or
+ * a receive-queue entry: what goes up (answers, events, incoming commands)
+ * goes through d->up with an opaque owner (void *) the front end gave it.
+ */
+#ifndef KCSMUX_CORE_H
+#define KCSMUX_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include <kcsmux/kcsraw.h>
+
+#include "admin/config.h"
+#include "core/adaptive.h"
+#include "core/atn.h"
+#include "core/nodestats.h"
+#include "core/sched.h"
+#include "core/seqtab.h"
+#include "util/clock.h"
+#include "util/ipmi_msg.h"
+#include "util/log.h"
+
+struct event_base;
+struct event;
+struct backend;
+struct xact;
+struct daemon;
+
+TAILQ_HEAD(xact_list, xact);
+
+/* What nodestats does not count. */
+struct node_counters {
+	uint64_t denied;	/* refused by the access list (cc 0xd4) */
+	uint64_t busy;		/* EBUSY: outstanding or client limits */
+	uint64_t opens;
+	uint64_t sleeps;	/* poller sleeps of its transactions */
+	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
+	uint64_t held;		/* its queue held until back under budget */
+	/* buffers guessed (client.c), and guessed rightly: a round trip
+	 * saved; [0] SEND, [1] RECEIVE */
+	uint64_t guesses[2];
+	uint64_t guess_hits[2];
+	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
+	 * cacheable ones that went to the BMC (core/sdrglue.c) */
+	uint64_t sdr_hits, sdr_misses;
+};
+
+/* The front end's (cuse/cuse.h); the core only passes pointers along. */
+struct client;
+struct fuse_session;
+LIST_HEAD(client_list, client);
+
+struct node {
+	LIST_ENTRY(node) link;
+	struct daemon *d;
+	struct kcsmux_node_conf conf;
+
+	/* the front end's: CUSE session and open files (cuse/node.c) */
+	struct fuse_session *se;
+	struct event *ev;
+	void *buf;			/* struct fuse_buf, reused */
+	struct event *ready_ev;		/* waiting for /dev/NAME to appear */
+	unsigned int ready_tries;
+	bool ready;			/* CUSE INIT done, device exists */
+	bool dying;
+	unsigned int links;		/* /dev/ipmi/N, /dev/ipmidev/N made */
+	struct client_list clients;
+	unsigned int nclients;
+
+	/* the core's */
+	struct sched_flow flow;		/* its queue in the scheduler */
+	struct nodestats st;
+	struct adapt adapt;		/* backoff = adaptive: the BMC's times */
+	struct node_counters cnt;
+	struct log_rl rl_denied;
+	/* The node's own IPMB source address and LUN per channel
+	 * (IPMICTL_SET_MY_*: per node, so no node changes another's); [0] is
+	 * MY_ADDRESS/MY_LUN. From the daemon's defaults at creation. */
+	uint8_t chan_address[ABI_MAX_CHANNELS];
+	uint8_t chan_lun[ABI_MAX_CHANNELS];
+};
+LIST_HEAD(node_list, node);
+
+/*
+ * What the core calls upward, set by main (the front end's, cuse/client.c).
+ * owner: what the front end gave with a request (bridge_send, xact->owner).
+ */
+struct core_upcalls {
+	/* A bridged request of owner is over: its answer, an error or
+	 * timeout response, or a reply's send result (recv_type 4). */
+	void (*bridged)(struct daemon *d, void *owner,
+			const struct ipmb_user_msg *m);
+	/* An incoming command from the BMC: true if a file registered for
+	 * netfn/cmd on chan took it (else the core answers it itself). */
+	bool (*command)(struct daemon *d, const struct ipmb_user_msg *m,
+			uint8_t netfn, uint8_t cmd, unsigned int chan);
+	/* An asynchronous event from the BMC, for every subscriber. */
+	void (*event)(struct daemon *d, const struct ipmb_user_msg *m);
+	/* Does anyone wait for events or incoming commands? */
+	bool (*waiters)(struct daemon *d);
+	/* An owned transaction is being freed: drop it from the owner's
+	 * list (xact_free). */
+	void (*xact_gone)(struct xact *x);
+};
+
+/* IPMB bridging and SMS_ATN state (bridge.c). */
+struct bridge {
+	struct seqtab tab;
+	struct atn atn;
+	struct xact_list pending;	/* Send Messages not yet started */
+	bool sending;		/* a Send Message is out or its ATN run */
+	bool send_out;		/* ... the Send Message itself */
+	struct event *seq_timer;
+};
+
+/* BMC global enables and the channel scan (bmcsetup.c). */
+struct bmc_setup {
+	bool on;		/* started: a raw KCS we set up ourselves */
+	struct event *tick;
+	bool evbuf;		/* the BMC took the event buffer bit */
+	bool checking;		/* a Get/Set Global Enables is out */
+	bool pending;		/* check at the next tick (hosed, reset) */
+	uint8_t scan_media[ABI_MAX_CHANNELS];
+	unsigned int scan_left;
+	bool scan_nosys;
+	struct log_rl rl_get;
+};
+
+struct frontend;	/* the front end's daemon-wide state (cuse/cuse.h) */
+
+struct daemon {
+	struct event_base *base;
+	struct kcsmux_config cfg;
+	const char *cfg_path;
+	struct node_list nodes;
+	struct backend *be;
+	struct sched sched;
+	struct event *retry_ev;		/* a rate-limited node gets a token */
+	uint64_t next_client_id;
+	uint64_t next_xact_id;
+	struct xact_list running;	/* submitted to the backend (xact.c) */
+	struct xact_list internal;	/* the daemon's own, ahead of nodes */
+	struct sdrc *sdrc;		/* SDR/FRU cache, NULL until used */
+	struct xact_list sdr_parked;	/* waiting for the cache to fill */
+	struct bridge br;
+	struct bmc_setup bs;
+	const struct core_upcalls *up;
+	struct frontend *fe;
+
+	/* The defaults of each node's IPMB address and LUN (struct node's
+	 * chan_address/chan_lun, which IPMICTL_SET_MY_* change), and what
+	 * the daemon itself answers unregistered incoming commands from. */
+	uint8_t my_address;
+	uint8_t my_lun;
+	uint8_t chan_address[ABI_MAX_CHANNELS];
+	uint8_t chan_lun[ABI_MAX_CHANNELS];
+	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
+	/* channel media from the scan at start (bmcsetup.c) */
+	uint8_t media[ABI_MAX_CHANNELS];
+	bool media_ready;
+	bool dropped;			/* running as cfg.user */
+	bool sandboxed;			/* the seccomp filter is in */
+	int notify_fd;			/* $NOTIFY_SOCKET, connected (notify.c) */
+
+	/* the last reload (SIGHUP or kcsmuxctl reload), for the metrics */
+	uint64_t reloads, reload_failures;
+	bool last_reload_ok;		/* true before any reload */
+	uint64_t last_reload_unix;	/* seconds since the epoch, 0: none */
+};
+
+
+/* core.c: what the backend reports to (the daemon as its arg):
+ * completions, a hosed interface, SMS_ATN, events, room to submit. */
+struct backend_cbs;
+extern const struct backend_cbs core_backend_cbs;
+
+/* Set up the core's part of d (lists, scheduler, bridge): before the
+ * backend is opened and nodes are made; core_fini after they are gone. */
+void core_init(struct daemon *d, struct event_base *base);
+void core_fini(struct daemon *d);
+
+/*
+ * The live nodes (not dying) in the one order every listing uses: the
+ * configuration's (the line of their section, then the name). malloc'd;
+ * NULL with *count 0 when there are none or memory is short.
+ */
+struct node **core_nodes(struct daemon *d, size_t *count);
+
+/* bmcsetup.c: global enables and channel media, as the stock drivers */
+void bmc_setup_start(struct daemon *d);
+void bmc_setup_recheck(struct daemon *d);
+void bmc_setup_fini(struct daemon *d);
+
+#endif /* KCSMUX_CORE_H */

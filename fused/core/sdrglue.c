@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sdrglue.c - the SDR/FRU cache in the request path (sdrglue.h).
+ *
+ * One cache for the interface, made when a node with sdr_cache = yes
+ * first asks. A request the cache answers is delivered at once as the
+ * BMC's answer would be; one it parks waits here, with the client's
+ * outstanding count held, until the cache's own requests (queued as the
+ * daemon's internal transactions, ahead of every node, one at a time)
+ * are answered, and is then asked again. Every client transaction the
+ * BMC answers is shown to the cache (writes, clears and resets drop it).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/sdrglue.h"
+#include "core/xact.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+static uint64_t now_ms(void)
+{
+	return now_ns() / 1000000u;
+}
+
+static void pump(struct daemon *d);
+
+/* Handed on: out of its node's queue (the owner's count), then answered. */
+static void answer(struct xact *x, int status, const uint8_t *resp,
+		   unsigned int len)
+{
+	if (x->dispatched)
+		x->dispatched(x);
+	x->done(x, status, resp, len);
+}
+
+/* The cache's verdict on x; true if x was answered or parked. */
+static bool try_cache(struct xact *x, uint64_t now)
+{
+	struct sdrc *cache = x->d->sdrc;
+	uint64_t misses = sdrc_stats(cache)->misses;
+	uint8_t resp[2 + SDRC_MAX_RESP];
+	unsigned int len = 0;
+	enum sdrc_verdict v;
+
+	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
+			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
+	if (v == SDRC_FORWARD) {	/* a miss if it could have been a hit */
+		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
+		return false;
+	}
+	if (v == SDRC_PARK) {
+		TAILQ_INSERT_TAIL(&x->d->sdr_parked, x, qlink);
+		return true;
+	}
+	x->node->cnt.sdr_hits++;
+	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
+	resp[1] = x->cmd;
+	answer(x, 0, resp, len + 2);
+	return true;
+}
+
+/* Ask again for every parked request: the cache moved on. */
+static void unpark(struct daemon *d, uint64_t now)
+{
+	struct xact_list again = TAILQ_HEAD_INITIALIZER(again);
+	struct xact *x;
+
+	TAILQ_CONCAT(&again, &d->sdr_parked, qlink);
+	while ((x = TAILQ_FIRST(&again))) {
+		TAILQ_REMOVE(&again, x, qlink);
+		if (!x->owner)			/* closed meanwhile */
+			xact_free(x);
+		else if (!try_cache(x, now) && xact_enqueue(x) < 0)
+			answer(x, -EBUSY, NULL, 0);
+	}
+}
+
+/* Log where the cache went (filled, failed, off). */
+static void log_state(const struct sdrc *cache, const char *before)
+{
+	const char *now = sdrc_state_name(cache);
+
+	if (!strcmp(before, now))
+		return;
+	if (!strcmp(now, "valid"))
+		log_info("SDR cache: %u records in memory",
+			 sdrc_records(cache));
+	else if (!strcmp(now, "failed"))
+		log_warn("SDR cache: reading the repository failed; "
+			 "requests go to the BMC, trying again in 30 s");
+	else if (!strcmp(now, "off"))
+		log_warn("SDR cache: the BMC's repository timestamps did not "
+			 "move on a write: cache off");
+}
+
+static void internal_done(struct xact *x, int status, const uint8_t *resp,
+			  unsigned int len)
+{
+	struct daemon *d = x->d;
+	const char *before = sdrc_state_name(d->sdrc);
+	uint64_t now = now_ms();
+
+	xact_free(x);
+	if (!status && len < 3)
+		status = -EIO;
+	sdrc_answer(d->sdrc, status, status ? NULL : resp + 2,
+		    status ? 0 : len - 2, now);
+	log_state(d->sdrc, before);
+	unpark(d, now);
+	pump(d);
+}
+
+/* Queue what the cache wants from the BMC, if anything. */
+static void pump(struct daemon *d)
+{
+	struct sdrc_req r;
+	struct xact *x;
+
+	if (!sdrc_next_request(d->sdrc, now_ms(), &r))
+		return;
+	x = xact_new(d, NULL);
+	if (x) {
+		x->req[0] = (uint8_t)(r.netfn << 2);
+		x->req[1] = r.cmd;
+		memcpy(x->req + 2, r.data, r.len);
+		x->req_len = (uint16_t)(r.len + 2);
+		x->done = internal_done;
+		if (xact_enqueue(x) == 0)
+			return;
+		xact_free(x);
+	}
+	sdrc_answer(d->sdrc, -ENOMEM, NULL, 0, now_ms());
+	unpark(d, now_ms());
+}
+
+bool sdrglue_send(struct xact *x)
+{
+	struct daemon *d = x->d;
+	bool taken;
+
+	if (!x->node->conf.sdr_cache)
+		return false;
+	if (!d->sdrc)
+		d->sdrc = sdrc_new(d->cfg.sdr_cache_revalidate_ms);
+	if (!d->sdrc)
+		return false;
+	sdrc_set_revalidate_ms(d->sdrc, d->cfg.sdr_cache_revalidate_ms);
+	taken = try_cache(x, now_ms());
+	/* the cache's own requests (a revalidation this one asked for)
+	 * go ahead of it */
+	pump(d);
+	return taken;
+}
+
+void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len)
+{
+	if (!x->d->sdrc)
+		return;
+	if (!status && len < 3)
+		status = -EIO;
+	sdrc_observe(x->d->sdrc, x->owner, x->netfn, x->req[0] & 3, x->cmd,
+		     x->req + 2, x->req_len - 2u, status,
+		     status ? NULL : resp + 2, status ? 0 : len - 2);
+}
+
+void sdrglue_fini(struct daemon *d)
+{
+	struct xact *x;
+
+	while ((x = TAILQ_FIRST(&d->sdr_parked))) {
+		TAILQ_REMOVE(&d->sdr_parked, x, qlink);
+		xact_free(x);
+	}
+	sdrc_free(d->sdrc);
+	d->sdrc = NULL;
+}
+
+void sdrglue_owner_gone(struct daemon *d, const void *owner)
+{
+	if (d->sdrc)
+		sdrc_owner_gone(d->sdrc, owner);
+}

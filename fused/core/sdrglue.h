@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sdrglue.h - the SDR/FRU cache (sdrcache.c) in the request path: the
+ * only file that knows both the cache and transactions. Its state is the
+ * daemon's (d->sdrc, d->sdr_parked).
+ */
+#ifndef KCSMUX_SDRGLUE_H
+#define KCSMUX_SDRGLUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/sdrcache.h"
+
+struct daemon;
+struct xact;
+
+/*
+ * A node's system-interface transaction, allowed by the node's rules,
+ * linked to its owner and counted as queued, not yet enqueued: true if the
+ * cache took it: answered at once (x->dispatched, then x->done), or parked
+ * until the cache is filled, then answered or enqueued. False: enqueue it.
+ */
+bool sdrglue_send(struct xact *x);
+/* A node's system-interface transaction is answered (resp: netfn, cmd,
+ * cc ...): writes, clears and resets drop the cache. */
+void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len);
+/* The owner's reservations are forgotten (its parked requests were
+ * orphaned by xact_cancel and are freed when the cache moves on). */
+void sdrglue_owner_gone(struct daemon *d, const void *owner);
+/* At exit (core_fini), after the nodes are gone. */
+void sdrglue_fini(struct daemon *d);
+
+#endif

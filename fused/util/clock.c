@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+/* clock.c - the daemon's one clock: CLOCK_MONOTONIC in ns. */
+#include <time.h>
+
+#include "util/clock.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for the CUSE front end's client delivery (fused/cuse/client.c
+ * over the core and a fake backend): requests to answers in the receive
+ * queue, their order, RECEIVE keeping a message when its buffer is bad or
+ * small, cancel on close, the access list's cc 0xD4, events and their
+ * backlog, a bridged answer delivered through the owner callback.
+ *
+ * libfuse's reply calls are wrapped (ld --wrap) by a small model of the
+ * kernel's CUSE ioctl path: a retry's input memory is copied in (an address
+ * below 4096 faults: EFAULT before the daemon sees the call, as the kernel
+ * does), the call is made again, and a reply is copied out to the memory
+ * the last retry named.
+ */
+#define FUSE_USE_VERSION 35
+
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <event2/event.h>
+#include <fuse_lowlevel.h>
+#include <linux/ipmi.h>
+#include <linux/ipmi_msgdefs.h>
+
+#include "admin/config.h"
+#include "core/core.h"
+#include "core/xact.h"
+#include "cuse/cuse.h"
+#include "fake_backend.h"
+
+/* ------------------------------------------------------------------ */
+/* the kernel's side of CUSE ioctls */
+
+enum { R_NONE, R_ERR, R_IOCTL, R_RETRY };
+
+static struct {
+	int kind, err, result;
+	uint8_t out[2048];
+	size_t outlen;
+	struct iovec in[4], outv[4];
+	size_t nin, nout;
+} r;
+static int fake_req;
+static struct fuse_ctx ctx = { .pid = 4242 };
+static unsigned int notifies;
+
+int __wrap_fuse_reply_err(fuse_req_t req, int err);
+int __wrap_fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
+			    size_t size);
+int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
+				const struct iovec *iov, int count);
+int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
+				  size_t in_count,
+				  const struct iovec *out_iov,
+				  size_t out_count);
+const struct fuse_ctx *__wrap_fuse_req_ctx(fuse_req_t req);
+int __wrap_fuse_lowlevel_notify_poll(struct fuse_pollhandle *ph);
+void __wrap_fuse_pollhandle_destroy(struct fuse_pollhandle *ph);
+
+int __wrap_fuse_reply_err(fuse_req_t req, int err)
+{
+	(void)req;
+	r.kind = R_ERR;
+	r.err = err;
+	return 0;
+}
+
+int __wrap_fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
+			    size_t size)
+{
+	(void)req;
+	ck_assert_uint_le(size, sizeof(r.out));
+	r.kind = R_IOCTL;
+	r.result = result;
+	if (size)
+		memcpy(r.out, buf, size);
+	r.outlen = size;
+	return 0;
+}
+
+int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
+				const struct iovec *iov, int count)
+{
+	(void)req;
+	r.kind = R_IOCTL;
+	r.result = result;
+	r.outlen = 0;
+	for (int i = 0; i < count; i++) {
+		ck_assert_uint_le(r.outlen + iov[i].iov_len, sizeof(r.out));
+		memcpy(r.out + r.outlen, iov[i].iov_base, iov[i].iov_len);
+		r.outlen += iov[i].iov_len;
+	}
+	return 0;
+}
+
+int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
+				  size_t in_count,
+				  const struct iovec *out_iov,
+				  size_t out_count)
+{
+	(void)req;
+	ck_assert_uint_le(in_count, 4);
+	ck_assert_uint_le(out_count, 4);
+	r.kind = R_RETRY;
+	memcpy(r.in, in_iov, in_count * sizeof(*in_iov));
+	r.nin = in_count;
+	if (out_count)
+		memcpy(r.outv, out_iov, out_count * sizeof(*out_iov));
+	r.nout = out_count;
+	return 0;
+}
+
+const struct fuse_ctx *__wrap_fuse_req_ctx(fuse_req_t req)
+{
+	(void)req;
+	return &ctx;
+}
+
+int __wrap_fuse_lowlevel_notify_poll(struct fuse_pollhandle *ph)
+{
+	(void)ph;
+	notifies++;
+	return 0;
+}
+
+void __wrap_fuse_pollhandle_destroy(struct fuse_pollhandle *ph)
+{
+	(void)ph;
+}
+
+static bool faults(const void *p)
+{
+	return (uintptr_t)p < 4096;
+}
+
+/* One ioctl as the kernel runs it over CUSE: 0/result or -errno. */
+static int kioctl(struct client *c, unsigned int cmd, void *arg)
+{
+	static uint8_t in[4096];
+	struct iovec outv[4];
+	size_t in_len = 0, out_len = 0, nout = 0, off, n;
+
+	for (int round = 0; round < 4; round++) {
+		r.kind = R_NONE;
+		client_ioctl(c, (fuse_req_t)&fake_req, cmd, arg, 0,
+			     in_len ? in : NULL, in_len, out_len);
+		switch (r.kind) {
+		case R_ERR:
+			return -r.err;
+		case R_IOCTL:
+			for (size_t i = 0, off = 0; i < nout && off < r.outlen;
+			     i++) {
+				n = outv[i].iov_len < r.outlen - off ?
+				    outv[i].iov_len : r.outlen - off;
+				if (faults(outv[i].iov_base))
+					return -EFAULT;
+				memcpy(outv[i].iov_base, r.out + off, n);
+				off += n;
+			}
+			return r.result;
+		case R_RETRY:
+			in_len = 0;
+			for (size_t i = 0; i < r.nin; i++) {
+				if (faults(r.in[i].iov_base))
+					return -EFAULT;
+				ck_assert_uint_le(in_len + r.in[i].iov_len,
+						  sizeof(in));
+				memcpy(in + in_len, r.in[i].iov_base,
+				       r.in[i].iov_len);
+				in_len += r.in[i].iov_len;
+			}
+			nout = r.nout;
+			memcpy(outv, r.outv, nout * sizeof(*outv));
+			for (off = 0, out_len = 0; off < nout; off++)
+				out_len += outv[off].iov_len;
+			break;
+		default:
+			ck_abort_msg("no reply");
+		}
+	}
+	ck_abort_msg("more than 4 round trips");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* a daemon of two nodes: a (all, events, commands), b (readonly, no
+ * events) */
+
+static struct event_base *base;
+static struct daemon d;
+static struct fake_be *fb;
+static struct node na, nb;
+static struct kcsmux_config cfg;
+static int ph_dummy;
+
+static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
+{
+	memset(n, 0, sizeof(*n));
+	n->d = &d;
+	n->conf = *conf;
+	memset(n->chan_address, 0x20, sizeof(n->chan_address));
+	memset(n->chan_lun, 2, sizeof(n->chan_lun));
+	LIST_INIT(&n->clients);
+	nodestats_init(&n->st, now_ns(), 0);
+	adapt_init(&n->adapt);
+	sched_flow_attach(&d.sched, &n->flow, &n->conf.pol, now_ns());
+	LIST_INSERT_HEAD(&d.nodes, n, link);
+	n->ready = true;
+}
+
+static struct client *open_file(struct node *n)
+{
+	struct client *c = client_new(n, 100, 0);
+
+	ck_assert_ptr_nonnull(c);
+	LIST_INSERT_HEAD(&n->clients, c, link);
+	n->nclients++;
+	c->ph = (struct fuse_pollhandle *)&ph_dummy;
+	return c;
+}
+
+static void close_file(struct client *c)
+{
+	LIST_REMOVE(c, link);
+	c->node->nclients--;
+	client_free(c);
+}
+
+static void setup(void)
+{
+	char *cause = NULL;
+
+	memset(&r, 0, sizeof(r));
+	notifies = 0;
+	memset(&cfg, 0, sizeof(cfg));
+	ck_assert_msg(config_load_string(&cfg, "[node a]\naccess = all\n"
+					 "events = yes\ncommands = yes\n"
+					 "max_outstanding = 3\n"
+					 "[node b]\naccess = readonly\nevents = no\n",
+					 "t.conf", &cause) == 0, "%s", cause);
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	memset(&d, 0, sizeof(d));
+	d.cfg.event_backlog = 25;
+	core_init(&d, base);
+	ck_assert_int_eq(frontend_init(&d, NULL), 0);
+	d.my_address = 0x20;
+	d.media_ready = true;
+	d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
+	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
+	d.be = &fb->be;
+	node_init(&na, &cfg.nodes[0]);
+	node_init(&nb, &cfg.nodes[1]);
+}
+
+static void teardown(void)
+{
+	struct client *c;
+
+	while ((c = LIST_FIRST(&na.clients)))
+		close_file(c);
+	while ((c = LIST_FIRST(&nb.clients)))
+		close_file(c);
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
+	sched_flow_detach(&d.sched, &na.flow);
+	sched_flow_detach(&d.sched, &nb.flow);
+	d.be->ops->destroy(d.be);
+	core_fini(&d);
+	frontend_fini(&d);
+	event_base_free(base);
+	config_free(&cfg);
+}
+
+static struct ipmi_system_interface_addr si = {
+	.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+	.channel = IPMI_BMC_CHANNEL,
+};
+
+static int send_to(struct client *c, void *addr, unsigned int alen,
+		   long msgid, uint8_t netfn, uint8_t cmd)
+{
+	struct ipmi_req rq = {
+		.addr = addr,
+		.addr_len = alen,
+		.msgid = msgid,
+		.msg = { .netfn = netfn, .cmd = cmd },
+	};
+
+	return kioctl(c, IPMICTL_SEND_COMMAND, &rq);
+}
+
+static int send_si(struct client *c, long msgid, uint8_t netfn, uint8_t cmd)
+{
+	return send_to(c, &si, sizeof(si), msgid, netfn, cmd);
+}
+
+struct rx {
+	struct ipmi_recv rv;
+	uint8_t addr[sizeof(struct ipmi_addr)];
+	uint8_t data[64];
+};
+
+/* bad_addr, bad_data: that buffer is NULL or unmapped */
+static int recv_into(struct client *c, bool trunc, struct rx *x,
+		     bool bad_addr, bool bad_data, unsigned short dlen)
+{
+	memset(x, 0, sizeof(*x));
+	x->rv.addr = bad_addr ? NULL : x->addr;
+	x->rv.addr_len = sizeof(x->addr);
+	x->rv.msg.data = bad_data ? (void *)8 : x->data;
+	x->rv.msg.data_len = dlen;
+	return kioctl(c, trunc ? IPMICTL_RECEIVE_MSG_TRUNC :
+		      IPMICTL_RECEIVE_MSG, &x->rv);
+}
+
+static int recv_msg(struct client *c, struct rx *x)
+{
+	return recv_into(c, false, x, false, false, sizeof(x->data));
+}
+
+static const uint8_t devid[] = { 0x20, 0x01, 0x00, 0x05 };
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_send_receive)
+{
+	struct client *c = open_file(&na);
+	struct rx x;
+
+	ck_assert_int_eq(send_si(c, 42, 6, 1), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
+	ck_assert_uint_eq(c->outstanding, 1);
+	ck_assert_int_eq(recv_msg(c, &x), -EAGAIN);
+	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_uint_eq(c->rq_len, 1);
+	ck_assert_uint_eq(c->outstanding, 0);
+	ck_assert_uint_eq(notifies, 1);		/* poll() woken */
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.recv_type, IPMI_RESPONSE_RECV_TYPE);
+	ck_assert_int_eq(x.rv.msgid, 42);
+	ck_assert_uint_eq(x.rv.msg.netfn, 7);
+	ck_assert_uint_eq(x.rv.msg.cmd, 1);
+	ck_assert_uint_eq(x.rv.msg.data_len, 1 + sizeof(devid));
+	ck_assert_uint_eq(x.data[0], 0);
+	ck_assert_mem_eq(x.data + 1, devid, sizeof(devid));
+	ck_assert_uint_eq(x.rv.addr_len, sizeof(si));
+	ck_assert_mem_eq(x.addr, &si, sizeof(si));
+	ck_assert_uint_eq(c->rq_len, 0);
+	ck_assert_int_eq(recv_msg(c, &x), -EAGAIN);
+}
+END_TEST
+
+START_TEST(test_order)
+{
+	struct client *c = open_file(&na);
+	struct ipmb_user_msg ev = {
+		.recv_type = IPMI_ASYNC_EVENT_RECV_TYPE,
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL },
+		.netfn = 0x07, .cmd = 0x35, .data_len = 1, .data = { 0xee },
+	};
+	int on = 1;
+	struct rx x;
+
+	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
+	ck_assert_int_eq(send_si(c, 2, 6, 4), 0);
+	fake_answer(fb, NULL, 0);
+	d.up->event(&d, &ev);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(c->rq_len, 3);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 1);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
+	ck_assert_uint_eq(x.data[0], 0xee);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 2);
+	ck_assert_uint_eq(x.rv.msg.cmd, 4);
+}
+END_TEST
+
+START_TEST(test_receive_bad_buffer)
+{
+	struct client *c = open_file(&na);
+	struct rx x;
+
+	ck_assert_int_eq(send_si(c, 7, 6, 1), 0);
+	fake_answer(fb, devid, sizeof(devid));
+	/* NULL or unmapped address or data: EFAULT, the message stays */
+	ck_assert_int_eq(recv_into(c, false, &x, true, false, 64), -EFAULT);
+	ck_assert_uint_eq(c->rq_len, 1);
+	ck_assert_int_eq(recv_into(c, false, &x, false, true, 64), -EFAULT);
+	ck_assert_uint_eq(c->rq_len, 1);
+	ck_assert_int_eq(recv_into(c, true, &x, false, true, 64), -EFAULT);
+	ck_assert_uint_eq(c->rq_len, 1);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 7);
+	ck_assert_uint_eq(c->rq_len, 0);
+}
+END_TEST
+
+START_TEST(test_receive_small_buffer)
+{
+	struct client *c = open_file(&na);
+	struct rx x;
+
+	ck_assert_int_eq(send_si(c, 7, 6, 1), 0);
+	fake_answer(fb, devid, sizeof(devid));
+	/* RECEIVE_MSG: EMSGSIZE and the message stays */
+	ck_assert_int_eq(recv_into(c, false, &x, false, false, 2), -EMSGSIZE);
+	ck_assert_uint_eq(c->rq_len, 1);
+	/* RECEIVE_MSG_TRUNC: what fits, EMSGSIZE, consumed */
+	ck_assert_int_eq(recv_into(c, true, &x, false, false, 2), -EMSGSIZE);
+	ck_assert_uint_eq(c->rq_len, 0);
+	ck_assert_int_eq(x.rv.msgid, 7);
+	ck_assert_uint_eq(x.rv.msg.data_len, 2);
+	ck_assert_uint_eq(x.data[0], 0x00);
+	ck_assert_uint_eq(x.data[1], devid[0]);
+}
+END_TEST
+
+START_TEST(test_close_cancels)
+{
+	struct client *c = open_file(&na), *o = open_file(&na);
+	struct rx x;
+
+	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);	/* runs */
+	ck_assert_int_eq(send_si(c, 2, 6, 2), 0);	/* queued */
+	ck_assert_int_eq(send_si(o, 3, 6, 3), 0);	/* queued */
+	ck_assert_uint_eq(fb->nsubs, 1);
+	close_file(c);
+	ck_assert_uint_eq(na.st.cancelled, 1);
+	/* the running one completes into nothing; o's goes next */
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fb->nsubs, 2);
+	ck_assert_uint_eq(fb->subs[1].req[1], 3);
+	fake_answer(fb, NULL, 0);
+	ck_assert_int_eq(recv_msg(o, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 3);
+	ck_assert_int_eq(recv_msg(o, &x), -EAGAIN);
+}
+END_TEST
+
+START_TEST(test_denied)
+{
+	struct client *c = open_file(&nb);
+	struct rx x;
+
+	/* Cold Reset on a readonly node: cc 0xD4 at once, BMC untouched */
+	ck_assert_int_eq(send_si(c, 9, 6, 2), 0);
+	ck_assert_uint_eq(fb->nsubs, 0);
+	ck_assert_uint_eq(nb.cnt.denied, 1);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 9);
+	ck_assert_uint_eq(x.rv.msg.netfn, 7);
+	ck_assert_uint_eq(x.rv.msg.cmd, 2);
+	ck_assert_uint_eq(x.rv.msg.data_len, 1);
+	ck_assert_uint_eq(x.data[0], 0xd4);
+	/* allowed: reaches the BMC */
+	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+}
+END_TEST
+
+START_TEST(test_busy)
+{
+	struct client *c = open_file(&na);
+
+	/* max_outstanding = 3: answers not read yet count too */
+	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
+	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
+	fake_answer(fb, NULL, 0);
+	ck_assert_int_eq(send_si(c, 3, 6, 1), 0);
+	ck_assert_int_eq(send_si(c, 4, 6, 1), -EBUSY);
+	ck_assert_uint_eq(na.cnt.busy, 1);
+}
+END_TEST
+
+START_TEST(test_event_backlog)
+{
+	struct client *c = open_file(&na), *r2 = open_file(&nb);
+	struct ipmb_user_msg ev = {
+		.recv_type = IPMI_ASYNC_EVENT_RECV_TYPE,
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL },
+		.netfn = 0x07, .cmd = 0x35, .data_len = 2,
+		.data = { 0xab, 0xcd },
+	};
+	int on = 1;
+	struct rx x;
+
+	/* nobody listens: kept for the first subscriber */
+	d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.fe->event_backlog_len, 1);
+	ck_assert_uint_eq(c->rq_len, 0);
+	/* a node without "events" may not subscribe */
+	ck_assert_int_eq(kioctl(r2, IPMICTL_SET_GETS_EVENTS_CMD, &on), -EPERM);
+	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_uint_eq(d.fe->event_backlog_len, 0);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
+	ck_assert_uint_eq(x.rv.msg.data_len, 2);
+	ck_assert_uint_eq(x.data[1], 0xcd);
+	ck_assert_int_eq(recv_msg(r2, &x), -EAGAIN);
+}
+END_TEST
+
+START_TEST(test_bridged_answer)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0,
+		.slave_addr = 0x82, .lun = 0,
+	};
+	/* Get Message: 0x82 answers seq 0 (cc 0, data 20 01 00) */
+	static const uint8_t got[] = {
+		0x00, 0x1e, 0xc2, 0x82, 0x00, 0x01, 0x00, 0x20, 0x01, 0x00,
+		0x5c,
+	};
+	struct rx x;
+
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 55, 6, 1), 0);
+	ck_assert_uint_eq(c->outstanding, 1);
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x34);	/* Send Message */
+	fake_answer(fb, NULL, 0);
+	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1);	/* flags */
+	ck_assert_uint_eq(fake_pending(fb)->req[1], IPMI_GET_MSG_CMD);
+	fake_answer(fb, got, sizeof(got));
+	ck_assert_uint_eq(c->outstanding, 0);
+	ck_assert_uint_eq(c->rq_len, 1);
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.recv_type, IPMI_RESPONSE_RECV_TYPE);
+	ck_assert_int_eq(x.rv.msgid, 55);
+	ck_assert_uint_eq(x.rv.msg.netfn, 7);
+	ck_assert_uint_eq(x.rv.msg.cmd, 1);
+	ck_assert_uint_eq(x.rv.addr_len, sizeof(ipmb));
+	ck_assert_uint_eq(((struct ipmi_ipmb_addr *)x.addr)->slave_addr,
+			  0x82);
+	ck_assert_uint_eq(x.rv.msg.data_len, 4);
+	ck_assert_uint_eq(x.data[1], 0x20);
+}
+END_TEST
+
+static Suite *client_suite(void)
+{
+	Suite *s = suite_create("client");
+	TCase *tc = tcase_create("delivery");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_send_receive);
+	tcase_add_test(tc, test_order);
+	tcase_add_test(tc, test_receive_bad_buffer);
+	tcase_add_test(tc, test_receive_small_buffer);
+	tcase_add_test(tc, test_close_cancels);
+	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_busy);
+	tcase_add_test(tc, test_event_backlog);
+	tcase_add_test(tc, test_bridged_answer);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(client_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for the core through its seams, with no CUSE and no device:
+ * fused/core/xact.c (queueing, the scheduler's pick, completion, cancel when
+ * the owner goes, a failed submit), fused/core/bridge.c (Send Message
+ * framing, the sequence table's retries and timeout, Get Message delivery
+ * to the owner through d->up, events, incoming commands) and
+ * fused/core/bmcsetup.c (global enables, the channel scan, the check again
+ * after a hosed interface) against a fake backend (fake_backend.c) and
+ * recording upcalls, on a libevent base run by the test.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <linux/ipmi.h>
+#include <linux/ipmi_msgdefs.h>
+
+#include "admin/config.h"
+#include "core/core.h"
+#include "core/xact.h"
+#include "fake_backend.h"
+
+static struct event_base *base;
+static struct daemon d;
+static struct fake_be *fb;
+static struct node na, nb;	/* a: policy bulk, b: interactive */
+static struct kcsmux_config cfg;
+
+/* what went up */
+static struct {
+	unsigned int bridged, commands, events, gone, done;
+	void *owner;			/* of the last bridged / done */
+	struct ipmb_user_msg msg;	/* the last bridged/command/event */
+	bool take_commands;
+	int status;			/* of the last done */
+	uint8_t resp[64];
+	unsigned int len;
+	uint8_t order[16];		/* netfn of each done, in order */
+} up;
+
+static void up_bridged(struct daemon *dd, void *owner,
+		       const struct ipmb_user_msg *m)
+{
+	ck_assert_ptr_eq(dd, &d);
+	up.bridged++;
+	up.owner = owner;
+	up.msg = *m;
+}
+
+static bool up_command(struct daemon *dd, const struct ipmb_user_msg *m,
+		       uint8_t netfn, uint8_t cmd, unsigned int chan)
+{
+	(void)dd;
+	(void)netfn;
+	(void)cmd;
+	(void)chan;
+	up.commands++;
+	up.msg = *m;
+	return up.take_commands;
+}
+
+static void up_event(struct daemon *dd, const struct ipmb_user_msg *m)
+{
+	(void)dd;
+	up.events++;
+	up.msg = *m;
+}
+
+static bool up_waiters(struct daemon *dd)
+{
+	(void)dd;
+	return false;
+}
+
+static void up_xact_gone(struct xact *x)
+{
+	ck_assert_ptr_nonnull(x->owner);
+	up.gone++;
+}
+
+static const struct core_upcalls rec_up = {
+	.bridged = up_bridged,
+	.command = up_command,
+	.event = up_event,
+	.waiters = up_waiters,
+	.xact_gone = up_xact_gone,
+};
+
+static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
+{
+	memset(n, 0, sizeof(*n));
+	n->d = &d;
+	n->conf = *conf;
+	memset(n->chan_address, 0x20, sizeof(n->chan_address));
+	memset(n->chan_lun, 2, sizeof(n->chan_lun));
+	LIST_INIT(&n->clients);
+	nodestats_init(&n->st, now_ns(), 0);
+	adapt_init(&n->adapt);
+	sched_flow_attach(&d.sched, &n->flow, &n->conf.pol, now_ns());
+	LIST_INSERT_HEAD(&d.nodes, n, link);
+}
+
+static void setup(void)
+{
+	char *cause = NULL;
+
+	memset(&up, 0, sizeof(up));
+	memset(&cfg, 0, sizeof(cfg));
+	ck_assert_msg(config_load_string(&cfg, "[node a]\npolicy = bulk\n"
+					 "[node b]\npolicy = interactive\n",
+					 "t.conf", &cause) == 0, "%s", cause);
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	memset(&d, 0, sizeof(d));
+	core_init(&d, base);
+	d.up = &rec_up;
+	d.my_address = 0x20;
+	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
+	d.be = &fb->be;
+	node_init(&na, &cfg.nodes[0]);
+	node_init(&nb, &cfg.nodes[1]);
+}
+
+static void teardown(void)
+{
+	/* nothing may be left running: answer it (ASan finds leaks) */
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
+	sched_flow_detach(&d.sched, &na.flow);
+	sched_flow_detach(&d.sched, &nb.flow);
+	d.be->ops->destroy(d.be);
+	core_fini(&d);
+	event_base_free(base);
+	config_free(&cfg);
+}
+
+/* ------------------------------------------------------------------ */
+/* transactions */
+
+static void rec_done(struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len)
+{
+	if (up.done < sizeof(up.order))
+		up.order[up.done] = x->netfn;
+	up.done++;
+	up.owner = x->owner;
+	up.status = status;
+	up.len = len < sizeof(up.resp) ? len : sizeof(up.resp);
+	if (resp)
+		memcpy(up.resp, resp, up.len);
+	xact_free(x);
+}
+
+/* A node's (or, n NULL, the daemon's own) request netfn/cmd. */
+static struct xact *mk(struct node *n, void *owner, uint8_t netfn,
+		       uint8_t cmd)
+{
+	struct xact *x = xact_new(&d, n);
+
+	ck_assert_ptr_nonnull(x);
+	x->owner = owner;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->netfn = netfn;
+	x->cmd = cmd;
+	x->req[0] = (uint8_t)(netfn << 2);
+	x->req[1] = cmd;
+	x->req_len = 2;
+	x->done = rec_done;
+	return x;
+}
+
+START_TEST(test_submit_complete)
+{
+	static const uint8_t id[] = { 0x20, 0x01, 0x00 };
+	struct xact *x1 = mk(&na, NULL, 6, 1), *x2 = mk(&na, NULL, 6, 2);
+
+	ck_assert_int_eq(xact_enqueue(x1), 0);
+	ck_assert_int_eq(xact_enqueue(x2), 0);
+	/* depth 1: one in the backend, one in the node's queue */
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fb->subs[0].len, 2);
+	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
+	ck_assert(!fb->subs[0].bridged);
+	ck_assert_uint_eq(na.st.requests, 2);
+	fake_answer(fb, id, sizeof(id));
+	ck_assert_uint_eq(up.done, 1);
+	ck_assert_int_eq(up.status, 0);
+	ck_assert_uint_eq(up.len, 6);
+	ck_assert_uint_eq(up.resp[0], 0x1c);
+	ck_assert_mem_eq(up.resp + 3, id, sizeof(id));
+	ck_assert_uint_eq(na.st.completed, 1);
+	/* the completion made room: the next one went */
+	ck_assert_uint_eq(fb->nsubs, 2);
+	ck_assert_uint_eq(fb->subs[1].req[1], 0x02);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 2);
+	ck_assert_uint_eq(na.st.completed, 2);
+	ck_assert_uint_eq(fb->nsubs, 2);
+	ck_assert_uint_eq(up.gone, 0);	/* unowned: nothing to drop */
+}
+END_TEST
+
+START_TEST(test_pick_order)
+{
+	/* a's first runs; then queued: a (bulk) twice, b (interactive),
+	 * the daemon's own; the daemon's goes first, then the interactive
+	 * node's, then bulk in its order */
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x06, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x0a, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x0c, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&nb, NULL, 0x04, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(NULL, NULL, 0x2c, 1)), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	for (int i = 0; i < 5; i++)
+		fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 5);
+	ck_assert_uint_eq(up.order[0], 0x06);
+	ck_assert_uint_eq(up.order[1], 0x2c);
+	ck_assert_uint_eq(up.order[2], 0x04);
+	ck_assert_uint_eq(up.order[3], 0x0a);
+	ck_assert_uint_eq(up.order[4], 0x0c);
+	/* the daemon's own runs with the module's default policy */
+	ck_assert_uint_eq(fb->subs[1].pol.flags, KCSRAW_POL_DEFAULT);
+	ck_assert_uint_ne(fb->subs[2].pol.flags, KCSRAW_POL_DEFAULT);
+}
+END_TEST
+
+START_TEST(test_cancel_queued)
+{
+	int owner;
+	struct xact *x1 = mk(&na, &owner, 6, 1), *x2 = mk(&na, &owner, 6, 2);
+
+	ck_assert_int_eq(xact_enqueue(x1), 0);
+	ck_assert_int_eq(xact_enqueue(x2), 0);
+	/* the owner goes: the queued one is dropped (no xact_gone: the
+	 * owner unlinked it itself), the running one orphaned */
+	xact_cancel(x2);
+	xact_cancel(x1);
+	ck_assert_uint_eq(na.st.cancelled, 1);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 1);
+	ck_assert_ptr_null(up.owner);	/* completes into nothing */
+	ck_assert_uint_eq(up.gone, 0);
+	ck_assert_uint_eq(fb->nsubs, 1);	/* x2 never reached the BMC */
+}
+END_TEST
+
+START_TEST(test_owned_free)
+{
+	int owner;
+	struct xact *x = mk(&na, &owner, 6, 1);
+
+	ck_assert_int_eq(xact_enqueue(x), 0);
+	fake_answer(fb, NULL, 0);
+	ck_assert_ptr_eq(up.owner, &owner);
+	ck_assert_uint_eq(up.gone, 1);	/* freed: the owner was told */
+}
+END_TEST
+
+START_TEST(test_submit_fails)
+{
+	int owner;
+	struct xact *x = mk(&na, &owner, 6, 1);
+
+	fb->fail_next = -EIO;
+	ck_assert_int_eq(xact_enqueue(x), 0);
+	/* answered at once with the error, nothing stays running */
+	ck_assert_uint_eq(up.done, 1);
+	ck_assert_int_eq(up.status, -EIO);
+	ck_assert_uint_eq(fb->nsubs, 0);
+	ck_assert_uint_eq(na.st.completed, 1);
+	ck_assert_uint_eq(na.st.errors, 1);
+}
+END_TEST
+
+START_TEST(test_queue_full)
+{
+	unsigned int q = na.conf.pol.queue, ok = 0;
+	struct xact *x;
+	int rv;
+
+	/* one runs, queue more are held, the next is refused */
+	for (unsigned int i = 0; i < q + 2; i++) {
+		x = mk(&na, NULL, 6, 1);
+		rv = xact_enqueue(x);
+		if (rv == 0) {
+			ok++;
+			continue;
+		}
+		ck_assert_int_eq(rv, -EBUSY);
+		free(x);	/* never queued: the caller's */
+	}
+	ck_assert_uint_eq(ok, q + 1);
+	ck_assert_uint_eq(na.st.rejected, 1);
+	while (fake_pending(fb))
+		fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, q + 1);
+}
+END_TEST
+
+START_TEST(test_node_gone)
+{
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
+	xact_node_gone(&na);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 1);
+	ck_assert_uint_eq(na.st.completed, 0);	/* not accounted */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* bridging */
+
+/* Send Message of Get Device ID to 0x82 on channel 0, seq 0, from 0x20
+ * LUN 2 (as test_seqtab.c's first slot) */
+static const uint8_t send_getdevid[] = {
+	0x18, 0x34, 0x00, 0x82, 0x18, 0x66, 0x20, 0x02, 0x01, 0xdd,
+};
+
+static const struct abi_addr ipmb82 = {
+	.addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0, .slave_addr = 0x82,
+};
+
+static void want_req(const struct fake_sub *s, uint8_t cmd)
+{
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_ge(s->len, 2);
+	ck_assert_uint_eq(s->req[0], 0x18);
+	ck_assert_uint_eq(s->req[1], cmd);
+}
+
+/* The Get Message answer holding 0x82's response to seq (cc 0, data). */
+static unsigned int get_msg_rsp(uint8_t seq, uint8_t *out)
+{
+	static const uint8_t data[] = { 0x00, 0x20, 0x01, 0x00 };
+	unsigned int n = 0, start;
+	uint8_t sum = 0;
+
+	out[n++] = 0x00;		/* channel 0 */
+	out[n++] = 0x07 << 2 | 2;	/* App response to LUN 2 */
+	out[n] = (uint8_t)-(0x20 + out[n - 1]);
+	n++;
+	start = n;
+	out[n++] = 0x82;
+	out[n++] = (uint8_t)(seq << 2);
+	out[n++] = 0x01;
+	memcpy(out + n, data, sizeof(data));
+	n += sizeof(data);
+	for (unsigned int i = start; i < n; i++)
+		sum += out[i];
+	out[n++] = (uint8_t)-sum;
+	return n;
+}
+
+/* The Send Message is taken, the BMC's flags say flags. */
+static void send_taken(uint8_t flags)
+{
+	want_req(fake_pending(fb), 0x34);
+	fake_answer(fb, NULL, 0);
+	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fb, &flags, 1);
+}
+
+static void run_until(const unsigned int *counter, unsigned int want)
+{
+	uint64_t until = now_ns() + 10000000000ull;
+
+	while (*counter < want && now_ns() < until)
+		event_base_loop(base, EVLOOP_ONCE);
+	ck_assert_uint_eq(*counter, want);
+}
+
+START_TEST(test_bridge_response)
+{
+	static const uint8_t empty = 0;
+	static const uint8_t id[] = { 0x01, 0x00 };
+	int owner;
+	uint8_t rsp[32];
+	unsigned int n;
+
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				     -1, 0, 0), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fb->subs[0].len, sizeof(send_getdevid));
+	ck_assert_mem_eq(fb->subs[0].req, send_getdevid,
+			 sizeof(send_getdevid));
+	send_taken(0x01);			/* a message waits */
+	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	n = get_msg_rsp(0, rsp);
+	fake_answer(fb, rsp, n);
+	ck_assert_uint_eq(up.bridged, 1);
+	ck_assert_ptr_eq(up.owner, &owner);
+	ck_assert_int_eq(up.msg.recv_type, IPMI_RESPONSE_RECV_TYPE);
+	ck_assert_int_eq(up.msg.msgid, 77);
+	ck_assert_int_eq(up.msg.addr.addr_type, IPMI_IPMB_ADDR_TYPE);
+	ck_assert_uint_eq(up.msg.addr.slave_addr, 0x82);
+	ck_assert_uint_eq(up.msg.netfn, 7);
+	ck_assert_uint_eq(up.msg.cmd, 1);
+	ck_assert_uint_eq(up.msg.data_len, 4);
+	ck_assert_mem_eq(up.msg.data + 2, id, sizeof(id));
+	/* the machine asks again until the BMC holds nothing */
+	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	{
+		uint8_t none[3] = { 0x1c, 0x33, 0x80 };
+
+		fake_complete(fb, fake_pending(fb), 0, none, 3);
+	}
+	ck_assert_ptr_null(fake_pending(fb));
+	(void)empty;
+	ck_assert_uint_eq(up.bridged, 1);
+}
+END_TEST
+
+START_TEST(test_bridge_retry_timeout)
+{
+	int owner;
+
+	/* 1 retry, 1000 ms (the shortest the table keeps) */
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0,
+				     1, 1000, 0), 0);
+	send_taken(0x00);			/* no answer yet */
+	ck_assert_ptr_null(fake_pending(fb));
+	/* the retry: the same request again, after the retry time */
+	while (!fake_pending(fb) && up.bridged == 0)
+		event_base_loop(base, EVLOOP_ONCE);
+	ck_assert_uint_eq(up.bridged, 0);
+	ck_assert_uint_eq(fake_pending(fb)->len, sizeof(send_getdevid));
+	ck_assert_mem_eq(fake_pending(fb)->req + 4, send_getdevid + 4,
+			 sizeof(send_getdevid) - 4);
+	send_taken(0x00);
+	/* then the timeout: cc 0xC3 to the owner */
+	run_until(&up.bridged, 1);
+	ck_assert_ptr_eq(up.owner, &owner);
+	ck_assert_int_eq(up.msg.msgid, 5);
+	ck_assert_uint_eq(up.msg.data_len, 1);
+	ck_assert_uint_eq(up.msg.data[0], IPMI_TIMEOUT_ERR);
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
+START_TEST(test_bridge_refused)
+{
+	int owner;
+	/* Send Message refused with a cc that is no "try again" */
+	uint8_t busy[3] = { 0x1c, 0x34, 0xcc };
+
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0,
+				     0, 1000, 0), 0);
+	fake_complete(fb, fake_pending(fb), 0, busy, 3);
+	ck_assert_uint_eq(up.bridged, 1);
+	ck_assert_ptr_eq(up.owner, &owner);
+	ck_assert_int_eq(up.msg.msgid, 9);
+	ck_assert_uint_eq(up.msg.data[0], 0xcc);
+	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fb, (const uint8_t[]){ 0 }, 1);
+}
+END_TEST
+
+START_TEST(test_bridge_owner_gone)
+{
+	int owner;
+	uint8_t rsp[32];
+	unsigned int n;
+
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				     -1, 0, 0), 0);
+	bridge_owner_gone(&d, &owner);
+	send_taken(0x01);
+	n = get_msg_rsp(0, rsp);
+	fake_answer(fb, rsp, n);
+	ck_assert_uint_eq(up.bridged, 0);	/* nobody to tell */
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
+START_TEST(test_bridge_event)
+{
+	uint8_t ev[16];
+
+	for (int i = 0; i < 16; i++)
+		ev[i] = (uint8_t)(0x10 + i);
+	core_backend_cbs.attention(&d);
+	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fb, (const uint8_t[]){ 0x02 }, 1);
+	want_req(fake_pending(fb), IPMI_READ_EVENT_MSG_BUFFER_CMD);
+	fake_answer(fb, ev, sizeof(ev));
+	ck_assert_uint_eq(up.events, 1);
+	ck_assert_int_eq(up.msg.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
+	ck_assert_uint_eq(up.msg.data_len, 16);
+	ck_assert_mem_eq(up.msg.data, ev, 16);
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), 0,
+			      (const uint8_t[]){ 0x1c, 0x35, 0x80 }, 3);
+	ck_assert_uint_eq(up.events, 1);
+}
+END_TEST
+
+/* Get Message: an incoming command from 0x40, privilege 4 (test_atn.c) */
+static const uint8_t r_ipmb_cmd[] = {
+	0x40, 0xba, 0x26, 0x40, 0x24, 0x05, 0xde, 0xad, 0x0c,
+};
+
+static void incoming_command(void)
+{
+	core_backend_cbs.attention(&d);
+	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1);
+	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	fake_answer(fb, r_ipmb_cmd, sizeof(r_ipmb_cmd));
+}
+
+START_TEST(test_command_taken)
+{
+	up.take_commands = true;
+	incoming_command();
+	ck_assert_uint_eq(up.commands, 1);
+	ck_assert_int_eq(up.msg.recv_type, IPMI_CMD_RECV_TYPE);
+	ck_assert_uint_eq(up.msg.netfn, 0x2e);
+	ck_assert_uint_eq(up.msg.cmd, 0x05);
+	ck_assert_uint_eq(up.msg.addr.slave_addr, 0x40);
+	/* only the next Get Message: no reply from the daemon */
+	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
+START_TEST(test_command_unregistered)
+{
+	struct fake_sub *s;
+
+	incoming_command();
+	ck_assert_uint_eq(up.commands, 1);
+	/* the daemon's own reply (cc 0xC1, invalid command) goes out ahead
+	 * of the next Get Message: Send Message to 0x40, a response
+	 * (netfn 0x2f) to its command 0x05, seq 9 */
+	s = fake_pending(fb);
+	want_req(s, 0x34);
+	ck_assert_uint_ge(s->len, 11);
+	ck_assert_uint_eq(s->req[3], 0x40);
+	ck_assert_uint_eq(s->req[4] >> 2, 0x2f);
+	ck_assert_uint_eq(s->req[7] >> 2, 9);
+	ck_assert_uint_eq(s->req[8], 0x05);
+	ck_assert_uint_eq(s->req[9], IPMI_INVALID_CMD_COMPLETION_CODE);
+	fake_answer(fb, NULL, 0);
+	s = fake_pending(fb);
+	want_req(s, IPMI_GET_MSG_CMD);
+	fake_complete(fb, s, 0, (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
+
+/* ------------------------------------------------------------------ */
+/* BMC setup */
+
+START_TEST(test_bmc_setup)
+{
+	unsigned int chans = 0, sets = 0, gets = 0;
+	struct fake_sub *s;
+	uint8_t set_to = 0;
+
+	bmc_setup_start(&d);
+	ck_assert(!d.media_ready);
+	/* Get BMC Global Enables, then Get Channel Info for 0-15; the BMC
+	 * has 0x08 set: written back as 0x0c (event buffer on, no IRQ) */
+	while ((s = fake_pending(fb))) {
+		want_req(s, s->req[1]);
+		switch (s->req[1]) {
+		case IPMI_GET_BMC_GLOBAL_ENABLES_CMD:
+			gets++;
+			fake_answer(fb, (const uint8_t[]){ 0x08 }, 1);
+			break;
+		case IPMI_SET_BMC_GLOBAL_ENABLES_CMD:
+			sets++;
+			set_to = s->req[2];
+			fake_answer(fb, NULL, 0);
+			break;
+		case IPMI_GET_CHANNEL_INFO_CMD: {
+			/* channel 0 and 7 IPMB, 1 LAN, the rest none */
+			uint8_t ch = s->req[2];
+			uint8_t m = ch == 0 || ch == 7 ? 1 : ch == 1 ? 4 : 0;
+
+			chans++;
+			fake_answer(fb, (const uint8_t[]){ ch, m, 1, 0, 0, 0 },
+				    6);
+			break;
+		}
+		default:
+			ck_abort_msg("unexpected cmd %#x", s->req[1]);
+		}
+	}
+	ck_assert_uint_eq(gets, 1);
+	ck_assert_uint_eq(sets, 1);
+	ck_assert_uint_eq(set_to, 0x0c);
+	ck_assert_uint_eq(chans, 16);
+	ck_assert(d.media_ready);
+	ck_assert_uint_eq(d.media[0], 1);
+	ck_assert_uint_eq(d.media[1], 4);
+	ck_assert_uint_eq(d.media[7], 1);
+	ck_assert_uint_eq(d.media[15], 0);
+	/* a hosed interface (the backend's callback): checked again at the
+	 * next tick, within about a second */
+	core_backend_cbs.hosed(&d);
+	{
+		uint64_t until = now_ns() + 3000000000ull;
+
+		while (!fake_pending(fb) && now_ns() < until)
+			event_base_loop(base, EVLOOP_ONCE);
+	}
+	want_req(fake_pending(fb), IPMI_GET_BMC_GLOBAL_ENABLES_CMD);
+	fake_answer(fb, (const uint8_t[]){ 0x0c }, 1);	/* already right */
+	ck_assert_ptr_null(fake_pending(fb));
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("xact");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_submit_complete);
+	tcase_add_test(tc, test_pick_order);
+	tcase_add_test(tc, test_cancel_queued);
+	tcase_add_test(tc, test_owned_free);
+	tcase_add_test(tc, test_submit_fails);
+	tcase_add_test(tc, test_queue_full);
+	tcase_add_test(tc, test_node_gone);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bridge");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_bridge_response);
+	tcase_add_test(tc, test_bridge_retry_timeout);
+	tcase_add_test(tc, test_bridge_refused);
+	tcase_add_test(tc, test_bridge_owner_gone);
+	tcase_add_test(tc, test_bridge_event);
+	tcase_add_test(tc, test_command_taken);
+	tcase_add_test(tc, test_command_unregistered);
+	tcase_add_test(tc, test_bmc_setup);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(core_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,175 @@
+# The SDR/FRU cache (sdr_cache = yes; docs/design.md "SDR and FRU cache"),
+# against ipmi_sim, with stock ipmi_si on the second KCS (an identical BMC)
+# as the reference in the same boot. Run by tests/vm/sdrcache.sh, which
+# also counts, in the delay proxy's log of what reached the first BMC,
+# the requests between the markers this script sends straight through
+# /dev/kcsraw0 (OEM 30:5x, answered cc 0xc1 by ipmi_sim):
+#   51-52 first pass (the cache fills)   52-53 second pass: no Get SDR or
+#   Read FRU Data may reach the BMC       53-54 list on an uncached node
+#   54-55 list on the caching node: none.
+# Checked here: every record x offset x count (partial reads, the last
+# record's next id 0xffff, ids 0/0xffff/absent, offsets past the end) and
+# FRU reads answered as stock answers them, before and after the fill; two
+# open files reading in lockstep with their own reservations see no 0xc5
+# (stock does); a node's access rules still refuse; a write through another
+# node drops the cache; a record added and one deleted at the
+# BMC behind the daemon's back (straight through /dev/kcsraw0) show up to
+# the next client (a Reserve revalidates) and after sdr_cache_revalidate_ms;
+# ipmitool's and FreeIPMI's views as stock's; the counters.
+. /guest/lib.sh
+
+W=kcsmux-sdr-walk
+mark() { kcsmux-kcsraw raw 30 "$1" >/dev/null 2>&1; }
+# kv NODE KEY: a value from kcsmuxctl show
+kv() { kcsmuxctl show "$1" | sed -n "s/^$2=//p"; }
+
+stock=$(load_stock "$KCS2_PORT")
+check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
+sn=${stock#/dev/ipmi}
+kcsmux_setup
+
+kcsmux_conf <<'CONF'
+sdr_cache_revalidate_ms = 1000
+
+[node ipmi1]
+sdr_cache = yes
+
+[node ipmi2]
+sdr_cache = yes
+access = monitoring
+
+[node ipmi3]
+
+[node ipmi4]
+sdr_cache = yes
+deny = storage:23, storage:11
+CONF
+check "kcsmuxd -n accepts the config" kcsmuxd -n
+kcsmuxd -f >/tmp/kcsmuxd.log 2>&1 &
+for i in $(seq 50); do
+	[ -c /dev/ipmi1 ] && [ -c /dev/ipmi4 ] && break
+	sleep 0.1
+done
+check "nodes exist" test -c /dev/ipmi1 -a -c /dev/ipmi4
+kcsmuxctl show ipmi3 >/tmp/show3
+expect "ipmi3 has no cache" '^sdr_cache=no$' /tmp/show3
+
+say "every record, offset and count (main and device SDRs), and FRU reads, as stock answers"
+t0=$(date +%s)
+mark 51
+run_to /tmp/cmp1 $W compare /dev/ipmi1 "$stock" 3
+check "first pass (fills the cache): identical to stock" \
+	grep -Eq ' differ 0$' /tmp/cmp1
+mark 52
+run_to /tmp/cmp2 $W compare /dev/ipmi1 "$stock" 3
+check "second pass (from memory): identical to stock" \
+	grep -Eq ' differ 0$' /tmp/cmp2
+mark 53
+$W list /dev/ipmi3 >/tmp/l3
+mark 54
+$W list /dev/ipmi1 >/tmp/l1
+mark 55
+echo "passes took $(($(date +%s) - t0)) s"
+check "list through the cache = list through an uncached node" \
+	cmp /tmp/l1 /tmp/l3
+kcsmuxctl show ipmi1 | grep '^sdr_' | tee /tmp/show1
+expect "cache valid" '^sdr_cache_state=valid$' /tmp/show1
+expect "device SDRs cached" '^sdr_cache_device_state=valid$' /tmp/show1
+expect "hits counted" '^sdr_cache_hits=[1-9][0-9]{3,}$' /tmp/show1
+expect "one fill of each (main, device SDRs)" '^sdr_cache_fills=2$' /tmp/show1
+
+say "two clients in lockstep, each reserving per record"
+run_to /tmp/lk0 $W lockstep "$stock" 1
+expect "stock: they cancel each other (cc 0xc5)" 'c5 [1-9]' /tmp/lk0
+run_to /tmp/lk1 $W lockstep /dev/ipmi1 2
+expect "node: never 0xc5" ' c5 0$' /tmp/lk1
+
+say "clients' views: ipmitool, FreeIPMI"
+ipmitool -I open -d "$sn" sdr elist >/tmp/e_stock 2>&1
+ipmitool -I open -d 2 sdr elist >/tmp/e_node 2>&1
+check "ipmitool sdr elist on ipmi2 (monitoring) as stock" \
+	cmp /tmp/e_stock /tmp/e_node
+ipmitool -I open -d "$sn" fru print 0 >/tmp/f_stock 2>&1
+ipmitool -I open -d 1 fru print 0 >/tmp/f_node 2>&1
+check "ipmitool fru print 0 on ipmi1 as stock" cmp /tmp/f_stock /tmp/f_node
+diff /tmp/f_stock /tmp/f_node | head -10
+sed 's/^/    /' /tmp/f_node | head -4
+
+# each without FreeIPMI's own SDR cache (~/.freeipmi), as agents scrape
+rm -rf "$HOME/.freeipmi"
+ipmi-sensors --driver-type=OPENIPMI --driver-device="$stock" >/tmp/s_stock 2>&1
+rm -rf "$HOME/.freeipmi"
+ipmi-sensors --driver-type=OPENIPMI --driver-device=/dev/ipmi2 >/tmp/s_node 2>&1
+check "FreeIPMI ipmi-sensors on ipmi2 as stock" cmp /tmp/s_stock /tmp/s_node
+diff /tmp/s_stock /tmp/s_node | head -10
+
+say "access rules before the cache"
+run_to /tmp/deny $W raw /dev/ipmi4 0a 23 00 00 00 00 00 05
+expect "ipmi4 denies Get SDR (cc 0xd4)" '^d4$' /tmp/deny
+run_to /tmp/deny2 $W raw /dev/ipmi4 0a 11 00 00 00 08
+expect "ipmi4 denies Read FRU Data (cc 0xd4)" '^d4$' /tmp/deny2
+run_to /tmp/ok4 $W raw /dev/ipmi4 0a 20
+expect "ipmi4 answers Get SDR Repository Info" '^00 51 ' /tmp/ok4
+
+say "a write through another node drops the cache"
+inv=$(kv ipmi1 sdr_cache_invalidations)
+# ipmi_sim's Add SDR takes byte 5 as the length (6 + that many bytes)
+REC="00 00 51 c0 05 04 57 01 00 aa"
+run_to /tmp/add3 $W raw /dev/ipmi3 0a 24 $REC
+run_to /tmp/adds $W raw "$stock" 0a 24 $REC
+check "Add SDR through ipmi3 and on stock: the same answer" \
+	cmp /tmp/add3 /tmp/adds
+inv2=$(kv ipmi1 sdr_cache_invalidations)
+check "invalidated ($inv -> $inv2)" test "$inv2" -gt "$inv"
+$W list /dev/ipmi1 >/tmp/l1b
+$W list "$stock" >/tmp/lsb
+check "the new record through the cache, as on stock" cmp /tmp/l1b /tmp/lsb
+expect "the new record is there" ' 57 01 00 aa$' /tmp/l1b
+
+say "changes at the BMC behind the daemon's back (/dev/kcsraw0)"
+REC2="00 00 51 c0 05 04 57 02 00 bb"
+kcsmux-kcsraw raw 0a 24 $REC2 >/tmp/add0 2>&1
+expect "Add SDR straight to the BMC" '^data: 00 ' /tmp/add0
+$W raw "$stock" 0a 24 $REC2 >/dev/null
+# the next client's Reserve revalidates: at once
+$W list /dev/ipmi1 >/tmp/l1c
+$W list "$stock" >/tmp/lsc
+check "the next client sees the added record, as on stock" \
+	cmp /tmp/l1c /tmp/lsc
+expect "the added record is there" ' 57 02 00 bb$' /tmp/l1c
+# ipmi_sim takes Delete SDR's record id from its answer buffer, which
+# still holds the previous answer: after Get SDR Repository Info, the
+# record count, the id of the record added last. Whichever it deletes, its
+# answer names it.
+kcsmux-kcsraw raw 0a 20 >/dev/null 2>&1
+kcsmux-kcsraw raw 0a 26 00 00 16 00 >/tmp/del 2>&1
+expect "Delete SDR straight to the BMC" '^data: 00 ' /tmp/del
+gone=$(sed -n 's/^data: 00 \(..\) \(..\).*/\2\1/p' /tmp/del)
+echo "the BMC deleted record $gone"
+$W raw /dev/ipmi1 0a 20 >/tmp/before
+echo "right after, without a Reserve (may be the old answer): $(cat /tmp/before)"
+sleep 1.5
+$W raw /dev/ipmi1 0a 20 >/tmp/i1
+$W raw /dev/ipmi3 0a 20 >/tmp/i3
+check "after the revalidation interval, Get SDR Repository Info as the BMC's" \
+	cmp /tmp/i1 /tmp/i3
+sed 's/^/    /' /tmp/i1
+$W list /dev/ipmi1 >/tmp/l1d
+$W list /dev/ipmi3 >/tmp/l3d
+check "the records through the cache are the BMC's" cmp /tmp/l1d /tmp/l3d
+check "one record less" test "$(wc -l </tmp/l1d)" -eq "$(($(wc -l </tmp/l1c) - 1))"
+check "record $gone gone" test -n "$gone" -a -z "$(grep "^$gone " /tmp/l1d)"
+kcsmuxctl show ipmi1 | grep '^sdr_' | tee /tmp/show2
+expect "revalidations counted" '^sdr_cache_revalidations=[1-9]' /tmp/show2
+expect "refilled" '^sdr_cache_fills=[4-9]$' /tmp/show2
+expect "no cacheable read of the node went to the BMC (misses)" '^sdr_cache_misses=0$' /tmp/show2
+
+kill "$(pidof kcsmuxd)" 2>/dev/null
+sleep 0.5
+if grep -Eq 'ERROR|Sanitizer|runtime error' /tmp/kcsmuxd.log; then
+	fail "kcsmuxd log has errors:"
+	tail -20 /tmp/kcsmuxd.log
+else
+	pass "kcsmuxd log clean"
+fi
+summary
