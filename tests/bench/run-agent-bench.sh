@@ -64,7 +64,7 @@ render() {
 		else
 			rm -rf "$data"
 			mkdir -p "$data"
-			bench_keep "$dir" "$data" host-env.txt host-spinloop.txt host-pingpong.txt
+			bench_keep "$dir" "$data" host-env.txt host-spinloop.txt host-pingpong.txt host-spinloop-during-build.txt
 			for d in "$dir"/smp*; do
 				[ -d "$d" ] || continue
 				bench_keep "$d" "$data/${d##*/}" results.txt env.txt req-0.log req-1.log \
