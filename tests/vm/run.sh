@@ -47,7 +47,9 @@
 #   -q                   do not echo the guest console to stdout
 #
 # Environment: KCSMUX_BUILD (build dir, default ./build), KCSMUX_CACHE,
-# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock.
+# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
+# KCSMUX_BMC_CONF, another ipmi_sim configuration directory for
+# start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

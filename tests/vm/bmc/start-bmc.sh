@@ -17,12 +17,16 @@
 # On failure: a message and the relevant log on stderr, nothing left running,
 # exit status 1 (2 for usage errors).
 #
-# Environment: KCSMUX_BMC_WAIT, seconds to wait for the ports (default 10).
+# Environment: KCSMUX_BMC_WAIT, seconds to wait for the ports (default 10);
+# KCSMUX_BMC_CONF, a directory holding another configuration of the same
+# files (sdrs.sdrs, kcsmux.emu, fru-bmc.conf, fru-hsbp.conf, sel.txt,
+# lan.conf.in) to use instead of this script's directory, e.g. the 176-sensor
+# one gen-big-bmc.py writes (docs/bmc.md).
 # shellcheck disable=SC2015 # "[ a ] && [ b ] || die" is meant
 set -euo pipefail
 export LC_ALL=C
 
-BMCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BMCDIR=$(cd "${KCSMUX_BMC_CONF:-$(dirname "${BASH_SOURCE[0]}")}" && pwd)
 PROG=${0##*/}
 
 log() { printf '[%s] %s\n' "$PROG" "$*" >&2; }
