@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * core_only_nodes.c - for tests of admin/ (control.c, metrics.c) that link
+ * fused/core/core.c for core_nodes(), the one node order, but run no core:
+ * what else core.c calls (core_init/core_fini, the backend callbacks) is
+ * never reached there, so each of these aborts if it is.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "kcsmuxd.h"
+#include "core/sdrglue.h"
+
+void bmc_setup_recheck(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void bmc_setup_fini(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void bridge_init(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void bridge_fini(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void bridge_attention(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void sdrglue_fini(struct daemon *d)
+{
+	(void)d;
+	abort();
+}
+
+void xact_complete(struct daemon *d, uint64_t cookie, int status,
+		   const uint8_t *resp, unsigned int len,
+		   const struct kcsraw_cost *cost)
+{
+	(void)d;
+	(void)cookie;
+	(void)status;
+	(void)resp;
+	(void)len;
+	(void)cost;
+	abort();
+}
