@@ -478,12 +478,6 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 
 /* --- the daemon's snapshot --- */
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct metrics_node *)a)->name,
-	    ((const struct metrics_node *)b)->name);
-}
-
 int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 {
 	struct metrics_snapshot s = {
@@ -496,19 +490,21 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 	};
 	struct metrics_node *mn = NULL;
 	uint64_t now = now_ns();
-	struct node *n;
-	size_t count = 0;
+	struct node **v, *n;
+	size_t i, count = 0;
 	int rv;
 
-	LIST_FOREACH(n, &d->nodes, link)
-		count++;
-	if (count && !(mn = calloc(count, sizeof(*mn))))
+	/* The live nodes in the one order (core_nodes: the configuration's,
+	 * then the name), as kcsmuxctl lists them. */
+	v = core_nodes(d, &count);
+	if (count && !(mn = calloc(count, sizeof(*mn)))) {
+		free(v);
 		return -1;
-	LIST_FOREACH(n, &d->nodes, link) {
+	}
+	for (i = 0; i < count; i++) {
 		struct metrics_node *m = &mn[s.nnodes];
 
-		if (n->dying)
-			continue;
+		n = v[i];
 		m->name = n->conf.name;
 		m->st = n->st;
 		m->cnt = n->cnt;
@@ -518,7 +514,7 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 		m->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 		s.nnodes++;
 	}
-	qsort(mn, s.nnodes, sizeof(*mn), by_name);
+	free(v);
 	s.nodes = mn;
 	if (d->sdrc) {
 		s.sdr_cache = true;
