@@ -148,7 +148,7 @@ static void apply_sandbox(struct daemon *d)
 		.backend_fd = d->be->fd,
 		.dropped = d->dropped,
 		.textfile = d->cfg.metrics_textfile != NULL,
-		.textfile_dirfd = metrics_textfile_dirfd(),
+		.textfile_dirfd = metrics_textfile_dirfd(d),
 	};
 	char *cause = NULL;
 
