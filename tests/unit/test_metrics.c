@@ -876,6 +876,27 @@ START_TEST(test_daemon_snapshot)
 }
 END_TEST
 
+/* The samples come in the core's one node order (core_nodes: the line of
+ * the node's section, then the name), as kcsmuxctl lists them, not by
+ * name. */
+START_TEST(test_daemon_node_order)
+{
+	struct metrics_buf b = { 0 };
+	char *t;
+
+	N[0].conf.line = 9;	/* ipmi1 */
+	N[1].conf.line = 5;	/* ipmi3 */
+	N[2].conf.line = 2;	/* ipmi2 */
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	t = samples_of(b.p, "kcsmux_queue_depth");
+	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi2\"} 3\n"
+	    "kcsmux_queue_depth{node=\"ipmi3\"} 4\n"
+	    "kcsmux_queue_depth{node=\"ipmi1\"} 2\n");
+	free(t);
+	metrics_buf_free(&b);
+}
+END_TEST
+
 struct resp {
 	int code;
 	char body[65536];
@@ -1330,6 +1351,7 @@ static Suite *metrics_suite(void)
 	tcase_add_checked_fixture(ts, daemon_setup, daemon_teardown);
 	tcase_set_timeout(ts, 60);
 	tcase_add_test(ts, test_daemon_snapshot);
+	tcase_add_test(ts, test_daemon_node_order);
 	tcase_add_test(ts, test_http);
 	tcase_add_test(ts, test_http_raw);
 	tcase_add_test(ts, test_http_bind_fails);
