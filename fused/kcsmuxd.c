@@ -148,7 +148,7 @@ static void apply_sandbox(struct daemon *d)
 		.backend_fd = d->be->fd,
 		.dropped = d->dropped,
 		.textfile = d->cfg.metrics_textfile != NULL,
-		.textfile_dirfd = metrics_textfile_dirfd(),
+		.textfile_dirfd = metrics_textfile_dirfd(d),
 	};
 	char *cause = NULL;
 
@@ -168,7 +168,7 @@ static void apply_sandbox(struct daemon *d)
 
 /* Every node's device exists: drop root, confine, tell systemd
  * (Type=notify). */
-void daemon_notify(struct daemon *d, const char *state)
+static void daemon_notify(struct daemon *d, const char *state)
 {
 	struct node *n;
 	size_t count = 0;
@@ -182,6 +182,13 @@ void daemon_notify(struct daemon *d, const char *state)
 	apply_sandbox(d);
 	notify_send(d->notify_fd, "%s\nSTATUS=%zu nodes on %s", state, count,
 		    d->cfg.device);
+}
+
+/* A reload kcsmuxctl asked for is done (d->reloaded, admin/control.c): as
+ * after SIGHUP. */
+static void reloaded(struct daemon *d)
+{
+	daemon_notify(d, "READY=1");
 }
 
 /* A node's device is ready (cuse/node.c). */
@@ -316,6 +323,7 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	size_t i;
 
 	d->notify_fd = notify_open();	/* before the seccomp filter */
+	d->reloaded = reloaded;
 	base = event_base_new();
 	if (!base)
 		fatalx("event_base_new failed");

@@ -54,6 +54,7 @@
 
 struct ctl_conn {
 	LIST_ENTRY(ctl_conn) link;
+	struct control *ctl;
 	struct bufferevent *bev;
 	pid_t pid;
 	uid_t uid;
@@ -61,7 +62,9 @@ struct ctl_conn {
 	bool closing;		/* free once the output is flushed */
 };
 
-static struct {
+/* The control socket's state, d->ctl (control_init allocates it, control_fini
+ * frees it); the listener's and the timer's callbacks get it as their arg. */
+struct control {
 	struct daemon *d;
 	struct evconnlistener *lev;
 	struct event *resume;		/* accepting again after EMFILE */
@@ -72,7 +75,7 @@ static struct {
 	LIST_HEAD(, ctl_conn) conns;
 	unsigned int nconns;
 	struct log_rl rl;
-} ctl;
+};
 
 /* ---- credentials ---- */
 
@@ -150,7 +153,7 @@ static bool conn_is_admin(const struct daemon *d, int fd,
 static void conn_free(struct ctl_conn *c)
 {
 	LIST_REMOVE(c, link);
-	ctl.nconns--;
+	c->ctl->nconns--;
 	bufferevent_free(c->bev);
 	free(c);
 }
@@ -210,38 +213,6 @@ static void reply_err(struct ctl_conn *c, uint16_t type, enum ctl_status st,
 
 /* ---- nodes ---- */
 
-static int node_cmp(const void *a, const void *b)
-{
-	const struct node *x = *(struct node *const *)a;
-	const struct node *y = *(struct node *const *)b;
-
-	if (x->conf.line != y->conf.line)
-		return x->conf.line < y->conf.line ? -1 : 1;
-	return strcmp(x->conf.name, y->conf.name);
-}
-
-/* The live nodes in configuration order (malloc'd; NULL with *n 0 when
- * there are none or memory is short). */
-static struct node **nodes_sorted(struct daemon *d, size_t *count)
-{
-	struct node **v, *n;
-	size_t i = 0;
-
-	*count = 0;
-	LIST_FOREACH(n, &d->nodes, link)
-		if (!n->dying)
-			i++;
-	if (i == 0 || (v = calloc(i, sizeof(*v))) == NULL)
-		return NULL;
-	i = 0;
-	LIST_FOREACH(n, &d->nodes, link)
-		if (!n->dying)
-			v[i++] = n;
-	qsort(v, i, sizeof(*v), node_cmp);
-	*count = i;
-	return v;
-}
-
 static struct node *node_find(struct daemon *d, const char *name)
 {
 	struct node *n;
@@ -260,7 +231,7 @@ static void reply_no_node(struct ctl_conn *c, uint16_t type, const char *name)
 
 	ctl_buf_init(&names);
 	ctl_buf_init(&b);
-	v = nodes_sorted(ctl.d, &count);
+	v = core_nodes(c->ctl->d, &count);
 	for (i = 0; i < count; i++)
 		ctl_buf_printf(&names, "%s%s", i ? " " : "", v[i]->conf.name);
 	ctl_kv_addf(&b, "error", "no node \"%s\" (nodes: %s)", name,
@@ -314,7 +285,7 @@ static bool sees_client(const struct ctl_conn *who, const struct client *c)
 	cr.pid = who->pid;
 	cr.uid = who->uid;
 	cr.gid = who->gid;
-	return conn_is_admin(ctl.d, bufferevent_getfd(who->bev), &cr);
+	return conn_is_admin(who->ctl->d, bufferevent_getfd(who->bev), &cr);
 }
 
 /* CLIENTS: NULL, or the connection asking (which clients it sees). */
@@ -415,7 +386,7 @@ static void global_kv(struct daemon *d, struct ctl_buf *b)
 
 static void do_list(struct ctl_conn *c)
 {
-	struct daemon *d = ctl.d;
+	struct daemon *d = c->ctl->d;
 	struct node_snap s;
 	struct node **v;
 	struct ctl_buf b;
@@ -424,7 +395,7 @@ static void do_list(struct ctl_conn *c)
 
 	ctl_buf_init(&b);
 	global_kv(d, &b);
-	v = nodes_sorted(d, &count);
+	v = core_nodes(d, &count);
 	for (i = 0; i < count; i++) {
 		node_snap(v[i], now, NULL, &s);
 		ctl_node_kv(&b, &s.ni);
@@ -438,7 +409,7 @@ static void do_list(struct ctl_conn *c)
 static void do_stats(struct ctl_conn *c)
 {
 	struct mallinfo2 mi;
-	struct daemon *d = ctl.d;
+	struct daemon *d = c->ctl->d;
 	struct node_snap s;
 	struct node **v;
 	struct ctl_buf b;
@@ -459,7 +430,7 @@ static void do_stats(struct ctl_conn *c)
 	ctl_buf_printf(&b, ", \"time_ns\": %llu, \"heap_in_use\": %zu, "
 	    "\"heap_free\": %zu,\n\"nodes\": [", (unsigned long long)now,
 	    mi.uordblks + mi.hblkhd, mi.fordblks);
-	v = nodes_sorted(d, &count);
+	v = core_nodes(d, &count);
 	for (i = 0; i < count; i++) {
 		node_snap(v[i], now, c, &s);
 		ctl_buf_printf(&b, "%s\n ", i ? "," : "");
@@ -484,7 +455,7 @@ static struct node *req_node(struct ctl_conn *c, uint16_t type,
 		    ctl_type_name(type, tb, sizeof(tb)));
 		return NULL;
 	}
-	if ((n = node_find(ctl.d, l->kv[0].value)) == NULL)
+	if ((n = node_find(c->ctl->d, l->kv[0].value)) == NULL)
 		reply_no_node(c, type, l->kv[0].value);
 	return n;
 }
@@ -511,7 +482,7 @@ static void adaptive_line(void *arg, const struct adapt_class *cls,
 /* The node's SDR/FRU cache counters, and the interface's cache. */
 static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 {
-	const struct sdrc *sc = ctl.d->sdrc;
+	const struct sdrc *sc = n->d->sdrc;
 	const struct sdrc_stats *st;
 
 	ctl_kv_add(b, "sdr_cache", n->conf.sdr_cache ? "yes" : "no");
@@ -560,11 +531,11 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
  * socket recorded at connect. */
 static bool need_admin(struct ctl_conn *c, uint16_t type)
 {
-	const struct kcsmux_config *cfg = &ctl.d->cfg;
+	const struct kcsmux_config *cfg = &c->ctl->d->cfg;
 	struct ucred cr = { .pid = c->pid, .uid = c->uid, .gid = c->gid };
 	char tb[32];
 
-	if (conn_is_admin(ctl.d, bufferevent_getfd(c->bev), &cr))
+	if (conn_is_admin(c->ctl->d, bufferevent_getfd(c->bev), &cr))
 		return true;
 	if (cfg->admin_group != NULL && cfg->admin_group[0] != '\0' &&
 	    cfg->admin_gid != (gid_t)-1)
@@ -574,7 +545,7 @@ static bool need_admin(struct ctl_conn *c, uint16_t type)
 	else
 		reply_err(c, type, CTL_E_PERM, "permission denied: %s needs "
 		    "root", ctl_type_name(type, tb, sizeof(tb)));
-	log_ratelimited(&ctl.rl, LOG_NOTICE, "control: %s refused to uid %u "
+	log_ratelimited(&c->ctl->rl, LOG_NOTICE, "control: %s refused to uid %u "
 	    "(pid %ld)", ctl_type_name(type, tb, sizeof(tb)),
 	    (unsigned)c->uid, (long)c->pid);
 	return false;
@@ -677,7 +648,7 @@ static void set_report(const struct daemon *d, const struct node *n,
 
 static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
-	struct daemon *d = ctl.d;
+	struct daemon *d = c->ctl->d;
 	struct set_req r;
 	struct ctl_buf b, what;
 	struct node *n;
@@ -716,7 +687,7 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 
 static void do_reload(struct ctl_conn *c)
 {
-	struct daemon *d = ctl.d;
+	struct daemon *d = c->ctl->d;
 	struct ctl_buf b;
 	char *cause = NULL;
 
@@ -733,7 +704,8 @@ static void do_reload(struct ctl_conn *c)
 		return;
 	}
 	daemon_reload_done(d, true, NULL);
-	daemon_notify(d, "READY=1");	/* as after SIGHUP */
+	if (d->reloaded != NULL)
+		d->reloaded(d);	/* main: READY=1, as after SIGHUP */
 	ctl_buf_init(&b);
 	ctl_kv_addf(&b, "note", "reloaded %s", d->cfg_path != NULL ?
 	    d->cfg_path : "the configuration");
@@ -858,12 +830,12 @@ static void conn_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(arg);		/* EOF, error or timeout */
 }
 
-static unsigned int conns_of(uid_t uid)
+static unsigned int conns_of(const struct control *ctl, uid_t uid)
 {
 	const struct ctl_conn *c;
 	unsigned int n = 0;
 
-	LIST_FOREACH(c, &ctl.conns, link)
+	LIST_FOREACH(c, &ctl->conns, link)
 		n += c->uid == uid;
 	return n;
 }
@@ -871,7 +843,8 @@ static unsigned int conns_of(uid_t uid)
 static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
-	struct daemon *d = arg;
+	struct control *ctl = arg;
+	struct daemon *d = ctl->d;
 	struct timeval rt = { CTL_IDLE_SEC, 0 }, wt = { CTL_WRITE_SEC, 0 };
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
@@ -882,17 +855,17 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)salen;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
-		log_ratelimited(&ctl.rl, LOG_WARNING, "control: "
+		log_ratelimited(&ctl->rl, LOG_WARNING, "control: "
 		    "SO_PEERCRED: %s", strerror(errno));
 		close(fd);
 		return;
 	}
-	admin = ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS &&
+	admin = ctl->nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS &&
 	    conn_is_admin(d, fd, &cr);
-	if (ctl.nconns >= CTL_MAX_CONNS ||
-	    (ctl.nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS && !admin) ||
-	    (cr.uid != 0 && conns_of(cr.uid) >= CTL_MAX_PER_UID)) {
-		log_ratelimited(&ctl.rl, LOG_WARNING, "control: too many "
+	if (ctl->nconns >= CTL_MAX_CONNS ||
+	    (ctl->nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS && !admin) ||
+	    (cr.uid != 0 && conns_of(ctl, cr.uid) >= CTL_MAX_PER_UID)) {
+		log_ratelimited(&ctl->rl, LOG_WARNING, "control: too many "
 		    "connections, refusing uid %u (pid %ld)",
 		    (unsigned)cr.uid, (long)cr.pid);
 		close(fd);
@@ -902,6 +875,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		close(fd);
 		return;
 	}
+	c->ctl = ctl;
 	c->pid = cr.pid;
 	c->uid = cr.uid;
 	c->gid = cr.gid;
@@ -916,40 +890,41 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	    CTL_HDR_LEN + CTL_MAX_REQUEST);
 	bufferevent_set_timeouts(c->bev, &rt, &wt);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
-	LIST_INSERT_HEAD(&ctl.conns, c, link);
-	ctl.nconns++;
+	LIST_INSERT_HEAD(&ctl->conns, c, link);
+	ctl->nconns++;
 	log_debug("control: connection from pid %ld uid %u gid %u",
 	    (long)cr.pid, (unsigned)cr.uid, (unsigned)cr.gid);
 }
 
 static void resume_accepting(evutil_socket_t fd, short what, void *arg)
 {
+	struct control *ctl = arg;
+
 	(void)fd;
 	(void)what;
-	(void)arg;
-	if (ctl.lev)
-		evconnlistener_enable(ctl.lev);
+	if (ctl->lev)
+		evconnlistener_enable(ctl->lev);
 }
 
 /* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
  * log line each time); pause accepting and try again in a second. */
 static void on_accept_error(struct evconnlistener *lev, void *arg)
 {
+	struct control *ctl = arg;
 	struct timeval tv = { CTL_EMFILE_RETRY_S, 0 };
 	int err = errno;
 
-	(void)arg;
-	ctl.accept_errors++;
+	ctl->accept_errors++;
 	if ((err == EMFILE || err == ENFILE || err == ENOBUFS ||
-	    err == ENOMEM) && ctl.resume) {
+	    err == ENOMEM) && ctl->resume) {
 		evconnlistener_disable(lev);
-		evtimer_add(ctl.resume, &tv);
-		log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s: "
+		evtimer_add(ctl->resume, &tv);
+		log_ratelimited(&ctl->rl, LOG_WARNING, "control: accept: %s: "
 		    "not accepting for %d s", strerror(err),
 		    CTL_EMFILE_RETRY_S);
 		return;
 	}
-	log_ratelimited(&ctl.rl, LOG_WARNING, "control: accept: %s",
+	log_ratelimited(&ctl->rl, LOG_WARNING, "control: accept: %s",
 	    strerror(err));
 }
 
@@ -1025,21 +1000,14 @@ static int clear_stale(const struct sockaddr_un *sun, char **cause)
 	return 0;
 }
 
-int control_init(struct daemon *d, char **cause)
+/* control_init's work, on ctl (d->ctl): the socket, if there is to be one. */
+static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 {
-	/* stats -j reports mallinfo2(); the first call initialises glibc's
-	 * malloc if nothing has yet (a sanitized build, whose allocator is
-	 * ASan's), which calls getrandom: do it now, before the seccomp
-	 * filter, not from the first stats request under it. */
-	(void)mallinfo2();
 	const char *path = d->cfg.control_socket;
 	struct sockaddr_un sun;
 	struct stat sb;
 	int fd = -1;
 
-	memset(&ctl, 0, sizeof(ctl));
-	LIST_INIT(&ctl.conns);
-	ctl.d = d;
 	if (path == NULL || *path == '\0') {
 		log_info("control socket disabled");
 		return 0;
@@ -1073,24 +1041,24 @@ int control_init(struct daemon *d, char **cause)
 		unlink(path);
 		goto fail;
 	}
-	ctl.lev = evconnlistener_new(d->base, on_accept, d,
+	ctl->lev = evconnlistener_new(d->base, on_accept, ctl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
-	if (ctl.lev == NULL) {
+	if (ctl->lev == NULL) {
 		value_error(cause, "control socket %s: evconnlistener_new "
 		    "failed", path);
 		unlink(path);
 		goto fail;
 	}
-	evconnlistener_set_error_cb(ctl.lev, on_accept_error);
-	ctl.resume = evtimer_new(d->base, resume_accepting, NULL);
-	if ((ctl.path = strdup(path)) == NULL) {
-		evconnlistener_free(ctl.lev);
-		ctl.lev = NULL;
+	evconnlistener_set_error_cb(ctl->lev, on_accept_error);
+	ctl->resume = evtimer_new(d->base, resume_accepting, ctl);
+	if ((ctl->path = strdup(path)) == NULL) {
+		evconnlistener_free(ctl->lev);
+		ctl->lev = NULL;
 		unlink(path);
 		return value_error(cause, "out of memory");
 	}
-	ctl.dev = sb.st_dev;
-	ctl.ino = sb.st_ino;
+	ctl->dev = sb.st_dev;
+	ctl->ino = sb.st_ino;
 	log_info("control socket %s", path);
 	return 0;
 fail:
@@ -1098,35 +1066,61 @@ fail:
 	return -1;
 }
 
-unsigned long control_accept_errors(void)
+int control_init(struct daemon *d, char **cause)
 {
-	return ctl.accept_errors;
+	/* stats -j reports mallinfo2(); the first call initialises glibc's
+	 * malloc if nothing has yet (a sanitized build, whose allocator is
+	 * ASan's), which calls getrandom: do it now, before the seccomp
+	 * filter, not from the first stats request under it. */
+	struct control *ctl;
+
+	(void)mallinfo2();
+	if ((ctl = calloc(1, sizeof(*ctl))) == NULL)
+		return value_error(cause, "out of memory");
+	LIST_INIT(&ctl->conns);
+	ctl->d = d;
+	d->ctl = ctl;
+	if (control_listen(d, ctl, cause) == 0)
+		return 0;
+	if (ctl->resume != NULL)
+		event_free(ctl->resume);
+	free(ctl);
+	d->ctl = NULL;
+	return -1;
+}
+
+unsigned long control_accept_errors(const struct daemon *d)
+{
+	return d->ctl != NULL ? d->ctl->accept_errors : 0;
 }
 
 void control_fini(struct daemon *d)
 {
+	struct control *ctl = d->ctl;
 	struct stat sb;
 
-	(void)d;
-	while (!LIST_EMPTY(&ctl.conns))
-		conn_free(LIST_FIRST(&ctl.conns));
-	if (ctl.lev != NULL)
-		evconnlistener_free(ctl.lev);
-	ctl.lev = NULL;
-	if (ctl.resume != NULL)
-		event_free(ctl.resume);
-	ctl.resume = NULL;
+	if (ctl == NULL)
+		return;
+	while (!LIST_EMPTY(&ctl->conns))
+		conn_free(LIST_FIRST(&ctl->conns));
+	if (ctl->lev != NULL)
+		evconnlistener_free(ctl->lev);
+	ctl->lev = NULL;
+	if (ctl->resume != NULL)
+		event_free(ctl->resume);
+	ctl->resume = NULL;
 	/*
 	 * Remove the socket only if it is still ours (not a successor's).
 	 * After dropping root (user = ...) the directory may not let us:
 	 * the next start replaces the stale socket anyway.
 	 */
-	if (ctl.path != NULL && lstat(ctl.path, &sb) == 0 &&
-	    sb.st_dev == ctl.dev && sb.st_ino == ctl.ino &&
-	    unlink(ctl.path) < 0)
+	if (ctl->path != NULL && lstat(ctl->path, &sb) == 0 &&
+	    sb.st_dev == ctl->dev && sb.st_ino == ctl->ino &&
+	    unlink(ctl->path) < 0)
 		log_msg(errno == EACCES || errno == EPERM ? LOG_DEBUG :
-		    LOG_WARNING, "control socket %s: %s", ctl.path,
+		    LOG_WARNING, "control socket %s: %s", ctl->path,
 		    strerror(errno));
-	free(ctl.path);
-	ctl.path = NULL;
+	free(ctl->path);
+	free(ctl);
+	d->ctl = NULL;
 }

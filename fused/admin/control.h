@@ -20,6 +20,6 @@ int control_init(struct daemon *d, char **cause);
 void control_fini(struct daemon *d);
 /* accept() failures so far (EMFILE and others), for tests: after EMFILE
  * accepting pauses for a second instead of failing in a loop. */
-unsigned long control_accept_errors(void);
+unsigned long control_accept_errors(const struct daemon *d);
 
 #endif /* KCSMUX_FUSED_CONTROL_H */

@@ -478,12 +478,6 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 
 /* --- the daemon's snapshot --- */
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct metrics_node *)a)->name,
-	    ((const struct metrics_node *)b)->name);
-}
-
 int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 {
 	struct metrics_snapshot s = {
@@ -496,19 +490,21 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 	};
 	struct metrics_node *mn = NULL;
 	uint64_t now = now_ns();
-	struct node *n;
-	size_t count = 0;
+	struct node **v, *n;
+	size_t i, count = 0;
 	int rv;
 
-	LIST_FOREACH(n, &d->nodes, link)
-		count++;
-	if (count && !(mn = calloc(count, sizeof(*mn))))
+	/* The live nodes in the one order (core_nodes: the configuration's,
+	 * then the name), as kcsmuxctl lists them. */
+	v = core_nodes(d, &count);
+	if (count && !(mn = calloc(count, sizeof(*mn)))) {
+		free(v);
 		return -1;
-	LIST_FOREACH(n, &d->nodes, link) {
+	}
+	for (i = 0; i < count; i++) {
 		struct metrics_node *m = &mn[s.nnodes];
 
-		if (n->dying)
-			continue;
+		n = v[i];
 		m->name = n->conf.name;
 		m->st = n->st;
 		m->cnt = n->cnt;
@@ -518,7 +514,7 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 		m->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 		s.nnodes++;
 	}
-	qsort(mn, s.nnodes, sizeof(*mn), by_name);
+	free(v);
 	s.nodes = mn;
 	if (d->sdrc) {
 		s.sdr_cache = true;
@@ -551,7 +547,10 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
 
 /* --- serving --- */
 
-static struct {
+/* The metrics server's state, d->mx (metrics_init allocates it,
+ * metrics_fini frees it); the callbacks get it as their arg. */
+struct metrics {
+	struct daemon *d;
 	struct evhttp *http;
 	struct evhttp_bound_socket *sock;
 	struct event *timer;
@@ -562,33 +561,54 @@ static struct {
 	int dirfd;			/* the textfile's directory (O_PATH) */
 	char *base;			/* the textfile's name in it */
 	unsigned long accept_errors;	/* accept() failed */
-} M;
+	struct mconns *conns;		/* metrics_conns.c's */
+};
 
-static void pause_accepting(const char *why);
-unsigned long metrics_http_accept_errors(void)
+/*
+ * The one exception to the context rule here: libevent calls the
+ * listener's error callback (on_accept_error) with the listener's own
+ * arg, which evhttp set to its struct evhttp, never one of ours, and
+ * neither evhttp nor the listener has a way back to ours. So the server
+ * whose listener that is is noted here (http_start) and checked against
+ * the arg. One daemon, one metrics server.
+ */
+static struct metrics *accepting;
+
+unsigned long metrics_http_accept_errors(const struct daemon *d)
 {
-	return M.accept_errors;
+	return d->mx != NULL ? d->mx->accept_errors : 0;
+}
+
+unsigned int metrics_http_conns(const struct daemon *d)
+{
+	return d->mx != NULL ? mconns_count(d->mx->conns) : 0;
+}
+
+unsigned long metrics_http_refused(const struct daemon *d)
+{
+	return d->mx != NULL ? mconns_refused(d->mx->conns) : 0;
 }
 
 
 static void resume_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct metrics *mx = arg;
+
 	(void)fd;
 	(void)what;
-	(void)arg;
-	evconnlistener_enable(evhttp_bound_socket_get_listener(M.sock));
-	M.paused = false;
+	evconnlistener_enable(evhttp_bound_socket_get_listener(mx->sock));
+	mx->paused = false;
 }
 
-static void pause_accepting(const char *why)
+static void pause_accepting(struct metrics *mx, const char *why)
 {
-	struct evconnlistener *lev = evhttp_bound_socket_get_listener(M.sock);
+	struct evconnlistener *lev = evhttp_bound_socket_get_listener(mx->sock);
 
-	if (!lev || M.paused)
+	if (!lev || mx->paused)
 		return;
 	evconnlistener_disable(lev);
-	M.paused = true;
-	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s: not "
+	mx->paused = true;
+	log_ratelimited(&mx->rl, LOG_WARNING, "metrics: accept: %s: not "
 	    "accepting for %d s", why, METRICS_EMFILE_RETRY_S);
 }
 
@@ -596,18 +616,20 @@ static void pause_accepting(const char *why)
  * log line each time); pause, and try again in a second. */
 static void on_accept_error(struct evconnlistener *lev, void *arg)
 {
+	struct metrics *mx = accepting;
 	struct timeval tv = { METRICS_EMFILE_RETRY_S, 0 };
 	int err = errno;
 
 	(void)lev;
-	(void)arg;
-	M.accept_errors++;
+	if (mx == NULL || mx->http != arg)
+		return;
+	mx->accept_errors++;
 	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-		pause_accepting(strerror(err));
-		evtimer_add(M.resume, &tv);
+		pause_accepting(mx, strerror(err));
+		evtimer_add(mx->resume, &tv);
 		return;
 	}
-	log_ratelimited(&M.rl, LOG_WARNING, "metrics: accept: %s",
+	log_ratelimited(&mx->rl, LOG_WARNING, "metrics: accept: %s",
 	    strerror(err));
 }
 
@@ -720,8 +742,9 @@ static int split_listen(const char *v, char **host, unsigned short *port)
 	return 0;
 }
 
-static int http_start(struct daemon *d, const char *listen, char **cause)
+static int http_start(struct metrics *mx, const char *listen, char **cause)
 {
+	struct daemon *d = mx->d;
 	char *host = NULL;
 	unsigned short port;
 	int err;
@@ -730,54 +753,57 @@ static int http_start(struct daemon *d, const char *listen, char **cause)
 		*cause = msg("metrics_listen: bad address '%s'", listen);
 		return -1;
 	}
-	M.http = evhttp_new(d->base);
-	if (!M.http) {
+	mx->http = evhttp_new(d->base);
+	if (!mx->http) {
 		free(host);
 		*cause = msg("metrics_listen: evhttp_new failed");
 		return -1;
 	}
 	/* Every method reaches on_http, which answers 405 (not evhttp's
 	 * 501) to all but GET and HEAD. */
-	evhttp_set_allowed_methods(M.http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD |
+	evhttp_set_allowed_methods(mx->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD |
 	    EVHTTP_REQ_POST | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
 	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
 	    EVHTTP_REQ_PATCH);
-	evhttp_set_timeout(M.http, 10);
-	evhttp_set_max_headers_size(M.http, 8192);
-	evhttp_set_max_body_size(M.http, 4096);
-	evhttp_set_gencb(M.http, on_http, d);
+	evhttp_set_timeout(mx->http, 10);
+	evhttp_set_max_headers_size(mx->http, 8192);
+	evhttp_set_max_body_size(mx->http, 4096);
+	evhttp_set_gencb(mx->http, on_http, d);
 	errno = 0;
-	M.sock = evhttp_bind_socket_with_handle(M.http, host, port);
-	if (!M.sock) {
+	mx->sock = evhttp_bind_socket_with_handle(mx->http, host, port);
+	if (!mx->sock) {
 		err = errno;
 		*cause = msg("metrics_listen %s: cannot listen%s%s", listen,
 		    err ? ": " : "", err ? strerror(err) : "");
 		free(host);
-		evhttp_free(M.http);
-		M.http = NULL;
+		evhttp_free(mx->http);
+		mx->http = NULL;
 		return -1;
 	}
 	free(host);
-	M.resume = evtimer_new(d->base, resume_cb, NULL);
-	if (!M.resume || mconns_start(M.http, d->base) < 0) {
+	mx->resume = evtimer_new(d->base, resume_cb, mx);
+	if (!mx->resume ||
+	    (mx->conns = mconns_start(mx->http, d->base)) == NULL) {
 		*cause = msg("metrics_listen: out of memory");
 		return -1;
 	}
-	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(M.sock),
+	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(mx->sock),
 	    on_accept_error);
+	accepting = mx;
 	log_info("metrics: serving http://%s/metrics", listen);
 	return 0;
 }
 
-unsigned int metrics_http_port(void)
+unsigned int metrics_http_port(const struct daemon *d)
 {
+	const struct metrics *mx = d->mx;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	int fd;
 
-	if (!M.sock)
+	if (mx == NULL || !mx->sock)
 		return 0;
-	fd = evhttp_bound_socket_get_fd(M.sock);
+	fd = evhttp_bound_socket_get_fd(mx->sock);
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
 		return 0;
 	if (ss.ss_family == AF_INET)
@@ -810,9 +836,10 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	char *tmp = NULL;
 	const char *what, *base;
 	struct stat st;
+	const struct metrics *mx = d->mx;
 	int fd = -1, dfd, err;
-	bool own = M.dirfd > 0 && M.textfile != NULL &&
-	    strcmp(path, M.textfile) == 0;
+	bool own = mx != NULL && mx->dirfd > 0 && mx->textfile != NULL &&
+	    strcmp(path, mx->textfile) == 0;
 
 	/*
 	 * Everything happens relative to the file's directory: the daemon's
@@ -821,8 +848,8 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	 */
 	what = "open";
 	if (own) {
-		dfd = M.dirfd;
-		base = M.base;
+		dfd = mx->dirfd;
+		base = mx->base;
 	} else {
 		base = open_dir_of(path, &dfd);
 		if (dfd < 0) {
@@ -903,48 +930,49 @@ fail:
 	return -1;
 }
 
-int metrics_textfile_dirfd(void)
+int metrics_textfile_dirfd(const struct daemon *d)
 {
-	return M.dirfd > 0 ? M.dirfd : -1;
+	return d->mx != NULL && d->mx->dirfd > 0 ? d->mx->dirfd : -1;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
-	struct daemon *d = arg;
+	struct metrics *mx = arg;
 	char *cause = NULL;
 
 	(void)fd;
 	(void)what;
-	if (metrics_write_textfile(d, M.textfile, &cause) < 0) {
-		log_ratelimited(&M.rl, LOG_WARNING, "%s",
+	if (metrics_write_textfile(mx->d, mx->textfile, &cause) < 0) {
+		log_ratelimited(&mx->rl, LOG_WARNING, "%s",
 		    cause ? cause : "metrics_textfile: out of memory");
 		free(cause);
 	}
 }
 
-static int textfile_start(struct daemon *d, const char *path, char **cause)
+static int textfile_start(struct metrics *mx, const char *path, char **cause)
 {
+	struct daemon *d = mx->d;
 	struct timeval tv = { METRICS_TEXTFILE_INTERVAL_S, 0 };
 
-	const char *base = open_dir_of(path, &M.dirfd);
+	const char *base = open_dir_of(path, &mx->dirfd);
 
-	if (M.dirfd < 0) {
+	if (mx->dirfd < 0) {
 		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
 		    strerror(errno));
 		return -1;
 	}
-	M.textfile = strdup(path);
-	M.base = strdup(base);
-	if (!M.textfile || !M.base) {
+	mx->textfile = strdup(path);
+	mx->base = strdup(base);
+	if (!mx->textfile || !mx->base) {
 		*cause = msg("metrics_textfile: out of memory");
 		return -1;
 	}
 	if (metrics_write_textfile(d, path, cause) < 0)
 		return -1;
-	M.timer = event_new(d->base, -1, EV_PERSIST, on_timer, d);
-	if (!M.timer || event_add(M.timer, &tv) < 0) {
+	mx->timer = event_new(d->base, -1, EV_PERSIST, on_timer, mx);
+	if (!mx->timer || event_add(mx->timer, &tv) < 0) {
 		*cause = msg("metrics_textfile: cannot start its timer");
-		unlinkat(M.dirfd, M.base, 0);
+		unlinkat(mx->dirfd, mx->base, 0);
 		return -1;
 	}
 	log_info("metrics to %s every %d s", path,
@@ -957,14 +985,22 @@ int metrics_init(struct daemon *d, char **cause)
 	const char *listen = d->cfg.metrics_listen;
 	const char *textfile = d->cfg.metrics_textfile;
 
+	struct metrics *mx = d->mx;
+
 	*cause = NULL;
-	if (M.http || M.timer || M.textfile) {
+	if (mx != NULL && (mx->http || mx->timer || mx->textfile)) {
 		*cause = msg("metrics: already started");
 		return -1;
 	}
-	if (listen && *listen && http_start(d, listen, cause) < 0)
+	if (mx == NULL) {
+		if ((mx = calloc(1, sizeof(*mx))) == NULL)
+			goto fail;
+		mx->d = d;
+		d->mx = mx;
+	}
+	if (listen && *listen && http_start(mx, listen, cause) < 0)
 		goto fail;
-	if (textfile && *textfile && textfile_start(d, textfile, cause) < 0)
+	if (textfile && *textfile && textfile_start(mx, textfile, cause) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -976,21 +1012,27 @@ fail:
 
 void metrics_fini(struct daemon *d)
 {
-	(void)d;
-	if (M.http)
-		evhttp_free(M.http);	/* its socket and connections too */
-	mconns_stop();
-	if (M.resume)
-		event_free(M.resume);
-	if (M.timer)
-		event_free(M.timer);
-	if (M.textfile && M.dirfd > 0 && M.base) {
+	struct metrics *mx = d->mx;
+
+	if (mx == NULL)
+		return;
+	if (accepting == mx)
+		accepting = NULL;
+	if (mx->http)
+		evhttp_free(mx->http);	/* its socket and connections too */
+	mconns_stop(mx->conns);
+	if (mx->resume)
+		event_free(mx->resume);
+	if (mx->timer)
+		event_free(mx->timer);
+	if (mx->textfile && mx->dirfd > 0 && mx->base) {
 		/* stale counters would look like a live daemon's */
-		unlinkat(M.dirfd, M.base, 0);
+		unlinkat(mx->dirfd, mx->base, 0);
 	}
-	free(M.textfile);
-	free(M.base);
-	if (M.dirfd > 0)
-		close(M.dirfd);
-	memset(&M, 0, sizeof(M));
+	free(mx->textfile);
+	free(mx->base);
+	if (mx->dirfd > 0)
+		close(mx->dirfd);
+	free(mx);
+	d->mx = NULL;
 }

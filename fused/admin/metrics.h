@@ -111,15 +111,15 @@ void metrics_fini(struct daemon *d);
 int metrics_write_textfile(struct daemon *d, const char *path, char **cause);
 
 /* The TCP port the HTTP server listens on, 0 when it does not. */
-unsigned int metrics_http_port(void);
+unsigned int metrics_http_port(const struct daemon *d);
 /* HTTP connections open now (admitted), refused over a cap so far, and
  * accept() failures so far (after EMFILE accepting pauses for
  * METRICS_EMFILE_RETRY_S instead of failing in a loop); for tests. */
-unsigned int metrics_http_conns(void);
-unsigned long metrics_http_refused(void);
-unsigned long metrics_http_accept_errors(void);
+unsigned int metrics_http_conns(const struct daemon *d);
+unsigned long metrics_http_refused(const struct daemon *d);
+unsigned long metrics_http_accept_errors(const struct daemon *d);
 /* The textfile's directory, opened once (O_PATH) for the seccomp filter's
  * one writable place; -1 without a textfile. */
-int metrics_textfile_dirfd(void);
+int metrics_textfile_dirfd(const struct daemon *d);
 
 #endif /* KCSMUX_METRICS_H */

@@ -37,6 +37,7 @@
  * callback) or frees it.
  */
 struct mconn {
+	struct mconns *mc;		/* whose */
 	union {
 		LIST_ENTRY(mconn) link;		/* admitted */
 		TAILQ_ENTRY(mconn) next;	/* pending, in accept order */
@@ -47,8 +48,10 @@ struct mconn {
 	struct sockaddr_storage addr;	/* uid unknown: the peer */
 };
 
-static struct {
-	bool started;
+/* The connections' state, metrics.c's (mconns_start allocates it,
+ * mconns_stop frees it); the callbacks get it as their arg, or from the
+ * connection (c->mc). */
+struct mconns {
 	struct event *check;		/* runs check_conns() */
 	TAILQ_HEAD(, mconn) pending;	/* not checked yet */
 	LIST_HEAD(, mconn) conns;	/* admitted */
@@ -56,8 +59,9 @@ static struct {
 	unsigned long refused;		/* over a cap */
 	int diag;			/* NETLINK_SOCK_DIAG; -1: none */
 	bool warned_uid;		/* a local peer's uid was unknown */
+	uint32_t seq;			/* of the last NETLINK_SOCK_DIAG query */
 	struct log_rl rl;
-} C;
+};
 
 
 /*
@@ -65,7 +69,7 @@ static struct {
  * this host: NETLINK_SOCK_DIAG's lookup of the socket whose local end is
  * FD's remote one (as ss(8) does). 0, or -1 (a remote peer, no socket).
  */
-static int peer_uid(int diag, int fd, uid_t *uid)
+static int peer_uid(int diag, uint32_t *seqp, int fd, uid_t *uid)
 {
 	struct sockaddr_storage me, peer;
 	socklen_t ml = sizeof(me), pl = sizeof(peer);
@@ -77,7 +81,7 @@ static int peer_uid(int diag, int fd, uid_t *uid)
 		struct nlmsghdr h;
 		char buf[8192];
 	} resp;
-	static uint32_t seq;
+	uint32_t seq;
 	struct nlmsghdr *h;
 	ssize_t n;
 
@@ -89,7 +93,7 @@ static int peer_uid(int diag, int fd, uid_t *uid)
 	req.nlh.nlmsg_len = sizeof(req);
 	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	req.nlh.nlmsg_flags = NLM_F_REQUEST;
-	req.nlh.nlmsg_seq = ++seq;
+	req.nlh.nlmsg_seq = seq = ++*seqp;
 	req.r.sdiag_protocol = IPPROTO_TCP;
 	req.r.idiag_states = ~0U;
 	req.r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
@@ -184,7 +188,7 @@ static unsigned int conns_like(const struct mconn *c)
 	const struct mconn *o;
 	unsigned int n = 0;
 
-	LIST_FOREACH(o, &C.conns, link)
+	LIST_FOREACH(o, &c->mc->conns, link)
 		n += same_peer(o, c);
 	return n;
 }
@@ -195,7 +199,7 @@ static void conn_closed(struct evhttp_connection *evcon, void *arg)
 
 	(void)evcon;
 	LIST_REMOVE(c, link);
-	C.nconns--;
+	c->mc->nconns--;
 	free(c);
 }
 
@@ -203,19 +207,21 @@ static void conn_closed(struct evhttp_connection *evcon, void *arg)
  * root, or METRICS_MAX_PER_UID for this peer (root excepted). */
 static bool over_cap(const struct mconn *c)
 {
+	const struct mconns *mc = c->mc;
 	bool root = c->known && c->uid == 0;
 
-	if (C.nconns >= METRICS_MAX_CONNS)
+	if (mc->nconns >= METRICS_MAX_CONNS)
 		return true;
 	if (root)
 		return false;
-	return C.nconns >= METRICS_MAX_CONNS - METRICS_ROOT_SLOTS ||
+	return mc->nconns >= METRICS_MAX_CONNS - METRICS_ROOT_SLOTS ||
 	    conns_like(c) >= METRICS_MAX_PER_UID;
 }
 
 /* C's connection, now set up by evhttp: admitted, or refused (closed). */
 static void conn_check(struct mconn *c)
 {
+	struct mconns *mc = c->mc;
 	struct bufferevent *bev = c->bev;
 	struct evhttp_connection *evcon;
 	bufferevent_data_cb rcb = NULL;
@@ -234,23 +240,23 @@ static void conn_check(struct mconn *c)
 		free(c);
 		return;
 	}
-	c->known = peer_uid(C.diag, fd, &c->uid) == 0;
+	c->known = peer_uid(mc->diag, &mc->seq, fd, &c->uid) == 0;
 	if (!c->known && getpeername(fd, (struct sockaddr *)&c->addr,
 	    &len) < 0)
 		memset(&c->addr, 0, sizeof(c->addr));
-	if (!c->known && is_loopback(&c->addr) && !C.warned_uid) {
-		C.warned_uid = true;
+	if (!c->known && is_loopback(&c->addr) && !mc->warned_uid) {
+		mc->warned_uid = true;
 		log_warn("metrics: a local client's uid is unknown "
 		    "(NETLINK_SOCK_DIAG: is inet_diag loaded?): local clients "
 		    "are capped by address, not per uid");
 	}
 	if (over_cap(c)) {
-		C.refused++;
+		mc->refused++;
 		if (c->known)
-			log_ratelimited(&C.rl, LOG_WARNING, "metrics: too many "
+			log_ratelimited(&mc->rl, LOG_WARNING, "metrics: too many "
 			    "connections, refusing uid %u", (unsigned)c->uid);
 		else
-			log_ratelimited(&C.rl, LOG_WARNING, "metrics: too many "
+			log_ratelimited(&mc->rl, LOG_WARNING, "metrics: too many "
 			    "connections, refusing a remote peer");
 		evhttp_connection_free(evcon);	/* closes it */
 		bufferevent_decref(bev);
@@ -258,20 +264,20 @@ static void conn_check(struct mconn *c)
 		return;
 	}
 	evhttp_connection_set_closecb(evcon, conn_closed, c);
-	LIST_INSERT_HEAD(&C.conns, c, link);
-	C.nconns++;
+	LIST_INSERT_HEAD(&mc->conns, c, link);
+	mc->nconns++;
 	bufferevent_decref(bev);
 }
 
 static void check_conns(evutil_socket_t fd, short what, void *arg)
 {
+	struct mconns *mc = arg;
 	struct mconn *c;
 
 	(void)fd;
 	(void)what;
-	(void)arg;
-	while ((c = TAILQ_FIRST(&C.pending)) != NULL) {
-		TAILQ_REMOVE(&C.pending, c, next);
+	while ((c = TAILQ_FIRST(&mc->pending)) != NULL) {
+		TAILQ_REMOVE(&mc->pending, c, next);
 		conn_check(c);
 	}
 }
@@ -281,74 +287,76 @@ static void check_conns(evutil_socket_t fd, short what, void *arg)
  * NULL (out of memory): evhttp makes its own, and it goes uncounted. */
 static struct bufferevent *conn_new(struct event_base *base, void *arg)
 {
+	struct mconns *mc = arg;
 	struct mconn *c = calloc(1, sizeof(*c));
 	struct bufferevent *bev = c ? bufferevent_socket_new(base, -1, 0) :
 	    NULL;
 
-	(void)arg;
 	if (!bev) {
 		free(c);
 		return NULL;
 	}
 	bufferevent_incref(bev);
+	c->mc = mc;
 	c->bev = bev;
-	TAILQ_INSERT_TAIL(&C.pending, c, next);
-	event_active(C.check, EV_TIMEOUT, 1);
+	TAILQ_INSERT_TAIL(&mc->pending, c, next);
+	event_active(mc->check, EV_TIMEOUT, 1);
 	return bev;
 }
 
-unsigned int metrics_http_conns(void)
+unsigned int mconns_count(const struct mconns *mc)
 {
-	return C.nconns;
+	return mc != NULL ? mc->nconns : 0;
 }
 
-unsigned long metrics_http_refused(void)
+unsigned long mconns_refused(const struct mconns *mc)
 {
-	return C.refused;
+	return mc != NULL ? mc->refused : 0;
 }
 
-int mconns_start(struct evhttp *http, struct event_base *base)
+struct mconns *mconns_start(struct evhttp *http, struct event_base *base)
 {
-	C.diag = -1;
-	TAILQ_INIT(&C.pending);
-	LIST_INIT(&C.conns);
-	C.check = event_new(base, -1, 0, check_conns, NULL);
-	if (!C.check)
-		return -1;
-	C.started = true;
-	evhttp_set_bevcb(http, conn_new, NULL);
+	struct mconns *mc = calloc(1, sizeof(*mc));
+
+	if (mc == NULL)
+		return NULL;
+	mc->diag = -1;
+	TAILQ_INIT(&mc->pending);
+	LIST_INIT(&mc->conns);
+	mc->check = event_new(base, -1, 0, check_conns, mc);
+	if (!mc->check) {
+		free(mc);
+		return NULL;
+	}
+	evhttp_set_bevcb(http, conn_new, mc);
 	/* Opened now: the seccomp filter allows no new socket but AF_UNIX.
 	 * Without it every peer counts by its address. */
-	C.diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	mc->diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
 	    NETLINK_SOCK_DIAG);
-	if (C.diag < 0)
+	if (mc->diag < 0)
 		log_warn("metrics: NETLINK_SOCK_DIAG: %s: connections "
 		    "are capped per address, not per uid", strerror(errno));
-	return 0;
+	return mc;
 }
 
-void mconns_stop(void)
+void mconns_stop(struct mconns *mc)
 {
 	struct mconn *c;
 
-	if (!C.started) {
-		if (C.check)
-			event_free(C.check);
-		memset(&C, 0, sizeof(C));
+	if (mc == NULL)
 		return;
-	}
-	while ((c = TAILQ_FIRST(&C.pending)) != NULL) {
-		TAILQ_REMOVE(&C.pending, c, next);
+	while ((c = TAILQ_FIRST(&mc->pending)) != NULL) {
+		TAILQ_REMOVE(&mc->pending, c, next);
 		bufferevent_decref(c->bev);
 		free(c);
 	}
 	/* none left after evhttp_free(): each had its close callback */
-	while ((c = LIST_FIRST(&C.conns)) != NULL) {
+	while ((c = LIST_FIRST(&mc->conns)) != NULL) {
 		LIST_REMOVE(c, link);
 		free(c);
 	}
-	event_free(C.check);
-	if (C.diag >= 0)
-		close(C.diag);
-	memset(&C, 0, sizeof(C));
+	event_free(mc->check);
+	if (mc->diag >= 0)
+		close(mc->diag);
+	free(mc);
 }

@@ -8,15 +8,20 @@
 
 struct evhttp;
 struct event_base;
+struct mconns;
 
 /*
  * Count and cap HTTP's connections from now on: evhttp's bufferevents come
  * from here, and each new connection is checked as soon as evhttp has set
  * it up. Opens the NETLINK_SOCK_DIAG socket (before the seccomp filter).
- * 0, or -1 (out of memory).
+ * The connections' state (metrics.c keeps it), or NULL (out of memory).
  */
-int mconns_start(struct evhttp *http, struct event_base *base);
-/* After evhttp_free(): what is left freed, the socket closed. */
-void mconns_stop(void);
+struct mconns *mconns_start(struct evhttp *http, struct event_base *base);
+/* After evhttp_free(): what is left freed, the socket closed, mc freed
+ * (NULL: nothing). */
+void mconns_stop(struct mconns *mc);
+/* Connections admitted now, and refused (over a cap) so far; 0 for NULL. */
+unsigned int mconns_count(const struct mconns *mc);
+unsigned long mconns_refused(const struct mconns *mc);
 
 #endif /* KCSMUX_METRICS_CONNS_H */

@@ -144,6 +144,8 @@ struct bmc_setup {
 };
 
 struct frontend;	/* the front end's daemon-wide state (cuse/cuse.h) */
+struct control;		/* admin/control.c's */
+struct metrics;		/* admin/metrics.c's */
 
 struct daemon {
 	struct event_base *base;
@@ -183,6 +185,15 @@ struct daemon {
 	uint64_t reloads, reload_failures;
 	bool last_reload_ok;		/* true before any reload */
 	uint64_t last_reload_unix;	/* seconds since the epoch, 0: none */
+
+	/* admin/'s: the control socket (control_init allocates it,
+	 * control_fini frees it) and the metrics server (metrics_init,
+	 * metrics_fini); and what main does after a reload that kcsmuxctl
+	 * asked for (daemon_reload_done first), as after SIGHUP: READY=1 to
+	 * systemd. NULL: nothing. */
+	struct control *ctl;
+	struct metrics *mx;
+	void (*reloaded)(struct daemon *d);
 };
 
 

@@ -69,12 +69,6 @@ void xact_kick(struct daemon *d)
 	(void)d;
 }
 
-void daemon_notify(struct daemon *d, const char *state)
-{
-	(void)d;
-	(void)state;
-}
-
 int daemon_reload(struct daemon *d, char **cause)
 {
 	(void)d;

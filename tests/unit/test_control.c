@@ -51,12 +51,6 @@ void xact_kick(struct daemon *d)
 	kicks++;
 }
 
-void daemon_notify(struct daemon *d, const char *state)
-{
-	(void)d;
-	(void)state;
-}
-
 int daemon_reload(struct daemon *d, char **cause)
 {
 	(void)d;
@@ -867,7 +861,7 @@ START_TEST(test_conn_emfile)
 		fds[nfd++] = fd;
 	}
 	ck_assert_int_eq(errno, EMFILE);
-	e0 = control_accept_errors();
+	e0 = control_accept_errors(&d);
 	ck_assert_int_eq(write(p[1], "x", 1), 1);
 	/* 1.5 s of the loop while the client waits: paused, not spinning.
 	 * p[1] stays open meanwhile: closing it would free the one
@@ -878,7 +872,7 @@ START_TEST(test_conn_emfile)
 		event_base_dispatch(d.base);
 	}
 	close(p[1]);
-	e1 = control_accept_errors();
+	e1 = control_accept_errors(&d);
 	ck_assert_msg(e1 > e0 && e1 - e0 <= 4, "accept errors: %lu", e1 - e0);
 	for (i = 0; i < nfd; i++)
 		close(fds[i]);

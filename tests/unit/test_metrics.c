@@ -876,6 +876,27 @@ START_TEST(test_daemon_snapshot)
 }
 END_TEST
 
+/* The samples come in the core's one node order (core_nodes: the line of
+ * the node's section, then the name), as kcsmuxctl lists them, not by
+ * name. */
+START_TEST(test_daemon_node_order)
+{
+	struct metrics_buf b = { 0 };
+	char *t;
+
+	N[0].conf.line = 9;	/* ipmi1 */
+	N[1].conf.line = 5;	/* ipmi3 */
+	N[2].conf.line = 2;	/* ipmi2 */
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	t = samples_of(b.p, "kcsmux_queue_depth");
+	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi2\"} 3\n"
+	    "kcsmux_queue_depth{node=\"ipmi3\"} 4\n"
+	    "kcsmux_queue_depth{node=\"ipmi1\"} 2\n");
+	free(t);
+	metrics_buf_free(&b);
+}
+END_TEST
+
 struct resp {
 	int code;
 	char body[65536];
@@ -916,7 +937,7 @@ static struct resp *http(enum evhttp_cmd_type cmd, const char *host,
 
 	memset(&r, 0, sizeof(r));
 	c = evhttp_connection_base_new(D.base, NULL, host,
-	    (unsigned short)metrics_http_port());
+	    (unsigned short)metrics_http_port(&D));
 	ck_assert_ptr_nonnull(c);
 	evhttp_connection_set_timeout(c, 5);
 	req = evhttp_request_new(on_resp, &r);
@@ -955,7 +976,7 @@ static struct raw *raw_http(const char *req)
 	static struct raw r;
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-		.sin_port = htons((unsigned short)metrics_http_port()) };
+		.sin_port = htons((unsigned short)metrics_http_port(&D)) };
 	struct timeval tv = { 5, 0 };
 	struct event *ev;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -1037,7 +1058,7 @@ START_TEST(test_http)
 	D.cfg.metrics_listen = "127.0.0.1:0";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
 	ck_assert_ptr_null(cause);
-	ck_assert_uint_ne(metrics_http_port(), 0);
+	ck_assert_uint_ne(metrics_http_port(&D), 0);
 
 	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics");
 	ck_assert_int_eq(r->code, 200);
@@ -1080,7 +1101,7 @@ START_TEST(test_http)
 	free(cause);
 
 	metrics_fini(&D);
-	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_uint_eq(metrics_http_port(&D), 0);
 	metrics_fini(&D);	/* twice is fine */
 }
 END_TEST
@@ -1133,7 +1154,7 @@ START_TEST(test_http_bind_fails)
 	ck_assert_msg(strstr(cause, "Address already in use") != NULL, "%s",
 	    cause);
 	free(cause);
-	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_uint_eq(metrics_http_port(&D), 0);
 	ck_assert_int_eq(access(path, F_OK), -1);	/* nothing started */
 	close(fd);
 
@@ -1150,12 +1171,12 @@ START_TEST(test_off)
 	char *cause = NULL;
 
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);	/* NULL: off */
-	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_uint_eq(metrics_http_port(&D), 0);
 	metrics_fini(&D);
 	D.cfg.metrics_listen = "";
 	D.cfg.metrics_textfile = "";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
-	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_uint_eq(metrics_http_port(&D), 0);
 	ck_assert_ptr_null(cause);
 }
 END_TEST
@@ -1278,7 +1299,7 @@ START_TEST(test_textfile_fails)
 	    "%s", cause);
 	free(cause);
 	/* the HTTP server started first is stopped again */
-	ck_assert_uint_eq(metrics_http_port(), 0);
+	ck_assert_uint_eq(metrics_http_port(&D), 0);
 
 	/* a directory in the way of the rename: no .tmp left behind */
 	snprintf(path, sizeof(path), "%s/dir.prom", tmpdir);
@@ -1330,6 +1351,7 @@ static Suite *metrics_suite(void)
 	tcase_add_checked_fixture(ts, daemon_setup, daemon_teardown);
 	tcase_set_timeout(ts, 60);
 	tcase_add_test(ts, test_daemon_snapshot);
+	tcase_add_test(ts, test_daemon_node_order);
 	tcase_add_test(ts, test_http);
 	tcase_add_test(ts, test_http_raw);
 	tcase_add_test(ts, test_http_bind_fails);

@@ -75,7 +75,7 @@ static void setup(void)
 	ck_assert_int_eq(chmod(dir, 0777), 0);
 	D.cfg.metrics_listen = "127.0.0.1:0";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
-	ck_assert_uint_ne(metrics_http_port(), 0);
+	ck_assert_uint_ne(metrics_http_port(&D), 0);
 }
 
 static void teardown(void)
@@ -129,7 +129,7 @@ static bool wait_for(char (*ready)[128], int n, unsigned int conns)
 	for (i = 0; i < 1000; i++) {
 		for (k = have = 0; k < n; k++)
 			have += access(ready[k], F_OK) == 0;
-		if (have == n && metrics_http_conns() == conns)
+		if (have == n && metrics_http_conns(&D) == conns)
 			return true;
 		loop_ms(10);
 	}
@@ -142,7 +142,7 @@ static int tcp_connect(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-		.sin_port = htons((unsigned short)metrics_http_port()) };
+		.sin_port = htons((unsigned short)metrics_http_port(&D)) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -266,7 +266,7 @@ static int root_scrape(void)
 	int code = 0;
 
 	c = evhttp_connection_base_new(D.base, NULL, "127.0.0.1",
-	    (unsigned short)metrics_http_port());
+	    (unsigned short)metrics_http_port(&D));
 	ck_assert_ptr_nonnull(c);
 	evhttp_connection_set_timeout(c, 5);
 	req = evhttp_request_new(on_resp, &code);
@@ -284,9 +284,9 @@ static void settles_to_zero(void)
 {
 	int i;
 
-	for (i = 0; i < 200 && metrics_http_conns() != 0; i++)
+	for (i = 0; i < 200 && metrics_http_conns(&D) != 0; i++)
 		loop_ms(10);
-	ck_assert_uint_eq(metrics_http_conns(), 0);
+	ck_assert_uint_eq(metrics_http_conns(&D), 0);
 }
 
 /* --- the cases --- */
@@ -299,7 +299,7 @@ START_TEST(test_per_uid)
 		.scrape = true, .ready = ready[0], .release = release,
 	};
 	struct peer other = { .uid = UID0 + 1, .keep = 1, .scrape = true };
-	unsigned long r0 = metrics_http_refused();
+	unsigned long r0 = metrics_http_refused(&D);
 	pid_t pid;
 
 	snprintf(ready[0], sizeof(ready[0]), "%s/ready", dir);
@@ -308,12 +308,12 @@ START_TEST(test_per_uid)
 	/* all its connections but the refused one and the scraped one */
 	ck_assert_msg(wait_for(ready, 1, METRICS_MAX_PER_UID - 1),
 	    "the client did not get ready: %u connections, exit %d",
-	    metrics_http_conns(), serve(pid));
-	ck_assert_uint_eq(metrics_http_refused(), r0 + 1);
+	    metrics_http_conns(&D), serve(pid));
+	ck_assert_uint_eq(metrics_http_refused(&D), r0 + 1);
 	/* another user, and root, while the first holds its share */
 	ck_assert_int_eq(serve(spawn(&other)), 0);
 	ck_assert_int_eq(root_scrape(), 200);
-	ck_assert_uint_eq(metrics_http_refused(), r0 + 1);
+	ck_assert_uint_eq(metrics_http_refused(&D), r0 + 1);
 	ck_assert_int_eq(touch(release), 0);
 	ck_assert_int_eq(serve(pid), 0);
 	settles_to_zero();
@@ -333,7 +333,7 @@ START_TEST(test_in_all)
 	char ready[USERS][128], release[128];
 	struct peer extra = { .uid = UID0 + USERS, .keep = 0,
 		.refused = true };
-	unsigned long r0 = metrics_http_refused();
+	unsigned long r0 = metrics_http_refused(&D);
 	pid_t pid[USERS];
 	int k;
 
@@ -352,11 +352,11 @@ START_TEST(test_in_all)
 	ck_assert_msg(wait_for(ready, USERS,
 	    METRICS_MAX_CONNS - METRICS_ROOT_SLOTS),
 	    "the users did not fill their slots: %u connections",
-	    metrics_http_conns());
-	ck_assert_uint_eq(metrics_http_refused(), r0);
+	    metrics_http_conns(&D));
+	ck_assert_uint_eq(metrics_http_refused(&D), r0);
 	/* one more user: refused; root: served from the slots kept */
 	ck_assert_int_eq(serve(spawn(&extra)), 0);
-	ck_assert_uint_eq(metrics_http_refused(), r0 + 1);
+	ck_assert_uint_eq(metrics_http_refused(&D), r0 + 1);
 	ck_assert_int_eq(root_scrape(), 200);
 	ck_assert_int_eq(touch(release), 0);
 	for (k = 0; k < USERS; k++)
@@ -404,14 +404,14 @@ START_TEST(test_emfile)
 		fds[nfd++] = fd;
 	}
 	ck_assert_int_eq(errno, EMFILE);
-	e0 = metrics_http_accept_errors();
+	e0 = metrics_http_accept_errors(&D);
 	/* p[1] stays open: closing it would free the descriptor accept()
 	 * needs */
 	ck_assert_int_eq(write(p[1], "x", 1), 1);
 	for (i = 0; i < 150; i++)
 		loop_ms(10);
-	e1 = metrics_http_accept_errors();
-	ck_assert_uint_eq(metrics_http_conns(), 0);
+	e1 = metrics_http_accept_errors(&D);
+	ck_assert_uint_eq(metrics_http_conns(&D), 0);
 	close(p[1]);
 	for (i = 0; i < nfd; i++)
 		close(fds[i]);
