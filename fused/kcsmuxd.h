@@ -9,6 +9,7 @@
 #define KCSMUX_KCSMUXD_H
 
 #include "admin/reload.h"
+#include "admin/config.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"

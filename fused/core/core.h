@@ -27,7 +27,7 @@
 
 #include <kcsmux/kcsraw.h>
 
-#include "admin/config.h"
+#include "core/conf.h"
 #include "core/adaptive.h"
 #include "core/atn.h"
 #include "core/nodestats.h"
