@@ -29,7 +29,8 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kcsmuxd [-dfnhV] [-c FILE] [-S yes|no|log]\n"
+	fprintf(f,
+		"usage: kcsmuxd [-dfnhV] [-c FILE] [-S yes|no|log]\n"
 		"  -c, --config=FILE    configuration (default %s)\n"
 		"  -d, --debug          debug logging\n"
 		"  -f, --foreground     stay in the foreground, log to stderr\n"
@@ -38,7 +39,8 @@ static void usage(FILE *f)
 		"  -S, --seccomp=MODE   seccomp filter, overriding the file's\n"
 		"                       seccomp key\n"
 		"  -h, --help           print this help\n"
-		"  -V, --version        print the version\n", KCSMUX_CONF_PATH);
+		"  -V, --version        print the version\n",
+		KCSMUX_CONF_PATH);
 }
 
 /* The per-node table (SIGUSR1), in configuration order. */
@@ -48,18 +50,20 @@ void daemon_dump_stats(struct daemon *d, FILE *f)
 	struct node **v;
 	size_t i, count;
 
-	fprintf(f, "%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
-		"%8s %7s %6s %5s %6s %6s %6s %6s\n", "node", "policy", "cli", "reqs",
-		"done", "err", "deny", "busy", "p50_us", "p99_us", "wait99",
-		"cpu_us/r", "spin_us/r", "cpu_ppm", "slp/r", "thr", "s_gss",
-		"s_hit", "r_gss", "r_hit");
+	fprintf(f,
+		"%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
+		"%8s %7s %6s %5s %6s %6s %6s %6s\n",
+		"node", "policy", "cli", "reqs", "done", "err", "deny", "busy",
+		"p50_us", "p99_us", "wait99", "cpu_us/r", "spin_us/r",
+		"cpu_ppm", "slp/r", "thr", "s_gss", "s_hit", "r_gss", "r_hit");
 	v = core_nodes(d, &count);
 	for (i = 0; i < count; i++) {
 		const struct node *n = v[i];
 		const struct nodestats *st = &n->st;
 		double r = st->completed ? (double)st->completed : 1.0;
 
-		fprintf(f, "%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
+		fprintf(f,
+			"%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
 			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %6.2f %5llu "
 			"%6llu %6llu %6llu %6llu\n",
 			n->conf.name, policy_preset_name(n->conf.preset),
@@ -159,11 +163,12 @@ static void apply_sandbox(struct daemon *d)
 	d->sandboxed = true;
 	log_info("seccomp filter in (%s): %s%s", config_seccomp_name(p.mode),
 		 p.mode == KCSMUX_SECCOMP_YES ?
-		 "a system call off its list kills the daemon" :
-		 "system calls off its list are logged by the kernel (audit "
-		 "type 1326) and run",
+			 "a system call off its list kills the daemon" :
+			 "system calls off its list are logged by the kernel (audit "
+			 "type 1326) and run",
 		 sandbox_sanitized() ? "; sanitized build: the sanitizers' "
-		 "calls are allowed too" : "");
+				       "calls are allowed too" :
+				       "");
 }
 
 /* Every node's device exists: drop root, confine, tell systemd
@@ -173,7 +178,7 @@ static void daemon_notify(struct daemon *d, const char *state)
 	struct node *n;
 	size_t count = 0;
 
-	LIST_FOREACH(n, &d->nodes, link) {
+	LIST_FOREACH (n, &d->nodes, link) {
 		if (!n->ready)
 			return;
 		count++;
@@ -249,8 +254,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	char *cause = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:dfnhS:V", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:dfnhS:V", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			o->path = optarg;
@@ -312,7 +317,7 @@ static int check_names(const struct kcsmux_config *cfg)
 }
 
 static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
-#define NSIGS	(sizeof(sigs) / sizeof(sigs[0]))
+#define NSIGS (sizeof(sigs) / sizeof(sigs[0]))
 
 /* The event loop and everything in it: core, front end, signals, backend,
  * BMC setup, nodes, control socket, metrics. Fatal on error. */
@@ -322,7 +327,7 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	char *cause = NULL;
 	size_t i;
 
-	d->notify_fd = notify_open();	/* before the seccomp filter */
+	d->notify_fd = notify_open(); /* before the seccomp filter */
 	d->reloaded = reloaded;
 	base = event_base_new();
 	if (!base)

@@ -34,7 +34,8 @@ int notify_open(void)
 	len = strlen(path);
 	if ((path[0] != '/' && path[0] != '@') || len >= sizeof(sun.sun_path)) {
 		log_warn("NOTIFY_SOCKET %s: not a path or an abstract socket "
-			 "name: no readiness notifications", path);
+			 "name: no readiness notifications",
+			 path);
 		return -1;
 	}
 	memcpy(sun.sun_path, path, len);
@@ -43,7 +44,8 @@ int notify_open(void)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
 	    connect(fd, (const struct sockaddr *)&sun,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0) {
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) <
+		    0) {
 		log_warn("NOTIFY_SOCKET %s: %s: no readiness notifications",
 			 path, strerror(errno));
 		if (fd >= 0)

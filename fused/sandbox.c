@@ -33,14 +33,14 @@
 
 #include <seccomp.h>
 
-#include "cuse/ipmi_abi.h"		/* <linux/ipmi.h>: the ipmidev backend's */
+#include "cuse/ipmi_abi.h" /* <linux/ipmi.h>: the ipmidev backend's */
 #include <kcsmux/kcsraw.h>
 
-#include "core/policy.h"		/* value_error */
+#include "core/policy.h" /* value_error */
 #include "sandbox.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define LOW32		0xffffffffULL	/* int and unsigned int arguments */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define LOW32	      0xffffffffULL /* int and unsigned int arguments */
 
 /* -fsanitize=address (the tests' SANITIZE=ON, with UBSan): gcc says so,
  * clang answers __has_feature. */
@@ -71,69 +71,100 @@
  */
 static const int allow_always[] = {
 	/* I/O on the descriptors the daemon holds */
-	SCMP_SYS(read), SCMP_SYS(readv), SCMP_SYS(write), SCMP_SYS(writev),
-	SCMP_SYS(recvfrom), SCMP_SYS(recvmsg),
-	SCMP_SYS(sendto),	/* not sendmsg: no SCM_RIGHTS (notify.c) */
-	SCMP_SYS(close), SCMP_SYS(fcntl), SCMP_SYS(lseek),
-	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
+	SCMP_SYS(read),
+	SCMP_SYS(readv),
+	SCMP_SYS(write),
+	SCMP_SYS(writev),
+	SCMP_SYS(recvfrom),
+	SCMP_SYS(recvmsg),
+	SCMP_SYS(sendto), /* not sendmsg: no SCM_RIGHTS (notify.c) */
+	SCMP_SYS(close),
+	SCMP_SYS(fcntl),
+	SCMP_SYS(lseek),
+	SCMP_SYS(fstat),
+	SCMP_SYS(newfstatat),
+	SCMP_SYS(statx),
 	/* the event loop */
-	SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_ctl),
-	SCMP_SYS(poll), SCMP_SYS(ppoll),
+	SCMP_SYS(epoll_wait),
+	SCMP_SYS(epoll_pwait),
+	SCMP_SYS(epoll_ctl),
+	SCMP_SYS(poll),
+	SCMP_SYS(ppoll),
 	/* sockets it has or may open (socket() itself below) */
-	SCMP_SYS(accept4), SCMP_SYS(connect), SCMP_SYS(shutdown),
-	SCMP_SYS(getsockopt), SCMP_SYS(getsockname), SCMP_SYS(getpeername),
+	SCMP_SYS(accept4),
+	SCMP_SYS(connect),
+	SCMP_SYS(shutdown),
+	SCMP_SYS(getsockopt),
+	SCMP_SYS(getsockname),
+	SCMP_SYS(getpeername),
 	/* signals arrive through libevent's handler; at exit it puts the
 	 * old handlers back */
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(rt_sigprocmask),
 	SCMP_SYS(rt_sigaction),
 	/* time, when the vDSO cannot tell it */
-	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday),
+	SCMP_SYS(clock_gettime),
+	SCMP_SYS(gettimeofday),
 	/* memory (mmap and mprotect below) */
-	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(madvise),
+	SCMP_SYS(brk),
+	SCMP_SYS(munmap),
+	SCMP_SYS(mremap),
+	SCMP_SYS(madvise),
 	/* the process itself */
-	SCMP_SYS(getpid), SCMP_SYS(getuid), SCMP_SYS(geteuid),
-	SCMP_SYS(getgid), SCMP_SYS(getegid),
+	SCMP_SYS(getpid),
+	SCMP_SYS(getuid),
+	SCMP_SYS(geteuid),
+	SCMP_SYS(getgid),
+	SCMP_SYS(getegid),
 	SCMP_SYS(exit_group),
 };
 
 /* Still root (no `user`): reload may add a node, and waits for its
  * /dev/NAME to appear (node.c). */
 static const int allow_root[] = {
-	SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2),
+	SCMP_SYS(access),	   SCMP_SYS(faccessat), SCMP_SYS(faccessat2),
 	SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep),
 };
 
 /* Owners and modes: reload sets them on new and changed nodes. Allowed
  * while root; after the drop EPERM, as the kernel would say. */
 static const int chown_calls[] = {
-	SCMP_SYS(chmod), SCMP_SYS(fchmodat), SCMP_SYS(chown),
+	SCMP_SYS(chmod),    SCMP_SYS(fchmodat), SCMP_SYS(chown),
 	SCMP_SYS(fchownat), SCMP_SYS(lchown),
 };
 
 /* The control socket and the metrics textfile are removed at exit. Allowed
  * while root or with the textfile; after the drop otherwise EACCES. */
 static const int unlink_calls[] = {
-	SCMP_SYS(unlink), SCMP_SYS(unlinkat),
+	SCMP_SYS(unlink),
+	SCMP_SYS(unlinkat),
 };
 
 /* metrics_textfile: FILE.tmp written, fsync'd and renamed every 10 s
  * (after the drop the renames and unlinks only in its directory:
  * textfile_rules). */
 static const int allow_textfile[] = {
-	SCMP_SYS(fchmod), SCMP_SYS(fsync), SCMP_SYS(fdatasync),
+	SCMP_SYS(fchmod),
+	SCMP_SYS(fsync),
+	SCMP_SYS(fdatasync),
 };
 static const int rename_calls[] = {
-	SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
+	SCMP_SYS(rename),
+	SCMP_SYS(renameat),
+	SCMP_SYS(renameat2),
 };
 
 /* The backend's requests in steady state (INFO and the event switch are
  * made at open, before the filter). */
 static const unsigned long ioctl_kcsraw[] = {
-	KCSRAW_IOC_SUBMIT, KCSRAW_IOC_CANCEL, KCSRAW_IOC_ATTN,
+	KCSRAW_IOC_SUBMIT,
+	KCSRAW_IOC_CANCEL,
+	KCSRAW_IOC_ATTN,
 	KCSRAW_IOC_RECEIVE,
 };
 static const unsigned long ioctl_ipmidev[] = {
-	IPMICTL_SEND_COMMAND_SETTIME, IPMICTL_RECEIVE_MSG_TRUNC,
+	IPMICTL_SEND_COMMAND_SETTIME,
+	IPMICTL_RECEIVE_MSG_TRUNC,
 	IPMICTL_RECEIVE_MSG,
 };
 
@@ -143,21 +174,21 @@ static const unsigned long ioctl_ipmidev[] = {
  * threads from a clone()d tracer with ptrace(). Never in a release build.
  */
 static const int allow_sanitizer[] = {
-	SCMP_SYS(sched_yield), SCMP_SYS(futex), SCMP_SYS(gettid),
-	SCMP_SYS(getppid), SCMP_SYS(tgkill), SCMP_SYS(sigaltstack),
-	SCMP_SYS(prctl), SCMP_SYS(clone), SCMP_SYS(ptrace), SCMP_SYS(wait4),
-	SCMP_SYS(exit), SCMP_SYS(getdents), SCMP_SYS(getdents64),
-	SCMP_SYS(readlink), SCMP_SYS(readlinkat),
+	SCMP_SYS(sched_yield), SCMP_SYS(futex),	   SCMP_SYS(gettid),
+	SCMP_SYS(getppid),     SCMP_SYS(tgkill),   SCMP_SYS(sigaltstack),
+	SCMP_SYS(prctl),       SCMP_SYS(clone),	   SCMP_SYS(ptrace),
+	SCMP_SYS(wait4),       SCMP_SYS(exit),	   SCMP_SYS(getdents),
+	SCMP_SYS(getdents64),  SCMP_SYS(readlink), SCMP_SYS(readlinkat),
 };
 
 struct builder {
 	scmp_filter_ctx ctx;
-	int err;			/* the first failure, negative */
-	int nr;				/* its call */
+	int err; /* the first failure, negative */
+	int nr;	 /* its call */
 };
 
-static void rule(struct builder *b, uint32_t action, int nr,
-    unsigned int narg, const struct scmp_arg_cmp *args)
+static void rule(struct builder *b, uint32_t action, int nr, unsigned int narg,
+		 const struct scmp_arg_cmp *args)
 {
 	int rv;
 
@@ -170,8 +201,7 @@ static void rule(struct builder *b, uint32_t action, int nr,
 	}
 }
 
-static void rules(struct builder *b, uint32_t action, const int *nrs,
-    size_t n)
+static void rules(struct builder *b, uint32_t action, const int *nrs, size_t n)
 {
 	size_t i;
 
@@ -181,7 +211,7 @@ static void rules(struct builder *b, uint32_t action, const int *nrs,
 
 /* NR allowed when (ARG & MASK) == 0, else ACTION (an errno). */
 static void unless_bits(struct builder *b, int nr, unsigned int arg,
-    uint64_t mask, uint32_t action)
+			uint64_t mask, uint32_t action)
 {
 	struct scmp_arg_cmp ok = { arg, SCMP_CMP_MASKED_EQ, mask, 0 };
 	struct scmp_arg_cmp no = { arg, SCMP_CMP_MASKED_EQ, mask, mask };
@@ -213,8 +243,10 @@ static void open_rules(struct builder *b, const struct sandbox_profile *p)
 			rule(b, SCMP_ACT_ALLOW, SCMP_SYS(openat), 2, c);
 			continue;
 		}
-		rule(b, modes[i] == O_RDONLY ? SCMP_ACT_ALLOW :
-		    SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1, c);
+		rule(b,
+		     modes[i] == O_RDONLY ? SCMP_ACT_ALLOW :
+					    SCMP_ACT_ERRNO(EACCES),
+		     SCMP_SYS(openat), 1, c);
 	}
 }
 
@@ -238,9 +270,11 @@ static void textfile_rules(struct builder *b, const struct sandbox_profile *p)
 static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
 {
 	const unsigned long *reqs = p->backend == KCSMUX_BACKEND_KCSRAW ?
-	    ioctl_kcsraw : ioctl_ipmidev;
+					    ioctl_kcsraw :
+					    ioctl_ipmidev;
 	size_t i, n = p->backend == KCSMUX_BACKEND_KCSRAW ?
-	    ARRAY_SIZE(ioctl_kcsraw) : ARRAY_SIZE(ioctl_ipmidev);
+			      ARRAY_SIZE(ioctl_kcsraw) :
+			      ARRAY_SIZE(ioctl_ipmidev);
 	struct scmp_arg_cmp c[2] = {
 		{ 0, SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)p->backend_fd },
 		{ 1, SCMP_CMP_MASKED_EQ, LOW32, 0 },
@@ -279,63 +313,66 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 	if (p->mode == KCSMUX_SECCOMP_NO)
 		return 0;
 	if (seccomp_api_get() < 3)
-		return value_error(cause, "seccomp: the kernel or libseccomp "
-		    "is too old (API level %u, needs 3: Linux 4.14)",
-		    seccomp_api_get());
+		return value_error(
+			cause,
+			"seccomp: the kernel or libseccomp "
+			"is too old (API level %u, needs 3: Linux 4.14)",
+			seccomp_api_get());
 	dflt = p->mode == KCSMUX_SECCOMP_LOG ? SCMP_ACT_LOG :
-	    SCMP_ACT_KILL_PROCESS;
+					       SCMP_ACT_KILL_PROCESS;
 	if ((b.ctx = seccomp_init(dflt)) == NULL)
 		return value_error(cause, "seccomp: cannot set up a filter");
 	rv = seccomp_attr_set(b.ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS);
+			      SCMP_ACT_KILL_PROCESS);
 	if (rv < 0)
-		b.err = rv;	/* b.nr -1: no call */
+		b.err = rv; /* b.nr -1: no call */
 
 	rules(&b, SCMP_ACT_ALLOW, allow_always, ARRAY_SIZE(allow_always));
 	socket_rules(&b);
 	unless_bits(&b, SCMP_SYS(mmap), 2, PROT_EXEC, SCMP_ACT_ERRNO(EACCES));
 	unless_bits(&b, SCMP_SYS(mprotect), 2, PROT_EXEC,
-	    SCMP_ACT_ERRNO(EACCES));
+		    SCMP_ACT_ERRNO(EACCES));
 	open_rules(&b, p);
 	ioctl_rules(&b, p);
 	if (!p->dropped)
 		rules(&b, SCMP_ACT_ALLOW, allow_root, ARRAY_SIZE(allow_root));
 	rules(&b, p->dropped ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW,
-	    chown_calls, ARRAY_SIZE(chown_calls));
+	      chown_calls, ARRAY_SIZE(chown_calls));
 	if (p->dropped && p->textfile && p->textfile_dirfd > 0) {
 		textfile_rules(&b, p);
 	} else {
-		rules(&b, p->dropped && !p->textfile ?
-		    SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_ALLOW, unlink_calls,
-		    ARRAY_SIZE(unlink_calls));
+		rules(&b,
+		      p->dropped && !p->textfile ? SCMP_ACT_ERRNO(EACCES) :
+						   SCMP_ACT_ALLOW,
+		      unlink_calls, ARRAY_SIZE(unlink_calls));
 		if (p->textfile)
 			rules(&b, SCMP_ACT_ALLOW, rename_calls,
-			    ARRAY_SIZE(rename_calls));
+			      ARRAY_SIZE(rename_calls));
 	}
 	if (p->textfile)
 		rules(&b, SCMP_ACT_ALLOW, allow_textfile,
-		    ARRAY_SIZE(allow_textfile));
+		      ARRAY_SIZE(allow_textfile));
 	if (SANITIZED) {
 		/* the runtime opens with open(), read-only (/proc/self/maps,
 		 * the binary for symbols) */
 		struct scmp_arg_cmp ro = { 1, SCMP_CMP_MASKED_EQ, O_ACCMODE,
-		    O_RDONLY };
+					   O_RDONLY };
 		/* isatty(2) before each line of a report */
 		struct scmp_arg_cmp tty = { 1, SCMP_CMP_MASKED_EQ, LOW32,
-		    TCGETS };
+					    TCGETS };
 
 		rules(&b, SCMP_ACT_ALLOW, allow_sanitizer,
-		    ARRAY_SIZE(allow_sanitizer));
+		      ARRAY_SIZE(allow_sanitizer));
 		rule(&b, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, &ro);
 		rule(&b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, &tty);
 	}
 
 	if (b.err) {
 		name = b.nr < 0 ? NULL :
-		    seccomp_syscall_resolve_num_arch(seccomp_arch_native(),
-		    b.nr);
+				  seccomp_syscall_resolve_num_arch(
+					  seccomp_arch_native(), b.nr);
 		value_error(cause, "seccomp: rule for %s: %s",
-		    name ? name : "(attributes)", strerror(-b.err));
+			    name ? name : "(attributes)", strerror(-b.err));
 		free(name);
 		seccomp_release(b.ctx);
 		return -1;
@@ -344,6 +381,6 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 	seccomp_release(b.ctx);
 	if (rv < 0)
 		return value_error(cause, "seccomp: loading the filter: %s",
-		    strerror(-rv));
+				   strerror(-rv));
 	return 0;
 }

@@ -18,11 +18,11 @@
 /* What the running daemon still needs, beyond its fixed list. */
 struct sandbox_profile {
 	enum kcsmux_seccomp mode;
-	enum kcsmux_backend backend;	/* its ioctls ... */
-	int backend_fd;			/* ... on this fd only */
-	bool dropped;			/* running as cfg.user, not root */
-	bool textfile;			/* metrics_textfile is written ... */
-	int textfile_dirfd;		/* ... in this directory only (> 0) */
+	enum kcsmux_backend backend; /* its ioctls ... */
+	int backend_fd;		     /* ... on this fd only */
+	bool dropped;		     /* running as cfg.user, not root */
+	bool textfile;		     /* metrics_textfile is written ... */
+	int textfile_dirfd;	     /* ... in this directory only (> 0) */
 };
 
 /*

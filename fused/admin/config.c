@@ -37,16 +37,16 @@
 
 #include "admin/config.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define MAX_REPORTED	50	/* errors listed before "and N more" */
-#define SENTINEL	"kcsmux-section-begins = 1"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_REPORTED  50 /* errors listed before "and N more" */
+#define SENTINEL      "kcsmux-section-begins = 1"
 
 /* Node keys given, and where, until the end of the file. */
 struct nodestate {
-	struct kcsmux_policy explicit;	/* policy keys as given */
-	uint32_t pset;			/* policy_key_index() bits */
+	struct kcsmux_policy explicit; /* policy keys as given */
+	uint32_t pset;		       /* policy_key_index() bits */
 	int plines[32];
-	uint32_t kset;			/* node_keys[] bits */
+	uint32_t kset; /* node_keys[] bits */
 	int klines[16];
 	bool has_allow;
 };
@@ -54,39 +54,39 @@ struct nodestate {
 enum section { SEC_NONE, SEC_GLOBAL, SEC_NODE, SEC_SKIP };
 
 struct parser {
-	const char *name;		/* the file, in messages */
+	const char *name; /* the file, in messages */
 	struct kcsmux_config *cfg;
 
-	FILE *f;			/* the source: f, or s */
+	FILE *f; /* the source: f, or s */
 	const char *s;
 	char *buf;
 	size_t cap;
-	int line;			/* of the last real line read */
-	bool header_pending;		/* next: the sentinel */
-	size_t header_len;		/* of its name, between [ and ] */
-	bool in_sentinel;		/* inih is processing the sentinel */
-	bool expect_call;		/* a key line: the handler must run */
+	int line;	     /* of the last real line read */
+	bool header_pending; /* next: the sentinel */
+	size_t header_len;   /* of its name, between [ and ] */
+	bool in_sentinel;    /* inih is processing the sentinel */
+	bool expect_call;    /* a key line: the handler must run */
 	bool called;
 
 	enum section sec;
-	struct nodestate *ns;		/* parallel to cfg->nodes */
+	struct nodestate *ns; /* parallel to cfg->nodes */
 	int global_line;
-	uint32_t gset;			/* global_keys[] bits */
+	uint32_t gset; /* global_keys[] bits */
 	int glines[16];
 
-	struct error *errs;		/* sorted by line at the end */
+	struct error *errs; /* sorted by line at the end */
 	size_t nerr;
-	bool oom;			/* an error could not be recorded */
+	bool oom; /* an error could not be recorded */
 };
 
 struct error {
-	int line;			/* 0: about the whole file */
+	int line; /* 0: about the whole file */
 	size_t seq;
 	char *text;
 };
 
 static void errorf(struct parser *p, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 static void errorf(struct parser *p, int line, const char *fmt, ...)
 {
@@ -167,12 +167,11 @@ static int parse_gid(const char *key, const char *v, gid_t *gid, char **cause)
 	return 0;
 }
 
-static int parse_path(const char *key, const char *v, char **dst,
-    char **cause)
+static int parse_path(const char *key, const char *v, char **dst, char **cause)
 {
 	if (v[0] != '/')
 		return value_error(cause, "%s: '%s' is not an absolute path",
-		    key, v);
+				   key, v);
 	return set_string(dst, v, cause);
 }
 
@@ -195,18 +194,19 @@ static int g_device(struct kcsmux_config *cfg, const char *v, char **cause)
 }
 
 static int g_control_socket(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+			    char **cause)
 {
 	struct sockaddr_un sun;
 
 	if (strlen(v) >= sizeof(sun.sun_path))
-		return value_error(cause, "control_socket: path longer than "
-		    "%zu characters", sizeof(sun.sun_path) - 1);
+		return value_error(cause,
+				   "control_socket: path longer than "
+				   "%zu characters",
+				   sizeof(sun.sun_path) - 1);
 	return parse_path("control_socket", v, &cfg->control_socket, cause);
 }
 
-static int g_admin_group(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+static int g_admin_group(struct kcsmux_config *cfg, const char *v, char **cause)
 {
 	gid_t gid = (gid_t)-1;
 
@@ -217,31 +217,28 @@ static int g_admin_group(struct kcsmux_config *cfg, const char *v,
 }
 
 static int g_max_outstanding(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+			     char **cause)
 {
-	return value_u32("max_outstanding", v, 1, 10000,
-	    &cfg->max_outstanding, cause);
+	return value_u32("max_outstanding", v, 1, 10000, &cfg->max_outstanding,
+			 cause);
 }
 
-static int g_max_clients(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+static int g_max_clients(struct kcsmux_config *cfg, const char *v, char **cause)
 {
 	return value_u32("max_clients", v, 1, 10000, &cfg->max_clients, cause);
 }
 
 static int g_event_backlog(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+			   char **cause)
 {
 	return value_u32("event_backlog", v, 0, 10000, &cfg->event_backlog,
-	    cause);
+			 cause);
 }
 
-static const char *const log_levels[] = {
-	"err", "warning", "notice", "info", "debug", NULL
-};
+static const char *const log_levels[] = { "err",  "warning", "notice",
+					  "info", "debug",   NULL };
 
-static int g_log_level(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+static int g_log_level(struct kcsmux_config *cfg, const char *v, char **cause)
 {
 	int i = value_enum("log_level", v, log_levels, cause);
 
@@ -267,7 +264,7 @@ static int g_user(struct kcsmux_config *cfg, const char *v, char **cause)
 
 /* HOST:PORT, [V6ADDR]:PORT. */
 static int g_metrics_listen(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+			    char **cause)
 {
 	const char *colon = strrchr(v, ':'), *host_end = colon;
 	uint32_t port;
@@ -275,32 +272,40 @@ static int g_metrics_listen(struct kcsmux_config *cfg, const char *v,
 	if (*v == '\0')
 		return set_string(&cfg->metrics_listen, v, cause);
 	if (colon == NULL || colon == v || strpbrk(v, " \t") != NULL)
-		return value_error(cause, "metrics_listen: expected HOST:PORT "
-		    "or [ADDRESS]:PORT, not '%s'", v);
+		return value_error(cause,
+				   "metrics_listen: expected HOST:PORT "
+				   "or [ADDRESS]:PORT, not '%s'",
+				   v);
 	if (v[0] == '[' && colon[-1] != ']')
-		return value_error(cause, "metrics_listen: missing ']' in "
-		    "'%s'", v);
+		return value_error(cause,
+				   "metrics_listen: missing ']' in "
+				   "'%s'",
+				   v);
 	if (v[0] != '[' && memchr(v, ':', (size_t)(host_end - v)) != NULL)
-		return value_error(cause, "metrics_listen: put an IPv6 "
-		    "address in brackets, like [::1]:9623, not '%s'", v);
+		return value_error(
+			cause,
+			"metrics_listen: put an IPv6 "
+			"address in brackets, like [::1]:9623, not '%s'",
+			v);
 	if (value_u32("metrics_listen port", colon + 1, 1, 65535, &port,
-	    cause) == -1)
+		      cause) == -1)
 		return -1;
 	return set_string(&cfg->metrics_listen, v, cause);
 }
 
 static int g_metrics_textfile(struct kcsmux_config *cfg, const char *v,
-    char **cause)
+			      char **cause)
 {
 	size_t n = strlen(v);
 
 	if (*v == '\0')
 		return set_string(&cfg->metrics_textfile, v, cause);
 	if (n < 6 || strcmp(v + n - 5, ".prom") != 0)
-		return value_error(cause, "metrics_textfile: '%s' must end in "
-		    "'.prom' (node_exporter reads only *.prom)", v);
-	return parse_path("metrics_textfile", v, &cfg->metrics_textfile,
-	    cause);
+		return value_error(cause,
+				   "metrics_textfile: '%s' must end in "
+				   "'.prom' (node_exporter reads only *.prom)",
+				   v);
+	return parse_path("metrics_textfile", v, &cfg->metrics_textfile, cause);
 }
 
 static int g_seccomp(struct kcsmux_config *cfg, const char *v, char **cause)
@@ -308,11 +313,11 @@ static int g_seccomp(struct kcsmux_config *cfg, const char *v, char **cause)
 	return config_seccomp_parse("seccomp", v, &cfg->seccomp, cause);
 }
 
-static int g_sdr_cache_revalidate_ms(struct kcsmux_config *cfg,
-    const char *v, char **cause)
+static int g_sdr_cache_revalidate_ms(struct kcsmux_config *cfg, const char *v,
+				     char **cause)
 {
 	return value_u32("sdr_cache_revalidate_ms", v, 0, 3600000,
-	    &cfg->sdr_cache_revalidate_ms, cause);
+			 &cfg->sdr_cache_revalidate_ms, cause);
 }
 
 static const struct {
@@ -335,26 +340,27 @@ static const struct {
 };
 
 _Static_assert(ARRAY_SIZE(global_keys) <=
-    ARRAY_SIZE(((struct parser *)0)->glines), "glines too small");
+		       ARRAY_SIZE(((struct parser *)0)->glines),
+	       "glines too small");
 
 /* ---- [node NAME] ---- */
 
 static int n_owner(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		   const char *v, char **cause)
 {
 	(void)ns;
 	return parse_uid("owner", v, &n->uid, cause);
 }
 
 static int n_group(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		   const char *v, char **cause)
 {
 	(void)ns;
 	return parse_gid("group", v, &n->gid, cause);
 }
 
 static int n_mode(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		  const char *v, char **cause)
 {
 	char *end;
 	unsigned long m;
@@ -363,33 +369,36 @@ static int n_mode(struct kcsmux_node_conf *n, struct nodestate *ns,
 	errno = 0;
 	m = strtoul(v, &end, 8);
 	if (*v < '0' || *v > '7' || *end != '\0' || errno != 0 || m > 0777)
-		return value_error(cause, "mode: expected octal permission bits "
-		    "from 0000 to 0777, not '%s'", v);
+		return value_error(cause,
+				   "mode: expected octal permission bits "
+				   "from 0000 to 0777, not '%s'",
+				   v);
 	n->mode = (mode_t)m;
 	return 0;
 }
 
 static int n_policy(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		    const char *v, char **cause)
 {
 	(void)ns;
 	return policy_preset_lookup(v, &n->preset, cause);
 }
 
 static int n_access(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		    const char *v, char **cause)
 {
 	(void)ns;
 	return access_preset_lookup(v, &n->acc.preset, cause);
 }
 
 static int n_allow(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		   const char *v, char **cause)
 {
 	char *c = NULL;
 
 	if (access_parse_allow(&n->acc, v, &c) == -1) {
-		value_error(cause, "allow: %s", c != NULL ? c : "out of memory");
+		value_error(cause, "allow: %s",
+			    c != NULL ? c : "out of memory");
 		free(c);
 		return -1;
 	}
@@ -398,7 +407,7 @@ static int n_allow(struct kcsmux_node_conf *n, struct nodestate *ns,
 }
 
 static int n_deny(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		  const char *v, char **cause)
 {
 	char *c = NULL;
 
@@ -412,29 +421,29 @@ static int n_deny(struct kcsmux_node_conf *n, struct nodestate *ns,
 }
 
 static int n_events(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		    const char *v, char **cause)
 {
 	(void)ns;
 	return value_bool("events", v, &n->events, cause);
 }
 
-static int n_max_outstanding(struct kcsmux_node_conf *n,
-    struct nodestate *ns, const char *v, char **cause)
+static int n_max_outstanding(struct kcsmux_node_conf *n, struct nodestate *ns,
+			     const char *v, char **cause)
 {
 	(void)ns;
 	return value_u32("max_outstanding", v, 1, 10000, &n->max_outstanding,
-	    cause);
+			 cause);
 }
 
 static int n_max_clients(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+			 const char *v, char **cause)
 {
 	(void)ns;
 	return value_u32("max_clients", v, 1, 10000, &n->max_clients, cause);
 }
 
 static int n_commands(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		      const char *v, char **cause)
 {
 	(void)ns;
 	return value_bool("commands", v, &n->commands, cause);
@@ -442,7 +451,7 @@ static int n_commands(struct kcsmux_node_conf *n, struct nodestate *ns,
 
 /* interface = N | none: the node's /dev/ipmi/N and /dev/ipmidev/N. */
 static int n_interface(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		       const char *v, char **cause)
 {
 	uint32_t num;
 
@@ -452,8 +461,10 @@ static int n_interface(struct kcsmux_node_conf *n, struct nodestate *ns,
 		return 0;
 	}
 	if (value_u32("interface", v, 0, 255, &num, NULL) == -1)
-		return value_error(cause, "interface: expected an integer "
-		    "from 0 to 255 or 'none', not '%s'", v);
+		return value_error(cause,
+				   "interface: expected an integer "
+				   "from 0 to 255 or 'none', not '%s'",
+				   v);
 	n->interface = (int)num;
 	return 0;
 }
@@ -477,20 +488,25 @@ static int name_interface(const char *name)
 }
 
 static int n_sdr_cache(struct kcsmux_node_conf *n, struct nodestate *ns,
-    const char *v, char **cause)
+		       const char *v, char **cause)
 {
 	(void)ns;
 	return value_bool("sdr_cache", v, &n->sdr_cache, cause);
 }
 
-enum { NK_ACCESS = 4, NK_MAX_OUTSTANDING = 8, NK_MAX_CLIENTS = 9,
-	NK_COMMANDS = 10, NK_INTERFACE = 11 };
+enum {
+	NK_ACCESS = 4,
+	NK_MAX_OUTSTANDING = 8,
+	NK_MAX_CLIENTS = 9,
+	NK_COMMANDS = 10,
+	NK_INTERFACE = 11
+};
 
 static const struct {
 	const char *name;
-	int (*set)(struct kcsmux_node_conf *, struct nodestate *,
-	    const char *, char **);
-	bool repeat;			/* may appear more than once */
+	int (*set)(struct kcsmux_node_conf *, struct nodestate *, const char *,
+		   char **);
+	bool repeat; /* may appear more than once */
 } node_keys[] = {
 	{ "owner", n_owner, false },
 	{ "group", n_group, false },
@@ -508,7 +524,8 @@ static const struct {
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=
-    ARRAY_SIZE(((struct nodestate *)0)->klines), "klines too small");
+		       ARRAY_SIZE(((struct nodestate *)0)->klines),
+	       "klines too small");
 
 static int global_key_index(const char *key)
 {
@@ -533,8 +550,8 @@ static int node_key_index(const char *key)
 /* A closely spelled key of the section, or NULL. */
 static const char *suggest_key(const char *key, bool node)
 {
-	const char *names[ARRAY_SIZE(global_keys) + ARRAY_SIZE(node_keys) +
-	    32 + 1];
+	const char *
+		names[ARRAY_SIZE(global_keys) + ARRAY_SIZE(node_keys) + 32 + 1];
 	size_t i, n = 0;
 
 	if (!node) {
@@ -558,24 +575,26 @@ static void unknown_key(struct parser *p, const char *key, bool node)
 		errorf(p, p->line, "missing key name before '='");
 	else if (node && global_key_index(key) != -1)
 		errorf(p, p->line, "'%s' belongs in the [global] section", key);
-	else if (!node && (node_key_index(key) != -1 ||
-	    policy_key_index(key) != -1))
+	else if (!node &&
+		 (node_key_index(key) != -1 || policy_key_index(key) != -1))
 		errorf(p, p->line, "'%s' belongs in a [node NAME] section",
-		    key);
+		       key);
 	else if (near != NULL)
-		errorf(p, p->line, "unknown key '%s' (did you mean '%s'?)",
-		    key, near);
+		errorf(p, p->line, "unknown key '%s' (did you mean '%s'?)", key,
+		       near);
 	else
 		errorf(p, p->line, "unknown key '%s'", key);
 }
 
 /* Has the key with bit I of SET been seen? Record it if not. */
 static bool first_time(struct parser *p, const char *key, uint32_t *set,
-    int *lines, int i)
+		       int *lines, int i)
 {
 	if (*set & (1U << i)) {
-		errorf(p, p->line, "'%s' given twice in this section (first at "
-		    "line %d)", key, lines[i]);
+		errorf(p, p->line,
+		       "'%s' given twice in this section (first at "
+		       "line %d)",
+		       key, lines[i]);
 		return false;
 	}
 	*set |= 1U << i;
@@ -606,7 +625,7 @@ static void node_key(struct parser *p, const char *key, const char *v)
 
 	if (i != -1) {
 		if ((node_keys[i].repeat ||
-		    first_time(p, key, &ns->kset, ns->klines, i)) &&
+		     first_time(p, key, &ns->kset, ns->klines, i)) &&
 		    node_keys[i].set(n, ns, v, &cause) == -1)
 			error_cause(p, p->line, cause);
 	} else if (pi != -1) {
@@ -623,18 +642,22 @@ static int check_node_name(struct parser *p, const char *name)
 	size_t len = strlen(name), ok;
 
 	ok = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_.-");
+			  "0123456789_.-");
 	if (len == 0)
 		errorf(p, p->line, "node without a name: write [node NAME]");
 	else if (len > KCSMUX_NAME_MAX)
-		errorf(p, p->line, "node name '%s' is longer than %d "
-		    "characters", name, KCSMUX_NAME_MAX);
+		errorf(p, p->line,
+		       "node name '%s' is longer than %d "
+		       "characters",
+		       name, KCSMUX_NAME_MAX);
 	else if (ok != len)
-		errorf(p, p->line, "node name '%s': '%c' is not allowed (use "
-		    "A-Z a-z 0-9 _ . -)", name, name[ok]);
+		errorf(p, p->line,
+		       "node name '%s': '%c' is not allowed (use "
+		       "A-Z a-z 0-9 _ . -)",
+		       name, name[ok]);
 	else if (name[0] == '.' || name[0] == '-')
 		errorf(p, p->line, "node name '%s' must not start with '%c'",
-		    name, name[0]);
+		       name, name[0]);
 	else
 		return 0;
 	return -1;
@@ -650,12 +673,12 @@ static void begin_node(struct parser *p, const char *name)
 	if (check_node_name(p, name) == 0 &&
 	    (dup = config_find_node(cfg, name)) != NULL)
 		errorf(p, p->line, "duplicate node '%s' (first at line %d)",
-		    name, dup->line);
+		       name, dup->line);
 	if ((tmp = reallocarray(cfg->nodes, cfg->nnodes + 1,
-	    sizeof(*cfg->nodes))) != NULL)
+				sizeof(*cfg->nodes))) != NULL)
 		cfg->nodes = tmp;
 	if (tmp == NULL || (tmp = reallocarray(p->ns, cfg->nnodes + 1,
-	    sizeof(*p->ns))) == NULL) {
+					       sizeof(*p->ns))) == NULL) {
 		errorf(p, p->line, "out of memory");
 		p->sec = SEC_SKIP;
 		return;
@@ -680,8 +703,10 @@ static void begin_section(struct parser *p, const char *section)
 
 	/* inih keeps only the start of a long name: take none of it. */
 	if (strlen(section) != p->header_len) {
-		errorf(p, p->line, "section header too long (at most %zu "
-		    "characters between [ and ])", strlen(section));
+		errorf(p, p->line,
+		       "section header too long (at most %zu "
+		       "characters between [ and ])",
+		       strlen(section));
 		p->sec = SEC_SKIP;
 		return;
 	}
@@ -700,8 +725,10 @@ static void begin_section(struct parser *p, const char *section)
 	p->sec = SEC_SKIP;
 	if (strcmp(word, "global") == 0 && *rest == '\0') {
 		if (p->global_line != 0)
-			errorf(p, p->line, "[global] given twice (first at "
-			    "line %d)", p->global_line);
+			errorf(p, p->line,
+			       "[global] given twice (first at "
+			       "line %d)",
+			       p->global_line);
 		else {
 			p->global_line = p->line;
 			p->sec = SEC_GLOBAL;
@@ -709,16 +736,19 @@ static void begin_section(struct parser *p, const char *section)
 	} else if (strcmp(word, "global") == 0)
 		errorf(p, p->line, "[global] takes no name");
 	else if ((near = value_suggest(word, kinds)) != NULL)
-		errorf(p, p->line, "unknown section '[%s]' (did you mean "
-		    "[%s%s]?)", section, near, strcmp(near, "node") == 0 ?
-		    " NAME" : "");
+		errorf(p, p->line,
+		       "unknown section '[%s]' (did you mean "
+		       "[%s%s]?)",
+		       section, near, strcmp(near, "node") == 0 ? " NAME" : "");
 	else
-		errorf(p, p->line, "unknown section '[%s]' (expected [global] "
-		    "or [node NAME])", section);
+		errorf(p, p->line,
+		       "unknown section '[%s]' (expected [global] "
+		       "or [node NAME])",
+		       section);
 }
 
 static int handler(void *user, const char *section, const char *key,
-    const char *value)
+		   const char *value)
 {
 	struct parser *p = user;
 
@@ -729,8 +759,10 @@ static int handler(void *user, const char *section, const char *key,
 	p->called = true;
 	switch (p->sec) {
 	case SEC_NONE:
-		errorf(p, p->line, "'%s' before any section: put it in "
-		    "[global] or [node NAME]", key);
+		errorf(p, p->line,
+		       "'%s' before any section: put it in "
+		       "[global] or [node NAME]",
+		       key);
 		break;
 	case SEC_GLOBAL:
 		global_key(p, key, value);
@@ -810,8 +842,10 @@ static void take_line(struct parser *p, ssize_t n, char *str, int num)
 	while (len > 0 && (l[len - 1] == '\n' || l[len - 1] == '\r'))
 		l[--len] = '\0';
 	if (len >= (size_t)num) {
-		errorf(p, p->line, "line too long (%zu characters, at most %d "
-		    "after leading blanks)", len, num - 1);
+		errorf(p, p->line,
+		       "line too long (%zu characters, at most %d "
+		       "after leading blanks)",
+		       len, num - 1);
 		if (*l == '[')
 			p->sec = SEC_SKIP;
 		return;
@@ -834,8 +868,9 @@ static char *reader(char *str, int num, void *stream)
 	ssize_t n;
 
 	if (p->expect_call && !p->called)
-		errorf(p, p->line, "syntax error: expected KEY = VALUE, "
-		    "[SECTION] or a comment");
+		errorf(p, p->line,
+		       "syntax error: expected KEY = VALUE, "
+		       "[SECTION] or a comment");
 	p->expect_call = false;
 	p->in_sentinel = p->header_pending;
 	if (p->header_pending) {
@@ -875,10 +910,12 @@ static void finish_policy(struct parser *p, size_t i)
 	char *cause = NULL;
 
 	policy_resolve(&n->pol, policy_preset(n->preset), &ns->explicit,
-	    ns->pset);
+		       ns->pset);
 	if (policy_check(&n->pol, &cause) == -1)
-		error_cause(p, ns->pset & (1U << pm) ? ns->plines[pm] :
-		    ns->plines[pu], cause);
+		error_cause(p,
+			    ns->pset & (1U << pm) ? ns->plines[pm] :
+						    ns->plines[pu],
+			    cause);
 }
 
 static void finish_node(struct parser *p, size_t i)
@@ -889,8 +926,8 @@ static void finish_node(struct parser *p, size_t i)
 
 	finish_policy(p, i);
 	if (!(ns->kset & (1U << NK_ACCESS)))
-		n->acc.preset = ns->has_allow ? KCSMUX_ACCESS_NONE :
-		    KCSMUX_ACCESS_ALL;
+		n->acc.preset =
+			ns->has_allow ? KCSMUX_ACCESS_NONE : KCSMUX_ACCESS_ALL;
 	access_build(&n->acc);
 	/* Incoming commands: by default only where nothing is restricted. */
 	if (!(ns->kset & (1U << NK_COMMANDS)))
@@ -903,8 +940,10 @@ static void finish_node(struct parser *p, size_t i)
 		n->interface = name_interface(n->name);
 	if (cfg->device != NULL && strncmp(cfg->device, "/dev/", 5) == 0 &&
 	    strcmp(cfg->device + 5, n->name) == 0)
-		errorf(p, n->line, "node '%s' would be /dev/%s, the backend "
-		    "device itself", n->name, n->name);
+		errorf(p, n->line,
+		       "node '%s' would be /dev/%s, the backend "
+		       "device itself",
+		       n->name, n->name);
 }
 
 static void finish(struct parser *p)
@@ -914,12 +953,14 @@ static void finish(struct parser *p)
 
 	if (cfg->device == NULL)
 		cfg->device = strdup(cfg->backend == KCSMUX_BACKEND_KCSRAW ?
-		    "/dev/kcsraw0" : "/dev/ipmi0");
+					     "/dev/kcsraw0" :
+					     "/dev/ipmi0");
 	if (cfg->device == NULL)
 		p->oom = true;
 	if (cfg->nnodes == 0)
-		errorf(p, 0, "no [node NAME] section: kcsmuxd needs at least "
-		    "one node");
+		errorf(p, 0,
+		       "no [node NAME] section: kcsmuxd needs at least "
+		       "one node");
 	for (i = 0; i < cfg->nnodes; i++)
 		finish_node(p, i);
 	for (i = 0; i < cfg->nnodes; i++) {
@@ -928,10 +969,12 @@ static void finish(struct parser *p)
 		for (j = 0; j < i; j++)
 			if (cfg->nodes[i].interface >= 0 &&
 			    cfg->nodes[i].interface == cfg->nodes[j].interface)
-				errorf(p, cfg->nodes[i].line, "node '%s': "
-				    "interface %d is node '%s''s already",
-				    cfg->nodes[i].name, cfg->nodes[i].interface,
-				    cfg->nodes[j].name);
+				errorf(p, cfg->nodes[i].line,
+				       "node '%s': "
+				       "interface %d is node '%s''s already",
+				       cfg->nodes[i].name,
+				       cfg->nodes[i].interface,
+				       cfg->nodes[j].name);
 	}
 }
 
@@ -940,7 +983,7 @@ static int error_cmp(const void *a, const void *b)
 	const struct error *x = a, *y = b;
 	unsigned lx = (unsigned)x->line - 1, ly = (unsigned)y->line - 1;
 
-	if (lx != ly)				/* line 0 last */
+	if (lx != ly) /* line 0 last */
 		return lx < ly ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
@@ -960,12 +1003,12 @@ static char *error_text(struct parser *p)
 			fprintf(f, "%s: ", p->name);
 		if (f != NULL && i < MAX_REPORTED)
 			fprintf(f, "%s%s", p->errs[i].text,
-			    i + 1 < p->nerr || p->oom ? "\n" : "");
+				i + 1 < p->nerr || p->oom ? "\n" : "");
 		free(p->errs[i].text);
 	}
 	if (f != NULL && p->nerr > MAX_REPORTED)
 		fprintf(f, "%s: and %zu more errors", p->name,
-		    p->nerr - MAX_REPORTED);
+			p->nerr - MAX_REPORTED);
 	else if (f != NULL && p->oom)
 		fprintf(f, "%s: out of memory", p->name);
 	free(p->errs);
@@ -1021,7 +1064,7 @@ int config_load(struct kcsmux_config *cfg, const char *path, char **cause)
 }
 
 int config_load_string(struct kcsmux_config *cfg, const char *text,
-    const char *name, char **cause)
+		       const char *name, char **cause)
 {
 	struct parser p = { .name = name, .cfg = cfg, .s = text };
 
@@ -1040,8 +1083,8 @@ void config_free(struct kcsmux_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-const struct kcsmux_node_conf *config_find_node(
-    const struct kcsmux_config *cfg, const char *name)
+const struct kcsmux_node_conf *config_find_node(const struct kcsmux_config *cfg,
+						const char *name)
 {
 	size_t i;
 
@@ -1053,8 +1096,9 @@ const struct kcsmux_node_conf *config_find_node(
 
 const char *config_backend_name(enum kcsmux_backend b)
 {
-	return b == KCSMUX_BACKEND_KCSRAW ? "kcsraw" :
-	    b == KCSMUX_BACKEND_IPMIDEV ? "ipmidev" : NULL;
+	return b == KCSMUX_BACKEND_KCSRAW  ? "kcsraw" :
+	       b == KCSMUX_BACKEND_IPMIDEV ? "ipmidev" :
+					     NULL;
 }
 
 const char *config_log_level_name(int level)
@@ -1065,7 +1109,7 @@ const char *config_log_level_name(int level)
 }
 
 int config_seccomp_parse(const char *key, const char *v,
-    enum kcsmux_seccomp *out, char **cause)
+			 enum kcsmux_seccomp *out, char **cause)
 {
 	bool on;
 
@@ -1074,8 +1118,10 @@ int config_seccomp_parse(const char *key, const char *v,
 		return 0;
 	}
 	if (value_bool(key, v, &on, NULL) == -1)
-		return value_error(cause, "%s: expected yes, no or log, not "
-		    "'%s'", key, v);
+		return value_error(cause,
+				   "%s: expected yes, no or log, not "
+				   "'%s'",
+				   key, v);
 	*out = on ? KCSMUX_SECCOMP_YES : KCSMUX_SECCOMP_NO;
 	return 0;
 }

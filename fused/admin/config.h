@@ -21,17 +21,17 @@
  */
 int config_load(struct kcsmux_config *cfg, const char *path, char **cause);
 int config_load_string(struct kcsmux_config *cfg, const char *text,
-    const char *name, char **cause);
+		       const char *name, char **cause);
 void config_free(struct kcsmux_config *cfg);
 
-const struct kcsmux_node_conf *config_find_node(
-    const struct kcsmux_config *cfg, const char *name);
+const struct kcsmux_node_conf *config_find_node(const struct kcsmux_config *cfg,
+						const char *name);
 const char *config_backend_name(enum kcsmux_backend);
 const char *config_log_level_name(int level);
 /* yes/no/log (and the other booleans) for the seccomp key and kcsmuxd -S;
  * -1 with *cause naming KEY. */
 int config_seccomp_parse(const char *key, const char *v,
-    enum kcsmux_seccomp *out, char **cause);
+			 enum kcsmux_seccomp *out, char **cause);
 const char *config_seccomp_name(enum kcsmux_seccomp);
 
 #endif /* KCSMUX_CONFIG_H */

@@ -43,14 +43,15 @@
 #include "core/sdrcache.h"
 
 #define CTL_MAX_CONNS	64
-#define CTL_MAX_PER_UID	8	/* but root: others cannot lock root out */
-#define CTL_ADMIN_SLOTS	8	/* of CTL_MAX_CONNS, kept for root and the
+#define CTL_MAX_PER_UID 8 /* but root: others cannot lock root out */
+#define CTL_ADMIN_SLOTS \
+	8		     /* of CTL_MAX_CONNS, kept for root and the
 				   admin group: 8 users x 8 cannot lock
 				   them out */
-#define CTL_EMFILE_RETRY_S 1	/* accept paused that long after EMFILE */
-#define CTL_MAX_REQUEST	(64 * 1024)	/* requests are small */
-#define CTL_IDLE_SEC	600	/* a connection silent that long is closed */
-#define CTL_WRITE_SEC	30	/* a reader that long stuck is closed */
+#define CTL_EMFILE_RETRY_S 1 /* accept paused that long after EMFILE */
+#define CTL_MAX_REQUEST	   (64 * 1024) /* requests are small */
+#define CTL_IDLE_SEC	   600 /* a connection silent that long is closed */
+#define CTL_WRITE_SEC	   30  /* a reader that long stuck is closed */
 
 struct ctl_conn {
 	LIST_ENTRY(ctl_conn) link;
@@ -59,7 +60,7 @@ struct ctl_conn {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	bool closing;		/* free once the output is flushed */
+	bool closing; /* free once the output is flushed */
 };
 
 /* The control socket's state, d->ctl (control_init allocates it, control_fini
@@ -67,7 +68,7 @@ struct ctl_conn {
 struct control {
 	struct daemon *d;
 	struct evconnlistener *lev;
-	struct event *resume;		/* accepting again after EMFILE */
+	struct event *resume; /* accepting again after EMFILE */
 	unsigned long accept_errors;
 	char *path;
 	dev_t dev;
@@ -135,7 +136,7 @@ static bool peer_in_group(int fd, pid_t pid, gid_t g)
 }
 
 static bool conn_is_admin(const struct daemon *d, int fd,
-    const struct ucred *cr)
+			  const struct ucred *cr)
 {
 	const struct kcsmux_config *cfg = &d->cfg;
 
@@ -145,7 +146,7 @@ static bool conn_is_admin(const struct daemon *d, int fd,
 	    cfg->admin_gid == (gid_t)-1)
 		return false;
 	return cr->gid == cfg->admin_gid ||
-	    peer_in_group(fd, cr->pid, cfg->admin_gid);
+	       peer_in_group(fd, cr->pid, cfg->admin_gid);
 }
 
 /* ---- replies ---- */
@@ -159,7 +160,7 @@ static void conn_free(struct ctl_conn *c)
 }
 
 static void reply(struct ctl_conn *c, uint16_t type, enum ctl_status st,
-    struct ctl_buf *b)
+		  struct ctl_buf *b)
 {
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	uint8_t raw[CTL_HDR_LEN];
@@ -179,14 +180,15 @@ static void reply(struct ctl_conn *c, uint16_t type, enum ctl_status st,
 	ctl_hdr_encode(raw, &h);
 	if (evbuffer_add(out, raw, sizeof(raw)) < 0 ||
 	    (b->len > 0 && evbuffer_add(out, b->data, b->len) < 0))
-		c->closing = true;	/* out of memory: hang up */
+		c->closing = true; /* out of memory: hang up */
 }
 
 static void reply_err(struct ctl_conn *c, uint16_t type, enum ctl_status st,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+		      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static void reply_err(struct ctl_conn *c, uint16_t type, enum ctl_status st,
-    const char *fmt, ...)
+		      const char *fmt, ...)
 {
 	struct ctl_buf b;
 	va_list ap;
@@ -217,7 +219,7 @@ static struct node *node_find(struct daemon *d, const char *name)
 {
 	struct node *n;
 
-	LIST_FOREACH(n, &d->nodes, link)
+	LIST_FOREACH (n, &d->nodes, link)
 		if (!n->dying && strcmp(n->conf.name, name) == 0)
 			return n;
 	return NULL;
@@ -235,7 +237,7 @@ static void reply_no_node(struct ctl_conn *c, uint16_t type, const char *name)
 	for (i = 0; i < count; i++)
 		ctl_buf_printf(&names, "%s%s", i ? " " : "", v[i]->conf.name);
 	ctl_kv_addf(&b, "error", "no node \"%s\" (nodes: %s)", name,
-	    names.data != NULL ? names.data : "none");
+		    names.data != NULL ? names.data : "none");
 	for (i = 0; i < count; i++)
 		ctl_kv_add(&b, "node", v[i]->conf.name);
 	free(v);
@@ -265,7 +267,7 @@ static bool policy_custom(const struct node *n)
 }
 
 /* Policy values for ni->policy[]: NPOL strings of 48 bytes. */
-#define POLVAL_LEN	48
+#define POLVAL_LEN 48
 
 struct node_snap {
 	struct ctl_node_info ni;
@@ -290,7 +292,7 @@ static bool sees_client(const struct ctl_conn *who, const struct client *c)
 
 /* CLIENTS: NULL, or the connection asking (which clients it sees). */
 static void node_snap(const struct node *n, uint64_t now,
-    const struct ctl_conn *clients, struct node_snap *s)
+		      const struct ctl_conn *clients, struct node_snap *s)
 {
 	struct ctl_node_info *ni = &s->ni;
 	const struct nodestats *st = &n->st;
@@ -307,14 +309,17 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->custom = policy_custom(n);
 	ni->ready = n->ready && !n->dying;
 	snprintf(s->access, sizeof(s->access), "%s%s",
-	    access_preset_name(acc->preset) ? access_preset_name(acc->preset) :
-	    "?", cmdset_empty(&acc->allow) && cmdset_empty(&acc->deny) ?
-	    "" : "+lists");
+		 access_preset_name(acc->preset) ?
+			 access_preset_name(acc->preset) :
+			 "?",
+		 cmdset_empty(&acc->allow) && cmdset_empty(&acc->deny) ?
+			 "" :
+			 "+lists");
 	ni->access = s->access;
 	for (i = 0; i < CTL_POLICY_MAX && (k = policy_key_name(i)) != NULL;
-	    i++) {
-		if (policy_get_key(&n->conf.pol, k, s->polval[i],
-		    POLVAL_LEN) < 0)
+	     i++) {
+		if (policy_get_key(&n->conf.pol, k, s->polval[i], POLVAL_LEN) <
+		    0)
 			snprintf(s->polval[i], POLVAL_LEN, "?");
 		ni->policy[i].key = k;
 		ni->policy[i].value = s->polval[i];
@@ -323,10 +328,10 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->nclients = n->nclients;
 	if (clients) {
 		s->clients = calloc(n->nclients ? n->nclients : 1,
-		    sizeof(*s->clients));
+				    sizeof(*s->clients));
 		i = 0;
 		if (s->clients != NULL)
-			LIST_FOREACH(c, &n->clients, link) {
+			LIST_FOREACH (c, &n->clients, link) {
 				if (i >= n->nclients)
 					break;
 				if (!sees_client(clients, c))
@@ -427,9 +432,11 @@ static void do_stats(struct ctl_conn *c)
 	/* The daemon's heap in use (allocated chunks, mmapped ones included)
 	 * and held free: a leak grows the first, the allocator settling only
 	 * the second or RSS (vm.soak). 0 under ASan, which replaces malloc. */
-	ctl_buf_printf(&b, ", \"time_ns\": %llu, \"heap_in_use\": %zu, "
-	    "\"heap_free\": %zu,\n\"nodes\": [", (unsigned long long)now,
-	    mi.uordblks + mi.hblkhd, mi.fordblks);
+	ctl_buf_printf(&b,
+		       ", \"time_ns\": %llu, \"heap_in_use\": %zu, "
+		       "\"heap_free\": %zu,\n\"nodes\": [",
+		       (unsigned long long)now, mi.uordblks + mi.hblkhd,
+		       mi.fordblks);
 	v = core_nodes(d, &count);
 	for (i = 0; i < count; i++) {
 		node_snap(v[i], now, c, &s);
@@ -445,14 +452,14 @@ static void do_stats(struct ctl_conn *c)
 
 /* The request's "node=" (its first line), or an error reply and NULL. */
 static struct node *req_node(struct ctl_conn *c, uint16_t type,
-    const struct ctl_kvlist *l)
+			     const struct ctl_kvlist *l)
 {
 	struct node *n;
 	char tb[32];
 
 	if (l->n == 0 || strcmp(l->kv[0].key, "node") != 0) {
 		reply_err(c, type, CTL_E_PROTO, "%s: no node given",
-		    ctl_type_name(type, tb, sizeof(tb)));
+			  ctl_type_name(type, tb, sizeof(tb)));
 		return NULL;
 	}
 	if ((n = node_find(c->ctl->d, l->kv[0].value)) == NULL)
@@ -462,7 +469,7 @@ static struct node *req_node(struct ctl_conn *c, uint16_t type,
 
 /* One "adaptive=" line per window the node's adaptive backoff keeps. */
 static void adaptive_line(void *arg, const struct adapt_class *cls,
-    const struct adapt_info *in)
+			  const struct adapt_info *in)
 {
 	struct ctl_buf *b = arg;
 	char what[16];
@@ -471,12 +478,14 @@ static void adaptive_line(void *arg, const struct adapt_class *cls,
 		snprintf(what, sizeof(what), "%02x/%02x", cls->netfn, cls->cmd);
 	else
 		snprintf(what, sizeof(what), "all");
-	ctl_kv_addf(b, "adaptive", "class=%s n=%u lo_us=%u mid_us=%u "
-	    "hi_us=%u handshakes_us=%u samples=%llu censored=%llu "
-	    "restarts=%llu", what, in->n, in->lo_us, in->mid_us, in->hi_us,
-	    in->hs_us, (unsigned long long)in->samples,
-	    (unsigned long long)in->censored,
-	    (unsigned long long)in->flushes);
+	ctl_kv_addf(b, "adaptive",
+		    "class=%s n=%u lo_us=%u mid_us=%u "
+		    "hi_us=%u handshakes_us=%u samples=%llu censored=%llu "
+		    "restarts=%llu",
+		    what, in->n, in->lo_us, in->mid_us, in->hi_us, in->hs_us,
+		    (unsigned long long)in->samples,
+		    (unsigned long long)in->censored,
+		    (unsigned long long)in->flushes);
 }
 
 /* The node's SDR/FRU cache counters, and the interface's cache. */
@@ -487,9 +496,9 @@ static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 
 	ctl_kv_add(b, "sdr_cache", n->conf.sdr_cache ? "yes" : "no");
 	ctl_kv_addf(b, "sdr_cache_hits", "%llu",
-	    (unsigned long long)n->cnt.sdr_hits);
+		    (unsigned long long)n->cnt.sdr_hits);
 	ctl_kv_addf(b, "sdr_cache_misses", "%llu",
-	    (unsigned long long)n->cnt.sdr_misses);
+		    (unsigned long long)n->cnt.sdr_misses);
 	if (sc == NULL)
 		return;
 	st = sdrc_stats(sc);
@@ -497,15 +506,15 @@ static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 	ctl_kv_addf(b, "sdr_cache_records", "%u", sdrc_records(sc));
 	ctl_kv_add(b, "sdr_cache_device_state", sdrc_device_state_name(sc));
 	ctl_kv_addf(b, "sdr_cache_device_records", "%u",
-	    sdrc_device_records(sc));
+		    sdrc_device_records(sc));
 	ctl_kv_addf(b, "sdr_cache_fills", "%llu",
-	    (unsigned long long)st->fills);
+		    (unsigned long long)st->fills);
 	ctl_kv_addf(b, "sdr_cache_revalidations", "%llu",
-	    (unsigned long long)st->revalidations);
+		    (unsigned long long)st->revalidations);
 	ctl_kv_addf(b, "sdr_cache_invalidations", "%llu",
-	    (unsigned long long)st->invalidations);
+		    (unsigned long long)st->invalidations);
 	ctl_kv_addf(b, "sdr_cache_bmc_requests", "%llu",
-	    (unsigned long long)st->internal);
+		    (unsigned long long)st->internal);
 }
 
 static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
@@ -539,22 +548,30 @@ static bool need_admin(struct ctl_conn *c, uint16_t type)
 		return true;
 	if (cfg->admin_group != NULL && cfg->admin_group[0] != '\0' &&
 	    cfg->admin_gid != (gid_t)-1)
-		reply_err(c, type, CTL_E_PERM, "permission denied: %s needs "
-		    "root or group %s", ctl_type_name(type, tb, sizeof(tb)),
-		    cfg->admin_group);
+		reply_err(c, type, CTL_E_PERM,
+			  "permission denied: %s needs "
+			  "root or group %s",
+			  ctl_type_name(type, tb, sizeof(tb)),
+			  cfg->admin_group);
 	else
-		reply_err(c, type, CTL_E_PERM, "permission denied: %s needs "
-		    "root", ctl_type_name(type, tb, sizeof(tb)));
-	log_ratelimited(&c->ctl->rl, LOG_NOTICE, "control: %s refused to uid %u "
-	    "(pid %ld)", ctl_type_name(type, tb, sizeof(tb)),
-	    (unsigned)c->uid, (long)c->pid);
+		reply_err(c, type, CTL_E_PERM,
+			  "permission denied: %s needs "
+			  "root",
+			  ctl_type_name(type, tb, sizeof(tb)));
+	log_ratelimited(&c->ctl->rl, LOG_NOTICE,
+			"control: %s refused to uid %u "
+			"(pid %ld)",
+			ctl_type_name(type, tb, sizeof(tb)), (unsigned)c->uid,
+			(long)c->pid);
 	return false;
 }
 
 static bool is_poll_key(const char *k)
 {
 	static const char *const keys[] = { "max_busy_us", "poll_us",
-		"poll_max_us", "backoff", "use_irq", "cpu_budget", NULL };
+					    "poll_max_us", "backoff",
+					    "use_irq",	   "cpu_budget",
+					    NULL };
 	size_t i;
 
 	for (i = 0; keys[i] != NULL; i++)
@@ -565,10 +582,10 @@ static bool is_poll_key(const char *k)
 
 /* A SET request read: the node's new policy and what it came from. */
 struct set_req {
-	struct kcsmux_policy pol;	/* the result */
-	struct kcsmux_policy keys;	/* the policy keys as given */
+	struct kcsmux_policy pol;  /* the result */
+	struct kcsmux_policy keys; /* the policy keys as given */
 	enum kcsmux_preset preset;
-	uint32_t mask;			/* policy_key_index() bits */
+	uint32_t mask; /* policy_key_index() bits */
 	bool has_preset, poll_keys, raised;
 };
 
@@ -578,7 +595,7 @@ struct set_req {
  * keys are an error. 0, or -1 with *cause malloc'd.
  */
 static int set_read(const struct node *n, const struct ctl_kvlist *l,
-    struct set_req *r, char **cause)
+		    struct set_req *r, char **cause)
 {
 	const char *k, *v;
 	int idx;
@@ -612,15 +629,18 @@ static int set_read(const struct node *n, const struct ctl_kvlist *l,
 		if (policy_set_key(&r->keys, k, l->kv[i].value, cause) < 0)
 			return -1;
 	}
-	r->raised = policy_resolve(&r->pol, r->has_preset ?
-	    policy_preset(r->preset) : &n->conf.pol, &r->keys, r->mask);
+	r->raised = policy_resolve(&r->pol,
+				   r->has_preset ? policy_preset(r->preset) :
+						   &n->conf.pol,
+				   &r->keys, r->mask);
 	return policy_check(&r->pol, cause);
 }
 
 /* The reply's "changed" and "note" lines into B, the log's " k=v" into
  * WHAT. */
 static void set_report(const struct daemon *d, const struct node *n,
-    const struct set_req *r, struct ctl_buf *b, struct ctl_buf *what)
+		       const struct set_req *r, struct ctl_buf *b,
+		       struct ctl_buf *what)
 {
 	char oldv[48], newv[48];
 	const char *k;
@@ -636,14 +656,15 @@ static void set_report(const struct daemon *d, const struct node *n,
 	}
 	if (r->has_preset && r->preset != n->conf.preset)
 		ctl_kv_addf(b, "changed", "preset %s -> %s",
-		    policy_preset_name(n->conf.preset),
-		    policy_preset_name(r->preset));
+			    policy_preset_name(n->conf.preset),
+			    policy_preset_name(r->preset));
 	if (r->raised)
 		ctl_kv_addf(b, "note", "poll_max_us raised to %u (poll_us)",
-		    r->pol.poll_us);
+			    r->pol.poll_us);
 	if (r->poll_keys && d->cfg.backend == KCSMUX_BACKEND_IPMIDEV)
-		ctl_kv_add(b, "note", "backend ipmidev: the kernel polls, "
-		    "polling keys have no effect");
+		ctl_kv_add(b, "note",
+			   "backend ipmidev: the kernel polls, "
+			   "polling keys have no effect");
 }
 
 static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
@@ -658,13 +679,15 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 		return;
 	if (l->n < 2) {
 		reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: nothing to set",
-		    n->conf.name);
+			  n->conf.name);
 		return;
 	}
 	if (set_read(n, l, &r, &cause) < 0) {
-		reply_err(c, CTL_SET, CTL_E_INVAL, "set %s: %s; nothing "
-		    "changed", n->conf.name,
-		    cause != NULL ? cause : "invalid setting");
+		reply_err(c, CTL_SET, CTL_E_INVAL,
+			  "set %s: %s; nothing "
+			  "changed",
+			  n->conf.name,
+			  cause != NULL ? cause : "invalid setting");
 		free(cause);
 		return;
 	}
@@ -675,9 +698,11 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 	n->conf.preset = r.preset;
 	sched_flow_update(&d->sched, &n->flow, &n->conf.pol, now_ns());
 	log_info("control: uid %u (pid %ld) set %s:%s%s", (unsigned)c->uid,
-	    (long)c->pid, n->conf.name, r.has_preset ? " policy=" : "",
-	    what.data != NULL ? what.data : (r.has_preset ?
-	    policy_preset_name(r.preset) : " (no change)"));
+		 (long)c->pid, n->conf.name, r.has_preset ? " policy=" : "",
+		 what.data != NULL ?
+			 what.data :
+			 (r.has_preset ? policy_preset_name(r.preset) :
+					 " (no change)"));
 	ctl_buf_free(&what);
 	reply(c, CTL_SET, CTL_OK, &b);
 	ctl_buf_free(&b);
@@ -694,44 +719,46 @@ static void do_reload(struct ctl_conn *c)
 	if (!need_admin(c, CTL_RELOAD))
 		return;
 	log_info("control: uid %u (pid %ld) reload", (unsigned)c->uid,
-	    (long)c->pid);
+		 (long)c->pid);
 	if (daemon_reload(d, &cause) < 0) {
 		daemon_reload_done(d, false, cause);
-		reply_err(c, CTL_RELOAD, CTL_E_INVAL, "reload rejected, the "
-		    "running configuration stays: %s", cause != NULL ? cause :
-		    "unknown error");
+		reply_err(c, CTL_RELOAD, CTL_E_INVAL,
+			  "reload rejected, the "
+			  "running configuration stays: %s",
+			  cause != NULL ? cause : "unknown error");
 		free(cause);
 		return;
 	}
 	daemon_reload_done(d, true, NULL);
 	if (d->reloaded != NULL)
-		d->reloaded(d);	/* main: READY=1, as after SIGHUP */
+		d->reloaded(d); /* main: READY=1, as after SIGHUP */
 	ctl_buf_init(&b);
-	ctl_kv_addf(&b, "note", "reloaded %s", d->cfg_path != NULL ?
-	    d->cfg_path : "the configuration");
+	ctl_kv_addf(&b, "note", "reloaded %s",
+		    d->cfg_path != NULL ? d->cfg_path : "the configuration");
 	reply(c, CTL_RELOAD, CTL_OK, &b);
 	ctl_buf_free(&b);
 	xact_kick(d);
 }
 
 static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
-    const char *payload)
+		   const char *payload)
 {
 	struct ctl_kvlist l;
 	char err[128], tb[32];
 
 	if (h->type & CTL_REPLY) {
 		reply_err(c, h->type & (uint16_t)~CTL_REPLY, CTL_E_TYPE,
-		    "kcsmuxd: got a reply (%s), expected a request",
-		    ctl_type_name(h->type, tb, sizeof(tb)));
+			  "kcsmuxd: got a reply (%s), expected a request",
+			  ctl_type_name(h->type, tb, sizeof(tb)));
 		return;
 	}
 	if (h->type == CTL_STATS || h->type == CTL_LIST ||
 	    h->type == CTL_RELOAD) {
 		if (h->len != 0) {
-			reply_err(c, h->type, CTL_E_PROTO, "%s takes no "
-			    "arguments", ctl_type_name(h->type, tb,
-			    sizeof(tb)));
+			reply_err(c, h->type, CTL_E_PROTO,
+				  "%s takes no "
+				  "arguments",
+				  ctl_type_name(h->type, tb, sizeof(tb)));
 			return;
 		}
 	}
@@ -749,7 +776,7 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 	case CTL_SET:
 		if (ctl_kv_parse(payload, h->len, &l, err, sizeof(err)) < 0) {
 			reply_err(c, h->type, CTL_E_PROTO, "%s: %s",
-			    ctl_type_name(h->type, tb, sizeof(tb)), err);
+				  ctl_type_name(h->type, tb, sizeof(tb)), err);
 			return;
 		}
 		if (h->type == CTL_SHOW)
@@ -759,9 +786,10 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 		ctl_kvlist_free(&l);
 		return;
 	default:
-		reply_err(c, h->type, CTL_E_TYPE, "kcsmuxd does not know "
-		    "request %s (kcsmuxctl newer than the daemon?)",
-		    ctl_type_name(h->type, tb, sizeof(tb)));
+		reply_err(c, h->type, CTL_E_TYPE,
+			  "kcsmuxd does not know "
+			  "request %s (kcsmuxctl newer than the daemon?)",
+			  ctl_type_name(h->type, tb, sizeof(tb)));
 	}
 }
 
@@ -777,29 +805,31 @@ static void conn_process(struct ctl_conn *c)
 	const char *payload;
 
 	while (!c->closing && evbuffer_get_length(out) < CTL_MAX_PAYLOAD &&
-	    evbuffer_get_length(in) >= CTL_HDR_LEN) {
+	       evbuffer_get_length(in) >= CTL_HDR_LEN) {
 		evbuffer_copyout(in, raw, sizeof(raw));
 		st = ctl_hdr_decode(raw, &h);
 		if (st == CTL_E_PROTO || h.len > CTL_MAX_REQUEST) {
 			log_debug("control: pid %ld: bad frame (magic %08x, "
-			    "%u bytes): closing", (long)c->pid, h.magic,
-			    h.len);
+				  "%u bytes): closing",
+				  (long)c->pid, h.magic, h.len);
 			/* The answers to the requests before it still go. */
 			c->closing = true;
 			bufferevent_disable(c->bev, EV_READ);
 			break;
 		}
 		if (evbuffer_get_length(in) < CTL_HDR_LEN + (size_t)h.len)
-			return;		/* the rest is on its way */
+			return; /* the rest is on its way */
 		if (st == CTL_E_VERSION) {
 			reply_err(c, h.type & (uint16_t)~CTL_REPLY,
-			    CTL_E_VERSION, "kcsmuxctl protocol %u, daemon "
-			    "speaks %u", h.version, CTL_VERSION);
+				  CTL_E_VERSION,
+				  "kcsmuxctl protocol %u, daemon "
+				  "speaks %u",
+				  h.version, CTL_VERSION);
 			c->closing = true;
 			break;
 		}
-		payload = (const char *)evbuffer_pullup(in,
-		    (ev_ssize_t)(CTL_HDR_LEN + h.len));
+		payload = (const char *)
+			evbuffer_pullup(in, (ev_ssize_t)(CTL_HDR_LEN + h.len));
 		if (payload == NULL) {
 			conn_free(c);
 			return;
@@ -820,14 +850,14 @@ static void conn_read(struct bufferevent *bev, void *arg)
 static void conn_write(struct bufferevent *bev, void *arg)
 {
 	(void)bev;
-	conn_process(arg);	/* output drained: pending requests, close */
+	conn_process(arg); /* output drained: pending requests, close */
 }
 
 static void conn_event(struct bufferevent *bev, short what, void *arg)
 {
 	(void)bev;
 	(void)what;
-	conn_free(arg);		/* EOF, error or timeout */
+	conn_free(arg); /* EOF, error or timeout */
 }
 
 static unsigned int conns_of(const struct control *ctl, uid_t uid)
@@ -835,13 +865,13 @@ static unsigned int conns_of(const struct control *ctl, uid_t uid)
 	const struct ctl_conn *c;
 	unsigned int n = 0;
 
-	LIST_FOREACH(c, &ctl->conns, link)
+	LIST_FOREACH (c, &ctl->conns, link)
 		n += c->uid == uid;
 	return n;
 }
 
 static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
-    struct sockaddr *sa, int salen, void *arg)
+		      struct sockaddr *sa, int salen, void *arg)
 {
 	struct control *ctl = arg;
 	struct daemon *d = ctl->d;
@@ -855,19 +885,22 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)salen;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
-		log_ratelimited(&ctl->rl, LOG_WARNING, "control: "
-		    "SO_PEERCRED: %s", strerror(errno));
+		log_ratelimited(&ctl->rl, LOG_WARNING,
+				"control: "
+				"SO_PEERCRED: %s",
+				strerror(errno));
 		close(fd);
 		return;
 	}
 	admin = ctl->nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS &&
-	    conn_is_admin(d, fd, &cr);
+		conn_is_admin(d, fd, &cr);
 	if (ctl->nconns >= CTL_MAX_CONNS ||
 	    (ctl->nconns >= CTL_MAX_CONNS - CTL_ADMIN_SLOTS && !admin) ||
 	    (cr.uid != 0 && conns_of(ctl, cr.uid) >= CTL_MAX_PER_UID)) {
-		log_ratelimited(&ctl->rl, LOG_WARNING, "control: too many "
-		    "connections, refusing uid %u (pid %ld)",
-		    (unsigned)cr.uid, (long)cr.pid);
+		log_ratelimited(&ctl->rl, LOG_WARNING,
+				"control: too many "
+				"connections, refusing uid %u (pid %ld)",
+				(unsigned)cr.uid, (long)cr.pid);
 		close(fd);
 		return;
 	}
@@ -887,13 +920,13 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	}
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
-	    CTL_HDR_LEN + CTL_MAX_REQUEST);
+				 CTL_HDR_LEN + CTL_MAX_REQUEST);
 	bufferevent_set_timeouts(c->bev, &rt, &wt);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	LIST_INSERT_HEAD(&ctl->conns, c, link);
 	ctl->nconns++;
 	log_debug("control: connection from pid %ld uid %u gid %u",
-	    (long)cr.pid, (unsigned)cr.uid, (unsigned)cr.gid);
+		  (long)cr.pid, (unsigned)cr.uid, (unsigned)cr.gid);
 }
 
 static void resume_accepting(evutil_socket_t fd, short what, void *arg)
@@ -916,16 +949,18 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 
 	ctl->accept_errors++;
 	if ((err == EMFILE || err == ENFILE || err == ENOBUFS ||
-	    err == ENOMEM) && ctl->resume) {
+	     err == ENOMEM) &&
+	    ctl->resume) {
 		evconnlistener_disable(lev);
 		evtimer_add(ctl->resume, &tv);
-		log_ratelimited(&ctl->rl, LOG_WARNING, "control: accept: %s: "
-		    "not accepting for %d s", strerror(err),
-		    CTL_EMFILE_RETRY_S);
+		log_ratelimited(&ctl->rl, LOG_WARNING,
+				"control: accept: %s: "
+				"not accepting for %d s",
+				strerror(err), CTL_EMFILE_RETRY_S);
 		return;
 	}
 	log_ratelimited(&ctl->rl, LOG_WARNING, "control: accept: %s",
-	    strerror(err));
+			strerror(err));
 }
 
 /* ---- the socket ---- */
@@ -952,17 +987,21 @@ static int mkdir_parents(const char *path, char **cause)
 		*p = '\0';
 		if (mkdir(dir, 0755) == 0) {
 			if (chmod(dir, 0755) < 0) {
-				value_error(cause, "control socket: chmod %s: "
-				    "%s", dir, strerror(errno));
+				value_error(cause,
+					    "control socket: chmod %s: "
+					    "%s",
+					    dir, strerror(errno));
 				goto out;
 			}
 		} else if (errno != EEXIST) {
-			value_error(cause, "control socket: mkdir %s: %s",
-			    dir, strerror(errno));
+			value_error(cause, "control socket: mkdir %s: %s", dir,
+				    strerror(errno));
 			goto out;
 		} else if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			value_error(cause, "control socket: %s is not a "
-			    "directory", dir);
+			value_error(cause,
+				    "control socket: %s is not a "
+				    "directory",
+				    dir);
 			goto out;
 		}
 		if ((*p = c) == '\0')
@@ -982,21 +1021,31 @@ static int clear_stale(const struct sockaddr_un *sun, char **cause)
 	int fd, rv;
 
 	if (lstat(sun->sun_path, &sb) < 0)
-		return errno == ENOENT ? 0 : value_error(cause, "control "
-		    "socket %s: %s", sun->sun_path, strerror(errno));
+		return errno == ENOENT ?
+			       0 :
+			       value_error(cause,
+					   "control "
+					   "socket %s: %s",
+					   sun->sun_path, strerror(errno));
 	if (!S_ISSOCK(sb.st_mode))
-		return value_error(cause, "control socket %s: exists and is "
-		    "not a socket", sun->sun_path);
+		return value_error(cause,
+				   "control socket %s: exists and is "
+				   "not a socket",
+				   sun->sun_path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return value_error(cause, "socket: %s", strerror(errno));
 	rv = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
 	close(fd);
 	if (rv == 0)
-		return value_error(cause, "control socket %s: another kcsmuxd "
-		    "is listening on it", sun->sun_path);
+		return value_error(cause,
+				   "control socket %s: another kcsmuxd "
+				   "is listening on it",
+				   sun->sun_path);
 	if (unlink(sun->sun_path) < 0 && errno != ENOENT)
-		return value_error(cause, "control socket %s: removing the "
-		    "stale socket: %s", sun->sun_path, strerror(errno));
+		return value_error(cause,
+				   "control socket %s: removing the "
+				   "stale socket: %s",
+				   sun->sun_path, strerror(errno));
 	return 0;
 }
 
@@ -1016,7 +1065,7 @@ static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return value_error(cause, "control socket %s: path too long",
-		    path);
+				   path);
 	strcpy(sun.sun_path, path);
 	if (mkdir_parents(path, cause) < 0 || clear_stale(&sun, cause) < 0)
 		return -1;
@@ -1025,27 +1074,31 @@ static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 		return value_error(cause, "socket: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		value_error(cause, "control socket %s: bind: %s", path,
-		    strerror(errno));
+			    strerror(errno));
 		goto fail;
 	}
 	/* Everyone may connect; each request is decided by credentials. */
 	if (chmod(path, 0666) < 0 || stat(path, &sb) < 0) {
 		value_error(cause, "control socket %s: %s", path,
-		    strerror(errno));
+			    strerror(errno));
 		unlink(path);
 		goto fail;
 	}
 	if (listen(fd, 16) < 0) {
 		value_error(cause, "control socket %s: listen: %s", path,
-		    strerror(errno));
+			    strerror(errno));
 		unlink(path);
 		goto fail;
 	}
 	ctl->lev = evconnlistener_new(d->base, on_accept, ctl,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+				      LEV_OPT_CLOSE_ON_FREE |
+					      LEV_OPT_CLOSE_ON_EXEC,
+				      0, fd);
 	if (ctl->lev == NULL) {
-		value_error(cause, "control socket %s: evconnlistener_new "
-		    "failed", path);
+		value_error(cause,
+			    "control socket %s: evconnlistener_new "
+			    "failed",
+			    path);
 		unlink(path);
 		goto fail;
 	}
@@ -1118,8 +1171,8 @@ void control_fini(struct daemon *d)
 	    sb.st_dev == ctl->dev && sb.st_ino == ctl->ino &&
 	    unlink(ctl->path) < 0)
 		log_msg(errno == EACCES || errno == EPERM ? LOG_DEBUG :
-		    LOG_WARNING, "control socket %s: %s", ctl->path,
-		    strerror(errno));
+							    LOG_WARNING,
+			"control socket %s: %s", ctl->path, strerror(errno));
 	free(ctl->path);
 	free(ctl);
 	d->ctl = NULL;

@@ -23,8 +23,7 @@ void ctl_hdr_encode(uint8_t out[CTL_HDR_LEN], const struct ctl_hdr *h)
 	st32(out + 12, h->status);
 }
 
-enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN],
-    struct ctl_hdr *h)
+enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN], struct ctl_hdr *h)
 {
 	h->magic = ld32(in);
 	h->version = ld16(in + 4);
@@ -39,7 +38,7 @@ enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN],
 }
 
 void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
-    uint32_t status)
+		  uint32_t status)
 {
 	h->magic = CTL_MAGIC;
 	h->version = CTL_VERSION;
@@ -49,7 +48,7 @@ void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
 }
 
 static const char *const type_names[] = {
-	[CTL_LIST] = "list", [CTL_SHOW] = "show", [CTL_SET] = "set",
+	[CTL_LIST] = "list",   [CTL_SHOW] = "show",	[CTL_SET] = "set",
 	[CTL_STATS] = "stats", [CTL_RELOAD] = "reload",
 };
 
@@ -175,7 +174,7 @@ void ctl_buf_printf(struct ctl_buf *b, const char *fmt, ...)
 static bool key_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
 bool ctl_key_valid(const char *key, size_t len)
@@ -193,7 +192,7 @@ bool ctl_key_valid(const char *key, size_t len)
 bool ctl_value_valid(const char *value, size_t len)
 {
 	return memchr(value, '\0', len) == NULL &&
-	    memchr(value, '\n', len) == NULL;
+	       memchr(value, '\n', len) == NULL;
 }
 
 int ctl_kv_add(struct ctl_buf *b, const char *key, const char *value)
@@ -230,8 +229,8 @@ int ctl_kv_addf(struct ctl_buf *b, const char *key, const char *fmt, ...)
 	return rv;
 }
 
-int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l,
-    char *err, size_t errlen)
+int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l, char *err,
+		 size_t errlen)
 {
 	size_t i, n = 0, line = 0, k;
 	const char *p, *nl, *eq, *end = text + len;
@@ -254,12 +253,12 @@ int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l,
 		eq = memchr(p, '=', (size_t)(nl - p));
 		if (eq == NULL) {
 			snprintf(err, errlen, "line %zu: no '=' in '%.*s'",
-			    line, (int)(nl - p > 40 ? 40 : nl - p), p);
+				 line, (int)(nl - p > 40 ? 40 : nl - p), p);
 			return -1;
 		}
 		if (!ctl_key_valid(p, (size_t)(eq - p))) {
 			snprintf(err, errlen, "line %zu: bad key '%.*s'", line,
-			    (int)(eq - p > 40 ? 40 : eq - p), p);
+				 (int)(eq - p > 40 ? 40 : eq - p), p);
 			return -1;
 		}
 		n++;
@@ -295,7 +294,7 @@ void ctl_kvlist_free(struct ctl_kvlist *l)
 }
 
 const char *ctl_kv_find(const struct ctl_kvlist *l, size_t from, size_t to,
-    const char *key)
+			const char *key)
 {
 	size_t i;
 
@@ -307,8 +306,8 @@ const char *ctl_kv_find(const struct ctl_kvlist *l, size_t from, size_t to,
 	return NULL;
 }
 
-bool ctl_kv_record(const struct ctl_kvlist *l, const char *rec_key,
-    size_t from, size_t *start, size_t *end)
+bool ctl_kv_record(const struct ctl_kvlist *l, const char *rec_key, size_t from,
+		   size_t *start, size_t *end)
 {
 	size_t i;
 
@@ -332,7 +331,7 @@ bool ctl_node_name_valid(const char *name)
 	size_t len = strlen(name);
 
 	return len >= 1 && len <= 31 && ctl_key_valid(name, len) &&
-	    name[0] != '.' && name[0] != '-';
+	       name[0] != '.' && name[0] != '-';
 }
 
 int ctl_req_show(struct ctl_buf *b, const char *node)
@@ -343,7 +342,7 @@ int ctl_req_show(struct ctl_buf *b, const char *node)
 }
 
 int ctl_req_set(struct ctl_buf *b, const char *node, char *const *settings,
-    size_t n, char *err, size_t errlen)
+		size_t n, char *err, size_t errlen)
 {
 	size_t i, start = b->len;
 	const char *eq;
@@ -365,7 +364,7 @@ int ctl_req_set(struct ctl_buf *b, const char *node, char *const *settings,
 		     strncmp(settings[i], "node", 4) == 0) ||
 		    !ctl_value_valid(eq + 1, strlen(eq + 1))) {
 			snprintf(err, errlen, "'%s' is not KEY=VALUE",
-			    settings[i]);
+				 settings[i]);
 			b->len = start;
 			if (b->data != NULL)
 				b->data[start] = '\0';
@@ -433,28 +432,28 @@ static const char *yesno(bool b)
 }
 
 /* The counters in the order both formats print them. */
-#define NODE_COUNTERS(X)						\
-	X("queue", ni->queue)						\
-	X("queue_max", ni->queue_max)					\
-	X("requests", ni->requests)					\
-	X("rejected", ni->rejected)					\
-	X("cancelled", ni->cancelled)					\
-	X("dispatched", ni->dispatched)					\
-	X("completed", ni->completed)					\
-	X("errors", ni->errors)						\
-	X("denied", ni->denied)						\
-	X("busy", ni->busy)						\
-	X("opens", ni->opens)						\
-	X("service_ns", ni->service_ns)					\
-	X("cpu_ns", ni->cpu_ns)						\
-	X("spin_ns", ni->spin_ns)					\
-	X("cpu_ns_per_req", per_req(ni->cpu_ns, ni->completed))		\
-	X("spin_ns_per_req", per_req(ni->spin_ns, ni->completed))	\
-	X("latency_p50_us", us(ni->lat_p50_ns))				\
-	X("latency_p90_us", us(ni->lat_p90_ns))				\
-	X("latency_p99_us", us(ni->lat_p99_ns))				\
-	X("latency_max_us", us(ni->lat_max_ns))				\
-	X("queue_wait_p99_us", us(ni->wait_p99_ns))			\
+#define NODE_COUNTERS(X)                                          \
+	X("queue", ni->queue)                                     \
+	X("queue_max", ni->queue_max)                             \
+	X("requests", ni->requests)                               \
+	X("rejected", ni->rejected)                               \
+	X("cancelled", ni->cancelled)                             \
+	X("dispatched", ni->dispatched)                           \
+	X("completed", ni->completed)                             \
+	X("errors", ni->errors)                                   \
+	X("denied", ni->denied)                                   \
+	X("busy", ni->busy)                                       \
+	X("opens", ni->opens)                                     \
+	X("service_ns", ni->service_ns)                           \
+	X("cpu_ns", ni->cpu_ns)                                   \
+	X("spin_ns", ni->spin_ns)                                 \
+	X("cpu_ns_per_req", per_req(ni->cpu_ns, ni->completed))   \
+	X("spin_ns_per_req", per_req(ni->spin_ns, ni->completed)) \
+	X("latency_p50_us", us(ni->lat_p50_ns))                   \
+	X("latency_p90_us", us(ni->lat_p90_ns))                   \
+	X("latency_p99_us", us(ni->lat_p99_ns))                   \
+	X("latency_max_us", us(ni->lat_max_ns))                   \
+	X("queue_wait_p99_us", us(ni->wait_p99_ns))               \
 	X("queue_wait_max_us", us(ni->wait_max_ns))
 
 void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
@@ -475,10 +474,12 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_kv_addf(b, "clients", "%u", ni->nclients);
 	for (i = 0; ni->clients != NULL && i < ni->nclients; i++) {
 		c = &ni->clients[i];
-		ctl_kv_addf(b, "client", "id=%llu pid=%lld uid=%u "
-		    "outstanding=%u queued=%u events=%s",
-		    (unsigned long long)c->id, (long long)c->pid, c->uid,
-		    c->outstanding, c->queued, yesno(c->events));
+		ctl_kv_addf(b, "client",
+			    "id=%llu pid=%lld uid=%u "
+			    "outstanding=%u queued=%u events=%s",
+			    (unsigned long long)c->id, (long long)c->pid,
+			    c->uid, c->outstanding, c->queued,
+			    yesno(c->events));
 	}
 #define KV(k, v) ctl_kv_addf(b, k, "%llu", (unsigned long long)(v));
 	NODE_COUNTERS(KV)
@@ -488,9 +489,9 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_kv_addf(b, "cpu_used_pct", "%.4f", ppm(ni->cpu_ppm) / 1e4);
 	if (ni->cpu_budget_ppm) {
 		ctl_kv_addf(b, "cpu_budget_pct", "%.4f",
-		    ni->cpu_budget_ppm / 1e4);
+			    ni->cpu_budget_ppm / 1e4);
 		ctl_kv_addf(b, "budget_used_pct", "%.1f",
-		    ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
+			    ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
 	} else {
 		ctl_kv_add(b, "cpu_budget_pct", "none");
 		ctl_kv_add(b, "budget_used_pct", "-");
@@ -509,7 +510,8 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_buf_add(b, ", \"preset\": ", 12);
 	ctl_json_str(b, ni->preset);
 	ctl_buf_printf(b, ", \"custom\": %s, \"ready\": %s, \"access\": ",
-	    ni->custom ? "true" : "false", ni->ready ? "true" : "false");
+		       ni->custom ? "true" : "false",
+		       ni->ready ? "true" : "false");
 	ctl_json_str(b, ni->access);
 	ctl_buf_printf(b, ",\n  \"policy\": {");
 	for (i = 0; i < ni->npolicy && i < CTL_POLICY_MAX; i++) {
@@ -521,26 +523,31 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_buf_printf(b, "},\n  \"clients\": [");
 	for (i = 0; ni->clients != NULL && i < ni->nclients; i++) {
 		c = &ni->clients[i];
-		ctl_buf_printf(b, "%s{\"id\": %llu, \"pid\": %lld, \"uid\": %u, "
-		    "\"outstanding\": %u, \"queued\": %u, \"events\": %s}",
-		    i ? ", " : "", (unsigned long long)c->id,
-		    (long long)c->pid, c->uid, c->outstanding, c->queued,
-		    c->events ? "true" : "false");
+		ctl_buf_printf(
+			b,
+			"%s{\"id\": %llu, \"pid\": %lld, \"uid\": %u, "
+			"\"outstanding\": %u, \"queued\": %u, \"events\": %s}",
+			i ? ", " : "", (unsigned long long)c->id,
+			(long long)c->pid, c->uid, c->outstanding, c->queued,
+			c->events ? "true" : "false");
 	}
 	ctl_buf_printf(b, "],\n  \"nclients\": %u", ni->nclients);
-#define JS(k, v) ctl_buf_printf(b, ", \"%s\": %llu", k,		\
-	    (unsigned long long)(v));
+#define JS(k, v) \
+	ctl_buf_printf(b, ", \"%s\": %llu", k, (unsigned long long)(v));
 	NODE_COUNTERS(JS)
 #undef JS
 	ctl_buf_printf(b, ", \"cpu_ppm\": %.0f", ppm(ni->cpu_ppm));
 	ctl_buf_printf(b, ", \"cpu_used_pct\": %.4f", ppm(ni->cpu_ppm) / 1e4);
 	if (ni->cpu_budget_ppm)
-		ctl_buf_printf(b, ", \"cpu_budget_pct\": %.4f, "
-		    "\"budget_used_pct\": %.1f", ni->cpu_budget_ppm / 1e4,
-		    ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
+		ctl_buf_printf(b,
+			       ", \"cpu_budget_pct\": %.4f, "
+			       "\"budget_used_pct\": %.1f",
+			       ni->cpu_budget_ppm / 1e4,
+			       ppm(ni->cpu_ppm) * 100.0 / ni->cpu_budget_ppm);
 	else
 		ctl_buf_printf(b, ", \"cpu_budget_pct\": null, "
-		    "\"budget_used_pct\": null");
+				  "\"budget_used_pct\": null");
 	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu}",
-	    (unsigned long long)ni->cheapened, (unsigned long long)ni->held);
+		       (unsigned long long)ni->cheapened,
+		       (unsigned long long)ni->held);
 }

@@ -27,40 +27,40 @@
 
 #include "util/io.h"
 
-#define EXIT_OK		0
-#define EXIT_FAIL	1
-#define EXIT_USAGE	2
+#define EXIT_OK	   0
+#define EXIT_FAIL  1
+#define EXIT_USAGE 2
 
-#define REPLY_TIMEOUT_SEC	15
+#define REPLY_TIMEOUT_SEC 15
 
 static const char *prog = "kcsmuxctl";
 
 struct ctx {
 	const char *sock;
-	int fd;				/* -1: not connected */
+	int fd; /* -1: not connected */
 };
 
 struct reply {
 	struct ctl_hdr h;
-	char *payload;			/* NUL-terminated */
-	struct ctl_kvlist kv;		/* parsed if kv text */
+	char *payload;	      /* NUL-terminated */
+	struct ctl_kvlist kv; /* parsed if kv text */
 };
 
 /* ---- the command table ---- */
 
 enum argkind {
 	A_END,
-	A_NODE,				/* a node name */
-	A_KV,				/* KEY=VALUE */
-	A_KV_MORE,			/* KEY=VALUE, then any number more */
-	A_CMD_OPT,			/* an optional command word (help) */
+	A_NODE,	   /* a node name */
+	A_KV,	   /* KEY=VALUE */
+	A_KV_MORE, /* KEY=VALUE, then any number more */
+	A_CMD_OPT, /* an optional command word (help) */
 };
 
 struct cmd {
 	const char *name;
-	const char *optstring;		/* the command's own options */
+	const char *optstring; /* the command's own options */
 	enum argkind args[3];
-	const char *synopsis;		/* after the command word */
+	const char *synopsis; /* after the command word */
 	const char *help;
 	int (*run)(struct ctx *, int argc, char **argv);
 };
@@ -74,34 +74,56 @@ static int cmd_reload(struct ctx *, int, char **);
 static int cmd_help(struct ctx *, int, char **);
 
 static const struct cmd cmds[] = {
-	{ "list", "", { A_END }, "",
+	{ "list",
+	  "",
+	  { A_END },
+	  "",
 	  "the nodes: policy, clients, queue, requests, latency, CPU",
 	  cmd_list },
-	{ "show", "", { A_NODE, A_END }, "NODE",
+	{ "show",
+	  "",
+	  { A_NODE, A_END },
+	  "NODE",
 	  "one node's policy, open files and counters as key=value lines",
 	  cmd_show },
-	{ "set", "", { A_NODE, A_KV_MORE, A_END }, "NODE KEY=VALUE...",
+	{ "set",
+	  "",
+	  { A_NODE, A_KV_MORE, A_END },
+	  "NODE KEY=VALUE...",
 	  "change a node's policy live, all keys or none (kcsmux.conf(5)\n"
 	  "policy keys; policy=PRESET starts from a preset); needs root or\n"
 	  "the admin group",
 	  cmd_set },
-	{ "stats", "j", { A_END }, "[-j]",
+	{ "stats",
+	  "j",
+	  { A_END },
+	  "[-j]",
 	  "every node's counters and latency; -j: JSON with clients",
 	  cmd_stats },
-	{ "watch", "n:c:", { A_END }, "[-n SEC] [-c COUNT]",
+	{ "watch",
+	  "n:c:",
+	  { A_END },
+	  "[-n SEC] [-c COUNT]",
 	  "redraw the list every SEC seconds (default 2) until interrupted,\n"
 	  "or COUNT times",
 	  cmd_watch },
-	{ "reload", "", { A_END }, "",
+	{ "reload",
+	  "",
+	  { A_END },
+	  "",
 	  "read kcsmux.conf again (as SIGHUP); needs root or the admin group",
 	  cmd_reload },
-	{ "help", "", { A_CMD_OPT, A_END }, "[COMMAND]",
-	  "this text, or one command's", cmd_help },
+	{ "help",
+	  "",
+	  { A_CMD_OPT, A_END },
+	  "[COMMAND]",
+	  "this text, or one command's",
+	  cmd_help },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 static void errx_msg(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+	__attribute__((format(printf, 1, 2)));
 
 static void errx_msg(const char *fmt, ...)
 {
@@ -119,7 +141,7 @@ static void print_cmd(FILE *f, const struct cmd *c, bool long_help)
 	const char *p, *nl;
 
 	fprintf(f, "  %s %s%s%s\n", prog, c->name, *c->synopsis ? " " : "",
-	    c->synopsis);
+		c->synopsis);
 	if (!long_help)
 		return;
 	for (p = c->help; *p != '\0'; p = nl + (*nl != '\0')) {
@@ -134,15 +156,16 @@ static void usage(FILE *f, bool long_help)
 {
 	size_t i;
 
-	fprintf(f, "usage: %s [-s SOCKET] COMMAND [ARGS...]\n"
-	    "  -s SOCKET  the daemon's control socket (default $KCSMUX_SOCKET "
-	    "or %s)\n  -V         print the version\ncommands:\n", prog,
-	    CTL_SOCKET_DEFAULT);
+	fprintf(f,
+		"usage: %s [-s SOCKET] COMMAND [ARGS...]\n"
+		"  -s SOCKET  the daemon's control socket (default $KCSMUX_SOCKET "
+		"or %s)\n  -V         print the version\ncommands:\n",
+		prog, CTL_SOCKET_DEFAULT);
 	for (i = 0; i < NCMDS; i++)
 		print_cmd(f, &cmds[i], long_help);
 	if (long_help)
 		fprintf(f, "exit status: 0 done, 1 refused or failed, "
-		    "2 usage error\n");
+			   "2 usage error\n");
 }
 
 /* An exact name, else a unique prefix. NULL with a message otherwise. */
@@ -161,7 +184,7 @@ static const struct cmd *cmd_lookup(const char *word)
 		found = &cmds[i];
 		n++;
 		snprintf(names + strlen(names), sizeof(names) - strlen(names),
-		    "%s%s", n > 1 ? " " : "", cmds[i].name);
+			 "%s%s", n > 1 ? " " : "", cmds[i].name);
 	}
 	if (n == 1)
 		return found;
@@ -184,12 +207,12 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 		switch (*k) {
 		case A_END:
 			errx_msg("%s: unexpected argument \"%s\"", c->name,
-			    argv[i]);
+				 argv[i]);
 			return -1;
 		case A_NODE:
 			if (!ctl_node_name_valid(argv[i])) {
 				errx_msg("%s: \"%s\" is not a node name",
-				    c->name, argv[i]);
+					 c->name, argv[i]);
 				return -1;
 			}
 			k++;
@@ -197,16 +220,16 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 		case A_KV:
 		case A_KV_MORE:
 			eq = strchr(argv[i], '=');
-			if (eq == NULL || !ctl_key_valid(argv[i],
-			    (size_t)(eq - argv[i]))) {
-				errx_msg("%s: \"%s\" is not KEY=VALUE",
-				    c->name, argv[i]);
+			if (eq == NULL ||
+			    !ctl_key_valid(argv[i], (size_t)(eq - argv[i]))) {
+				errx_msg("%s: \"%s\" is not KEY=VALUE", c->name,
+					 argv[i]);
 				return -1;
 			}
 			if (*k == A_KV)
 				k++;
 			else
-				more = true;	/* takes the rest */
+				more = true; /* takes the rest */
 			break;
 		case A_CMD_OPT:
 			k++;
@@ -217,8 +240,8 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 	for (; *k != A_END; k++) {
 		if (*k == A_CMD_OPT || (*k == A_KV_MORE && more))
 			continue;
-		errx_msg("%s: missing %s", c->name, *k == A_NODE ? "NODE" :
-		    "KEY=VALUE");
+		errx_msg("%s: missing %s", c->name,
+			 *k == A_NODE ? "NODE" : "KEY=VALUE");
 		fprintf(stderr, "usage:\n");
 		print_cmd(stderr, c, false);
 		return -1;
@@ -251,8 +274,9 @@ static int ctl_connect(struct ctx *x)
 		e = errno;
 		close(fd);
 		errx_msg("cannot connect to %s: %s%s", x->sock, strerror(e),
-		    e == ENOENT || e == ECONNREFUSED ?
-		    " (is kcsmuxd running?)" : "");
+			 e == ENOENT || e == ECONNREFUSED ?
+				 " (is kcsmuxd running?)" :
+				 "");
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -314,7 +338,7 @@ static void print_errors(const struct reply *r)
  * status CTL_OK; -1 after printing why not (*r freed).
  */
 static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
-    bool kv_reply, struct reply *r)
+		   bool kv_reply, struct reply *r)
 {
 	uint8_t raw[CTL_HDR_LEN];
 	struct ctl_hdr h;
@@ -335,19 +359,20 @@ static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
 	if (read_all(x->fd, raw, sizeof(raw)) < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			errx_msg("no reply from kcsmuxd within %d s",
-			    REPLY_TIMEOUT_SEC);
+				 REPLY_TIMEOUT_SEC);
 		else if (errno == 0)
 			errx_msg("kcsmuxd closed the connection without a "
-			    "reply");
+				 "reply");
 		else
 			errx_msg("reading from %s: %s", x->sock,
-			    strerror(errno));
+				 strerror(errno));
 		goto fail;
 	}
 	st = ctl_hdr_decode(raw, &r->h);
 	if (st == CTL_E_PROTO) {
 		errx_msg("%s does not speak the kcsmux control protocol "
-		    "(magic %08x, length %u)", x->sock, r->h.magic, r->h.len);
+			 "(magic %08x, length %u)",
+			 x->sock, r->h.magic, r->h.len);
 		goto fail;
 	}
 	if ((r->payload = malloc((size_t)r->h.len + 1)) == NULL) {
@@ -355,8 +380,8 @@ static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
 		goto fail;
 	}
 	if (read_all(x->fd, r->payload, r->h.len) < 0) {
-		errx_msg("reading from %s: %s", x->sock, errno ?
-		    strerror(errno) : "connection closed");
+		errx_msg("reading from %s: %s", x->sock,
+			 errno ? strerror(errno) : "connection closed");
 		goto fail;
 	}
 	r->payload[r->h.len] = '\0';
@@ -364,7 +389,7 @@ static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
 	    ctl_kv_parse(r->payload, r->h.len, &r->kv, err, sizeof(err)) < 0) {
 		if (st == CTL_E_VERSION)
 			errx_msg("kcsmuxctl protocol %d, daemon speaks %u",
-			    CTL_VERSION, r->h.version);
+				 CTL_VERSION, r->h.version);
 		else
 			errx_msg("bad reply from kcsmuxd: %s", err);
 		goto fail;
@@ -377,15 +402,15 @@ static int request(struct ctx *x, uint16_t type, const struct ctl_buf *req,
 		return -1;
 	}
 	if (st == CTL_E_VERSION) {
-		errx_msg("kcsmuxctl protocol %d, daemon speaks %u",
-		    CTL_VERSION, r->h.version);
+		errx_msg("kcsmuxctl protocol %d, daemon speaks %u", CTL_VERSION,
+			 r->h.version);
 		goto fail;
 	}
 	if ((r->h.type & (uint16_t)~CTL_REPLY) != type ||
 	    !(r->h.type & CTL_REPLY)) {
 		errx_msg("kcsmuxd answered with %s to %s",
-		    ctl_type_name(r->h.type, tb, sizeof(tb)),
-		    ctl_type_name(type, err, sizeof(err)));
+			 ctl_type_name(r->h.type, tb, sizeof(tb)),
+			 ctl_type_name(type, err, sizeof(err)));
 		goto fail;
 	}
 	return 0;
@@ -398,15 +423,14 @@ fail:
 /* ---- printers ---- */
 
 static const char *get(const struct reply *r, size_t s, size_t e,
-    const char *key)
+		       const char *key)
 {
 	const char *v = ctl_kv_find(&r->kv, s, e, key);
 
 	return v != NULL ? v : "-";
 }
 
-static double num(const struct reply *r, size_t s, size_t e,
-    const char *key)
+static double num(const struct reply *r, size_t s, size_t e, const char *key)
 {
 	const char *v = ctl_kv_find(&r->kv, s, e, key);
 
@@ -430,8 +454,8 @@ static int name_width(const struct reply *r)
  * A node's budget in the config's units: "-" without one, else the budget
  * (% of one CPU), and how much of it the node uses now (%).
  */
-static void budget_cols(const struct reply *r, size_t s, size_t e,
-    char *budget, size_t blen, char *used, size_t ulen)
+static void budget_cols(const struct reply *r, size_t s, size_t e, char *budget,
+			size_t blen, char *used, size_t ulen)
 {
 	const char *b = get(r, s, e, "cpu_budget_pct");
 
@@ -450,29 +474,33 @@ static void print_list(FILE *f, const struct reply *r)
 	char preset[40], poll[40], queue[32], budget[32], used[32];
 	int w = name_width(r);
 
-	fprintf(f, "%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s %8s "
-	    "%7s %6s %6s\n", w, "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI",
-	    "QUEUE", "REQS", "ERR", "P50_US", "P99_US", "CPU_%", "BUDGET",
-	    "USED", "CHEAP", "HELD");
+	fprintf(f,
+		"%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s %8s "
+		"%7s %6s %6s\n",
+		w, "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI", "QUEUE",
+		"REQS", "ERR", "P50_US", "P99_US", "CPU_%", "BUDGET", "USED",
+		"CHEAP", "HELD");
 	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
 		snprintf(preset, sizeof(preset), "%s%s", get(r, s, e, "preset"),
-		    strcmp(get(r, s, e, "custom"), "yes") == 0 ? "+" : "");
+			 strcmp(get(r, s, e, "custom"), "yes") == 0 ? "+" : "");
 		snprintf(poll, sizeof(poll), "%s-%s",
-		    get(r, s, e, "policy.poll_us"),
-		    get(r, s, e, "policy.poll_max_us"));
+			 get(r, s, e, "policy.poll_us"),
+			 get(r, s, e, "policy.poll_max_us"));
 		snprintf(queue, sizeof(queue), "%s/%s", get(r, s, e, "queue"),
-		    get(r, s, e, "queue_max"));
+			 get(r, s, e, "queue_max"));
 		budget_cols(r, s, e, budget, sizeof(budget), used,
-		    sizeof(used));
-		fprintf(f, "%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8.3f "
-		    "%8s %7s %6s %6s\n", w,
-		    get(r, s, e, "node"), preset,
-		    get(r, s, e, "policy.max_busy_us"), poll,
-		    get(r, s, e, "clients"), queue, get(r, s, e, "requests"),
-		    get(r, s, e, "errors"), get(r, s, e, "latency_p50_us"),
-		    get(r, s, e, "latency_p99_us"),
-		    num(r, s, e, "cpu_used_pct"), budget, used,
-		    get(r, s, e, "cheapened"), get(r, s, e, "held"));
+			    sizeof(used));
+		fprintf(f,
+			"%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8.3f "
+			"%8s %7s %6s %6s\n",
+			w, get(r, s, e, "node"), preset,
+			get(r, s, e, "policy.max_busy_us"), poll,
+			get(r, s, e, "clients"), queue,
+			get(r, s, e, "requests"), get(r, s, e, "errors"),
+			get(r, s, e, "latency_p50_us"),
+			get(r, s, e, "latency_p99_us"),
+			num(r, s, e, "cpu_used_pct"), budget, used,
+			get(r, s, e, "cheapened"), get(r, s, e, "held"));
 	}
 }
 
@@ -482,28 +510,30 @@ static void print_stats(FILE *f, const struct reply *r)
 	char budget[32], used[32];
 	int w = name_width(r);
 
-	fprintf(f, "%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
-	    "%8s %8s %7s %6s %6s\n", w, "NODE", "REQS", "DONE", "ERR", "DENY",
-	    "BUSY", "P50_US", "P90_US", "P99_US", "MAX_US", "WAIT99",
-	    "CPU_US/R", "SPIN_US/R", "CPU_%", "BUDGET", "USED", "CHEAP",
-	    "HELD");
+	fprintf(f,
+		"%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
+		"%8s %8s %7s %6s %6s\n",
+		w, "NODE", "REQS", "DONE", "ERR", "DENY", "BUSY", "P50_US",
+		"P90_US", "P99_US", "MAX_US", "WAIT99", "CPU_US/R", "SPIN_US/R",
+		"CPU_%", "BUDGET", "USED", "CHEAP", "HELD");
 	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
 		budget_cols(r, s, e, budget, sizeof(budget), used,
-		    sizeof(used));
-		fprintf(f, "%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
-		    "%9.1f %9.1f %8.3f %8s %7s %6s %6s\n", w,
-		    get(r, s, e, "node"),
-		    get(r, s, e, "requests"), get(r, s, e, "completed"),
-		    get(r, s, e, "errors"), get(r, s, e, "denied"),
-		    get(r, s, e, "busy"), get(r, s, e, "latency_p50_us"),
-		    get(r, s, e, "latency_p90_us"),
-		    get(r, s, e, "latency_p99_us"),
-		    get(r, s, e, "latency_max_us"),
-		    get(r, s, e, "queue_wait_p99_us"),
-		    num(r, s, e, "cpu_ns_per_req") / 1e3,
-		    num(r, s, e, "spin_ns_per_req") / 1e3,
-		    num(r, s, e, "cpu_used_pct"), budget, used,
-		    get(r, s, e, "cheapened"), get(r, s, e, "held"));
+			    sizeof(used));
+		fprintf(f,
+			"%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
+			"%9.1f %9.1f %8.3f %8s %7s %6s %6s\n",
+			w, get(r, s, e, "node"), get(r, s, e, "requests"),
+			get(r, s, e, "completed"), get(r, s, e, "errors"),
+			get(r, s, e, "denied"), get(r, s, e, "busy"),
+			get(r, s, e, "latency_p50_us"),
+			get(r, s, e, "latency_p90_us"),
+			get(r, s, e, "latency_p99_us"),
+			get(r, s, e, "latency_max_us"),
+			get(r, s, e, "queue_wait_p99_us"),
+			num(r, s, e, "cpu_ns_per_req") / 1e3,
+			num(r, s, e, "spin_ns_per_req") / 1e3,
+			num(r, s, e, "cpu_used_pct"), budget, used,
+			get(r, s, e, "cheapened"), get(r, s, e, "held"));
 	}
 }
 
@@ -557,7 +587,7 @@ static int cmd_set(struct ctx *x, int argc, char **argv)
 
 	ctl_buf_init(&b);
 	if (ctl_req_set(&b, argv[0], argv + 1, (size_t)(argc - 1), err,
-	    sizeof(err)) < 0) {
+			sizeof(err)) < 0) {
 		errx_msg("set: %s", err);
 		ctl_buf_free(&b);
 		return EXIT_USAGE;
@@ -638,7 +668,8 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 			if (errno || end == optarg || *end != '\0' ||
 			    !(sec >= 0.1 && sec <= 86400)) {
 				errx_msg("watch: -n takes seconds from 0.1 to "
-				    "86400, not \"%s\"", optarg);
+					 "86400, not \"%s\"",
+					 optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -648,7 +679,8 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 			if (errno || end == optarg || *end != '\0' ||
 			    count == 0 || optarg[0] == '-') {
 				errx_msg("watch: -c takes a count >= 1, not "
-				    "\"%s\"", optarg);
+					 "\"%s\"",
+					 optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -657,7 +689,7 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		}
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;	/* no SA_RESTART: wake nanosleep */
+	sa.sa_handler = on_stop; /* no SA_RESTART: wake nanosleep */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	for (i = 0; !stop && (count == 0 || i < count); i++) {
@@ -665,7 +697,7 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 			ts.tv_sec = (time_t)sec;
 			ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
 			while (!stop && nanosleep(&ts, &ts) < 0 &&
-			    errno == EINTR)
+			       errno == EINTR)
 				;
 			if (stop)
 				break;
@@ -676,10 +708,11 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		 * rounds follow each other as plain text. */
 		if (tty)
 			printf("\033[H\033[2J%s watch: %s, every %.1f s, %s "
-			    "(^C quits)\n\n", prog, x->sock, sec, when);
+			       "(^C quits)\n\n",
+			       prog, x->sock, sec, when);
 		else
 			printf("%s%s watch: %s, every %.1f s, %s\n",
-			    i > 0 ? "\n" : "", prog, x->sock, sec, when);
+			       i > 0 ? "\n" : "", prog, x->sock, sec, when);
 		fflush(stdout);
 		/* Errors go to stderr and the next round tries again, on a
 		 * new connection (the daemon closes idle ones). */
@@ -740,8 +773,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 
-	while ((opt = getopt_long(argc, argv, "+s:hV", longopts,
-	    NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			x.sock = optarg;
@@ -751,7 +783,7 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		case 'V':
 			printf("kcsmuxctl %s (protocol %d)\n", KCSMUX_VERSION,
-			    CTL_VERSION);
+			       CTL_VERSION);
 			return EXIT_OK;
 		default:
 			usage(stderr, false);
@@ -776,9 +808,10 @@ int main(int argc, char **argv)
 		optind = 0;
 		while ((opt = getopt(argc, argv, os)) != -1) {
 			if (opt == '?' || opt == ':') {
-				errx_msg("%s: %s -%c", c->name, opt == '?' ?
-				    "unknown option" : "missing value for",
-				    optopt);
+				errx_msg("%s: %s -%c", c->name,
+					 opt == '?' ? "unknown option" :
+						      "missing value for",
+					 optopt);
 				fprintf(stderr, "usage:\n");
 				print_cmd(stderr, c, false);
 				return EXIT_USAGE;

@@ -29,8 +29,8 @@
 #include "admin/metrics.h"
 #include "admin/metrics_conns.h"
 
-#define NS_PER_S	1000000000ULL
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NS_PER_S      1000000000ULL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* --- the output: an evbuffer, and whether an append failed --- */
 
@@ -50,8 +50,8 @@ static void out_str(struct out *o, const char *s)
 	out_add(o, s, strlen(s));
 }
 
-__attribute__((format(printf, 2, 3)))
-static void out_printf(struct out *o, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void
+out_printf(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -109,7 +109,7 @@ static void put_seconds(struct out *o, uint64_t ns)
 		return;
 	}
 	n = (size_t)snprintf(frac, sizeof(frac), "%09llu",
-	    (unsigned long long)(ns % NS_PER_S));
+			     (unsigned long long)(ns % NS_PER_S));
 	while (n > 0 && frac[n - 1] == '0')
 		frac[--n] = '\0';
 	out_printf(o, "%llu.%s", (unsigned long long)(ns / NS_PER_S), frac);
@@ -123,18 +123,18 @@ static void put_seconds(struct out *o, uint64_t ns)
  * says whether the snapshot has the family at all.
  */
 enum value_kind {
-	V_INFO,			/* kcsmux_info's labels */
-	V_RELOADS,		/* applied and rejected */
-	V_SNAP_UINT,		/* unsigned int */
-	V_SNAP_U64,		/* uint64_t */
-	V_SNAP_BOOL,		/* bool, as 1 or 0 */
-	V_NODE_UINT,		/* unsigned int */
-	V_NODE_U64,		/* uint64_t */
-	V_NODE_SECONDS,		/* uint64_t ns */
-	V_NODE_PPM,		/* double ppm, as a ratio */
-	V_NODE_PPM_U32,		/* uint32_t ppm, as a ratio */
-	V_NODE_HIST,		/* struct nodestats_hist */
-	V_NODE_ERRORS,		/* the error kinds */
+	V_INFO,		/* kcsmux_info's labels */
+	V_RELOADS,	/* applied and rejected */
+	V_SNAP_UINT,	/* unsigned int */
+	V_SNAP_U64,	/* uint64_t */
+	V_SNAP_BOOL,	/* bool, as 1 or 0 */
+	V_NODE_UINT,	/* unsigned int */
+	V_NODE_U64,	/* uint64_t */
+	V_NODE_SECONDS, /* uint64_t ns */
+	V_NODE_PPM,	/* double ppm, as a ratio */
+	V_NODE_PPM_U32, /* uint32_t ppm, as a ratio */
+	V_NODE_HIST,	/* struct nodestats_hist */
+	V_NODE_ERRORS,	/* the error kinds */
 };
 
 struct family {
@@ -151,8 +151,8 @@ static bool has_sdr_cache(const struct metrics_snapshot *s)
 	return s->sdr_cache;
 }
 
-#define NODE(f)	offsetof(struct metrics_node, f)
-#define SNAP(f)	offsetof(struct metrics_snapshot, f)
+#define NODE(f) offsetof(struct metrics_node, f)
+#define SNAP(f) offsetof(struct metrics_snapshot, f)
 
 static const struct family families[] = {
 	{ "kcsmux_info", "gauge",
@@ -161,19 +161,19 @@ static const struct family families[] = {
 	{ "kcsmux_interface_inflight", "gauge",
 	  "Requests submitted to the interface and not yet completed.",
 	  V_SNAP_UINT, SNAP(inflight), NULL },
-	{ "kcsmux_clients", "gauge", "Open files of the node.",
-	  V_NODE_UINT, NODE(clients), NULL },
+	{ "kcsmux_clients", "gauge", "Open files of the node.", V_NODE_UINT,
+	  NODE(clients), NULL },
 	{ "kcsmux_queue_depth", "gauge",
-	  "Requests waiting in the node's queue in the daemon.",
-	  V_NODE_UINT, NODE(qlen), NULL },
+	  "Requests waiting in the node's queue in the daemon.", V_NODE_UINT,
+	  NODE(qlen), NULL },
 	{ "kcsmux_opens_total", "counter", "Opens of the node's device.",
 	  V_NODE_U64, NODE(cnt.opens), NULL },
 	{ "kcsmux_requests_total", "counter",
-	  "Requests accepted into the node's queue.",
-	  V_NODE_U64, NODE(st.requests), NULL },
+	  "Requests accepted into the node's queue.", V_NODE_U64,
+	  NODE(st.requests), NULL },
 	{ "kcsmux_responses_total", "counter",
-	  "Requests finished on the interface, any outcome.",
-	  V_NODE_U64, NODE(st.completed), NULL },
+	  "Requests finished on the interface, any outcome.", V_NODE_U64,
+	  NODE(st.completed), NULL },
 	{ "kcsmux_errors_total", "counter",
 	  "Failures by kind: completion (finished with a non-zero "
 	  "completion code or the interface gave up), busy (EBUSY: "
@@ -190,8 +190,8 @@ static const struct family families[] = {
 	  "on the interface.",
 	  V_NODE_HIST, NODE(st.queue_wait), NULL },
 	{ "kcsmux_service_seconds_total", "counter",
-	  "Time the interface spent on the node's requests.",
-	  V_NODE_SECONDS, NODE(st.service_ns), NULL },
+	  "Time the interface spent on the node's requests.", V_NODE_SECONDS,
+	  NODE(st.service_ns), NULL },
 	{ "kcsmux_poller_cpu_seconds_total", "counter",
 	  "CPU time kcsraw's poller spent on the node's requests "
 	  "(spinning included).",
@@ -209,8 +209,8 @@ static const struct family families[] = {
 	  "over about 1 s: what cpu_budget is checked against.",
 	  V_NODE_PPM, NODE(cpu_ppm), NULL },
 	{ "kcsmux_cpu_budget_ratio", "gauge",
-	  "The node's cpu_budget in CPUs; 0: no budget.",
-	  V_NODE_PPM_U32, NODE(cpu_budget_ppm), NULL },
+	  "The node's cpu_budget in CPUs; 0: no budget.", V_NODE_PPM_U32,
+	  NODE(cpu_budget_ppm), NULL },
 	{ "kcsmux_cpu_budget_throttled_total", "counter",
 	  "Requests run with the cheapest polling because the node was "
 	  "over its cpu_budget.",
@@ -221,8 +221,8 @@ static const struct family families[] = {
 	  V_NODE_U64, NODE(cnt.held), NULL },
 	/* the interface's health (kcsraw backend) */
 	{ "kcsmux_interface_completions_total", "counter",
-	  "Transactions the interface completed, any outcome.",
-	  V_SNAP_U64, SNAP(health.completions), NULL },
+	  "Transactions the interface completed, any outcome.", V_SNAP_U64,
+	  SNAP(health.completions), NULL },
 	{ "kcsmux_interface_hosed_total", "counter",
 	  "Transactions the KCS state machine gave up on (answered with "
 	  "cc 0xFF).",
@@ -231,8 +231,8 @@ static const struct family families[] = {
 	  "KCS timeouts and protocol errors kcsraw saw, recovered or not.",
 	  V_SNAP_U64, SNAP(health.kcs_errors), NULL },
 	{ "kcsmux_interface_retries_total", "counter",
-	  "KCS error recoveries kcsraw started.",
-	  V_SNAP_U64, SNAP(health.retries), NULL },
+	  "KCS error recoveries kcsraw started.", V_SNAP_U64,
+	  SNAP(health.retries), NULL },
 	/* the SDR/FRU cache (sdr_cache = yes) */
 	{ "kcsmux_sdr_cache_hits_total", "counter",
 	  "SDR and FRU reads of the node answered from the daemon's memory.",
@@ -242,8 +242,8 @@ static const struct family families[] = {
 	  "failed or off, or a read it cannot answer).",
 	  V_NODE_U64, NODE(cnt.sdr_misses), has_sdr_cache },
 	{ "kcsmux_sdr_cache_fills_total", "counter",
-	  "Times an SDR repository was read whole into memory.",
-	  V_SNAP_U64, SNAP(sdr.fills), has_sdr_cache },
+	  "Times an SDR repository was read whole into memory.", V_SNAP_U64,
+	  SNAP(sdr.fills), has_sdr_cache },
 	{ "kcsmux_sdr_cache_revalidations_total", "counter",
 	  "Get SDR Repository Info checks of the cached repositories.",
 	  V_SNAP_U64, SNAP(sdr.revalidations), has_sdr_cache },
@@ -255,8 +255,8 @@ static const struct family families[] = {
 	  "Requests the cache itself sent to the BMC (fills, checks).",
 	  V_SNAP_U64, SNAP(sdr.internal), has_sdr_cache },
 	{ "kcsmux_sdr_cache_records", "gauge",
-	  "SDRs of the main repository held in memory.",
-	  V_SNAP_UINT, SNAP(sdr_records), has_sdr_cache },
+	  "SDRs of the main repository held in memory.", V_SNAP_UINT,
+	  SNAP(sdr_records), has_sdr_cache },
 	/* reloads */
 	{ "kcsmux_reloads_total", "counter",
 	  "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.",
@@ -271,7 +271,7 @@ static const struct family families[] = {
 	  V_SNAP_U64, SNAP(last_reload_unix), NULL },
 };
 
-#define FIELD(p, off, type)	(*(const type *)((const char *)(p) + (off)))
+#define FIELD(p, off, type) (*(const type *)((const char *)(p) + (off)))
 
 static void family_header(struct out *o, const struct family *f)
 {
@@ -282,7 +282,7 @@ static void family_header(struct out *o, const struct family *f)
 
 /* NAME{node="N" and EXTRA (",k=\"v\"" or "")}: the value is up to the caller */
 static void sample_start(struct out *o, const char *name, const char *suffix,
-    const struct metrics_node *n, const char *extra)
+			 const struct metrics_node *n, const char *extra)
 {
 	out_printf(o, "%s%s{node=\"", name, suffix);
 	put_label_value(o, n->name);
@@ -290,7 +290,8 @@ static void sample_start(struct out *o, const char *name, const char *suffix,
 }
 
 static void histogram(struct out *o, const char *name,
-    const struct metrics_node *n, const struct nodestats_hist *h)
+		      const struct metrics_node *n,
+		      const struct nodestats_hist *h)
 {
 	uint64_t cum = 0;
 	size_t i;
@@ -315,13 +316,13 @@ static void histogram(struct out *o, const char *name,
 }
 
 static void errors(struct out *o, const char *name,
-    const struct metrics_node *n)
+		   const struct metrics_node *n)
 {
 	static const char *const kinds[] = {
 		"completion", "busy", "denied", "rejected", "cancelled",
 	};
 	const uint64_t v[] = {
-		n->st.errors, n->cnt.busy, n->cnt.denied,
+		n->st.errors,	n->cnt.busy,	 n->cnt.denied,
 		n->st.rejected, n->st.cancelled,
 	};
 	char extra[32];
@@ -336,12 +337,12 @@ static void errors(struct out *o, const char *name,
 
 /* Family F's samples of node N. */
 static void node_samples(struct out *o, const struct family *f,
-    const struct metrics_node *n)
+			 const struct metrics_node *n)
 {
 	switch (f->val) {
 	case V_NODE_HIST:
 		histogram(o, f->name, n,
-		    &FIELD(n, f->off, struct nodestats_hist));
+			  &FIELD(n, f->off, struct nodestats_hist));
 		return;
 	case V_NODE_ERRORS:
 		errors(o, f->name, n);
@@ -356,7 +357,7 @@ static void node_samples(struct out *o, const struct family *f,
 		break;
 	case V_NODE_U64:
 		out_printf(o, "%llu\n",
-		    (unsigned long long)FIELD(n, f->off, uint64_t));
+			   (unsigned long long)FIELD(n, f->off, uint64_t));
 		break;
 	case V_NODE_SECONDS:
 		put_seconds(o, FIELD(n, f->off, uint64_t));
@@ -367,7 +368,7 @@ static void node_samples(struct out *o, const struct family *f,
 		break;
 	case V_NODE_PPM_U32:
 		out_printf(o, "%.9g\n",
-		    (double)FIELD(n, f->off, uint32_t) / 1e6);
+			   (double)FIELD(n, f->off, uint32_t) / 1e6);
 		break;
 	default:
 		break;
@@ -376,7 +377,7 @@ static void node_samples(struct out *o, const struct family *f,
 
 /* Family F's one sample (or two: reloads) from the snapshot. */
 static void snap_samples(struct out *o, const struct family *f,
-    const struct metrics_snapshot *s)
+			 const struct metrics_snapshot *s)
 {
 	switch (f->val) {
 	case V_INFO:
@@ -390,21 +391,22 @@ static void snap_samples(struct out *o, const struct family *f,
 		break;
 	case V_RELOADS:
 		out_printf(o, "%s{result=\"applied\"} %llu\n", f->name,
-		    (unsigned long long)(s->reloads - s->reload_failures));
+			   (unsigned long long)(s->reloads -
+						s->reload_failures));
 		out_printf(o, "%s{result=\"rejected\"} %llu\n", f->name,
-		    (unsigned long long)s->reload_failures);
+			   (unsigned long long)s->reload_failures);
 		break;
 	case V_SNAP_UINT:
 		out_printf(o, "%s %u\n", f->name,
-		    FIELD(s, f->off, unsigned int));
+			   FIELD(s, f->off, unsigned int));
 		break;
 	case V_SNAP_U64:
 		out_printf(o, "%s %llu\n", f->name,
-		    (unsigned long long)FIELD(s, f->off, uint64_t));
+			   (unsigned long long)FIELD(s, f->off, uint64_t));
 		break;
 	case V_SNAP_BOOL:
 		out_printf(o, "%s %d\n", f->name,
-		    FIELD(s, f->off, bool) ? 1 : 0);
+			   FIELD(s, f->off, bool) ? 1 : 0);
 		break;
 	default:
 		break;
@@ -556,12 +558,12 @@ struct metrics {
 	struct event *timer;
 	char *textfile;
 	struct log_rl rl;
-	struct event *resume;		/* re-enables accepting */
-	bool paused;			/* listener disabled after EMFILE */
-	int dirfd;			/* the textfile's directory (O_PATH) */
-	char *base;			/* the textfile's name in it */
-	unsigned long accept_errors;	/* accept() failed */
-	struct mconns *conns;		/* metrics_conns.c's */
+	struct event *resume;	     /* re-enables accepting */
+	bool paused;		     /* listener disabled after EMFILE */
+	int dirfd;		     /* the textfile's directory (O_PATH) */
+	char *base;		     /* the textfile's name in it */
+	unsigned long accept_errors; /* accept() failed */
+	struct mconns *conns;	     /* metrics_conns.c's */
 };
 
 /*
@@ -589,7 +591,6 @@ unsigned long metrics_http_refused(const struct daemon *d)
 	return d->mx != NULL ? mconns_refused(d->mx->conns) : 0;
 }
 
-
 static void resume_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct metrics *mx = arg;
@@ -608,8 +609,10 @@ static void pause_accepting(struct metrics *mx, const char *why)
 		return;
 	evconnlistener_disable(lev);
 	mx->paused = true;
-	log_ratelimited(&mx->rl, LOG_WARNING, "metrics: accept: %s: not "
-	    "accepting for %d s", why, METRICS_EMFILE_RETRY_S);
+	log_ratelimited(&mx->rl, LOG_WARNING,
+			"metrics: accept: %s: not "
+			"accepting for %d s",
+			why, METRICS_EMFILE_RETRY_S);
 }
 
 /* EMFILE/ENFILE: libevent would retry at once, forever (100% CPU and a
@@ -630,7 +633,7 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 		return;
 	}
 	log_ratelimited(&mx->rl, LOG_WARNING, "metrics: accept: %s",
-	    strerror(err));
+			strerror(err));
 }
 
 static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -648,24 +651,24 @@ static char *msg(const char *fmt, ...)
 
 /* libevent 2.1 sends a body with a reply to HEAD: send none, and the
  * Content-Length a GET would have had. */
-static void send_head(struct evhttp_request *req, int code,
-    const char *reason, size_t len)
+static void send_head(struct evhttp_request *req, int code, const char *reason,
+		      size_t len)
 {
 	char v[32];
 
 	snprintf(v, sizeof(v), "%zu", len);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Length", v);
+			  "Content-Length", v);
 	evhttp_send_reply(req, code, reason, NULL);
 }
 
-static void reply_text(struct evhttp_request *req, int code,
-    const char *reason, const char *text)
+static void reply_text(struct evhttp_request *req, int code, const char *reason,
+		       const char *text)
 {
 	struct evbuffer *body;
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", "text/plain; charset=utf-8");
+			  "Content-Type", "text/plain; charset=utf-8");
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
 		send_head(req, code, reason, strlen(text));
 		return;
@@ -688,14 +691,14 @@ static void on_http(struct evhttp_request *req, void *arg)
 
 	if (!path || strcmp(path, "/metrics") != 0) {
 		reply_text(req, HTTP_NOTFOUND, "Not Found",
-		    "not found: the metrics are at /metrics\n");
+			   "not found: the metrics are at /metrics\n");
 		return;
 	}
 	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Allow", "GET, HEAD");
+				  "Allow", "GET, HEAD");
 		reply_text(req, HTTP_BADMETHOD, "Method Not Allowed",
-		    "method not allowed: GET or HEAD\n");
+			   "method not allowed: GET or HEAD\n");
 		return;
 	}
 	body = evbuffer_new();
@@ -703,11 +706,11 @@ static void on_http(struct evhttp_request *req, void *arg)
 		if (body)
 			evbuffer_free(body);
 		reply_text(req, HTTP_INTERNAL, "Internal Server Error",
-		    "out of memory\n");
+			   "out of memory\n");
 		return;
 	}
 	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", METRICS_CONTENT_TYPE);
+			  "Content-Type", METRICS_CONTENT_TYPE);
 	if (cmd == EVHTTP_REQ_HEAD)
 		send_head(req, HTTP_OK, "OK", evbuffer_get_length(body));
 	else
@@ -761,10 +764,11 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 	}
 	/* Every method reaches on_http, which answers 405 (not evhttp's
 	 * 501) to all but GET and HEAD. */
-	evhttp_set_allowed_methods(mx->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD |
-	    EVHTTP_REQ_POST | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
-	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
-	    EVHTTP_REQ_PATCH);
+	evhttp_set_allowed_methods(
+		mx->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+				  EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+				  EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE |
+				  EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
 	evhttp_set_timeout(mx->http, 10);
 	evhttp_set_max_headers_size(mx->http, 8192);
 	evhttp_set_max_body_size(mx->http, 4096);
@@ -774,7 +778,7 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 	if (!mx->sock) {
 		err = errno;
 		*cause = msg("metrics_listen %s: cannot listen%s%s", listen,
-		    err ? ": " : "", err ? strerror(err) : "");
+			     err ? ": " : "", err ? strerror(err) : "");
 		free(host);
 		evhttp_free(mx->http);
 		mx->http = NULL;
@@ -788,7 +792,7 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 		return -1;
 	}
 	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(mx->sock),
-	    on_accept_error);
+				    on_accept_error);
 	accepting = mx;
 	log_info("metrics: serving http://%s/metrics", listen);
 	return 0;
@@ -823,8 +827,8 @@ static const char *open_dir_of(const char *path, int *dirfd)
 		*dirfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		return path;
 	}
-	dir = slash == path ? strdup("/") : strndup(path,
-	    (size_t)(slash - path));
+	dir = slash == path ? strdup("/") :
+			      strndup(path, (size_t)(slash - path));
 	*dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	free(dir);
 	return slash + 1;
@@ -839,7 +843,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	const struct metrics *mx = d->mx;
 	int fd = -1, dfd, err;
 	bool own = mx != NULL && mx->dirfd > 0 && mx->textfile != NULL &&
-	    strcmp(path, mx->textfile) == 0;
+		   strcmp(path, mx->textfile) == 0;
 
 	/*
 	 * Everything happens relative to the file's directory: the daemon's
@@ -854,7 +858,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 		base = open_dir_of(path, &dfd);
 		if (dfd < 0) {
 			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
-			    strerror(errno));
+				     strerror(errno));
 			if (b)
 				evbuffer_free(b);
 			return -1;
@@ -878,11 +882,15 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	 * check are a second guard.
 	 */
 	what = "open";
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
-	    O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC |
+			    O_NOFOLLOW,
+		    0644);
 	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0644);
+		fd = openat(dfd, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK |
+				    O_CLOEXEC | O_NOFOLLOW,
+			    0644);
 	if (fd < 0)
 		goto fail;
 	what = "fstat";
@@ -918,7 +926,7 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 fail:
 	err = errno;
 	*cause = msg("metrics_textfile: %s %s%s: %s", what, path,
-	    strcmp(what, "rename") ? ".tmp" : "", strerror(err));
+		     strcmp(what, "rename") ? ".tmp" : "", strerror(err));
 	if (fd >= 0)
 		close(fd);
 	if (strcmp(what, "open") != 0)
@@ -944,7 +952,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (metrics_write_textfile(mx->d, mx->textfile, &cause) < 0) {
 		log_ratelimited(&mx->rl, LOG_WARNING, "%s",
-		    cause ? cause : "metrics_textfile: out of memory");
+				cause ? cause :
+					"metrics_textfile: out of memory");
 		free(cause);
 	}
 }
@@ -958,7 +967,7 @@ static int textfile_start(struct metrics *mx, const char *path, char **cause)
 
 	if (mx->dirfd < 0) {
 		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
-		    strerror(errno));
+			     strerror(errno));
 		return -1;
 	}
 	mx->textfile = strdup(path);
@@ -975,8 +984,7 @@ static int textfile_start(struct metrics *mx, const char *path, char **cause)
 		unlinkat(mx->dirfd, mx->base, 0);
 		return -1;
 	}
-	log_info("metrics to %s every %d s", path,
-	    METRICS_TEXTFILE_INTERVAL_S);
+	log_info("metrics to %s every %d s", path, METRICS_TEXTFILE_INTERVAL_S);
 	return 0;
 }
 
@@ -1019,7 +1027,7 @@ void metrics_fini(struct daemon *d)
 	if (accepting == mx)
 		accepting = NULL;
 	if (mx->http)
-		evhttp_free(mx->http);	/* its socket and connections too */
+		evhttp_free(mx->http); /* its socket and connections too */
 	mconns_stop(mx->conns);
 	if (mx->resume)
 		event_free(mx->resume);

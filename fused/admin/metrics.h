@@ -21,9 +21,9 @@
 #include "core/nodestats.h"
 #include "core/sdrcache.h"
 
-#define METRICS_TEXTFILE_INTERVAL_S	10
+#define METRICS_TEXTFILE_INTERVAL_S 10
 /* After EMFILE/ENFILE on accept: seconds before accepting again. */
-#define METRICS_EMFILE_RETRY_S		1
+#define METRICS_EMFILE_RETRY_S 1
 /*
  * HTTP connections: at most METRICS_MAX_CONNS, the last METRICS_ROOT_SLOTS
  * of them for root, and METRICS_MAX_PER_UID per uid (root excepted); a
@@ -31,32 +31,32 @@
  * at once. A local peer's uid is the owner of its socket
  * (NETLINK_SOCK_DIAG).
  */
-#define METRICS_MAX_CONNS		64
-#define METRICS_ROOT_SLOTS		8
-#define METRICS_MAX_PER_UID		8
-#define METRICS_CONTENT_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+#define METRICS_MAX_CONNS    64
+#define METRICS_ROOT_SLOTS   8
+#define METRICS_MAX_PER_UID  8
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* One node at the time of the snapshot. */
 struct metrics_node {
 	const char *name;
 	struct nodestats st;
 	struct node_counters cnt;
-	unsigned int clients;		/* n->nclients */
-	unsigned int qlen;		/* n->flow.qlen */
-	double cpu_ppm;			/* nodestats_cpu_ppm() now */
-	uint32_t cpu_budget_ppm;	/* 0: no budget */
+	unsigned int clients;	 /* n->nclients */
+	unsigned int qlen;	 /* n->flow.qlen */
+	double cpu_ppm;		 /* nodestats_cpu_ppm() now */
+	uint32_t cpu_budget_ppm; /* 0: no budget */
 };
 
 struct metrics_snapshot {
-	const char *version;		/* kcsmuxd's */
-	const char *backend;		/* "kcsraw", "ipmidev" */
-	const char *device;		/* the interface */
-	unsigned int inflight;		/* submitted to the interface */
-	struct backend_health health;	/* kcsraw's completions */
+	const char *version;	      /* kcsmuxd's */
+	const char *backend;	      /* "kcsraw", "ipmidev" */
+	const char *device;	      /* the interface */
+	unsigned int inflight;	      /* submitted to the interface */
+	struct backend_health health; /* kcsraw's completions */
 	/* reloads (SIGHUP, kcsmuxctl reload) */
 	uint64_t reloads, reload_failures;
-	bool last_reload_ok;		/* true before any */
-	uint64_t last_reload_unix;	/* 0: none yet */
+	bool last_reload_ok;	   /* true before any */
+	uint64_t last_reload_unix; /* 0: none yet */
 	const struct metrics_node *nodes;
 	size_t nnodes;
 	/* the SDR/FRU cache (core/sdrcache.c), once a node used it */
@@ -83,9 +83,9 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev);
 /* The same as one NUL-terminated string (for tests); zero-initialise,
  * free with metrics_buf_free(). */
 struct metrics_buf {
-	char *p;			/* NUL-terminated when len > 0 */
+	char *p; /* NUL-terminated when len > 0 */
 	size_t len;
-	bool oom;			/* an append failed: text incomplete */
+	bool oom; /* an append failed: text incomplete */
 };
 
 void metrics_buf_free(struct metrics_buf *b);

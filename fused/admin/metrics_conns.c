@@ -37,32 +37,31 @@
  * callback) or frees it.
  */
 struct mconn {
-	struct mconns *mc;		/* whose */
+	struct mconns *mc; /* whose */
 	union {
-		LIST_ENTRY(mconn) link;		/* admitted */
-		TAILQ_ENTRY(mconn) next;	/* pending, in accept order */
+		LIST_ENTRY(mconn) link;	 /* admitted */
+		TAILQ_ENTRY(mconn) next; /* pending, in accept order */
 	};
-	struct bufferevent *bev;	/* pending: our reference */
-	bool known;			/* uid found (a local peer) */
+	struct bufferevent *bev; /* pending: our reference */
+	bool known;		 /* uid found (a local peer) */
 	uid_t uid;
-	struct sockaddr_storage addr;	/* uid unknown: the peer */
+	struct sockaddr_storage addr; /* uid unknown: the peer */
 };
 
 /* The connections' state, metrics.c's (mconns_start allocates it,
  * mconns_stop frees it); the callbacks get it as their arg, or from the
  * connection (c->mc). */
 struct mconns {
-	struct event *check;		/* runs check_conns() */
-	TAILQ_HEAD(, mconn) pending;	/* not checked yet */
-	LIST_HEAD(, mconn) conns;	/* admitted */
-	unsigned int nconns;		/* in conns */
-	unsigned long refused;		/* over a cap */
-	int diag;			/* NETLINK_SOCK_DIAG; -1: none */
-	bool warned_uid;		/* a local peer's uid was unknown */
-	uint32_t seq;			/* of the last NETLINK_SOCK_DIAG query */
+	struct event *check;	     /* runs check_conns() */
+	TAILQ_HEAD(, mconn) pending; /* not checked yet */
+	LIST_HEAD(, mconn) conns;    /* admitted */
+	unsigned int nconns;	     /* in conns */
+	unsigned long refused;	     /* over a cap */
+	int diag;		     /* NETLINK_SOCK_DIAG; -1: none */
+	bool warned_uid;	     /* a local peer's uid was unknown */
+	uint32_t seq;		     /* of the last NETLINK_SOCK_DIAG query */
 	struct log_rl rl;
 };
-
 
 /*
  * The uid owning the peer's socket of the TCP connection FD, for a peer on
@@ -118,9 +117,9 @@ static int peer_uid(int diag, uint32_t *seqp, int fd, uid_t *uid)
 			/* an IPv4 peer on a dual-stack listener */
 			req.r.sdiag_family = AF_INET;
 			memcpy(req.r.id.idiag_src, &p->sin6_addr.s6_addr[12],
-			    4);
+			       4);
 			memcpy(req.r.id.idiag_dst, &m->sin6_addr.s6_addr[12],
-			    4);
+			       4);
 		} else {
 			req.r.sdiag_family = AF_INET6;
 			memcpy(req.r.id.idiag_src, &p->sin6_addr, 16);
@@ -135,15 +134,15 @@ static int peer_uid(int diag, uint32_t *seqp, int fd, uid_t *uid)
 	 * lookup that failed half-way) are skipped by their number. */
 	while ((n = recv(diag, &resp, sizeof(resp), MSG_DONTWAIT)) > 0) {
 		for (h = &resp.h; NLMSG_OK(h, (size_t)n);
-		    h = NLMSG_NEXT(h, n)) {
+		     h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_seq != seq)
 				continue;
 			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
-			    h->nlmsg_len < NLMSG_LENGTH(
-			    sizeof(struct inet_diag_msg)))
+			    h->nlmsg_len <
+				    NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 				return -1;
-			*uid = ((const struct inet_diag_msg *)
-			    NLMSG_DATA(h))->idiag_uid;
+			*uid = ((const struct inet_diag_msg *)NLMSG_DATA(h))
+				       ->idiag_uid;
 			return 0;
 		}
 	}
@@ -159,8 +158,8 @@ static bool is_loopback(const struct sockaddr_storage *ss)
 		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
 	if (ss->ss_family == AF_INET6)
 		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
-		    (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
-		    s6->sin6_addr.s6_addr[12] == 127);
+		       (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
+			s6->sin6_addr.s6_addr[12] == 127);
 	return false;
 }
 
@@ -188,7 +187,7 @@ static unsigned int conns_like(const struct mconn *c)
 	const struct mconn *o;
 	unsigned int n = 0;
 
-	LIST_FOREACH(o, &c->mc->conns, link)
+	LIST_FOREACH (o, &c->mc->conns, link)
 		n += same_peer(o, c);
 	return n;
 }
@@ -215,7 +214,7 @@ static bool over_cap(const struct mconn *c)
 	if (root)
 		return false;
 	return mc->nconns >= METRICS_MAX_CONNS - METRICS_ROOT_SLOTS ||
-	    conns_like(c) >= METRICS_MAX_PER_UID;
+	       conns_like(c) >= METRICS_MAX_PER_UID;
 }
 
 /* C's connection, now set up by evhttp: admitted, or refused (closed). */
@@ -232,7 +231,7 @@ static void conn_check(struct mconn *c)
 	c->bev = NULL;
 	bufferevent_getcb(bev, &rcb, NULL, NULL, &arg);
 	fd = bufferevent_getfd(bev);
-	evcon = arg;		/* evhttp gives its callbacks the evcon */
+	evcon = arg; /* evhttp gives its callbacks the evcon */
 	if (rcb == NULL || fd < 0 || evcon == NULL ||
 	    evhttp_connection_get_bufferevent(evcon) != bev) {
 		/* already freed by evhttp (out of memory) */
@@ -241,24 +240,27 @@ static void conn_check(struct mconn *c)
 		return;
 	}
 	c->known = peer_uid(mc->diag, &mc->seq, fd, &c->uid) == 0;
-	if (!c->known && getpeername(fd, (struct sockaddr *)&c->addr,
-	    &len) < 0)
+	if (!c->known && getpeername(fd, (struct sockaddr *)&c->addr, &len) < 0)
 		memset(&c->addr, 0, sizeof(c->addr));
 	if (!c->known && is_loopback(&c->addr) && !mc->warned_uid) {
 		mc->warned_uid = true;
-		log_warn("metrics: a local client's uid is unknown "
-		    "(NETLINK_SOCK_DIAG: is inet_diag loaded?): local clients "
-		    "are capped by address, not per uid");
+		log_warn(
+			"metrics: a local client's uid is unknown "
+			"(NETLINK_SOCK_DIAG: is inet_diag loaded?): local clients "
+			"are capped by address, not per uid");
 	}
 	if (over_cap(c)) {
 		mc->refused++;
 		if (c->known)
-			log_ratelimited(&mc->rl, LOG_WARNING, "metrics: too many "
-			    "connections, refusing uid %u", (unsigned)c->uid);
+			log_ratelimited(&mc->rl, LOG_WARNING,
+					"metrics: too many "
+					"connections, refusing uid %u",
+					(unsigned)c->uid);
 		else
-			log_ratelimited(&mc->rl, LOG_WARNING, "metrics: too many "
-			    "connections, refusing a remote peer");
-		evhttp_connection_free(evcon);	/* closes it */
+			log_ratelimited(&mc->rl, LOG_WARNING,
+					"metrics: too many "
+					"connections, refusing a remote peer");
+		evhttp_connection_free(evcon); /* closes it */
 		bufferevent_decref(bev);
 		free(c);
 		return;
@@ -289,8 +291,8 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 {
 	struct mconns *mc = arg;
 	struct mconn *c = calloc(1, sizeof(*c));
-	struct bufferevent *bev = c ? bufferevent_socket_new(base, -1, 0) :
-	    NULL;
+	struct bufferevent *bev =
+		c ? bufferevent_socket_new(base, -1, 0) : NULL;
 
 	if (!bev) {
 		free(c);
@@ -332,10 +334,11 @@ struct mconns *mconns_start(struct evhttp *http, struct event_base *base)
 	/* Opened now: the seccomp filter allows no new socket but AF_UNIX.
 	 * Without it every peer counts by its address. */
 	mc->diag = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
-	    NETLINK_SOCK_DIAG);
+			  NETLINK_SOCK_DIAG);
 	if (mc->diag < 0)
 		log_warn("metrics: NETLINK_SOCK_DIAG: %s: connections "
-		    "are capped per address, not per uid", strerror(errno));
+			 "are capped per address, not per uid",
+			 strerror(errno));
 	return mc;
 }
 

@@ -22,7 +22,7 @@ static struct node *find_node(struct daemon *d, const char *name)
 {
 	struct node *n;
 
-	LIST_FOREACH(n, &d->nodes, link)
+	LIST_FOREACH (n, &d->nodes, link)
 		if (strcmp(n->conf.name, name) == 0)
 			return n;
 	return NULL;
@@ -30,8 +30,7 @@ static struct node *find_node(struct daemon *d, const char *name)
 
 /* Whether uid UID (with GID among its groups) may open a device of owner
  * C->uid, group C->gid, mode C->mode for reading and writing. */
-static bool may_open(const struct kcsmux_node_conf *c, uid_t uid,
-		     bool in_group)
+static bool may_open(const struct kcsmux_node_conf *c, uid_t uid, bool in_group)
 {
 	if (uid == 0)
 		return true;
@@ -66,7 +65,7 @@ static bool pid_in_group(pid_t pid, gid_t gid)
 				break;
 			if ((gid_t)v == gid)
 				in = true;
-			p = end;	/* Gid: real, effective, saved, fs */
+			p = end; /* Gid: real, effective, saved, fs */
 		}
 	}
 	fclose(f);
@@ -79,13 +78,13 @@ static void recheck_clients(struct node *n, const struct kcsmux_node_conf *c)
 {
 	struct client *cl;
 
-	LIST_FOREACH(cl, &n->clients, link) {
-		if (cl->revoked || may_open(c, cl->uid,
-		    pid_in_group(cl->pid, c->gid)))
+	LIST_FOREACH (cl, &n->clients, link) {
+		if (cl->revoked ||
+		    may_open(c, cl->uid, pid_in_group(cl->pid, c->gid)))
 			continue;
 		log_warn("reload: node %s: pid %ld (uid %u) lost access: its "
-			   "file is closed to it", c->name, (long)cl->pid,
-			   (unsigned)cl->uid);
+			 "file is closed to it",
+			 c->name, (long)cl->pid, (unsigned)cl->uid);
 		client_revoke(cl);
 	}
 }
@@ -101,8 +100,8 @@ static void update_node(struct node *n, const struct kcsmux_node_conf *c)
 				    n->conf.mode & c->mode);
 		recheck_clients(n, c);
 	}
-	if (n->conf.commands && !c->commands)	/* revoked: drop them */
-		LIST_FOREACH(cl, &n->clients, link)
+	if (n->conf.commands && !c->commands) /* revoked: drop them */
+		LIST_FOREACH (cl, &n->clients, link)
 			cmdreg_client_gone(cl);
 	n->conf = *c;
 	sched_flow_update(&n->d->sched, &n->flow, &n->conf.pol, now_ns());
@@ -125,15 +124,17 @@ static int needs_root(struct daemon *d, const struct kcsmux_config *nc,
 		c = &nc->nodes[i];
 		n = find_node(d, c->name);
 		if (!n) {
-			asprintf(cause, "%s: node %s is new: creating a node "
+			asprintf(cause,
+				 "%s: node %s is new: creating a node "
 				 "needs root, and kcsmuxd runs as %s; restart "
-				 "it; nothing was changed", d->cfg_path,
-				 c->name, d->cfg.user);
+				 "it; nothing was changed",
+				 d->cfg_path, c->name, d->cfg.user);
 			return -1;
 		}
 		if (c->uid != n->conf.uid || c->gid != n->conf.gid ||
 		    c->mode != n->conf.mode) {
-			asprintf(cause, "%s: node %s: owner, group or mode "
+			asprintf(cause,
+				 "%s: node %s: owner, group or mode "
 				 "changed: that needs root, and kcsmuxd runs "
 				 "as %s; restart it; nothing was changed",
 				 d->cfg_path, c->name, d->cfg.user);
@@ -153,8 +154,10 @@ int daemon_reload(struct daemon *d, char **cause)
 		return -1;
 	if (nc.backend != d->cfg.backend ||
 	    strcmp(nc.device, d->cfg.device) != 0) {
-		asprintf(cause, "%s: backend or device changed: that needs a "
-			 "restart; nothing was changed", d->cfg_path);
+		asprintf(cause,
+			 "%s: backend or device changed: that needs a "
+			 "restart; nothing was changed",
+			 d->cfg_path);
 		config_free(&nc);
 		return -1;
 	}
@@ -198,7 +201,7 @@ int daemon_reload(struct daemon *d, char **cause)
 	nc.nodes = NULL;
 	nc.nnodes = 0;
 	config_free(&nc);
-	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept,
-		 added, removed);
+	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept, added,
+		 removed);
 	return 0;
 }

@@ -65,22 +65,22 @@ struct backend_ops {
 /* The interface's health as its completions tell it (kcsraw backend; the
  * stock driver keeps its own to itself): for the metrics. */
 struct backend_health {
-	uint64_t completions;	/* any outcome */
-	uint64_t hosed;		/* the KCS state machine gave up (cc 0xFF) */
-	uint64_t kcs_errors;	/* KCS timeouts and protocol errors seen */
-	uint64_t retries;	/* KCS error recoveries started */
+	uint64_t completions; /* any outcome */
+	uint64_t hosed;	      /* the KCS state machine gave up (cc 0xFF) */
+	uint64_t kcs_errors;  /* KCS timeouts and protocol errors seen */
+	uint64_t retries;     /* KCS error recoveries started */
 };
 
 struct backend {
 	const struct backend_ops *ops;
-	const struct backend_cbs *cbs;	/* where it reports, with cb_arg */
+	const struct backend_cbs *cbs; /* where it reports, with cb_arg */
 	void *cb_arg;
 	int fd;
 	struct event *ev;
-	unsigned int inflight;	/* submitted, not completed */
-	unsigned int depth;	/* how many we keep submitted */
-	uint32_t irq;		/* the interface's IRQ, 0: none */
-	bool bridges;		/* IPMB requests go to the backend as such
+	unsigned int inflight; /* submitted, not completed */
+	unsigned int depth;    /* how many we keep submitted */
+	uint32_t irq;	       /* the interface's IRQ, 0: none */
+	bool bridges;	       /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
 	struct backend_health health;
@@ -90,10 +90,8 @@ struct backend {
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 				    const struct backend_cbs *cbs, void *arg,
 				    char **cause);
-struct backend *backend_ipmidev_open(struct event_base *base,
-				     const char *path,
+struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 				     const struct backend_cbs *cbs, void *arg,
 				     char **cause);
-
 
 #endif

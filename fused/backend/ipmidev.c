@@ -61,7 +61,7 @@ static int id_cancel(struct backend *be, uint64_t cookie)
 {
 	(void)be;
 	(void)cookie;
-	return -EOPNOTSUPP;	/* the stock ABI cannot cancel */
+	return -EOPNOTSUPP; /* the stock ABI cannot cancel */
 }
 
 static void id_destroy(struct backend *be)
@@ -124,8 +124,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 	be->cbs->room(be->cb_arg);
 }
 
-struct backend *backend_ipmidev_open(struct event_base *base,
-				     const char *path,
+struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 				     const struct backend_cbs *cbs, void *arg,
 				     char **cause)
 {

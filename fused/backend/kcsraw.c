@@ -19,7 +19,7 @@
 
 /* Two in the module: the next request starts the moment one finishes,
  * while the scheduler still decides late what runs after that. */
-#define KCSRAW_PIPELINE	2
+#define KCSRAW_PIPELINE 2
 
 static int kr_submit(struct backend *be, uint64_t cookie,
 		     const struct kcsraw_policy *pol, const uint8_t *req,
@@ -31,7 +31,7 @@ static int kr_submit(struct backend *be, uint64_t cookie,
 	(void)retries;
 	(void)retry_ms;
 	if (addr)
-		return -EAFNOSUPPORT;	/* bridge.c wraps IPMB requests */
+		return -EAFNOSUPPORT; /* bridge.c wraps IPMB requests */
 	if (len < 2 || len > KCSRAW_MAX_MSG)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));

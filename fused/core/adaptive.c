@@ -8,11 +8,11 @@
 
 #include "core/adaptive.h"
 
-#define Q_LO	100			/* permille */
-#define Q_MID	500
-#define Q_HI	900
+#define Q_LO  100 /* permille */
+#define Q_MID 500
+#define Q_HI  900
 #ifndef BAND_Z10
-#define BAND_Z10	15		/* hysteresis band, sigmas x 10 */
+#define BAND_Z10 15 /* hysteresis band, sigmas x 10 */
 #endif
 
 static uint32_t sat_u32(uint64_t v)
@@ -47,8 +47,8 @@ static void window_init(struct adapt_window *w)
  * *PUB still lies within the order statistics q n -+ z sqrt(n q (1 - q)),
  * z = BAND_Z10 / 10.
  */
-static void publish_q(uint32_t *pub, const uint32_t *v, uint32_t n,
-    uint32_t qm, bool force)
+static void publish_q(uint32_t *pub, const uint32_t *v, uint32_t n, uint32_t qm,
+		      bool force)
 {
 	uint32_t k, d, lo, hi;
 
@@ -98,7 +98,8 @@ static void window_keep(struct adapt_window *w, uint32_t k)
 }
 
 static void window_add(struct adapt_window *w, const struct adapt_choice *used,
-    uint64_t resp_ns, uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns)
+		       uint64_t resp_ns, uint32_t sleeps, uint32_t bmc_us,
+		       uint64_t cpu_ns)
 {
 	uint32_t resp = sat_u32(resp_ns / 1000), est = resp, hs = 0, poll, half;
 	uint64_t wake = 0, span;
@@ -123,7 +124,7 @@ static void window_add(struct adapt_window *w, const struct adapt_choice *used,
 		hs = resp > wake ? sat_u32(resp - wake) : 0;
 		censored = sleeps == 1;
 		est = censored ? used->first_us :
-		    sat_u32(wake > span / 2 ? wake - span / 2 : 1);
+				 sat_u32(wake > span / 2 ? wake - span / 2 : 1);
 		if (est == 0)
 			est = 1;
 	} else if (bmc_us) {
@@ -177,8 +178,8 @@ static void window_add(struct adapt_window *w, const struct adapt_choice *used,
 	} else {
 		w->cpu_avg_ns = w->cpu_avg_ns - w->cpu_avg_ns / 8 + cpu_ns / 8;
 		if (wake != 0)
-			w->hs_us = (uint32_t)(((uint64_t)w->hs_us * 7 + hs) /
-			    8);
+			w->hs_us =
+				(uint32_t)(((uint64_t)w->hs_us * 7 + hs) / 8);
 	}
 	window_publish(w, force);
 	/* Two censored in a row: probe down, half the first sleep, until a
@@ -211,7 +212,7 @@ void adapt_init(struct adapt *a)
 }
 
 static const struct adapt_class *class_find(const struct adapt *a,
-    uint8_t netfn, uint8_t cmd)
+					    uint8_t netfn, uint8_t cmd)
 {
 	size_t i;
 
@@ -224,7 +225,7 @@ static const struct adapt_class *class_find(const struct adapt *a,
 
 /* The class's entry; a free or the least recently used one if new. */
 static struct adapt_class *class_get(struct adapt *a, uint8_t netfn,
-    uint8_t cmd)
+				     uint8_t cmd)
 {
 	struct adapt_class *c = (struct adapt_class *)class_find(a, netfn, cmd);
 	struct adapt_class *victim = NULL;
@@ -253,8 +254,9 @@ static struct adapt_class *class_get(struct adapt *a, uint8_t netfn,
 }
 
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-    const struct adapt_choice *used, uint64_t resp_ns, uint32_t sleeps,
-    uint32_t bmc_us, uint64_t cpu_ns, uint64_t now_ns)
+		  const struct adapt_choice *used, uint64_t resp_ns,
+		  uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
+		  uint64_t now_ns)
 {
 	struct adapt_class *c = class_get(a, netfn, cmd);
 
@@ -265,7 +267,7 @@ void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
 }
 
 static const struct adapt_window *pick(const struct adapt *a, uint8_t netfn,
-    uint8_t cmd, bool *own)
+				       uint8_t cmd, bool *own)
 {
 	const struct adapt_class *c = class_find(a, netfn, cmd);
 
@@ -280,7 +282,7 @@ static const struct adapt_window *pick(const struct adapt *a, uint8_t netfn,
 }
 
 static void window_info(const struct adapt_window *w, bool own,
-    struct adapt_info *info)
+			struct adapt_info *info)
 {
 	info->own = own;
 	info->n = w->n;
@@ -295,7 +297,7 @@ static void window_info(const struct adapt_window *w, bool own,
 }
 
 int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
-    struct adapt_info *info)
+	       struct adapt_info *info)
 {
 	const struct adapt_window *w;
 	bool own;
@@ -308,8 +310,9 @@ int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
 }
 
 void adapt_each(const struct adapt *a,
-    void (*fn)(void *arg, const struct adapt_class *cls,
-    const struct adapt_info *info), void *arg)
+		void (*fn)(void *arg, const struct adapt_class *cls,
+			   const struct adapt_info *info),
+		void *arg)
 {
 	struct adapt_info info;
 	size_t i;
@@ -327,8 +330,8 @@ void adapt_each(const struct adapt *a,
 }
 
 void adapt_choose(const struct adapt *a, uint8_t netfn, uint8_t cmd,
-    const struct kcsmux_policy *pol, double cpu_ppm_now,
-    struct adapt_choice *out)
+		  const struct kcsmux_policy *pol, double cpu_ppm_now,
+		  struct adapt_choice *out)
 {
 	const struct adapt_window *w;
 	uint32_t base, max, floor, t, margin, expect, lo;
@@ -359,7 +362,7 @@ void adapt_choose(const struct adapt *a, uint8_t netfn, uint8_t cmd,
 	if (pol->cpu_budget_ppm != 0 && cpu_ppm_now > 0 && p < max) {
 		ratio = cpu_ppm_now / pol->cpu_budget_ppm;
 		theta = (ratio - ADAPT_BUDGET_LO_PPM / 1e6) /
-		    (1 - ADAPT_BUDGET_LO_PPM / 1e6);
+			(1 - ADAPT_BUDGET_LO_PPM / 1e6);
 		if (theta > 1)
 			theta = 1;
 		if (theta > 0)

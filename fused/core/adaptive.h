@@ -69,38 +69,38 @@
 
 #include "core/policy.h"
 
-#define ADAPT_WINDOW		32	/* samples per class */
-#define ADAPT_CLASSES		16	/* (netfn, cmd) classes per node, LRU */
-#define ADAPT_MIN_SAMPLES	4	/* before a class is trusted */
-#define ADAPT_FLUSH_RUN		3	/* censored in a row: forget the past */
-#define ADAPT_SLOW_RUN		4	/* above p90 in a row: the BMC slowed */
-#define ADAPT_FLOOR_US		20	/* least poll_us a target may ask for */
+#define ADAPT_WINDOW	  32 /* samples per class */
+#define ADAPT_CLASSES	  16 /* (netfn, cmd) classes per node, LRU */
+#define ADAPT_MIN_SAMPLES 4  /* before a class is trusted */
+#define ADAPT_FLUSH_RUN	  3  /* censored in a row: forget the past */
+#define ADAPT_SLOW_RUN	  4  /* above p90 in a row: the BMC slowed */
+#define ADAPT_FLOOR_US	  20 /* least poll_us a target may ask for */
 /* cpu_budget: the band where poll_us grows, in ppm of the budget. */
-#define ADAPT_BUDGET_LO_PPM	750000
+#define ADAPT_BUDGET_LO_PPM 750000
 
 struct adapt_window {
-	uint32_t v[ADAPT_WINDOW];	/* the BMC's time per sample, us */
-	uint32_t n, head;		/* n <= ADAPT_WINDOW, head: next slot */
-	uint32_t lo_us, mid_us, hi_us;	/* published p10, p50, p90 */
+	uint32_t v[ADAPT_WINDOW];      /* the BMC's time per sample, us */
+	uint32_t n, head;	       /* n <= ADAPT_WINDOW, head: next slot */
+	uint32_t lo_us, mid_us, hi_us; /* published p10, p50, p90 */
 	uint32_t censored_run;
-	uint32_t slow_run;		/* samples above hi_us in a row */
-	uint64_t flushes;		/* window restarts (either direction) */
-	uint32_t probe_us;		/* probing down: lo override, 0: none */
-	uint64_t samples, censored;	/* totals */
-	uint64_t cpu_avg_ns;		/* EWMA (1/8) of cpu_ns */
-	uint32_t hs_us;			/* EWMA (1/8) of the handshakes */
+	uint32_t slow_run;	    /* samples above hi_us in a row */
+	uint64_t flushes;	    /* window restarts (either direction) */
+	uint32_t probe_us;	    /* probing down: lo override, 0: none */
+	uint64_t samples, censored; /* totals */
+	uint64_t cpu_avg_ns;	    /* EWMA (1/8) of cpu_ns */
+	uint32_t hs_us;		    /* EWMA (1/8) of the handshakes */
 };
 
 struct adapt_class {
 	bool used;
 	uint8_t netfn, cmd;
-	uint64_t last_ns, seq;		/* LRU order */
+	uint64_t last_ns, seq; /* LRU order */
 	struct adapt_window w;
 };
 
 struct adapt {
 	struct adapt_class cls[ADAPT_CLASSES];
-	struct adapt_window node;	/* every class together: the fallback */
+	struct adapt_window node; /* every class together: the fallback */
 	uint64_t seq;
 	uint64_t evictions;
 };
@@ -115,8 +115,8 @@ struct adapt_choice {
 
 /* What adapt_info() reports about a class (or the node fallback). */
 struct adapt_info {
-	bool own;			/* the class's own window, not the node's */
-	uint32_t n;			/* samples in the window used */
+	bool own;   /* the class's own window, not the node's */
+	uint32_t n; /* samples in the window used */
 	uint32_t lo_us, mid_us, hi_us;
 	uint32_t hs_us;
 	uint64_t samples, censored, flushes;
@@ -134,26 +134,28 @@ void adapt_init(struct adapt *a);
  * SLEEPS nominal polls), CPU_NS = cost.cpu_ns.
  */
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-    const struct adapt_choice *used, uint64_t resp_ns, uint32_t sleeps,
-    uint32_t bmc_us, uint64_t cpu_ns, uint64_t now_ns);
+		  const struct adapt_choice *used, uint64_t resp_ns,
+		  uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
+		  uint64_t now_ns);
 /*
  * The policy for the next transaction of (NETFN, CMD) on a node with
  * policy POL (poll_us, poll_max_us, latency_target_us, cpu_budget_ppm are
  * read) whose poller CPU is now CPU_PPM_NOW (nodestats_cpu_ppm()).
  */
 void adapt_choose(const struct adapt *a, uint8_t netfn, uint8_t cmd,
-    const struct kcsmux_policy *pol, double cpu_ppm_now,
-    struct adapt_choice *out);
+		  const struct kcsmux_policy *pol, double cpu_ppm_now,
+		  struct adapt_choice *out);
 /* The window adapt_choose() would use for (NETFN, CMD); -1 if none. */
 int adapt_info(const struct adapt *a, uint8_t netfn, uint8_t cmd,
-    struct adapt_info *info);
+	       struct adapt_info *info);
 /*
  * What the node has learned, for kcsmuxctl show: FN(ARG, CLASS, INFO) for
  * each class in use (CLASS NULL: the node-wide window), CLASS's own
  * window each time (info->own true).
  */
 void adapt_each(const struct adapt *a,
-    void (*fn)(void *arg, const struct adapt_class *cls,
-    const struct adapt_info *info), void *arg);
+		void (*fn)(void *arg, const struct adapt_class *cls,
+			   const struct adapt_info *info),
+		void *arg);
 
 #endif /* KCSMUX_ADAPTIVE_H */

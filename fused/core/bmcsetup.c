@@ -35,7 +35,8 @@
 
 static bool queue(struct daemon *d, const uint8_t *req, size_t len,
 		  void (*done)(struct xact *, int, const uint8_t *,
-			       unsigned int), void *priv)
+			       unsigned int),
+		  void *priv)
 {
 	struct xact *x = xact_new(d, NULL);
 
@@ -73,7 +74,7 @@ static void set_done(struct xact *x, int status, const uint8_t *resp,
 		log_warn("BMC refused Set BMC Global Enables 0x%02x (cc 0x%02x)",
 			 asked, status || len < 3 ? 0xff : resp[2]);
 		if (d->bs.evbuf && (asked & ATN_GE_EVT_MSG_BUFF)) {
-			d->bs.evbuf = false;	/* as stock: no event buffer */
+			d->bs.evbuf = false; /* as stock: no event buffer */
 			log_warn("no event message buffer: the BMC's events "
 				 "reach clients only if it raises SMS_ATN");
 		}
@@ -150,7 +151,7 @@ static void chan_done(struct xact *x, int status, const uint8_t *resp,
 		bs->scan_nosys = true;
 	if (bs->scan_left && --bs->scan_left)
 		return;
-	if (bs->scan_nosys) {	/* no Get Channel Info: one IPMB, channel 0 */
+	if (bs->scan_nosys) { /* no Get Channel Info: one IPMB, channel 0 */
 		memset(bs->scan_media, 0, sizeof(bs->scan_media));
 		bs->scan_media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
 	}
@@ -170,7 +171,7 @@ void bmc_setup_start(struct daemon *d)
 	struct bmc_setup *bs = &d->bs;
 	struct timeval one = { 1, 0 };
 
-	if (d->be->bridges) {	/* the stock driver underneath does it */
+	if (d->be->bridges) { /* the stock driver underneath does it */
 		d->media_ready = true;
 		return;
 	}
@@ -188,7 +189,7 @@ void bmc_setup_start(struct daemon *d)
 			bs->scan_left--;
 	}
 	if (!bs->scan_left)
-		d->media_ready = true;	/* no memory: checks skipped */
+		d->media_ready = true; /* no memory: checks skipped */
 	bs->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
 	if (bs->tick)
 		event_add(bs->tick, &one);

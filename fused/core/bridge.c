@@ -35,8 +35,7 @@ static void atn_start(struct daemon *d);
 static void pump(struct daemon *d);
 
 /* A bridged request of owner is over (answered, failed or timed out). */
-static void finish(struct daemon *d, void *owner,
-		   const struct ipmb_user_msg *u)
+static void finish(struct daemon *d, void *owner, const struct ipmb_user_msg *u)
 {
 	d->up->bridged(d, owner, u);
 }
@@ -56,10 +55,9 @@ static void arm_timer(struct daemon *d)
 	evtimer_add(d->br.seq_timer, &tv);
 }
 
-static struct xact *internal_xact(struct daemon *d, const uint8_t *req,
-				  size_t len,
-				  void (*done)(struct xact *, int,
-					       const uint8_t *, unsigned int))
+static struct xact *
+internal_xact(struct daemon *d, const uint8_t *req, size_t len,
+	      void (*done)(struct xact *, int, const uint8_t *, unsigned int))
 {
 	struct xact *x = xact_new(d, NULL);
 
@@ -145,7 +143,7 @@ static void queue_send(struct daemon *d, const struct seqtab_entry *e)
 	struct xact *x = xact_new(d, NULL);
 
 	if (!x)
-		return;		/* the seq timer will retry or time it out */
+		return; /* the seq timer will retry or time it out */
 	memcpy(x->req, e->req, e->req_len);
 	x->req_len = e->req_len;
 	x->priv = (void *)(uintptr_t)e->token;
@@ -164,8 +162,7 @@ static void on_seq_timer(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while ((rv = seqtab_expire(&d->br.tab, now_ns(), &e)) !=
-	       SEQTAB_NONE) {
+	while ((rv = seqtab_expire(&d->br.tab, now_ns(), &e)) != SEQTAB_NONE) {
 		if (rv == SEQTAB_RESEND) {
 			queue_send(d, &e);
 		} else {
@@ -191,11 +188,12 @@ static void handle_result(struct daemon *d, struct atn_result *res)
 		break;
 	case ATN_IPMB_RESPONSE:
 		log_debug("bridge: IPMB response seq %u ch %u sa %#x netfn %#x "
-			  "cmd %#x", res->rx.seq, res->rx.channel,
-			  res->rx.src_sa, res->rx.netfn, res->rx.cmd);
+			  "cmd %#x",
+			  res->rx.seq, res->rx.channel, res->rx.src_sa,
+			  res->rx.netfn, res->rx.cmd);
 		if (seqtab_match(&d->br.tab, res->rx.seq, res->rx.channel,
-				 res->rx.src_sa, res->rx.src_lun,
-				 res->rx.netfn, res->rx.cmd, &gone) == 0) {
+				 res->rx.src_sa, res->rx.src_lun, res->rx.netfn,
+				 res->rx.cmd, &gone) == 0) {
 			ipmb_user_response(&gone.addr, gone.msgid, gone.cmd,
 					   &res->rx, &u);
 			finish(d, gone.owner, &u);
@@ -207,10 +205,10 @@ static void handle_result(struct daemon *d, struct atn_result *res)
 		if (d->up->command(d, &u, res->rx.netfn, res->rx.cmd,
 				   res->rx.channel))
 			break;
-		n = ipmb_build_invalid_cmd_reply(&res->rx, d->my_address,
-						 req, sizeof(req));
-		if (n > 0 && (x = internal_xact(d, req, (size_t)n,
-						fire_and_forget)))
+		n = ipmb_build_invalid_cmd_reply(&res->rx, d->my_address, req,
+						 sizeof(req));
+		if (n > 0 &&
+		    (x = internal_xact(d, req, (size_t)n, fire_and_forget)))
 			xact_enqueue(x);
 		break;
 	default:
@@ -244,7 +242,7 @@ static void atn_done(struct xact *x, int status, const uint8_t *resp,
 			snprintf(hex + 3 * i, 4, " %02x", resp[i]);
 		log_debug("atn: dropped invalid message:%s", hex);
 	}
-	handle_result(d, &res);	/* res.rx points into resp: before free */
+	handle_result(d, &res); /* res.rx points into resp: before free */
 	xact_free(x);
 	if (n > 0 && (nx = internal_xact(d, req, (size_t)n, atn_done))) {
 		xact_enqueue(nx);
@@ -276,7 +274,7 @@ static unsigned int node_count(struct daemon *d)
 	unsigned int k = 0;
 	struct node *n;
 
-	LIST_FOREACH(n, &d->nodes, link)
+	LIST_FOREACH (n, &d->nodes, link)
 		k++;
 	return k ? k : 1;
 }
@@ -350,8 +348,8 @@ int bridge_send(struct node *nd, void *owner, const struct abi_addr *addr,
 	/* Each node gets its share of the 64 slots: one node's clients
 	 * cannot take them all from the others (-EAGAIN, as a full table). */
 	r.group = nd;
-	r.group_max = SEQTAB_SLOTS / node_count(d) ?
-		      SEQTAB_SLOTS / node_count(d) : 1;
+	r.group_max =
+		SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
 	n = seqtab_alloc(&d->br.tab, &r, now_ns(), &e);
 	if (n < 0)
 		return n;

@@ -47,7 +47,7 @@ static void be_completion(void *arg, uint64_t cookie, int status,
 
 static void be_hosed(void *arg)
 {
-	bmc_setup_recheck(arg);		/* as stock after a hosed interface */
+	bmc_setup_recheck(arg); /* as stock after a hosed interface */
 }
 
 static void be_attention(void *arg)
@@ -91,13 +91,13 @@ struct node **core_nodes(struct daemon *d, size_t *count)
 	size_t i = 0;
 
 	*count = 0;
-	LIST_FOREACH(n, &d->nodes, link)
+	LIST_FOREACH (n, &d->nodes, link)
 		if (!n->dying)
 			i++;
 	if (i == 0 || (v = calloc(i, sizeof(*v))) == NULL)
 		return NULL;
 	i = 0;
-	LIST_FOREACH(n, &d->nodes, link)
+	LIST_FOREACH (n, &d->nodes, link)
 		if (!n->dying)
 			v[i++] = n;
 	qsort(v, i, sizeof(*v), node_order);

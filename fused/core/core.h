@@ -47,12 +47,12 @@ TAILQ_HEAD(xact_list, xact);
 
 /* What nodestats does not count. */
 struct node_counters {
-	uint64_t denied;	/* refused by the access list (cc 0xd4) */
-	uint64_t busy;		/* EBUSY: outstanding or client limits */
+	uint64_t denied; /* refused by the access list (cc 0xd4) */
+	uint64_t busy;	 /* EBUSY: outstanding or client limits */
 	uint64_t opens;
-	uint64_t sleeps;	/* poller sleeps of its transactions */
-	uint64_t throttled;	/* run cheaply: the node was over cpu_budget */
-	uint64_t held;		/* its queue held until back under budget */
+	uint64_t sleeps;    /* poller sleeps of its transactions */
+	uint64_t throttled; /* run cheaply: the node was over cpu_budget */
+	uint64_t held;	    /* its queue held until back under budget */
 	/* buffers guessed (client.c), and guessed rightly: a round trip
 	 * saved; [0] SEND, [1] RECEIVE */
 	uint64_t guesses[2];
@@ -75,19 +75,19 @@ struct node {
 	/* the front end's: CUSE session and open files (cuse/node.c) */
 	struct fuse_session *se;
 	struct event *ev;
-	void *buf;			/* struct fuse_buf, reused */
-	struct event *ready_ev;		/* waiting for /dev/NAME to appear */
+	void *buf;		/* struct fuse_buf, reused */
+	struct event *ready_ev; /* waiting for /dev/NAME to appear */
 	unsigned int ready_tries;
-	bool ready;			/* CUSE INIT done, device exists */
+	bool ready; /* CUSE INIT done, device exists */
 	bool dying;
-	unsigned int links;		/* /dev/ipmi/N, /dev/ipmidev/N made */
+	unsigned int links; /* /dev/ipmi/N, /dev/ipmidev/N made */
 	struct client_list clients;
 	unsigned int nclients;
 
 	/* the core's */
-	struct sched_flow flow;		/* its queue in the scheduler */
+	struct sched_flow flow; /* its queue in the scheduler */
 	struct nodestats st;
-	struct adapt adapt;		/* backoff = adaptive: the BMC's times */
+	struct adapt adapt; /* backoff = adaptive: the BMC's times */
 	struct node_counters cnt;
 	struct log_rl rl_denied;
 	/* The node's own IPMB source address and LUN per channel
@@ -124,28 +124,28 @@ struct core_upcalls {
 struct bridge {
 	struct seqtab tab;
 	struct atn atn;
-	struct xact_list pending;	/* Send Messages not yet started */
-	bool sending;		/* a Send Message is out or its ATN run */
-	bool send_out;		/* ... the Send Message itself */
+	struct xact_list pending; /* Send Messages not yet started */
+	bool sending;		  /* a Send Message is out or its ATN run */
+	bool send_out;		  /* ... the Send Message itself */
 	struct event *seq_timer;
 };
 
 /* BMC global enables and the channel scan (bmcsetup.c). */
 struct bmc_setup {
-	bool on;		/* started: a raw KCS we set up ourselves */
+	bool on; /* started: a raw KCS we set up ourselves */
 	struct event *tick;
-	bool evbuf;		/* the BMC took the event buffer bit */
-	bool checking;		/* a Get/Set Global Enables is out */
-	bool pending;		/* check at the next tick (hosed, reset) */
+	bool evbuf;    /* the BMC took the event buffer bit */
+	bool checking; /* a Get/Set Global Enables is out */
+	bool pending;  /* check at the next tick (hosed, reset) */
 	uint8_t scan_media[ABI_MAX_CHANNELS];
 	unsigned int scan_left;
 	bool scan_nosys;
 	struct log_rl rl_get;
 };
 
-struct frontend;	/* the front end's daemon-wide state (cuse/cuse.h) */
-struct control;		/* admin/control.c's */
-struct metrics;		/* admin/metrics.c's */
+struct frontend; /* the front end's daemon-wide state (cuse/cuse.h) */
+struct control;	 /* admin/control.c's */
+struct metrics;	 /* admin/metrics.c's */
 
 struct daemon {
 	struct event_base *base;
@@ -154,13 +154,13 @@ struct daemon {
 	struct node_list nodes;
 	struct backend *be;
 	struct sched sched;
-	struct event *retry_ev;		/* a rate-limited node gets a token */
+	struct event *retry_ev; /* a rate-limited node gets a token */
 	uint64_t next_client_id;
 	uint64_t next_xact_id;
-	struct xact_list running;	/* submitted to the backend (xact.c) */
-	struct xact_list internal;	/* the daemon's own, ahead of nodes */
-	struct sdrc *sdrc;		/* SDR/FRU cache, NULL until used */
-	struct xact_list sdr_parked;	/* waiting for the cache to fill */
+	struct xact_list running;    /* submitted to the backend (xact.c) */
+	struct xact_list internal;   /* the daemon's own, ahead of nodes */
+	struct sdrc *sdrc;	     /* SDR/FRU cache, NULL until used */
+	struct xact_list sdr_parked; /* waiting for the cache to fill */
 	struct bridge br;
 	struct bmc_setup bs;
 	const struct core_upcalls *up;
@@ -173,18 +173,18 @@ struct daemon {
 	uint8_t my_lun;
 	uint8_t chan_address[ABI_MAX_CHANNELS];
 	uint8_t chan_lun[ABI_MAX_CHANNELS];
-	int maintenance_mode;		/* 0 auto, 1 off, 2 on */
+	int maintenance_mode; /* 0 auto, 1 off, 2 on */
 	/* channel media from the scan at start (bmcsetup.c) */
 	uint8_t media[ABI_MAX_CHANNELS];
 	bool media_ready;
-	bool dropped;			/* running as cfg.user */
-	bool sandboxed;			/* the seccomp filter is in */
-	int notify_fd;			/* $NOTIFY_SOCKET, connected (notify.c) */
+	bool dropped;	/* running as cfg.user */
+	bool sandboxed; /* the seccomp filter is in */
+	int notify_fd;	/* $NOTIFY_SOCKET, connected (notify.c) */
 
 	/* the last reload (SIGHUP or kcsmuxctl reload), for the metrics */
 	uint64_t reloads, reload_failures;
-	bool last_reload_ok;		/* true before any reload */
-	uint64_t last_reload_unix;	/* seconds since the epoch, 0: none */
+	bool last_reload_ok;	   /* true before any reload */
+	uint64_t last_reload_unix; /* seconds since the epoch, 0: none */
 
 	/* admin/'s: the control socket (control_init allocates it,
 	 * control_fini frees it) and the metrics server (metrics_init,
@@ -195,7 +195,6 @@ struct daemon {
 	struct metrics *mx;
 	void (*reloaded)(struct daemon *d);
 };
-
 
 /* core.c: what the backend reports to (the daemon as its arg):
  * completions, a hosed interface, SMS_ATN, events, room to submit. */

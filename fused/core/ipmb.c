@@ -22,8 +22,7 @@ uint8_t ipmb_checksum(const uint8_t *p, size_t n)
 
 /* Send Message's own header (netfn, cmd, channel) in a request of LEN
  * bytes, once LEN is known to fit. */
-static int send_msg_start(uint8_t *out, size_t cap, size_t len,
-			  uint8_t channel)
+static int send_msg_start(uint8_t *out, size_t cap, size_t len, uint8_t channel)
 {
 	if (len > ABI_MAX_MSG_LENGTH)
 		return -EMSGSIZE;
@@ -31,7 +30,7 @@ static int send_msg_start(uint8_t *out, size_t cap, size_t len,
 		return -ENOSPC;
 	out[0] = IPMI_NETFN_APP_REQUEST << 2;
 	out[1] = IPMI_SEND_MSG_CMD;
-	out[2] = channel;	/* no tracking bits */
+	out[2] = channel; /* no tracking bits */
 	return 0;
 }
 
@@ -52,7 +51,7 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 {
 	size_t b = tx->broadcast ? 1 : 0;
 	size_t len = (size_t)tx->data_len + IPMB_SEND_OVERHEAD + b;
-	uint8_t *f;	/* the IPMB frame, after the optional broadcast byte */
+	uint8_t *f; /* the IPMB frame, after the optional broadcast byte */
 	int rv;
 
 	if (tx->channel >= ABI_MAX_CHANNELS || (tx->data_len && !tx->data))
@@ -140,7 +139,7 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
 	if ((rsp[4] & 0x04) && len < IPMB_MIN_GET_RSP)
 		return -EINVAL;
 	if (len > ABI_MAX_MSG_LENGTH)
-		len = ABI_MAX_MSG_LENGTH;	/* cannot come from KCS */
+		len = ABI_MAX_MSG_LENGTH; /* cannot come from KCS */
 
 	memset(out, 0, sizeof(*out));
 	out->channel = rsp[3] & 0x0f;

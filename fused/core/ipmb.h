@@ -35,32 +35,33 @@
 
 #include "util/ipmi_msg.h"
 
-#define IPMB_DEFAULT_SA		0x20	/* IPMI_BMC_SLAVE_ADDR: the driver's
+#define IPMB_DEFAULT_SA \
+	0x20		      /* IPMI_BMC_SLAVE_ADDR: the driver's
 					   default own address on every channel */
-#define IPMB_DEFAULT_LUN	2	/* the driver's default own LUN (SMS) */
-#define IPMB_SEQ_MASK		0x3f	/* 6-bit IPMB sequence number */
+#define IPMB_DEFAULT_LUN 2    /* the driver's default own LUN (SMS) */
+#define IPMB_SEQ_MASK	 0x3f /* 6-bit IPMB sequence number */
 /* Send Message bytes around the data: 3 (netfn, cmd, channel) + 6 header
  * + 1 trailing checksum; + 1 for a broadcast. */
-#define IPMB_SEND_OVERHEAD	10
-#define IPMB_GET_MSG_HDR	4	/* netfn, cmd, cc, channel */
-#define IPMB_MIN_GET_CMD	10	/* Get Message length of a command */
-#define IPMB_MIN_GET_RSP	11	/* ... of a response (it has a cc) */
+#define IPMB_SEND_OVERHEAD 10
+#define IPMB_GET_MSG_HDR   4  /* netfn, cmd, cc, channel */
+#define IPMB_MIN_GET_CMD   10 /* Get Message length of a command */
+#define IPMB_MIN_GET_RSP   11 /* ... of a response (it has a cc) */
 
 /* The two's complement of the byte sum of p[0..n). */
 uint8_t ipmb_checksum(const uint8_t *p, size_t n);
 
 /* One IPMB message to put on the bus. */
 struct ipmb_tx {
-	uint8_t channel;	/* 0..15 */
-	bool broadcast;		/* prefix the frame with the 0x00 byte */
-	uint8_t dest_sa;	/* responder for a request, requester for a
+	uint8_t channel;  /* 0..15 */
+	bool broadcast;	  /* prefix the frame with the 0x00 byte */
+	uint8_t dest_sa;  /* responder for a request, requester for a
 				   response */
-	uint8_t dest_lun;	/* & 3 */
-	uint8_t netfn;		/* even: request; odd: response */
+	uint8_t dest_lun; /* & 3 */
+	uint8_t netfn;	  /* even: request; odd: response */
 	uint8_t cmd;
-	uint8_t src_sa;		/* my address on that channel */
-	uint8_t src_lun;	/* my LUN, & 3 */
-	uint8_t seq;		/* & IPMB_SEQ_MASK */
+	uint8_t src_sa;	 /* my address on that channel */
+	uint8_t src_lun; /* my LUN, & 3 */
+	uint8_t seq;	 /* & IPMB_SEQ_MASK */
 	const uint8_t *data;
 	uint16_t data_len;
 };
@@ -101,22 +102,22 @@ int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 
 /* An IPMB message taken out of a Get Message response. */
 struct ipmb_rx {
-	uint8_t channel;	/* rsp[3] & 0x0f */
-	uint8_t priv;		/* rsp[3] >> 4 (privilege level) */
-	bool is_response;	/* netfn is odd */
-	uint8_t netfn;		/* as on the wire (odd for a response) */
-	uint8_t dest_lun;	/* the LUN it was sent to (mine) */
-	uint8_t dest_sa;	/* the destination address that checksum 1
+	uint8_t channel;  /* rsp[3] & 0x0f */
+	uint8_t priv;	  /* rsp[3] >> 4 (privilege level) */
+	bool is_response; /* netfn is odd */
+	uint8_t netfn;	  /* as on the wire (odd for a response) */
+	uint8_t dest_lun; /* the LUN it was sent to (mine) */
+	uint8_t dest_sa;  /* the destination address that checksum 1
 				   implies (the byte itself is not in the
 				   Get Message data) */
-	uint8_t src_sa;		/* sender: the responder of a response, the
+	uint8_t src_sa;	  /* sender: the responder of a response, the
 				   requester of a command */
 	uint8_t src_lun;
 	uint8_t seq;
 	uint8_t cmd;
-	const uint8_t *data;	/* into the caller's buffer; for a response
+	const uint8_t *data; /* into the caller's buffer; for a response
 				   data[0] is the completion code */
-	uint16_t data_len;	/* without the trailing checksum */
+	uint16_t data_len;   /* without the trailing checksum */
 };
 
 /*

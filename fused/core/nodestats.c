@@ -8,19 +8,18 @@
 
 #include "core/nodestats.h"
 
-#define US	1000ULL
-#define MS	1000000ULL
-#define S	1000000000ULL
+#define US 1000ULL
+#define MS 1000000ULL
+#define S  1000000000ULL
 
 /* 1, 1.5, 2, 3, 4, 5, 7 per decade, 50 us .. 10 s. */
 const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS] = {
-	50 * US, 70 * US,
-	100 * US, 150 * US, 200 * US, 300 * US, 400 * US, 500 * US, 700 * US,
-	1 * MS, 1500 * US, 2 * MS, 3 * MS, 4 * MS, 5 * MS, 7 * MS,
-	10 * MS, 15 * MS, 20 * MS, 30 * MS, 40 * MS, 50 * MS, 70 * MS,
-	100 * MS, 150 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS, 700 * MS,
-	1 * S, 1500 * MS, 2 * S, 3 * S, 4 * S, 5 * S, 7 * S,
-	10 * S,
+	50 * US,  70 * US,  100 * US, 150 * US,	 200 * US, 300 * US, 400 * US,
+	500 * US, 700 * US, 1 * MS,   1500 * US, 2 * MS,   3 * MS,   4 * MS,
+	5 * MS,	  7 * MS,   10 * MS,  15 * MS,	 20 * MS,  30 * MS,  40 * MS,
+	50 * MS,  70 * MS,  100 * MS, 150 * MS,	 200 * MS, 300 * MS, 400 * MS,
+	500 * MS, 700 * MS, 1 * S,    1500 * MS, 2 * S,	   3 * S,    4 * S,
+	5 * S,	  7 * S,    10 * S,
 };
 
 void nodestats_hist_init(struct nodestats_hist *h)
@@ -57,7 +56,7 @@ void nodestats_hist_add(struct nodestats_hist *h, uint64_t v)
 }
 
 void nodestats_hist_merge(struct nodestats_hist *dst,
-    const struct nodestats_hist *src)
+			  const struct nodestats_hist *src)
 {
 	size_t i;
 
@@ -88,11 +87,11 @@ uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q)
 			break;
 		cum += (double)h->bucket[i];
 	}
-	if (i == NODESTATS_NBUCKETS)	/* rounding: rank just below count */
+	if (i == NODESTATS_NBUCKETS) /* rounding: rank just below count */
 		return h->max_ns;
 	lo = i == 0 ? 0 : (double)nodestats_bounds_ns[i - 1];
 	hi = i == NODESTATS_NBOUNDS ? (double)h->max_ns :
-	    (double)nodestats_bounds_ns[i];
+				      (double)nodestats_bounds_ns[i];
 	if (lo < (double)h->min_ns)
 		lo = (double)h->min_ns;
 	if (hi > (double)h->max_ns)
@@ -104,7 +103,7 @@ uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q)
 }
 
 void nodestats_cpu_init(struct nodestats_cpu *c, uint64_t now_ns,
-    uint64_t tau_ns)
+			uint64_t tau_ns)
 {
 	c->tau_ns = tau_ns == 0 ? NODESTATS_CPU_TAU_NS : tau_ns;
 	c->last_ns = now_ns;
@@ -115,12 +114,11 @@ static double cpu_acc_at(const struct nodestats_cpu *c, uint64_t now)
 {
 	if (now <= c->last_ns)
 		return c->acc_ns;
-	return c->acc_ns *
-	    exp(-(double)(now - c->last_ns) / (double)c->tau_ns);
+	return c->acc_ns * exp(-(double)(now - c->last_ns) / (double)c->tau_ns);
 }
 
 void nodestats_cpu_add(struct nodestats_cpu *c, uint64_t now_ns,
-    uint64_t cpu_ns)
+		       uint64_t cpu_ns)
 {
 	c->acc_ns = cpu_acc_at(c, now_ns) + (double)cpu_ns;
 	if (now_ns > c->last_ns)
@@ -133,13 +131,13 @@ double nodestats_cpu_ppm(const struct nodestats_cpu *c, uint64_t now_ns)
 }
 
 bool nodestats_cpu_over(const struct nodestats_cpu *c, uint64_t now_ns,
-    uint32_t budget_ppm)
+			uint32_t budget_ppm)
 {
 	return budget_ppm != 0 && nodestats_cpu_ppm(c, now_ns) > budget_ppm;
 }
 
-uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c,
-    uint64_t now_ns, uint32_t budget_ppm)
+uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c, uint64_t now_ns,
+				uint32_t budget_ppm)
 {
 	double ratio, dt;
 	uint64_t t;
@@ -155,8 +153,7 @@ uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c,
 	return t > now_ns ? t : now_ns;
 }
 
-void nodestats_init(struct nodestats *st, uint64_t now_ns,
-    uint64_t cpu_tau_ns)
+void nodestats_init(struct nodestats *st, uint64_t now_ns, uint64_t cpu_tau_ns)
 {
 	memset(st, 0, sizeof(*st));
 	nodestats_hist_init(&st->latency);
@@ -186,7 +183,7 @@ void nodestats_dispatch(struct nodestats *st, uint64_t queue_wait_ns)
 }
 
 void nodestats_complete(struct nodestats *st, uint64_t now_ns,
-    const struct nodestats_txn *txn)
+			const struct nodestats_txn *txn)
 {
 	st->completed++;
 	if (txn->error)

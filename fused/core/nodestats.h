@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NODESTATS_NBOUNDS	38			/* finite bounds */
-#define NODESTATS_NBUCKETS	(NODESTATS_NBOUNDS + 1)	/* + Inf */
-#define NODESTATS_CPU_TAU_NS	1000000000ULL
+#define NODESTATS_NBOUNDS    38			     /* finite bounds */
+#define NODESTATS_NBUCKETS   (NODESTATS_NBOUNDS + 1) /* + Inf */
+#define NODESTATS_CPU_TAU_NS 1000000000ULL
 
 /* Bucket i holds values in (bound[i - 1], bound[i]]; the last is +Inf. */
 extern const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS];
@@ -43,34 +43,34 @@ extern const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS];
 struct nodestats_hist {
 	uint64_t count;
 	uint64_t sum_ns;
-	uint64_t min_ns;		/* UINT64_MAX when empty */
+	uint64_t min_ns; /* UINT64_MAX when empty */
 	uint64_t max_ns;
-	uint64_t bucket[NODESTATS_NBUCKETS];	/* not cumulative */
+	uint64_t bucket[NODESTATS_NBUCKETS]; /* not cumulative */
 };
 
 struct nodestats_cpu {
 	uint64_t tau_ns;
-	uint64_t last_ns;		/* time of acc_ns */
-	double acc_ns;			/* decayed sum at last_ns */
+	uint64_t last_ns; /* time of acc_ns */
+	double acc_ns;	  /* decayed sum at last_ns */
 };
 
 /* What one finished request cost; the daemon fills it from its own clock
  * and struct kcsraw_cost. */
 struct nodestats_txn {
-	uint64_t latency_ns;		/* client's write() to the response */
-	uint64_t service_ns;		/* the interface busy with it */
-	uint64_t cpu_ns;		/* kcsraw_cost.cpu_ns */
-	uint64_t spin_ns;		/* kcsraw_cost.spin_ns */
-	bool error;			/* status != 0, hosed or made-up cc */
+	uint64_t latency_ns; /* client's write() to the response */
+	uint64_t service_ns; /* the interface busy with it */
+	uint64_t cpu_ns;     /* kcsraw_cost.cpu_ns */
+	uint64_t spin_ns;    /* kcsraw_cost.spin_ns */
+	bool error;	     /* status != 0, hosed or made-up cc */
 };
 
 struct nodestats {
-	uint64_t requests;		/* accepted into the node's queue */
-	uint64_t rejected;		/* refused: queue full (EBUSY) */
-	uint64_t cancelled;		/* removed before they ran */
-	uint64_t dispatched;		/* started on the interface */
-	uint64_t completed;		/* finished, any outcome */
-	uint64_t errors;		/* ... with txn.error */
+	uint64_t requests;   /* accepted into the node's queue */
+	uint64_t rejected;   /* refused: queue full (EBUSY) */
+	uint64_t cancelled;  /* removed before they ran */
+	uint64_t dispatched; /* started on the interface */
+	uint64_t completed;  /* finished, any outcome */
+	uint64_t errors;     /* ... with txn.error */
 	uint64_t service_ns;
 	uint64_t cpu_ns;
 	uint64_t spin_ns;
@@ -80,22 +80,21 @@ struct nodestats {
 };
 
 /* cpu_tau_ns 0: NODESTATS_CPU_TAU_NS. Zeroes everything. */
-void nodestats_init(struct nodestats *st, uint64_t now_ns,
-    uint64_t cpu_tau_ns);
+void nodestats_init(struct nodestats *st, uint64_t now_ns, uint64_t cpu_tau_ns);
 void nodestats_request(struct nodestats *st);
 void nodestats_reject(struct nodestats *st);
 void nodestats_cancel(struct nodestats *st);
 /* A request started after waiting QUEUE_WAIT_NS in the daemon's queue. */
 void nodestats_dispatch(struct nodestats *st, uint64_t queue_wait_ns);
 void nodestats_complete(struct nodestats *st, uint64_t now_ns,
-    const struct nodestats_txn *txn);
+			const struct nodestats_txn *txn);
 
 void nodestats_hist_init(struct nodestats_hist *h);
 /* Index of the bucket VALUE_NS falls in (NODESTATS_NBUCKETS - 1: +Inf). */
 size_t nodestats_bucket(uint64_t value_ns);
 void nodestats_hist_add(struct nodestats_hist *h, uint64_t value_ns);
 void nodestats_hist_merge(struct nodestats_hist *dst,
-    const struct nodestats_hist *src);
+			  const struct nodestats_hist *src);
 /*
  * Estimated Q-quantile (0 <= Q <= 1), as Prometheus' histogram_quantile():
  * rank Q * count, linear within the bucket holding it, the bucket's range
@@ -105,20 +104,20 @@ void nodestats_hist_merge(struct nodestats_hist *dst,
 uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q);
 
 void nodestats_cpu_init(struct nodestats_cpu *c, uint64_t now_ns,
-    uint64_t tau_ns);
+			uint64_t tau_ns);
 void nodestats_cpu_add(struct nodestats_cpu *c, uint64_t now_ns,
-    uint64_t cpu_ns);
+		       uint64_t cpu_ns);
 /* Estimated CPU use at NOW_NS, in ppm of one CPU (1000000: one CPU). */
 double nodestats_cpu_ppm(const struct nodestats_cpu *c, uint64_t now_ns);
 /* Over BUDGET_PPM (0: no budget, never over)? */
 bool nodestats_cpu_over(const struct nodestats_cpu *c, uint64_t now_ns,
-    uint32_t budget_ppm);
+			uint32_t budget_ppm);
 /*
  * When the estimate falls to BUDGET_PPM if the node uses no more CPU:
  * NOW_NS if it is not over (or there is no budget). For holding a node
  * back until it is under budget again.
  */
-uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c,
-    uint64_t now_ns, uint32_t budget_ppm);
+uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c, uint64_t now_ns,
+				uint32_t budget_ppm);
 
 #endif /* KCSMUX_NODESTATS_H */

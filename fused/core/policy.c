@@ -12,7 +12,7 @@
 
 #include "core/policy.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * Presets, documented (with the reasons) in kcsmux.conf(5). The order is
@@ -45,16 +45,13 @@ static const struct kcsmux_policy presets[] = {
 	},
 };
 
-static const char *const preset_names[] = {
-	"normal", "interactive", "monitor", "bulk", NULL
-};
+static const char *const preset_names[] = { "normal", "interactive", "monitor",
+					    "bulk", NULL };
 static const char *const backoff_names[] = { "fixed", "exp", "adaptive", NULL };
-static const char *const prio_names[] = {
-	"interactive", "normal", "bulk", NULL
-};
-static const char *const access_names[] = {
-	"none", "readonly", "sensors", "monitoring", "all", NULL
-};
+static const char *const prio_names[] = { "interactive", "normal", "bulk",
+					  NULL };
+static const char *const access_names[] = { "none",	  "readonly", "sensors",
+					    "monitoring", "all",      NULL };
 
 enum kind { K_U32, K_FIXED, K_ENUM, K_BOOL };
 
@@ -63,46 +60,82 @@ struct pkey {
 	const char *name;
 	enum kind kind;
 	size_t off;
-	uint32_t min, max;		/* K_U32; K_FIXED: max, scaled */
-	unsigned decimals;		/* K_FIXED */
-	const char *suffix;		/* K_FIXED: required unit suffix */
-	const char *word;		/* alias for wordval */
+	uint32_t min, max;  /* K_U32; K_FIXED: max, scaled */
+	unsigned decimals;  /* K_FIXED */
+	const char *suffix; /* K_FIXED: required unit suffix */
+	const char *word;   /* alias for wordval */
 	uint32_t wordval;
-	bool empty;			/* "" means wordval too */
-	const char *const *names;	/* K_ENUM */
+	bool empty;		  /* "" means wordval too */
+	const char *const *names; /* K_ENUM */
 };
 
-#define OFF(f)	offsetof(struct kcsmux_policy, f)
+#define OFF(f) offsetof(struct kcsmux_policy, f)
 
 _Static_assert(sizeof(enum kcsmux_backoff) == sizeof(int) &&
-    sizeof(enum kcsmux_prio) == sizeof(int), "enum fields are read as int");
+		       sizeof(enum kcsmux_prio) == sizeof(int),
+	       "enum fields are read as int");
 
 static const struct pkey pkeys[] = {
-	{ .name = "max_busy_us", .kind = K_U32, .off = OFF(max_busy_us),
-	  .max = 1000000, .word = "unlimited", .wordval = KCSMUX_UNLIMITED },
-	{ .name = "poll_us", .kind = K_U32, .off = OFF(poll_us),
-	  .min = 1, .max = 1000000 },
-	{ .name = "poll_max_us", .kind = K_U32, .off = OFF(poll_max_us),
-	  .min = 1, .max = 1000000 },
-	{ .name = "backoff", .kind = K_ENUM, .off = OFF(backoff),
+	{ .name = "max_busy_us",
+	  .kind = K_U32,
+	  .off = OFF(max_busy_us),
+	  .max = 1000000,
+	  .word = "unlimited",
+	  .wordval = KCSMUX_UNLIMITED },
+	{ .name = "poll_us",
+	  .kind = K_U32,
+	  .off = OFF(poll_us),
+	  .min = 1,
+	  .max = 1000000 },
+	{ .name = "poll_max_us",
+	  .kind = K_U32,
+	  .off = OFF(poll_max_us),
+	  .min = 1,
+	  .max = 1000000 },
+	{ .name = "backoff",
+	  .kind = K_ENUM,
+	  .off = OFF(backoff),
 	  .names = backoff_names },
 	{ .name = "use_irq", .kind = K_BOOL, .off = OFF(use_irq) },
-	{ .name = "cpu_budget", .kind = K_FIXED, .off = OFF(cpu_budget_ppm),
-	  .max = 1000000, .decimals = 4, .suffix = "%", .word = "none",
+	{ .name = "cpu_budget",
+	  .kind = K_FIXED,
+	  .off = OFF(cpu_budget_ppm),
+	  .max = 1000000,
+	  .decimals = 4,
+	  .suffix = "%",
+	  .word = "none",
 	  .empty = true },
-	{ .name = "latency_target_us", .kind = K_U32,
-	  .off = OFF(latency_target_us), .max = 60000000, .word = "none",
+	{ .name = "latency_target_us",
+	  .kind = K_U32,
+	  .off = OFF(latency_target_us),
+	  .max = 60000000,
+	  .word = "none",
 	  .empty = true },
-	{ .name = "priority", .kind = K_ENUM, .off = OFF(prio),
+	{ .name = "priority",
+	  .kind = K_ENUM,
+	  .off = OFF(prio),
 	  .names = prio_names },
-	{ .name = "weight", .kind = K_U32, .off = OFF(weight),
-	  .min = 1, .max = 10000 },
-	{ .name = "rate", .kind = K_FIXED, .off = OFF(rate_milli),
-	  .max = 100000000, .decimals = 3, .word = "unlimited" },
-	{ .name = "burst", .kind = K_U32, .off = OFF(burst),
-	  .min = 1, .max = 10000 },
-	{ .name = "queue", .kind = K_U32, .off = OFF(queue),
-	  .min = 1, .max = 10000 },
+	{ .name = "weight",
+	  .kind = K_U32,
+	  .off = OFF(weight),
+	  .min = 1,
+	  .max = 10000 },
+	{ .name = "rate",
+	  .kind = K_FIXED,
+	  .off = OFF(rate_milli),
+	  .max = 100000000,
+	  .decimals = 3,
+	  .word = "unlimited" },
+	{ .name = "burst",
+	  .kind = K_U32,
+	  .off = OFF(burst),
+	  .min = 1,
+	  .max = 10000 },
+	{ .name = "queue",
+	  .kind = K_U32,
+	  .off = OFF(queue),
+	  .min = 1,
+	  .max = 10000 },
 };
 
 _Static_assert(ARRAY_SIZE(pkeys) <= 32, "policy_merge() masks are 32 bits");
@@ -140,7 +173,7 @@ static int parse_dec(const char *v, uint64_t max, uint64_t *out)
 
 /* "12", "12.5" with up to DEC fraction digits, scaled by 10^DEC. */
 static int parse_scaled(const char *v, unsigned dec, uint64_t max,
-    uint64_t *out)
+			uint64_t *out)
 {
 	uint64_t n = 0;
 	unsigned frac = 0;
@@ -181,33 +214,37 @@ static void format_scaled(char *buf, size_t len, uint64_t val, unsigned dec)
 	if (val % scale == 0 || n < 0 || (size_t)n >= len)
 		return;
 	n += snprintf(buf + n, len - (size_t)n, ".%0*llu", (int)dec,
-	    (unsigned long long)(val % scale));
+		      (unsigned long long)(val % scale));
 	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
 		buf[--n] = '\0';
 }
 
 int value_u32(const char *key, const char *v, uint32_t min, uint32_t max,
-    uint32_t *out, char **cause)
+	      uint32_t *out, char **cause)
 {
 	uint64_t n;
 
 	if (parse_dec(v, max, &n) == -1 || n < min)
-		return value_error(cause, "%s: expected an integer from %u to "
-		    "%u, not '%s'", key, min, max, v);
+		return value_error(cause,
+				   "%s: expected an integer from %u to "
+				   "%u, not '%s'",
+				   key, min, max, v);
 	*out = (uint32_t)n;
 	return 0;
 }
 
-int value_fixed(const char *key, const char *v, unsigned decimals,
-    uint32_t max, uint32_t *out, char **cause)
+int value_fixed(const char *key, const char *v, unsigned decimals, uint32_t max,
+		uint32_t *out, char **cause)
 {
 	char hi[32];
 	uint64_t n;
 
 	if (parse_scaled(v, decimals, max, &n) == -1) {
 		format_scaled(hi, sizeof(hi), max, decimals);
-		return value_error(cause, "%s: expected a number from 0 to %s "
-		    "with up to %u decimals, not '%s'", key, hi, decimals, v);
+		return value_error(cause,
+				   "%s: expected a number from 0 to %s "
+				   "with up to %u decimals, not '%s'",
+				   key, hi, decimals, v);
 	}
 	*out = (uint32_t)n;
 	return 0;
@@ -225,8 +262,10 @@ int value_bool(const char *key, const char *v, bool *out, char **cause)
 			return 0;
 		}
 	}
-	return value_error(cause, "%s: expected yes/no, true/false, on/off or "
-	    "1/0, not '%s'", key, v);
+	return value_error(cause,
+			   "%s: expected yes/no, true/false, on/off or "
+			   "1/0, not '%s'",
+			   key, v);
 }
 
 /* "a, b or c" for messages. */
@@ -236,8 +275,9 @@ static void join_names(char *buf, size_t len, const char *const *names)
 
 	buf[0] = '\0';
 	for (i = 0; names[i] != NULL && n < len; i++) {
-		const char *sep = i == 0 ? "" :
-		    names[i + 1] == NULL ? " or " : ", ";
+		const char *sep = i == 0	       ? "" :
+				  names[i + 1] == NULL ? " or " :
+							 ", ";
 		int w = snprintf(buf + n, len - n, "%s%s", sep, names[i]);
 
 		if (w < 0)
@@ -247,7 +287,7 @@ static void join_names(char *buf, size_t len, const char *const *names)
 }
 
 int value_enum(const char *key, const char *v, const char *const *names,
-    char **cause)
+	       char **cause)
 {
 	const char *near;
 	char all[128];
@@ -259,8 +299,10 @@ int value_enum(const char *key, const char *v, const char *const *names,
 	join_names(all, sizeof(all), names);
 	near = value_suggest(v, names);
 	if (near != NULL)
-		return value_error(cause, "%s: '%s' is not %s (did you mean "
-		    "'%s'?)", key, v, all, near);
+		return value_error(cause,
+				   "%s: '%s' is not %s (did you mean "
+				   "'%s'?)",
+				   key, v, all, near);
 	return value_error(cause, "%s: '%s' is not %s", key, v, all);
 }
 
@@ -279,7 +321,7 @@ static size_t distance(const char *a, const char *b)
 		row[0] = i;
 		for (j = 1; j <= lb; j++) {
 			size_t sub = prev + (tolower((unsigned char)a[i - 1]) !=
-			    tolower((unsigned char)b[j - 1]));
+					     tolower((unsigned char)b[j - 1]));
 
 			tmp = row[j];
 			row[j] = sub;
@@ -323,7 +365,7 @@ const char *policy_preset_name(enum kcsmux_preset p)
 }
 
 int policy_preset_lookup(const char *name, enum kcsmux_preset *out,
-    char **cause)
+			 char **cause)
 {
 	int i = value_enum("policy", name, preset_names, cause);
 
@@ -357,18 +399,20 @@ static void describe(const struct pkey *k, char *buf, size_t len)
 	if (k->word != NULL)
 		snprintf(alt, sizeof(alt), " or '%s'", k->word);
 	if (k->kind == K_U32) {
-		snprintf(buf, len, "an integer from %u to %u%s", k->min,
-		    k->max, alt);
+		snprintf(buf, len, "an integer from %u to %u%s", k->min, k->max,
+			 alt);
 		return;
 	}
 	format_scaled(hi, sizeof(hi), k->max, k->decimals);
-	snprintf(buf, len, "a number from 0%s to %s%s with up to %u "
-	    "decimals%s", sfx, hi, sfx, k->decimals, alt);
+	snprintf(buf, len,
+		 "a number from 0%s to %s%s with up to %u "
+		 "decimals%s",
+		 sfx, hi, sfx, k->decimals, alt);
 }
 
 /* K_FIXED text without its suffix; -1 when the suffix is missing. */
 static int strip_suffix(const struct pkey *k, const char *v, char *buf,
-    size_t len)
+			size_t len)
 {
 	size_t n = strlen(v), s;
 
@@ -383,7 +427,7 @@ static int strip_suffix(const struct pkey *k, const char *v, char *buf,
 }
 
 static int parse_number(const struct pkey *k, const char *v, uint32_t *out,
-    char **cause)
+			char **cause)
 {
 	char what[128], num[32];
 	uint64_t n = 0;
@@ -398,18 +442,18 @@ static int parse_number(const struct pkey *k, const char *v, uint32_t *out,
 		bad = parse_dec(v, k->max, &n) == -1 || n < k->min;
 	else
 		bad = strip_suffix(k, v, num, sizeof(num)) == -1 ||
-		    parse_scaled(num, k->decimals, k->max, &n) == -1;
+		      parse_scaled(num, k->decimals, k->max, &n) == -1;
 	if (bad) {
 		describe(k, what, sizeof(what));
 		return value_error(cause, "%s: expected %s, not '%s'", k->name,
-		    what, v);
+				   what, v);
 	}
 	*out = (uint32_t)n;
 	return 0;
 }
 
 static int pkey_parse(const struct pkey *k, struct kcsmux_policy *pol,
-    const char *v, char **cause)
+		      const char *v, char **cause)
 {
 	char *field = (char *)pol + k->off;
 	uint32_t n = 0;
@@ -436,7 +480,7 @@ static int pkey_parse(const struct pkey *k, struct kcsmux_policy *pol,
 }
 
 int policy_set_key(struct kcsmux_policy *pol, const char *key,
-    const char *value, char **cause)
+		   const char *value, char **cause)
 {
 	enum kcsmux_preset p;
 	const char *near;
@@ -457,13 +501,15 @@ int policy_set_key(struct kcsmux_policy *pol, const char *key,
 	names[i++] = "policy";
 	names[i] = NULL;
 	if ((near = value_suggest(key, names)) != NULL)
-		return value_error(cause, "unknown policy key '%s' (did you "
-		    "mean '%s'?)", key, near);
+		return value_error(cause,
+				   "unknown policy key '%s' (did you "
+				   "mean '%s'?)",
+				   key, near);
 	return value_error(cause, "unknown policy key '%s'", key);
 }
 
-int policy_update(struct kcsmux_policy *pol, const char *key,
-    const char *value, char **cause)
+int policy_update(struct kcsmux_policy *pol, const char *key, const char *value,
+		  char **cause)
 {
 	struct kcsmux_policy tmp = *pol;
 
@@ -474,8 +520,8 @@ int policy_update(struct kcsmux_policy *pol, const char *key,
 	return 0;
 }
 
-int policy_get_key(const struct kcsmux_policy *pol, const char *key,
-    char *buf, size_t len)
+int policy_get_key(const struct kcsmux_policy *pol, const char *key, char *buf,
+		   size_t len)
 {
 	const struct pkey *k;
 	const char *field;
@@ -514,13 +560,15 @@ int policy_get_key(const struct kcsmux_policy *pol, const char *key,
 int policy_check(const struct kcsmux_policy *pol, char **cause)
 {
 	if (pol->poll_max_us < pol->poll_us)
-		return value_error(cause, "poll_max_us (%u) is less than "
-		    "poll_us (%u)", pol->poll_max_us, pol->poll_us);
+		return value_error(cause,
+				   "poll_max_us (%u) is less than "
+				   "poll_us (%u)",
+				   pol->poll_max_us, pol->poll_us);
 	return 0;
 }
 
 void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
-    uint32_t mask)
+		  uint32_t mask)
 {
 	size_t i, size;
 
@@ -528,15 +576,15 @@ void policy_merge(struct kcsmux_policy *dst, const struct kcsmux_policy *src,
 		if (!(mask & (1U << i)))
 			continue;
 		size = pkeys[i].kind == K_BOOL ? sizeof(bool) :
-		    pkeys[i].kind == K_ENUM ? sizeof(int) : sizeof(uint32_t);
+		       pkeys[i].kind == K_ENUM ? sizeof(int) :
+						 sizeof(uint32_t);
 		memcpy((char *)dst + pkeys[i].off,
-		    (const char *)src + pkeys[i].off, size);
+		       (const char *)src + pkeys[i].off, size);
 	}
 }
 
-bool policy_resolve(struct kcsmux_policy *out,
-    const struct kcsmux_policy *base, const struct kcsmux_policy *keys,
-    uint32_t set)
+bool policy_resolve(struct kcsmux_policy *out, const struct kcsmux_policy *base,
+		    const struct kcsmux_policy *keys, uint32_t set)
 {
 	uint32_t pm = 1U << policy_key_index("poll_max_us");
 
@@ -592,11 +640,11 @@ static bool all_zero(const uint8_t *p, size_t n)
 bool cmdset_empty(const struct kcsmux_cmdset *s)
 {
 	return all_zero(&s->bits[0][0], sizeof(s->bits)) &&
-	    all_zero(&s->gx[0][0], sizeof(s->gx));
+	       all_zero(&s->gx[0][0], sizeof(s->gx));
 }
 
 static void cmdset_range(struct kcsmux_cmdset *s, unsigned nlo, unsigned nhi,
-    unsigned clo, unsigned chi)
+			 unsigned clo, unsigned chi)
 {
 	unsigned n, c;
 
@@ -610,20 +658,27 @@ static void cmdset_range(struct kcsmux_cmdset *s, unsigned nlo, unsigned nhi,
  * defining bodies (table 5-1's note: 00 PICMG, 01 DMTF pre-OS (ASF), 02 SSI
  * Forum, 03 VITA, dc DCMI), which name netfn 2c with that body.
  */
-#define NO_BODY	(-1)
+#define NO_BODY (-1)
 static const struct {
 	const char *name;
 	uint8_t lo, hi;
 	int body;
 } netfn_names[] = {
-	{ "chassis", 0x00, 0x00, NO_BODY }, { "bridge", 0x02, 0x02, NO_BODY },
-	{ "sensor", 0x04, 0x04, NO_BODY }, { "event", 0x04, 0x04, NO_BODY },
-	{ "app", 0x06, 0x06, NO_BODY }, { "firmware", 0x08, 0x08, NO_BODY },
-	{ "storage", 0x0a, 0x0a, NO_BODY }, { "transport", 0x0c, 0x0c, NO_BODY },
-	{ "group", 0x2c, 0x2c, NO_BODY }, { "oem_group", 0x2e, 0x2e, NO_BODY },
+	{ "chassis", 0x00, 0x00, NO_BODY },
+	{ "bridge", 0x02, 0x02, NO_BODY },
+	{ "sensor", 0x04, 0x04, NO_BODY },
+	{ "event", 0x04, 0x04, NO_BODY },
+	{ "app", 0x06, 0x06, NO_BODY },
+	{ "firmware", 0x08, 0x08, NO_BODY },
+	{ "storage", 0x0a, 0x0a, NO_BODY },
+	{ "transport", 0x0c, 0x0c, NO_BODY },
+	{ "group", 0x2c, 0x2c, NO_BODY },
+	{ "oem_group", 0x2e, 0x2e, NO_BODY },
 	{ "oem", 0x30, 0x3f, NO_BODY },
-	{ "picmg", 0x2c, 0x2c, 0x00 }, { "asf", 0x2c, 0x2c, 0x01 },
-	{ "ssi", 0x2c, 0x2c, 0x02 }, { "vita", 0x2c, 0x2c, 0x03 },
+	{ "picmg", 0x2c, 0x2c, 0x00 },
+	{ "asf", 0x2c, 0x2c, 0x01 },
+	{ "ssi", 0x2c, 0x2c, 0x02 },
+	{ "vita", 0x2c, 0x2c, 0x03 },
 	{ "dcmi", 0x2c, 0x2c, KCSMUX_BODY_DCMI },
 };
 
@@ -642,8 +697,10 @@ static int parse_hex(const char *s, size_t len, unsigned max, unsigned *out)
 	for (i = 0; i < len; i++) {
 		if (!isxdigit((unsigned char)s[i]))
 			return -1;
-		v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ?
-		    s[i] - '0' : tolower((unsigned char)s[i]) - 'a' + 10);
+		v = v * 16 +
+		    (unsigned)(isdigit((unsigned char)s[i]) ?
+				       s[i] - '0' :
+				       tolower((unsigned char)s[i]) - 'a' + 10);
 	}
 	if (v > max)
 		return -1;
@@ -653,7 +710,7 @@ static int parse_hex(const char *s, size_t len, unsigned max, unsigned *out)
 
 /* "*", "HEX" or "HEX-HEX" of LEN chars at S into lo..hi. */
 static int parse_span(const char *s, size_t len, unsigned max, unsigned *lo,
-    unsigned *hi)
+		      unsigned *hi)
 {
 	const char *dash = memchr(s, '-', len);
 
@@ -676,7 +733,7 @@ static int parse_span(const char *s, size_t len, unsigned max, unsigned *lo,
 
 /* *BODY: the name's defining body, or NO_BODY. */
 static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi,
-    int *body)
+		       int *body)
 {
 	size_t i;
 
@@ -703,7 +760,7 @@ bool access_is_tunnel(uint8_t netfn, uint8_t cmd)
 
 /* The tunnel pairs of an allow item; app's only when CMD was written. */
 static void tunnel_range(struct kcsmux_cmdset *t, unsigned nlo, unsigned nhi,
-    unsigned clo, unsigned chi, bool cmd_named)
+			 unsigned clo, unsigned chi, bool cmd_named)
 {
 	unsigned n, c;
 
@@ -720,7 +777,7 @@ static void tunnel_range(struct kcsmux_cmdset *t, unsigned nlo, unsigned nhi,
  * tunnel commands the item names explicitly (a BODY item names none: it is
  * checked on its body byte, not as a tunnel). */
 static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
-    const char *item, size_t len, char **cause)
+		      const char *item, size_t len, char **cause)
 {
 	const char *slash = memchr(item, '/', len);
 	size_t ilen = slash != NULL ? (size_t)(slash - item) : len;
@@ -730,35 +787,47 @@ static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
 	int body;
 
 	if (parse_netfn(item, nlen, &nlo, &nhi, &body) == -1)
-		return value_error(cause, "'%.*s': bad netfn '%.*s' (expected "
-		    "hex 00-3f, a LO-HI range, '*' or a name such as app, "
-		    "chassis, sensor, storage, transport, oem)", (int)len, item,
-		    (int)nlen, item);
+		return value_error(
+			cause,
+			"'%.*s': bad netfn '%.*s' (expected "
+			"hex 00-3f, a LO-HI range, '*' or a name such as app, "
+			"chassis, sensor, storage, transport, oem)",
+			(int)len, item, (int)nlen, item);
 	if (nlo == nhi && (nlo & 1))
-		return value_error(cause, "'%.*s': netfn 0x%02x is a response "
-		    "netfn; requests use the even one, 0x%02x", (int)len, item,
-		    nlo, nlo & ~1U);
-	if (colon != NULL && parse_span(colon + 1, ilen - nlen - 1, 0xff, &clo,
-	    &chi) == -1)
-		return value_error(cause, "'%.*s': bad cmd '%.*s' (expected "
-		    "hex 00-ff, a LO-HI range with LO <= HI, or '*')", (int)len,
-		    item, (int)(ilen - nlen - 1), colon + 1);
+		return value_error(cause,
+				   "'%.*s': netfn 0x%02x is a response "
+				   "netfn; requests use the even one, 0x%02x",
+				   (int)len, item, nlo, nlo & ~1U);
+	if (colon != NULL &&
+	    parse_span(colon + 1, ilen - nlen - 1, 0xff, &clo, &chi) == -1)
+		return value_error(
+			cause,
+			"'%.*s': bad cmd '%.*s' (expected "
+			"hex 00-ff, a LO-HI range with LO <= HI, or '*')",
+			(int)len, item, (int)(ilen - nlen - 1), colon + 1);
 	if (slash != NULL || body != NO_BODY) {
 		if (slash != NULL && body != NO_BODY)
-			return value_error(cause, "'%.*s': '%.*s' already names "
-			    "its defining body", (int)len, item, (int)nlen,
-			    item);
+			return value_error(cause,
+					   "'%.*s': '%.*s' already names "
+					   "its defining body",
+					   (int)len, item, (int)nlen, item);
 		if (nlo != KCSMUX_GX_NETFN || nhi != KCSMUX_GX_NETFN)
-			return value_error(cause, "'%.*s': a defining body "
-			    "(/BODY) goes only with the group extension netfn "
-			    "2c", (int)len, item);
+			return value_error(
+				cause,
+				"'%.*s': a defining body "
+				"(/BODY) goes only with the group extension netfn "
+				"2c",
+				(int)len, item);
 		blo = bhi = (unsigned)body;
-		if (slash != NULL && parse_span(slash + 1, len - ilen - 1,
-		    0xff, &blo, &bhi) == -1)
-			return value_error(cause, "'%.*s': bad body '%.*s' "
-			    "(expected hex 00-ff, a LO-HI range with LO <= HI, "
-			    "or '*')", (int)len, item, (int)(len - ilen - 1),
-			    slash + 1);
+		if (slash != NULL && parse_span(slash + 1, len - ilen - 1, 0xff,
+						&blo, &bhi) == -1)
+			return value_error(
+				cause,
+				"'%.*s': bad body '%.*s' "
+				"(expected hex 00-ff, a LO-HI range with LO <= HI, "
+				"or '*')",
+				(int)len, item, (int)(len - ilen - 1),
+				slash + 1);
 		for (b = blo; b <= bhi; b++)
 			for (c = clo; c <= chi; c++)
 				cmdset_add_gx(s, (uint8_t)b, (uint8_t)c);
@@ -766,13 +835,14 @@ static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
 	}
 	cmdset_range(s, nlo, nhi, clo, chi);
 	if (tun != NULL && !(nlen == 1 && *item == '*'))
-		tunnel_range(tun, nlo, nhi, clo, chi, colon != NULL &&
-		    !(ilen - nlen - 1 == 1 && colon[1] == '*'));
+		tunnel_range(tun, nlo, nhi, clo, chi,
+			     colon != NULL && !(ilen - nlen - 1 == 1 &&
+						colon[1] == '*'));
 	return 0;
 }
 
 static int parse_list(struct kcsmux_cmdset *set, struct kcsmux_cmdset *tun,
-    const char *list, char **cause)
+		      const char *list, char **cause)
 {
 	static const char sep[] = ", \t";
 	struct kcsmux_cmdset tmp = *set, ttmp = tun != NULL ? *tun : *set;
@@ -781,11 +851,11 @@ static int parse_list(struct kcsmux_cmdset *set, struct kcsmux_cmdset *tun,
 
 	if (*p == '\0')
 		return value_error(cause, "empty list (expected NETFN[:CMD], "
-		    "...)");
+					  "...)");
 	for (; *p != '\0'; p += len, p += strspn(p, sep)) {
 		len = strcspn(p, sep);
 		if (parse_item(&tmp, tun != NULL ? &ttmp : NULL, p, len,
-		    cause) == -1)
+			       cause) == -1)
 			return -1;
 	}
 	*set = tmp;
@@ -800,14 +870,14 @@ int cmdset_parse(struct kcsmux_cmdset *set, const char *list, char **cause)
 }
 
 int access_parse_allow(struct kcsmux_access *acc, const char *list,
-    char **cause)
+		       char **cause)
 {
 	return parse_list(&acc->allow, &acc->tunnels, list, cause);
 }
 
 /* Is cmd C in row N: a netfn (BODY < 0) or, of netfn 2c, a body. */
 static bool row_has(const struct kcsmux_cmdset *s, unsigned n, int body,
-    unsigned c)
+		    unsigned c)
 {
 	if (body >= 0)
 		return cmdset_has_gx(s, (uint8_t)body, (uint8_t)c);
@@ -816,7 +886,7 @@ static bool row_has(const struct kcsmux_cmdset *s, unsigned n, int body,
 
 /* Append the "0xNN:..." items for netfn N, or "0x2c:.../0xBB" for BODY. */
 static void format_netfn(FILE *f, const struct kcsmux_cmdset *s, unsigned n,
-    int body, bool *first)
+			 int body, bool *first)
 {
 	unsigned c = 0, lo;
 
@@ -874,27 +944,23 @@ char *cmdset_format(const struct kcsmux_cmdset *s)
  */
 static const uint8_t readonly_pairs[][2] = {
 	{ 0x00, 0x00 }, { 0x00, 0x01 }, { 0x00, 0x07 }, { 0x00, 0x09 },
-	{ 0x00, 0x0f },
-	{ 0x04, 0x01 }, { 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 },
-	{ 0x04, 0x23 }, { 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 },
-	{ 0x04, 0x2b }, { 0x04, 0x2d }, { 0x04, 0x2f },
+	{ 0x00, 0x0f }, { 0x04, 0x01 }, { 0x04, 0x20 }, { 0x04, 0x21 },
+	{ 0x04, 0x22 }, { 0x04, 0x23 }, { 0x04, 0x25 }, { 0x04, 0x27 },
+	{ 0x04, 0x29 }, { 0x04, 0x2b }, { 0x04, 0x2d }, { 0x04, 0x2f },
 	{ 0x06, 0x01 }, { 0x06, 0x04 }, { 0x06, 0x07 }, { 0x06, 0x08 },
 	{ 0x06, 0x25 }, { 0x06, 0x2f }, { 0x06, 0x37 }, { 0x06, 0x41 },
-	{ 0x06, 0x42 },
-	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
-	{ 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x28 }, { 0x0a, 0x40 },
-	{ 0x0a, 0x41 }, { 0x0a, 0x42 }, { 0x0a, 0x43 }, { 0x0a, 0x48 },
-	{ 0x0a, 0x5c },
-	{ 0x0c, 0x02 },
+	{ 0x06, 0x42 }, { 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 },
+	{ 0x0a, 0x21 }, { 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x28 },
+	{ 0x0a, 0x40 }, { 0x0a, 0x41 }, { 0x0a, 0x42 }, { 0x0a, 0x43 },
+	{ 0x0a, 0x48 }, { 0x0a, 0x5c }, { 0x0c, 0x02 },
 };
 
 static const uint8_t sensors_pairs[][2] = {
-	{ 0x06, 0x01 },
-	{ 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 }, { 0x04, 0x23 },
-	{ 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 }, { 0x04, 0x2b },
-	{ 0x04, 0x2d }, { 0x04, 0x2f },
-	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
-	{ 0x0a, 0x22 }, { 0x0a, 0x23 },
+	{ 0x06, 0x01 }, { 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 },
+	{ 0x04, 0x23 }, { 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 },
+	{ 0x04, 0x2b }, { 0x04, 0x2d }, { 0x04, 0x2f }, { 0x0a, 0x10 },
+	{ 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 }, { 0x0a, 0x22 },
+	{ 0x0a, 0x23 },
 };
 
 /*
@@ -906,24 +972,22 @@ static const uint8_t sensors_pairs[][2] = {
  * are matched on their defining body (monitoring_gx: body, cmd).
  */
 static const uint8_t monitoring_pairs[][2] = {
-	{ 0x00, 0x01 }, { 0x00, 0x0f },
-	{ 0x04, 0x20 }, { 0x04, 0x21 }, { 0x04, 0x22 }, { 0x04, 0x23 },
-	{ 0x04, 0x25 }, { 0x04, 0x27 }, { 0x04, 0x29 }, { 0x04, 0x2b },
-	{ 0x04, 0x2d }, { 0x04, 0x2f },
+	{ 0x00, 0x01 }, { 0x00, 0x0f }, { 0x04, 0x20 }, { 0x04, 0x21 },
+	{ 0x04, 0x22 }, { 0x04, 0x23 }, { 0x04, 0x25 }, { 0x04, 0x27 },
+	{ 0x04, 0x29 }, { 0x04, 0x2b }, { 0x04, 0x2d }, { 0x04, 0x2f },
 	{ 0x06, 0x01 }, { 0x06, 0x04 }, { 0x06, 0x07 }, { 0x06, 0x08 },
 	{ 0x06, 0x2f }, { 0x06, 0x37 }, { 0x06, 0x38 }, { 0x06, 0x42 },
-	{ 0x06, 0x59 },
-	{ 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 }, { 0x0a, 0x21 },
-	{ 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x40 }, { 0x0a, 0x41 },
-	{ 0x0a, 0x42 }, { 0x0a, 0x43 }, { 0x0a, 0x48 },
+	{ 0x06, 0x59 }, { 0x0a, 0x10 }, { 0x0a, 0x11 }, { 0x0a, 0x20 },
+	{ 0x0a, 0x21 }, { 0x0a, 0x22 }, { 0x0a, 0x23 }, { 0x0a, 0x40 },
+	{ 0x0a, 0x41 }, { 0x0a, 0x42 }, { 0x0a, 0x43 }, { 0x0a, 0x48 },
 };
 
 static const uint8_t monitoring_gx[][2] = {
-	{ 0x00, 0x00 },			/* PICMG Get PICMG Properties */
-	{ 0x00, 0x01 },			/* PICMG Get Address Info */
-	{ 0x03, 0x00 },			/* VITA Get VSO Capabilities */
-	{ KCSMUX_BODY_DCMI, 0x01 },	/* DCMI Get DCMI Capabilities Info */
-	{ KCSMUX_BODY_DCMI, 0x02 },	/* DCMI Get Power Reading */
+	{ 0x00, 0x00 },		    /* PICMG Get PICMG Properties */
+	{ 0x00, 0x01 },		    /* PICMG Get Address Info */
+	{ 0x03, 0x00 },		    /* VITA Get VSO Capabilities */
+	{ KCSMUX_BODY_DCMI, 0x01 }, /* DCMI Get DCMI Capabilities Info */
+	{ KCSMUX_BODY_DCMI, 0x02 }, /* DCMI Get Power Reading */
 };
 
 static void add_monitoring(struct kcsmux_cmdset *s)
@@ -944,7 +1008,7 @@ const char *access_preset_name(enum kcsmux_access_preset p)
 }
 
 int access_preset_lookup(const char *name, enum kcsmux_access_preset *out,
-    char **cause)
+			 char **cause)
 {
 	int i = value_enum("access", name, access_names, cause);
 
@@ -962,8 +1026,9 @@ void access_preset_set(enum kcsmux_access_preset p, struct kcsmux_cmdset *s)
 	switch (p) {
 	case KCSMUX_ACCESS_READONLY:
 		for (i = 0; i < ARRAY_SIZE(readonly_pairs); i++)
-			cmdset_add(s, readonly_pairs[i][0], readonly_pairs[i][1]);
-		add_monitoring(s);	/* readonly is a superset of it */
+			cmdset_add(s, readonly_pairs[i][0],
+				   readonly_pairs[i][1]);
+		add_monitoring(s); /* readonly is a superset of it */
 		break;
 	case KCSMUX_ACCESS_MONITORING:
 		add_monitoring(s);
@@ -998,16 +1063,16 @@ void access_build(struct kcsmux_access *acc)
 	/* A plain deny of 2c:CMD takes CMD from every body too. */
 	for (b = 0; b < 256; b++) {
 		for (i = 0; i < sizeof(acc->eff.gx[b]); i++)
-			acc->eff.gx[b][i] = (uint8_t)((acc->eff.gx[b][i] |
-			    acc->allow.gx[b][i]) & ~acc->deny.gx[b][i] &
-			    ~dgx[i]);
+			acc->eff.gx[b][i] =
+				(uint8_t)((acc->eff.gx[b][i] |
+					   acc->allow.gx[b][i]) &
+					  ~acc->deny.gx[b][i] & ~dgx[i]);
 	}
 	if (!all_zero(&acc->deny.gx[0][0], sizeof(acc->deny.gx)))
 		acc->eff_full = false;
 }
 
-bool access_allows(const struct kcsmux_access *acc, uint8_t netfn,
-    uint8_t cmd)
+bool access_allows(const struct kcsmux_access *acc, uint8_t netfn, uint8_t cmd)
 {
 	return cmdset_has(&acc->eff, netfn, cmd);
 }
@@ -1027,14 +1092,15 @@ const char *access_verdict_name(enum access_verdict v)
 	return verdict_names[v];
 }
 
-#define SEND_MSG_NETFN	0x06
-#define SEND_MSG_CMD	0x34
+#define SEND_MSG_NETFN 0x06
+#define SEND_MSG_CMD   0x34
 /* An IPMB frame up to its cmd: rsSA, netfn/LUN, chk1, rqSA, seq/LUN, cmd */
-#define FRAME_CMD	5
+#define FRAME_CMD 5
 
 static enum access_verdict check_level(const struct kcsmux_access *acc,
-    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
-    unsigned depth, struct access_why *why);
+				       uint8_t netfn, uint8_t cmd,
+				       const uint8_t *data, size_t len,
+				       unsigned depth, struct access_why *why);
 
 /*
  * The request in a Send Message body (DATA: channel byte, then the frame)
@@ -1043,8 +1109,9 @@ static enum access_verdict check_level(const struct kcsmux_access *acc,
  * uses) or means this reading carries nothing (a second guess).
  */
 static enum access_verdict check_frame(const struct kcsmux_access *acc,
-    const uint8_t *data, size_t len, size_t off, bool required,
-    unsigned depth, struct access_why *why)
+				       const uint8_t *data, size_t len,
+				       size_t off, bool required,
+				       unsigned depth, struct access_why *why)
 {
 	const uint8_t *f = data + 1 + off;
 	size_t flen = len >= 1 + off ? len - 1 - off : 0;
@@ -1057,8 +1124,8 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
 	 * shorter than that carries nothing.
 	 */
 	if (len < 1 + off || flen < FRAME_CMD + 1) {
-		if (!required && (len < 1 + off || flen != FRAME_CMD ||
-		    acc->eff_full))
+		if (!required &&
+		    (len < 1 + off || flen != FRAME_CMD || acc->eff_full))
 			return ACCESS_OK;
 		why->depth = depth;
 		why->netfn = SEND_MSG_NETFN;
@@ -1068,12 +1135,13 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
 	/* The data runs to the trailing checksum, which a frame cut short
 	 * may lack: everything after the cmd is checked as data. */
 	return check_level(acc, f[1] >> 2, f[FRAME_CMD], f + FRAME_CMD + 1,
-	    flen - FRAME_CMD - 1, depth, why);
+			   flen - FRAME_CMD - 1, depth, why);
 }
 
 static enum access_verdict check_level(const struct kcsmux_access *acc,
-    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
-    unsigned depth, struct access_why *why)
+				       uint8_t netfn, uint8_t cmd,
+				       const uint8_t *data, size_t len,
+				       unsigned depth, struct access_why *why)
 {
 	enum access_verdict v;
 	uint8_t chan;
@@ -1115,14 +1183,14 @@ static enum access_verdict check_level(const struct kcsmux_access *acc,
 	return check_frame(acc, data, len, 0, true, depth + 1, why);
 }
 
-enum access_verdict access_check(const struct kcsmux_access *acc,
-    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
-    struct access_why *why)
+enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
+				 uint8_t cmd, const uint8_t *data, size_t len,
+				 struct access_why *why)
 {
 	struct access_why dummy;
 
 	return check_level(acc, netfn, cmd, data, len, 0,
-	    why != NULL ? why : &dummy);
+			   why != NULL ? why : &dummy);
 }
 
 /*
@@ -1135,9 +1203,10 @@ enum access_verdict access_check(const struct kcsmux_access *acc,
  * the daemon writes; the sequence number is taken as 0.
  */
 enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
-    uint8_t chan, bool bcast, uint8_t sa, uint8_t lun, uint8_t my_sa,
-    uint8_t netfn, uint8_t cmd, const uint8_t *data, size_t len,
-    struct access_why *why)
+				      uint8_t chan, bool bcast, uint8_t sa,
+				      uint8_t lun, uint8_t my_sa, uint8_t netfn,
+				      uint8_t cmd, const uint8_t *data,
+				      size_t len, struct access_why *why)
 {
 	struct access_why dummy;
 	uint8_t body[300];
@@ -1158,7 +1227,7 @@ enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
 	body[n++] = chan;
 	body[n++] = sa;
 	body[n++] = (uint8_t)(netfn << 2 | (lun & 3));
-	body[n] = (uint8_t)-(uint8_t)(body[n - 2] + body[n - 1]);
+	body[n] = (uint8_t) - (uint8_t)(body[n - 2] + body[n - 1]);
 	n++;
 	body[n++] = my_sa;
 	body[n++] = 0;

@@ -11,10 +11,10 @@
 
 enum { ITEM_IDLE, ITEM_QUEUED, ITEM_DISPATCHED };
 
-#define WEIGHT_MAX	10000u
-#define BURST_MAX	1000000u	/* x SCHED_TOKEN fits in 64 bits */
-#define VT_SHIFT	16		/* virtual time: ns << 16 / weight */
-#define COST_MAX	(1ULL << 44)	/* ~4.9 h: cost << VT_SHIFT fits */
+#define WEIGHT_MAX 10000u
+#define BURST_MAX  1000000u	/* x SCHED_TOKEN fits in 64 bits */
+#define VT_SHIFT   16		/* virtual time: ns << 16 / weight */
+#define COST_MAX   (1ULL << 44) /* ~4.9 h: cost << VT_SHIFT fits */
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
@@ -37,7 +37,7 @@ static uint64_t vt_cost(uint64_t ns, uint32_t weight)
 static unsigned class_of(enum kcsmux_prio prio)
 {
 	return (unsigned)prio < SCHED_NCLASSES ? (unsigned)prio :
-	    SCHED_NCLASSES - 1;
+						 SCHED_NCLASSES - 1;
 }
 
 static uint64_t tb_cap(const struct sched_flow *f)
@@ -100,11 +100,12 @@ void sched_set_unit_cost(struct sched *s, uint64_t unit_ns)
 }
 
 static void flow_set_share(struct sched_flow *f,
-    const struct kcsmux_policy *pol)
+			   const struct kcsmux_policy *pol)
 {
 	f->prio = (enum kcsmux_prio)class_of(pol->prio);
-	f->weight = pol->weight < 1 ? 1 :
-	    pol->weight > WEIGHT_MAX ? WEIGHT_MAX : pol->weight;
+	f->weight = pol->weight < 1	     ? 1 :
+		    pol->weight > WEIGHT_MAX ? WEIGHT_MAX :
+					       pol->weight;
 	f->queue_max = pol->queue < 1 ? 1 : pol->queue;
 }
 
@@ -114,7 +115,7 @@ static uint32_t clamp_burst(uint32_t burst)
 }
 
 void sched_flow_attach(struct sched *s, struct sched_flow *f,
-    const struct kcsmux_policy *pol, uint64_t now_ns)
+		       const struct kcsmux_policy *pol, uint64_t now_ns)
 {
 	*f = (struct sched_flow){ 0 };
 	TAILQ_INIT(&f->q);
@@ -130,7 +131,7 @@ void sched_flow_attach(struct sched *s, struct sched_flow *f,
 }
 
 void sched_flow_update(struct sched *s, struct sched_flow *f,
-    const struct kcsmux_policy *pol, uint64_t now_ns)
+		       const struct kcsmux_policy *pol, uint64_t now_ns)
 {
 	enum kcsmux_prio old = f->prio;
 	uint64_t level;
@@ -164,8 +165,8 @@ unsigned sched_flow_detach(struct sched *s, struct sched_flow *f)
 	return n;
 }
 
-int sched_enqueue(struct sched *s, struct sched_flow *f,
-    struct sched_item *it, uint64_t now_ns)
+int sched_enqueue(struct sched *s, struct sched_flow *f, struct sched_item *it,
+		  uint64_t now_ns)
 {
 	if (f->qlen >= f->queue_max) {
 		f->rejected++;
@@ -207,7 +208,7 @@ static uint64_t eff_vt(const struct sched *s, const struct sched_flow *f)
 }
 
 static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
-    bool promoted, uint64_t now)
+				   bool promoted, uint64_t now)
 {
 	struct sched_flow *g;
 	struct sched_item *it;
@@ -220,7 +221,7 @@ static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
 	if (!promoted)
 		s->vclock[f->prio] = eff_vt(s, f);
 	/* No flow of the class keeps credit from before the clock. */
-	TAILQ_FOREACH(g, &s->flows, link)
+	TAILQ_FOREACH (g, &s->flows, link)
 		if (g->prio == f->prio)
 			g->vt = eff_vt(s, g);
 
@@ -250,14 +251,14 @@ static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
 }
 
 struct sched_item *sched_dequeue(struct sched *s, uint64_t now_ns,
-    uint64_t *retry_at_ns)
+				 uint64_t *retry_at_ns)
 {
 	struct sched_flow *f, *aged = NULL, *best[SCHED_NCLASSES] = { 0 };
 	uint64_t bestvt[SCHED_NCLASSES] = { 0 };
 	uint64_t retry = SCHED_NEVER, aged_since = 0, tok, since, vt;
 	unsigned c;
 
-	TAILQ_FOREACH(f, &s->flows, link) {
+	TAILQ_FOREACH (f, &s->flows, link) {
 		if (f->qlen == 0)
 			continue;
 		tok = max_u64(sched_flow_token_at(f), f->hold_until_ns);
@@ -299,8 +300,7 @@ struct sched_item *sched_dequeue(struct sched *s, uint64_t now_ns,
 	return NULL;
 }
 
-void sched_charge(struct sched *s, struct sched_item *it,
-    uint64_t service_ns)
+void sched_charge(struct sched *s, struct sched_item *it, uint64_t service_ns)
 {
 	struct sched_flow *f = it->flow;
 	uint64_t vt;

@@ -70,12 +70,12 @@
 
 #include "core/policy.h"
 
-#define SCHED_NCLASSES		3	/* enum kcsmux_prio */
-#define SCHED_AGING_DEFAULT_NS	500000000ULL
-#define SCHED_UNIT_COST_NS	1000000ULL
-#define SCHED_NEVER		UINT64_MAX
+#define SCHED_NCLASSES	       3 /* enum kcsmux_prio */
+#define SCHED_AGING_DEFAULT_NS 500000000ULL
+#define SCHED_UNIT_COST_NS     1000000ULL
+#define SCHED_NEVER	       UINT64_MAX
 /* One token in struct sched_flow.tb_level: levels accrue rate_milli per ns. */
-#define SCHED_TOKEN		1000000000000ULL
+#define SCHED_TOKEN 1000000000000ULL
 
 /*
  * One request, set up with sched_item_init() (or zeroed) before its first
@@ -84,12 +84,12 @@
  */
 struct sched_item {
 	TAILQ_ENTRY(sched_item) link;
-	struct sched_flow *flow;	/* set by sched_enqueue() */
-	uint64_t enq_ns;		/* now_ns of sched_enqueue() */
+	struct sched_flow *flow; /* set by sched_enqueue() */
+	uint64_t enq_ns;	 /* now_ns of sched_enqueue() */
 	uint64_t cost_hint_ns;
 	/* private */
-	uint64_t charged_ns;		/* service charged for it so far */
-	uint64_t charged_vt;		/* ... in its flow's virtual time */
+	uint64_t charged_ns; /* service charged for it so far */
+	uint64_t charged_vt; /* ... in its flow's virtual time */
 	uint8_t state;
 };
 
@@ -101,22 +101,22 @@ struct sched_flow {
 	TAILQ_ENTRY(sched_flow) link;
 	struct sched_itemq q;
 	enum kcsmux_prio prio;
-	uint32_t weight;		/* 1..10000 */
-	uint32_t rate_milli;		/* 0: unlimited */
-	uint32_t burst;			/* >= 1 */
-	uint32_t queue_max;		/* >= 1 */
+	uint32_t weight;     /* 1..10000 */
+	uint32_t rate_milli; /* 0: unlimited */
+	uint32_t burst;	     /* >= 1 */
+	uint32_t queue_max;  /* >= 1 */
 	uint32_t qlen;
 
-	uint64_t vt;			/* SFQ start tag of the next request */
-	uint64_t wait_since_ns;		/* backlogged / last served */
-	uint64_t tb_level;		/* tokens x SCHED_TOKEN, at tb_last_ns */
+	uint64_t vt;		/* SFQ start tag of the next request */
+	uint64_t wait_since_ns; /* backlogged / last served */
+	uint64_t tb_level;	/* tokens x SCHED_TOKEN, at tb_last_ns */
 	uint64_t tb_last_ns;
-	uint64_t hold_until_ns;		/* sched_flow_hold(): ineligible until */
+	uint64_t hold_until_ns; /* sched_flow_hold(): ineligible until */
 
-	uint64_t dispatched;		/* requests handed out */
-	uint64_t promoted;		/* ... of which by aging */
-	uint64_t rejected;		/* -EBUSY from sched_enqueue() */
-	uint64_t charged_ns;		/* service charged (estimates + fixes) */
+	uint64_t dispatched; /* requests handed out */
+	uint64_t promoted;   /* ... of which by aging */
+	uint64_t rejected;   /* -EBUSY from sched_enqueue() */
+	uint64_t charged_ns; /* service charged (estimates + fixes) */
 };
 
 TAILQ_HEAD(sched_flowq, sched_flow);
@@ -127,7 +127,7 @@ struct sched {
 	uint64_t aging_ns;
 	uint64_t unit_ns;
 	uint32_t nflows;
-	uint32_t queued;		/* items queued in all flows */
+	uint32_t queued; /* items queued in all flows */
 	uint64_t dispatched;
 	uint64_t promoted;
 };
@@ -144,7 +144,7 @@ void sched_set_unit_cost(struct sched *s, uint64_t unit_ns);
  * Its token bucket starts full.
  */
 void sched_flow_attach(struct sched *s, struct sched_flow *f,
-    const struct kcsmux_policy *pol, uint64_t now_ns);
+		       const struct kcsmux_policy *pol, uint64_t now_ns);
 /*
  * Live policy change; queued items stay queued, in order. A new class
  * starts the flow at that class's virtual clock. The bucket is refilled
@@ -153,7 +153,7 @@ void sched_flow_attach(struct sched *s, struct sched_flow *f,
  * sched_enqueue() fail until the queue drains below it.
  */
 void sched_flow_update(struct sched *s, struct sched_flow *f,
-    const struct kcsmux_policy *pol, uint64_t now_ns);
+		       const struct kcsmux_policy *pol, uint64_t now_ns);
 /*
  * Remove a flow. Items still queued are unlinked and no longer the
  * scheduler's (the caller must fail them, e.g. after walking them with
@@ -164,8 +164,8 @@ unsigned sched_flow_detach(struct sched *s, struct sched_flow *f);
 
 void sched_item_init(struct sched_item *it, uint64_t cost_hint_ns);
 /* 0, or -EBUSY: the flow's queue is full (the item is untouched). */
-int sched_enqueue(struct sched *s, struct sched_flow *f,
-    struct sched_item *it, uint64_t now_ns);
+int sched_enqueue(struct sched *s, struct sched_flow *f, struct sched_item *it,
+		  uint64_t now_ns);
 /*
  * The item to run now, unlinked, or NULL when nothing is eligible. If
  * RETRY_AT_NS is not NULL it gets, with NULL, the time at which a
@@ -173,7 +173,7 @@ int sched_enqueue(struct sched *s, struct sched_flow *f,
  * NOW_NS with an item (call again when the interface frees).
  */
 struct sched_item *sched_dequeue(struct sched *s, uint64_t now_ns,
-    uint64_t *retry_at_ns);
+				 uint64_t *retry_at_ns);
 /*
  * Cancel a queued item (its client went away). false: the item was not
  * queued (never enqueued, already dispatched or removed); nothing done.
@@ -184,8 +184,7 @@ bool sched_remove(struct sched *s, struct sched_item *it);
  * interface for SERVICE_NS: charge that instead of the estimate charged
  * at dispatch (0 if it never started). Calling it again corrects again.
  */
-void sched_charge(struct sched *s, struct sched_item *it,
-    uint64_t service_ns);
+void sched_charge(struct sched *s, struct sched_item *it, uint64_t service_ns);
 
 /*
  * Keep the flow's items from being dispatched before UNTIL_NS (a node over

@@ -32,46 +32,56 @@
 
 #include "core/sdrcache.h"
 
-#define NETFN_SENSOR	0x04
-#define NETFN_APP	0x06
-#define NETFN_STORAGE	0x0a
+#define NETFN_SENSOR  0x04
+#define NETFN_APP     0x06
+#define NETFN_STORAGE 0x0a
 
-#define CMD_COLD_RESET	0x02
-#define CMD_WARM_RESET	0x03
-#define CMD_SEND_MSG	0x34
-#define CMD_DEV_INFO	0x20	/* netfn 04 */
-#define CMD_DEV_GET	0x21
-#define CMD_DEV_RESERVE	0x22
-#define CMD_FRU_INFO	0x10
-#define CMD_FRU_READ	0x11
-#define CMD_FRU_WRITE	0x12
-#define CMD_SDR_INFO	0x20
-#define CMD_SDR_RESERVE	0x22
-#define CMD_SDR_GET	0x23
-#define CMD_SDR_ADD	0x24
-#define CMD_SDR_PADD	0x25
-#define CMD_SDR_DELETE	0x26
-#define CMD_SDR_CLEAR	0x27
-#define CMD_SDR_ENTER_UPD	0x2a
-#define CMD_SDR_RUN_INIT	0x2c
+#define CMD_COLD_RESET	  0x02
+#define CMD_WARM_RESET	  0x03
+#define CMD_SEND_MSG	  0x34
+#define CMD_DEV_INFO	  0x20 /* netfn 04 */
+#define CMD_DEV_GET	  0x21
+#define CMD_DEV_RESERVE	  0x22
+#define CMD_FRU_INFO	  0x10
+#define CMD_FRU_READ	  0x11
+#define CMD_FRU_WRITE	  0x12
+#define CMD_SDR_INFO	  0x20
+#define CMD_SDR_RESERVE	  0x22
+#define CMD_SDR_GET	  0x23
+#define CMD_SDR_ADD	  0x24
+#define CMD_SDR_PADD	  0x25
+#define CMD_SDR_DELETE	  0x26
+#define CMD_SDR_CLEAR	  0x27
+#define CMD_SDR_ENTER_UPD 0x2a
+#define CMD_SDR_RUN_INIT  0x2c
 
-#define CC_OK		0x00
+#define CC_OK		 0x00
 #define CC_RES_CANCELLED 0xc5
-#define CC_OUT_OF_RANGE	0xc9
-#define CC_TOO_LONG	0xca	/* cannot return that many bytes */
-#define CC_REQ_TOO_LONG	0xc8	/* ipmi_sim's Read FRU Data */
-#define CC_NOT_PRESENT	0xcb
+#define CC_OUT_OF_RANGE	 0xc9
+#define CC_TOO_LONG	 0xca /* cannot return that many bytes */
+#define CC_REQ_TOO_LONG	 0xc8 /* ipmi_sim's Read FRU Data */
+#define CC_NOT_PRESENT	 0xcb
 
-#define INFO_LEN	15	/* cc + 14 bytes of Get SDR Repository Info */
-#define SDR_MAX_LEN	512	/* may run past what the header says */
+#define INFO_LEN	15  /* cc + 14 bytes of Get SDR Repository Info */
+#define SDR_MAX_LEN	512 /* may run past what the header says */
 #define MAX_REFUSED	8
-#define FAILED_RETRY_MS	30000
-#define MAX_C5		16	/* fill reservations lost in a row */
-#define MAX_ATTEMPTS	3	/* fills that saw the repository move */
+#define FAILED_RETRY_MS 30000
+#define MAX_C5		16 /* fill reservations lost in a row */
+#define MAX_ATTEMPTS	3  /* fills that saw the repository move */
 
 enum mstate { M_EMPTY, M_FILLING, M_VALID, M_FAILED, M_OFF };
-enum job { J_NONE, J_INFO, J_RES, J_READ, J_PROBE, J_CHECK, J_REVAL,
-	   J_FRU_INFO, J_FRU_READ, J_FRU_PROBE };
+enum job {
+	J_NONE,
+	J_INFO,
+	J_RES,
+	J_READ,
+	J_PROBE,
+	J_CHECK,
+	J_REVAL,
+	J_FRU_INFO,
+	J_FRU_READ,
+	J_FRU_PROBE
+};
 enum fstate { F_NONE, F_WANT, F_FILLING, F_VALID, F_INFO_ONLY };
 
 struct rec {
@@ -81,7 +91,7 @@ struct rec {
 
 struct owner {
 	const void *owner;
-	uint16_t res[2];		/* per repository */
+	uint16_t res[2]; /* per repository */
 	bool valid[2];
 };
 
@@ -102,7 +112,7 @@ struct repo {
 	uint64_t validated_ms, failed_ms;
 	bool want_fill, want_reval;
 
-	uint8_t info[INFO_LEN];		/* last Get (Device) SDR (Repository)
+	uint8_t info[INFO_LEN]; /* last Get (Device) SDR (Repository)
 					 * Info answer */
 	unsigned int info_len;
 	struct rec *recs;
@@ -112,10 +122,12 @@ struct repo {
 	uint8_t start_info[INFO_LEN];
 	unsigned int start_len;
 	uint16_t res, cur_id, cur_off, cur_total, cur_cnt, cur_next;
-	enum job resume;		/* after J_RES: what met 0xc5 */
+	enum job resume; /* after J_RES: what met 0xc5 */
 	/* reads of the record refused as too long: what they asked for
 	 * is known only once the record's end is */
-	struct { uint16_t off, cnt; } refused[MAX_REFUSED];
+	struct {
+		uint16_t off, cnt;
+	} refused[MAX_REFUSED];
 	unsigned int nrefused;
 	uint16_t probe_cnt;
 	uint8_t buf[SDR_MAX_LEN];
@@ -127,7 +139,7 @@ struct repo {
 
 struct sdrc {
 	uint32_t reval_ms;
-	struct repo rp[2];		/* [0] main, [1] device SDRs */
+	struct repo rp[2]; /* [0] main, [1] device SDRs */
 
 	/* the internal request out, if any, and whose */
 	bool busy;
@@ -210,7 +222,7 @@ static void drop_fru(struct sdrc *c)
 	}
 	if (c->busy && (c->job == J_FRU_INFO || c->job == J_FRU_READ ||
 			c->job == J_FRU_PROBE))
-		c->gen++;	/* its answer goes nowhere */
+		c->gen++; /* its answer goes nowhere */
 	c->fru_cur = -1;
 }
 
@@ -299,7 +311,7 @@ static void fail(struct repo *p, uint64_t now_ms)
 /* ---- answering ---- */
 
 static enum sdrc_verdict need_sdr(struct sdrc *c, struct repo *p,
-				   uint64_t now_ms)
+				  uint64_t now_ms)
 {
 	switch (p->st) {
 	case M_OFF:
@@ -317,7 +329,8 @@ static enum sdrc_verdict need_sdr(struct sdrc *c, struct repo *p,
 	case M_VALID:
 		break;
 	}
-	if (p->want_reval || (c->busy && c->job == J_REVAL && c->jr == p->dev) ||
+	if (p->want_reval ||
+	    (c->busy && c->job == J_REVAL && c->jr == p->dev) ||
 	    now_ms > p->validated_ms + c->reval_ms) {
 		p->want_reval = true;
 		return SDRC_PARK;
@@ -340,9 +353,8 @@ static const struct rec *rec_find(const struct repo *p, uint16_t id)
 }
 
 static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
-				 const void *owner,
-				 const uint8_t *data, uint8_t *resp,
-				 unsigned int *resp_len)
+				 const void *owner, const uint8_t *data,
+				 uint8_t *resp, unsigned int *resp_len)
 {
 	uint16_t res = le16(data), id = le16(data + 2);
 	unsigned int off = data[4], cnt = data[5], l;
@@ -371,7 +383,7 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 	l = r->len - off < cnt ? r->len - off : cnt;
 	if (l > p->sdr_ok) {
 		if (!p->sdr_bad || l < p->sdr_bad)
-			return SDRC_FORWARD;	/* the BMC knows */
+			return SDRC_FORWARD; /* the BMC knows */
 		resp[0] = p->sdr_bad_cc;
 		return SDRC_ANSWERED;
 	}
@@ -439,10 +451,9 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 	return SDRC_ANSWERED;
 }
 
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
-			       uint8_t netfn, uint8_t lun, uint8_t cmd,
-			       const uint8_t *data, unsigned int len,
-			       uint64_t now_ms, uint8_t *resp,
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
+			       uint8_t lun, uint8_t cmd, const uint8_t *data,
+			       unsigned int len, uint64_t now_ms, uint8_t *resp,
 			       unsigned int *resp_len)
 {
 	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
@@ -453,8 +464,9 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
 		 * Reserve go to the BMC: one each per scan) */
 		if (lun != 0 || cmd < CMD_DEV_INFO || cmd > CMD_DEV_RESERVE)
 			return SDRC_FORWARD;
-		cmd = cmd == CMD_DEV_INFO ? 0 : cmd == CMD_DEV_GET ?
-		      CMD_SDR_GET : CMD_SDR_RESERVE;
+		cmd = cmd == CMD_DEV_INFO ? 0 :
+		      cmd == CMD_DEV_GET  ? CMD_SDR_GET :
+					    CMD_SDR_RESERVE;
 	} else if (netfn != NETFN_STORAGE) {
 		return SDRC_FORWARD;
 	}
@@ -519,10 +531,11 @@ static void req_fru_read(struct sdrc *c, struct sdrc_req *r)
 	struct fru *f = &c->fru[c->fru_cur];
 	unsigned int at = c->job == J_FRU_PROBE ? 0 : f->have;
 
-	c->fru_asked = c->job == J_FRU_PROBE ?
-		       probe_cnt(c->fru_ok, c->fru_bad, f->size) :
-		       next_cnt(c->fru_ok, c->fru_bad ? c->fru_bad : 129,
-				f->size - f->have);
+	c->fru_asked =
+		c->job == J_FRU_PROBE ?
+			probe_cnt(c->fru_ok, c->fru_bad, f->size) :
+			next_cnt(c->fru_ok, c->fru_bad ? c->fru_bad : 129,
+				 f->size - f->have);
 	r->netfn = NETFN_STORAGE;
 	r->cmd = CMD_FRU_READ;
 	r->data[0] = (uint8_t)c->fru_cur;
@@ -561,8 +574,8 @@ bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r)
 				c->job = J_REVAL;
 			}
 		}
-		for (i = 0; i < 256 && c->job == J_NONE &&
-		     c->rp[0].st != M_OFF; i++) {
+		for (i = 0; i < 256 && c->job == J_NONE && c->rp[0].st != M_OFF;
+		     i++) {
 			if (c->fru[i].st != F_WANT)
 				continue;
 			c->fru[i].st = F_FILLING;
@@ -613,7 +626,6 @@ static bool same_ts(const uint8_t *a, const uint8_t *b)
 	return memcmp(a + 6, b + 6, 8) == 0;
 }
 
-
 /* A record's first read: all of it if the BMC can carry it. Its length is
  * the BMC's, found where an answer comes back short (or cc 0xc9 past the
  * end): ipmi_sim's records can be longer than their header says. */
@@ -646,7 +658,7 @@ static bool store_record(struct repo *p, uint16_t next)
 		return false;
 	for (unsigned int i = 0; i < p->nrec; i++)
 		if (p->recs[i].id == id)
-			return false;	/* a loop */
+			return false; /* a loop */
 	n = realloc(p->recs, (p->nrec + 1) * sizeof(*n));
 	if (!n)
 		return false;
@@ -773,9 +785,9 @@ static void read_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 	learn(&p->sdr_ok, &p->sdr_bad, n, false);
 	p->cur_off = (uint16_t)(p->cur_off + n);
 	if (n == p->cur_cnt && n > 0) {
-		if (p->cur_off > 255)	/* past what an offset can reach */
+		if (p->cur_off > 255) /* past what an offset can reach */
 			fail(p, now_ms);
-		return;		/* maybe more: the next piece */
+		return; /* maybe more: the next piece */
 	}
 	if (!record_done(p, p->cur_next))
 		fail(p, now_ms);
@@ -807,8 +819,7 @@ static void info_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 	}
 	len = want;
 	if (c->job == J_INFO) {
-		if (!p->dev && c->write_check &&
-		    same_ts(resp, c->write_info)) {
+		if (!p->dev && c->write_check && same_ts(resp, c->write_info)) {
 			/* a write went through and the timestamps stayed */
 			drop_records(p);
 			p->st = M_OFF;
@@ -893,7 +904,7 @@ static void fru_answer(struct sdrc *c, int status, const uint8_t *resp,
 	f->at_ms = now_ms;
 	if (c->job == J_FRU_INFO) {
 		if (status || len < 1 || len > sizeof(f->info)) {
-			f->info_len = 0;	/* forward both, for a while */
+			f->info_len = 0; /* forward both, for a while */
 			fru_done(c, f, F_INFO_ONLY);
 			return;
 		}
@@ -948,7 +959,7 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		return;
 	c->busy = false;
 	if (c->out_gen != c->gen)
-		return;			/* dropped meanwhile */
+		return; /* dropped meanwhile */
 	if (c->job == J_FRU_INFO || c->job == J_FRU_READ ||
 	    c->job == J_FRU_PROBE) {
 		fru_answer(c, status, resp, len, now_ms);
@@ -971,7 +982,7 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		}
 		p->res = le16(resp + 1);
 		if (p->resume != J_NONE)
-			c->job = p->resume;	/* the read that met 0xc5 */
+			c->job = p->resume; /* the read that met 0xc5 */
 		else
 			read_record(c, p, 0);
 		p->resume = J_NONE;
@@ -987,9 +998,8 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 
 /* ---- what passed to the BMC ---- */
 
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
-		  uint8_t lun, uint8_t cmd, const uint8_t *data,
-		  unsigned int len,
+void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
+		  uint8_t cmd, const uint8_t *data, unsigned int len,
 		  int status, const uint8_t *resp, unsigned int resp_len)
 {
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
@@ -1030,10 +1040,10 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
 	case CMD_SDR_DELETE:
 		judge = ok;
 		break;
-	case CMD_SDR_PADD:	/* the last piece completes the record */
+	case CMD_SDR_PADD: /* the last piece completes the record */
 		judge = ok && len >= 6 && (data[5] & 1);
 		break;
-	case CMD_SDR_CLEAR:	/* 0xaa starts the erase, 0 asks how far */
+	case CMD_SDR_CLEAR: /* 0xaa starts the erase, 0 asks how far */
 		judge = ok && len >= 6 && data[5] == 0xaa;
 		break;
 	default:
@@ -1056,9 +1066,8 @@ const struct sdrc_stats *sdrc_stats(const struct sdrc *c)
 
 const char *sdrc_state_name(const struct sdrc *c)
 {
-	static const char *const names[] = {
-		"empty", "filling", "valid", "failed", "off"
-	};
+	static const char *const names[] = { "empty", "filling", "valid",
+					     "failed", "off" };
 
 	return names[c->rp[0].st];
 }
@@ -1070,9 +1079,8 @@ unsigned int sdrc_records(const struct sdrc *c)
 
 const char *sdrc_device_state_name(const struct sdrc *c)
 {
-	static const char *const names[] = {
-		"empty", "filling", "valid", "failed", "off"
-	};
+	static const char *const names[] = { "empty", "filling", "valid",
+					     "failed", "off" };
 
 	return names[c->rp[1].st];
 }

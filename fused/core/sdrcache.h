@@ -29,11 +29,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SDRC_MAX_RESP		256	/* cc + data, at most */
-#define SDRC_MAX_REQ		8	/* internal request data bytes */
-#define SDRC_MAX_RECORDS	1024	/* more: not cached */
-#define SDRC_FRU_MAX		4096	/* larger FRU: not cached */
-#define SDRC_FRU_MAX_AGE_MS	60000	/* then FRU data is read again */
+#define SDRC_MAX_RESP	    256	  /* cc + data, at most */
+#define SDRC_MAX_REQ	    8	  /* internal request data bytes */
+#define SDRC_MAX_RECORDS    1024  /* more: not cached */
+#define SDRC_FRU_MAX	    4096  /* larger FRU: not cached */
+#define SDRC_FRU_MAX_AGE_MS 60000 /* then FRU data is read again */
 
 enum sdrc_verdict { SDRC_FORWARD, SDRC_ANSWERED, SDRC_PARK };
 
@@ -42,8 +42,8 @@ struct sdrc_stats {
 	uint64_t misses;	/* cacheable command, forwarded */
 	uint64_t parks;		/* waited for a fill or revalidation */
 	uint64_t fills;		/* repository fills completed */
-	uint64_t revalidations;	/* Get SDR Repository Info checks */
-	uint64_t invalidations;	/* dropped (write, reset, change) */
+	uint64_t revalidations; /* Get SDR Repository Info checks */
+	uint64_t invalidations; /* dropped (write, reset, change) */
 	uint64_t internal;	/* requests the cache sent to the BMC */
 };
 
@@ -60,18 +60,16 @@ void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
 /* LUN: the request's (device SDRs are cached for LUN 0 only). */
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
-			       uint8_t netfn, uint8_t lun, uint8_t cmd,
-			       const uint8_t *data, unsigned int len,
-			       uint64_t now_ms, uint8_t *resp,
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
+			       uint8_t lun, uint8_t cmd, const uint8_t *data,
+			       unsigned int len, uint64_t now_ms, uint8_t *resp,
 			       unsigned int *resp_len);
 bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r);
 /* status != 0: the interface failed (no answer). */
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms);
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn,
-		  uint8_t lun, uint8_t cmd, const uint8_t *data,
-		  unsigned int len,
+void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
+		  uint8_t cmd, const uint8_t *data, unsigned int len,
 		  int status, const uint8_t *resp, unsigned int resp_len);
 void sdrc_owner_gone(struct sdrc *c, const void *owner);
 

@@ -46,7 +46,7 @@ static bool try_cache(struct xact *x, uint64_t now)
 
 	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
 			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
-	if (v == SDRC_FORWARD) {	/* a miss if it could have been a hit */
+	if (v == SDRC_FORWARD) { /* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
 	}
@@ -70,7 +70,7 @@ static void unpark(struct daemon *d, uint64_t now)
 	TAILQ_CONCAT(&again, &d->sdr_parked, qlink);
 	while ((x = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, x, qlink);
-		if (!x->owner)			/* closed meanwhile */
+		if (!x->owner) /* closed meanwhile */
 			xact_free(x);
 		else if (!try_cache(x, now) && xact_enqueue(x) < 0)
 			answer(x, -EBUSY, NULL, 0);

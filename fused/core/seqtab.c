@@ -12,7 +12,7 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#define GEN_MASK	0x3ffffffu	/* 26-bit generation, as the driver's */
+#define GEN_MASK 0x3ffffffu /* 26-bit generation, as the driver's */
 
 void seqtab_init(struct seqtab *t)
 {
@@ -38,8 +38,8 @@ unsigned int seqtab_group_count(const struct seqtab *t, const void *group)
 	return n;
 }
 
-int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
-		 uint64_t now_ns, const struct seqtab_entry **out)
+int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
+		 const struct seqtab_entry **out)
 {
 	struct seqtab_entry *e;
 	uint8_t frame[ABI_MAX_MSG_LENGTH];
@@ -48,8 +48,9 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
 	int len;
 
 	if (r->netfn & 1)
-		return -EINVAL;	/* responses carry the client's seq */
-	for (n = 0, i = t->curr; n < SEQTAB_SLOTS; n++, i = (i + 1) % SEQTAB_SLOTS)
+		return -EINVAL; /* responses carry the client's seq */
+	for (n = 0, i = t->curr; n < SEQTAB_SLOTS;
+	     n++, i = (i + 1) % SEQTAB_SLOTS)
 		if (!t->e[i].inuse)
 			break;
 	/* validate (and size) before claiming the slot */
@@ -77,10 +78,12 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
 	e->addr = r->addr;
 	e->netfn = r->netfn;
 	e->cmd = r->cmd;
-	e->retries_left = bcast ? 0 : r->retries < 0 ? ABI_DEFAULT_RETRIES :
-				  (uint32_t)r->retries;
-	e->retry_ns = (uint64_t)(r->retry_ms ? r->retry_ms :
-				 ABI_DEFAULT_RETRY_MS) * 1000000u;
+	e->retries_left = bcast		 ? 0 :
+			  r->retries < 0 ? ABI_DEFAULT_RETRIES :
+					   (uint32_t)r->retries;
+	e->retry_ns =
+		(uint64_t)(r->retry_ms ? r->retry_ms : ABI_DEFAULT_RETRY_MS) *
+		1000000u;
 	e->deadline_ns = now_ns + SEQTAB_SEND_WAIT_NS;
 	e->req_len = (uint16_t)len;
 	memcpy(e->req, frame, (size_t)len);
@@ -121,8 +124,8 @@ int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
 	return SEQTAB_FAILED;
 }
 
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel,
-		 uint8_t rs_sa, uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
+		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
 		 struct seqtab_entry *gone)
 {
 	struct seqtab_entry *e;

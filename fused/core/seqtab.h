@@ -46,11 +46,11 @@
 
 #include "util/ipmi_msg.h"
 
-#define SEQTAB_SLOTS		64
+#define SEQTAB_SLOTS 64
 /* MAX_MSG_TIMEOUT: how long a slot waits for its Send Message to complete
  * before the retry logic takes over anyway. */
-#define SEQTAB_SEND_WAIT_NS	(60000ull * 1000000ull)
-#define SEQTAB_NO_DEADLINE	UINT64_MAX
+#define SEQTAB_SEND_WAIT_NS (60000ull * 1000000ull)
+#define SEQTAB_NO_DEADLINE  UINT64_MAX
 /*
  * Bounds on a bridged request's timing (seqtab_clamp_timing). The stock
  * message handler checks its timeouts once per second (IPMI_TIMEOUT_TIME),
@@ -58,48 +58,48 @@
  * not bound the retries, we do, so that one request cannot hold a slot for
  * long.
  */
-#define SEQTAB_MIN_RETRY_MS	1000
-#define SEQTAB_MAX_RETRY_MS	60000
-#define SEQTAB_MAX_RETRIES	10
+#define SEQTAB_MIN_RETRY_MS 1000
+#define SEQTAB_MAX_RETRY_MS 60000
+#define SEQTAB_MAX_RETRIES  10
 
 struct seqtab_entry {
 	bool inuse;
-	bool broadcast;		/* sent to the broadcast address (no retries) */
-	bool timing;		/* the Send Message completed: the deadline is
+	bool broadcast;	      /* sent to the broadcast address (no retries) */
+	bool timing;	      /* the Send Message completed: the deadline is
 				   the retry timer */
-	uint8_t seq;		/* the slot number */
-	uint32_t token;		/* seq << 26 | generation */
-	void *owner;		/* the client (cancel key) */
-	const void *group;	/* its node (share key) */
-	int64_t msgid;		/* the client's msgid */
-	struct abi_addr addr;	/* the client's address as given */
-	uint8_t netfn, cmd;	/* the request's */
+	uint8_t seq;	      /* the slot number */
+	uint32_t token;	      /* seq << 26 | generation */
+	void *owner;	      /* the client (cancel key) */
+	const void *group;    /* its node (share key) */
+	int64_t msgid;	      /* the client's msgid */
+	struct abi_addr addr; /* the client's address as given */
+	uint8_t netfn, cmd;   /* the request's */
 	uint32_t retries_left;
-	uint64_t retry_ns;	/* one attempt */
+	uint64_t retry_ns; /* one attempt */
 	uint64_t deadline_ns;
-	uint16_t req_len;	/* the Send Message KCS request, resent as is */
+	uint16_t req_len; /* the Send Message KCS request, resent as is */
 	uint8_t req[ABI_MAX_MSG_LENGTH];
 };
 
 struct seqtab {
 	struct seqtab_entry e[SEQTAB_SLOTS];
-	uint32_t gen[SEQTAB_SLOTS];	/* per-slot generation, kept across use */
-	unsigned int curr;		/* where the next search starts */
+	uint32_t gen[SEQTAB_SLOTS]; /* per-slot generation, kept across use */
+	unsigned int curr;	    /* where the next search starts */
 };
 
 /* What the client asked for (after the abi_check_request checks). */
 struct seqtab_req {
 	void *owner;
 	const void *group;	/* NULL, or a share key (the node) ... */
-	unsigned int group_max;	/* ... holding at most this many slots */
+	unsigned int group_max; /* ... holding at most this many slots */
 	int64_t msgid;
-	struct abi_addr addr;	/* IPMB or IPMB broadcast */
-	uint8_t netfn, cmd;	/* netfn even */
+	struct abi_addr addr; /* IPMB or IPMB broadcast */
+	uint8_t netfn, cmd;   /* netfn even */
 	const uint8_t *data;
 	uint16_t data_len;
-	uint8_t my_sa, my_lun;	/* requester address/LUN on addr.channel */
-	int32_t retries;	/* < 0: ABI_DEFAULT_RETRIES; broadcast: 0 */
-	uint32_t retry_ms;	/* 0: ABI_DEFAULT_RETRY_MS (pass the result of
+	uint8_t my_sa, my_lun; /* requester address/LUN on addr.channel */
+	int32_t retries;       /* < 0: ABI_DEFAULT_RETRIES; broadcast: 0 */
+	uint32_t retry_ms;     /* 0: ABI_DEFAULT_RETRY_MS (pass the result of
 				   abi_effective_timing to get maintenance
 				   mode right) */
 };
@@ -118,11 +118,11 @@ unsigned int seqtab_group_count(const struct seqtab *t, const void *group);
  * -EAGAIN (all 64 in use, or r->group holds r->group_max), -EINVAL (not an IPMB address, odd netfn),
  * -EMSGSIZE (does not fit Send Message); no slot is used on error.
  */
-int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r,
-		 uint64_t now_ns, const struct seqtab_entry **out);
+int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
+		 const struct seqtab_entry **out);
 
-#define SEQTAB_TIMER_STARTED	0
-#define SEQTAB_FAILED		1
+#define SEQTAB_TIMER_STARTED 0
+#define SEQTAB_FAILED	     1
 /*
  * The Send Message with this token completed with cc. Returns
  * SEQTAB_TIMER_STARTED, SEQTAB_FAILED (*gone = the freed entry: answer the
@@ -136,13 +136,13 @@ int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
  * Match an IPMB response. seq > 63 or no match: -ENOENT. Found: 0, *gone =
  * the entry, slot freed.
  */
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel,
-		 uint8_t rs_sa, uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
+		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
 		 struct seqtab_entry *gone);
 
-#define SEQTAB_NONE		0
-#define SEQTAB_RESEND		1
-#define SEQTAB_TIMEOUT		2
+#define SEQTAB_NONE    0
+#define SEQTAB_RESEND  1
+#define SEQTAB_TIMEOUT 2
 /*
  * Handle one expired entry (deadline <= now_ns), lowest slot first; call
  * until it returns SEQTAB_NONE. SEQTAB_RESEND: *e = copy of the live entry

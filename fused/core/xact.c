@@ -99,8 +99,8 @@ static void node_policy(struct node *n, struct xact *x, struct kcsraw_policy *k)
 	k->max_busy_us = p->max_busy_us;
 	k->poll_us = p->poll_us;
 	k->poll_max_us = p->poll_max_us;
-	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ?
-		     KCSRAW_BACKOFF_FIXED : KCSRAW_BACKOFF_EXP;
+	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ? KCSRAW_BACKOFF_FIXED :
+							  KCSRAW_BACKOFF_EXP;
 	if (p->cpu_budget_ppm &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		k->max_busy_us = 0;
@@ -139,7 +139,7 @@ static struct xact *pick(struct daemon *d)
 		nodestats_dispatch(&x->node->st, now - x->t_enq);
 		return x;
 	}
-	if (at != SCHED_NEVER) {	/* a rate-limited node waits */
+	if (at != SCHED_NEVER) { /* a rate-limited node waits */
 		if (!d->retry_ev)
 			d->retry_ev = evtimer_new(d->base, retry_cb, d);
 		at = at > now ? at - now : 0;
@@ -165,10 +165,13 @@ void xact_kick(struct daemon *d)
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
 		x->t_sub = now_ns();
-		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len,
-				     x->addr.addr_type ==
-				     IPMI_SYSTEM_INTERFACE_ADDR_TYPE || x->internal ?
-				     NULL : &x->addr, x->retries, x->retry_ms);
+		rv = be->ops->submit(
+			be, x->cookie, &pol, x->req, x->req_len,
+			x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
+					x->internal ?
+				NULL :
+				&x->addr,
+			x->retries, x->retry_ms);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
 			break;
@@ -223,8 +226,9 @@ static void node_account(struct node *n, struct xact *x, int status,
 	 */
 	if (p->cpu_budget_ppm && (x->throttled || x->adaptive) &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
-		sched_flow_hold(&n->flow, nodestats_cpu_under_at(&n->st.cpu,
-				now, p->cpu_budget_ppm));
+		sched_flow_hold(&n->flow,
+				nodestats_cpu_under_at(&n->st.cpu, now,
+						       p->cpu_budget_ppm));
 		n->cnt.held++;
 	}
 	sched_charge(&n->d->sched, &x->item, t.service_ns);
@@ -236,7 +240,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 {
 	struct xact *x;
 
-	TAILQ_FOREACH(x, &d->running, qlink)
+	TAILQ_FOREACH (x, &d->running, qlink)
 		if (x->cookie == cookie)
 			break;
 	if (!x) {
@@ -283,7 +287,7 @@ void xact_node_gone(struct node *n)
 {
 	struct xact *x;
 
-	TAILQ_FOREACH(x, &n->d->running, qlink)
+	TAILQ_FOREACH (x, &n->d->running, qlink)
 		if (x->node == n)
 			x->node = NULL;
 }

@@ -17,15 +17,15 @@
 enum xact_state { XACT_QUEUED, XACT_RUNNING };
 
 struct xact {
-	TAILQ_ENTRY(xact) qlink;	/* internal queue, or running */
-	struct sched_item item;		/* a node's: in the scheduler */
-	TAILQ_ENTRY(xact) olink;	/* the owner's list (the owner's) */
+	TAILQ_ENTRY(xact) qlink; /* internal queue, or running */
+	struct sched_item item;	 /* a node's: in the scheduler */
+	TAILQ_ENTRY(xact) olink; /* the owner's list (the owner's) */
 	struct daemon *d;
-	struct node *node;		/* NULL: the daemon's own */
-	void *owner;			/* NULL: daemon's own, or orphaned */
+	struct node *node; /* NULL: the daemon's own */
+	void *owner;	   /* NULL: daemon's own, or orphaned */
 	uint64_t cookie;
 	enum xact_state state;
-	bool internal;			/* runs ahead of the nodes' queues */
+	bool internal; /* runs ahead of the nodes' queues */
 	uint64_t t_enq, t_sub;
 
 	/* what the client asked, to address its answer */
@@ -35,12 +35,12 @@ struct xact {
 	int64_t msgid;
 	uint8_t netfn, cmd;
 
-	bool adaptive;			/* ran with choice (backoff adaptive) */
-	bool throttled;			/* ran cheaply: node over cpu_budget */
+	bool adaptive;	/* ran with choice (backoff adaptive) */
+	bool throttled; /* ran cheaply: node over cpu_budget */
 	struct adapt_choice choice;
-	int32_t retries;		/* IPMB on a bridging backend */
+	int32_t retries; /* IPMB on a bridging backend */
 	uint32_t retry_ms;
-	uint8_t req[KCSRAW_MAX_MSG];	/* the raw KCS request */
+	uint8_t req[KCSRAW_MAX_MSG]; /* the raw KCS request */
 	uint16_t req_len;
 	/* Called with the completion; must free x (xact_free). */
 	void (*done)(struct xact *x, int status, const uint8_t *resp,

@@ -25,7 +25,7 @@
 #include "util/log.h"
 
 /* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
-#define IPMI_CC_INSUFFICIENT_PRIV	0xd4
+#define IPMI_CC_INSUFFICIENT_PRIV 0xd4
 
 struct client *client_new(struct node *n, pid_t pid, uid_t uid)
 {
@@ -125,8 +125,8 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	};
 	struct kmsg *m;
 
-	sdrglue_observe(x, status, resp, len);	/* writes drop the cache */
-	if (!c) {	/* closed meanwhile */
+	sdrglue_observe(x, status, resp, len); /* writes drop the cache */
+	if (!c) {			       /* closed meanwhile */
 		xact_free(x);
 		return;
 	}
@@ -203,17 +203,16 @@ static bool over_share(const struct client *c)
 
 	if (c->queued >= xact_file_share(q))
 		return true;
-	LIST_FOREACH(o, &n->clients, link)
+	LIST_FOREACH (o, &n->clients, link)
 		if (o->uid == c->uid)
 			sum += o->queued;
 	return sum >= xact_uid_share(q);
 }
 
 /* An IPMB or LAN request of c on a raw KCS: the core bridges it. */
-static int bridge(struct client *c, const struct abi_addr *addr,
-		  int64_t msgid, uint8_t netfn, uint8_t cmd,
-		  const uint8_t *data, uint16_t len, int32_t retries,
-		  uint32_t retry_ms, unsigned int flags)
+static int bridge(struct client *c, const struct abi_addr *addr, int64_t msgid,
+		  uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
+		  int32_t retries, uint32_t retry_ms, unsigned int flags)
 {
 	struct xact *x;
 	int rv;
@@ -273,30 +272,32 @@ int client_send(struct client *c, const struct abi_addr *addr,
 	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
-		verdict = access_check_ipmb(&n->conf.acc,
-				(uint8_t)addr->channel,
-				addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
-				addr->slave_addr, addr->lun,
-				n->chan_address[addr->channel & 15], netfn, cmd,
-				data, len, &why);
+		verdict =
+			access_check_ipmb(&n->conf.acc, (uint8_t)addr->channel,
+					  addr->addr_type ==
+						  IPMI_IPMB_BROADCAST_ADDR_TYPE,
+					  addr->slave_addr, addr->lun,
+					  n->chan_address[addr->channel & 15],
+					  netfn, cmd, data, len, &why);
 	else
-		verdict = access_check(&n->conf.acc, netfn, cmd, data, len,
-				       &why);
+		verdict =
+			access_check(&n->conf.acc, netfn, cmd, data, len, &why);
 	if (verdict != ACCESS_OK) {
 		n->cnt.denied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
 				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
 				"at nesting level %u (%u data bytes, first "
-				"0x%02x)", n->conf.name,
-				(int)c->pid, netfn, cmd,
+				"0x%02x)",
+				n->conf.name, (int)c->pid, netfn, cmd,
 				access_verdict_name(verdict), why.netfn,
 				why.cmd, why.depth, (unsigned int)len,
 				len ? data[0] : 0);
 		/* every one, for tracing what a client needs (kcsmuxd -d) */
 		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
-			  "data0 0x%02x len %u", n->conf.name, (int)c->pid,
-			  netfn, cmd, len ? data[0] : 0, (unsigned int)len);
+			  "data0 0x%02x len %u",
+			  n->conf.name, (int)c->pid, netfn, cmd,
+			  len ? data[0] : 0, (unsigned int)len);
 		return answer_now(c, addr, msgid, netfn, cmd,
 				  IPMI_CC_INSUFFICIENT_PRIV);
 	}
@@ -312,8 +313,9 @@ int client_send(struct client *c, const struct abi_addr *addr,
 	if (!x)
 		return -ENOMEM;
 	x->addr = *addr;
-	x->addr_raw_len = (uint8_t)(addr_len < sizeof(x->addr_raw) ?
-				    addr_len : sizeof(x->addr_raw));
+	x->addr_raw_len =
+		(uint8_t)(addr_len < sizeof(x->addr_raw) ? addr_len :
+							   sizeof(x->addr_raw));
 	memcpy(x->addr_raw, addr_raw, x->addr_raw_len);
 	x->msgid = msgid;
 	x->netfn = netfn;
@@ -401,10 +403,10 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 	struct kmsg *m;
 	bool any = false;
 
-	LIST_FOREACH(n, &d->nodes, link) {
+	LIST_FOREACH (n, &d->nodes, link) {
 		if (!n->conf.events)
 			continue;
-		LIST_FOREACH(c, &n->clients, link) {
+		LIST_FOREACH (c, &n->clients, link) {
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
 			if (!c->gets_events ||
@@ -416,7 +418,7 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 		}
 	}
 	if (any || fe->event_backlog_len >= d->cfg.event_backlog)
-		return;		/* no room: dropped, as the stock driver does */
+		return; /* no room: dropped, as the stock driver does */
 	m = kmsg_new(ev);
 	if (!m)
 		return;
@@ -431,8 +433,8 @@ static bool up_waiters(struct daemon *d)
 
 	if (cmdreg_any(d))
 		return true;
-	LIST_FOREACH(n, &d->nodes, link)
-		LIST_FOREACH(c, &n->clients, link)
+	LIST_FOREACH (n, &d->nodes, link)
+		LIST_FOREACH (c, &n->clients, link)
 			if (c->gets_events)
 				return true;
 	return false;
@@ -607,8 +609,8 @@ static size_t recv_extra(const struct abi_span *sp, int n, uint64_t arg)
 }
 
 /* Every span but the struct lies in a buffer the kernel copied in. */
-static bool recv_spans_proven(const struct client *c,
-			      const struct abi_span *sp, int n, uint64_t arg)
+static bool recv_spans_proven(const struct client *c, const struct abi_span *sp,
+			      int n, uint64_t arg)
 {
 	for (int i = 0; i < n; i++) {
 		bool ok = sp[i].ptr == arg;
@@ -652,13 +654,12 @@ static bool granted(struct client *c, pid_t tid, int op,
 	struct io_grant *g = grant_find(c, tid, op);
 	bool ok;
 
-	if (!tid)	/* SEND: in holds what was asked; RECEIVE: out */
+	if (!tid) /* SEND: in holds what was asked; RECEIVE: out */
 		return is_send(op) ? len >= abi_spans_len(sp, n) :
-		       len == abi_spans_len(sp, n);
+				     len == abi_spans_len(sp, n);
 	if (!g)
 		return false;
-	ok = abi_spans_equal(sp, n, g->sp, g->n) &&
-	     len == abi_spans_len(sp, n);
+	ok = abi_spans_equal(sp, n, g->sp, g->n) && len == abi_spans_len(sp, n);
 	if (ok && g->guess)
 		c->node->cnt.guess_hits[is_send(op) ? 0 : 1]++;
 	g->tid = 0;
@@ -701,12 +702,12 @@ static void first_call(struct client *c, fuse_req_t req,
 			n = 0;
 	} else if (tid && !send && m && a && c->last_recv_arg == a) {
 		alen = abi_addr_length(m->addr.addr_type);
-		abi_recv_fit(c->last_recv.addr_len, alen,
-			     c->last_recv.data_len, m->data_len,
-			     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
+		abi_recv_fit(c->last_recv.addr_len, alen, c->last_recv.data_len,
+			     m->data_len, ent->op == ABI_RECEIVE_MSG_TRUNC,
+			     &fit);
 		if (fit.err != -EINVAL)
-			n = abi_recv_spans(a, ent->in_size, &c->last_recv,
-					   alen, &fit, sp);
+			n = abi_recv_spans(a, ent->in_size, &c->last_recv, alen,
+					   &fit, sp);
 		if (!recv_spans_proven(c, sp, n, a))
 			n = 0;
 	}
@@ -722,8 +723,8 @@ static void first_call(struct client *c, fuse_req_t req,
 
 /* SEND_COMMAND and SEND_COMMAND_SETTIME, once the struct is in. */
 static void do_send(struct client *c, fuse_req_t req,
-		    const struct abi_ioctl *ent, void *arg,
-		    const uint8_t *in, size_t in_len)
+		    const struct abi_ioctl *ent, void *arg, const uint8_t *in,
+		    size_t in_len)
 {
 	struct abi_span sp[ABI_RECV_SPANS];
 	pid_t tid = fuse_req_ctx(req)->pid;
@@ -759,9 +760,9 @@ static void do_send(struct client *c, fuse_req_t req,
 		uint32_t ms = r.settime ? r.retry_time_ms : c->timing_retry_ms;
 
 		rv = client_send(c, &addr, in + ent->in_size, r.addr_len,
-			       r.msgid, r.netfn, r.cmd,
-			       in + ent->in_size + r.addr_len, dlen,
-			       retries, ms);
+				 r.msgid, r.netfn, r.cmd,
+				 in + ent->in_size + r.addr_len, dlen, retries,
+				 ms);
 	}
 	if (rv < 0)
 		fuse_reply_err(req, -rv);
@@ -830,7 +831,7 @@ static void do_receive(struct client *c, fuse_req_t req,
 	if (fit.write_data && fit.data_len)
 		iov[n++] = (struct iovec){ m->data, fit.data_len };
 	if (fit.write_struct) {
-		memcpy(st, in, ent->in_size);	/* echo the caller's padding */
+		memcpy(st, in, ent->in_size); /* echo the caller's padding */
 		out = r;
 		out.recv_type = m->recv_type;
 		out.addr_len = alen;
@@ -920,7 +921,8 @@ static void do_simple(struct client *c, fuse_req_t req,
 		if (rv)
 			break;
 		cv.value = ent->op == ABI_GET_MY_CHANNEL_ADDRESS ?
-			   n->chan_address[cv.channel] : n->chan_lun[cv.channel];
+				   n->chan_address[cv.channel] :
+				   n->chan_lun[cv.channel];
 		memcpy(b, in, ABI_CHAN_VAL_SIZE);
 		abi_encode_chan_val(b, ABI_CHAN_VAL_SIZE, &cv);
 		fuse_reply_ioctl(req, 0, b, ABI_CHAN_VAL_SIZE);
@@ -961,9 +963,9 @@ static void do_simple(struct client *c, fuse_req_t req,
 		fuse_reply_ioctl(req, 0, NULL, 0);
 }
 
-void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd,
-		  void *arg, unsigned int flags, const void *in_buf,
-		  size_t in_len, size_t out_len)
+void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd, void *arg,
+		  unsigned int flags, const void *in_buf, size_t in_len,
+		  size_t out_len)
 {
 	const struct abi_ioctl *ent;
 

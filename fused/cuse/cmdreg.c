@@ -39,7 +39,7 @@ LIST_HEAD(cmdreg_list, cmdreg);
 struct cmdreg_table {
 	/* netfn is 6 bits (abi_decode_cmdspec masks it), cmd 8 */
 	struct cmdreg_list regs[64 * 256];
-	size_t nregs_all;	/* entries in the table, for cmdreg_any() */
+	size_t nregs_all; /* entries in the table, for cmdreg_any() */
 };
 
 int cmdreg_init(struct daemon *d)
@@ -73,14 +73,14 @@ static struct cmdreg *find(struct cmdreg_table *t, uint8_t netfn, uint8_t cmd,
 {
 	struct cmdreg *r;
 
-	LIST_FOREACH(r, slot(t, netfn, cmd), link)
+	LIST_FOREACH (r, slot(t, netfn, cmd), link)
 		if (r->netfn == netfn && r->cmd == cmd && (r->chans & chans))
 			return r;
 	return NULL;
 }
 
-int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
-		 const void *in, size_t in_len)
+int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
+		 size_t in_len)
 {
 	struct cmdreg_table *t = c->node->d->fe->cmdreg;
 	struct abi_cmdspec cs;
@@ -154,8 +154,7 @@ void cmdreg_client_gone(struct client *c)
 	size_t i;
 
 	/* Walks the table only for a file that registered something. */
-	for (i = 0; c->nregs && i < sizeof(t->regs) / sizeof(t->regs[0]);
-	     i++) {
+	for (i = 0; c->nregs && i < sizeof(t->regs) / sizeof(t->regs[0]); i++) {
 		for (r = LIST_FIRST(&t->regs[i]); r; r = tmp) {
 			tmp = LIST_NEXT(r, link);
 			if (r->c == c) {

@@ -26,9 +26,9 @@ struct fuse_pollhandle;
 /* A message waiting in a client's receive queue. */
 struct kmsg {
 	TAILQ_ENTRY(kmsg) link;
-	int32_t recv_type;		/* IPMI_*_RECV_TYPE */
+	int32_t recv_type; /* IPMI_*_RECV_TYPE */
 	struct abi_addr addr;
-	uint8_t addr_raw[ABI_MAX_ADDR_LEN];	/* a response: its request's */
+	uint8_t addr_raw[ABI_MAX_ADDR_LEN]; /* a response: its request's */
 	uint8_t addr_raw_len;
 	int64_t msgid;
 	uint8_t netfn, cmd;
@@ -37,7 +37,7 @@ struct kmsg {
 };
 TAILQ_HEAD(kmsg_list, kmsg);
 
-#define KCSMUX_IO_GRANTS 4	/* threads with a SEND/RECEIVE in flight */
+#define KCSMUX_IO_GRANTS 4 /* threads with a SEND/RECEIVE in flight */
 
 struct client {
 	LIST_ENTRY(client) link;
@@ -46,24 +46,24 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 
-	struct kmsg_list rq;		/* received messages */
+	struct kmsg_list rq; /* received messages */
 	unsigned int rq_len;
-	struct fuse_pollhandle *ph;	/* last poll() that asked to be told */
+	struct fuse_pollhandle *ph; /* last poll() that asked to be told */
 
-	unsigned int outstanding;	/* requests sent, not yet answered */
-	struct xact_list xacts;		/* those requests (xact->olink) */
+	unsigned int outstanding; /* requests sent, not yet answered */
+	struct xact_list xacts;	  /* those requests (xact->olink) */
 	bool gets_events;
-	unsigned int nregs;		/* command registrations (cmdreg.c) */
-	unsigned int queued;		/* of outstanding: in the node's queue */
-	bool revoked;			/* lost access in a reload: EACCES */
-	int32_t timing_retries;		/* IPMICTL_SET_TIMING_PARMS */
+	unsigned int nregs;	/* command registrations (cmdreg.c) */
+	unsigned int queued;	/* of outstanding: in the node's queue */
+	bool revoked;		/* lost access in a reload: EACCES */
+	int32_t timing_retries; /* IPMICTL_SET_TIMING_PARMS */
 	uint32_t timing_retry_ms;
 
 	/* SEND and RECEIVE in 2 round trips (client.c): the buffers the
 	 * last SEND and RECEIVE named, and per thread the memory our last
 	 * retry granted its call in flight (tid 0: free slot). */
 	struct abi_req last_send;
-	uint64_t last_send_arg;		/* 0: none yet */
+	uint64_t last_send_arg; /* 0: none yet */
 	struct abi_recv last_recv;
 	uint64_t last_recv_arg;
 	/* RECEIVE output buffers (address, data) the kernel has copied in
@@ -71,7 +71,7 @@ struct client {
 	struct abi_span recv_proven[2];
 	struct io_grant {
 		pid_t tid;
-		int op;			/* enum abi_op */
+		int op; /* enum abi_op */
 		int n;
 		bool guess;
 		struct abi_span sp[ABI_RECV_SPANS];
@@ -82,9 +82,9 @@ struct client {
 /* The front end's daemon-wide state (d->fe). */
 struct cmdreg_table;
 struct frontend {
-	struct kmsg_list event_backlog;	/* until the first subscriber */
+	struct kmsg_list event_backlog; /* until the first subscriber */
 	unsigned int event_backlog_len;
-	struct cmdreg_table *cmdreg;	/* command registrations (cmdreg.c) */
+	struct cmdreg_table *cmdreg; /* command registrations (cmdreg.c) */
 	/* main's: a node's device is ready (its owner and mode set) */
 	void (*node_ready)(struct daemon *d);
 };
@@ -106,8 +106,8 @@ int node_name_check(const char *name, char **cause);
 /* Owner and mode of the node's device, through an O_PATH|O_NOFOLLOW
  * descriptor, only if it is the node's CUSE character device; NARROW (or
  * (mode_t)-1) is applied first. */
-int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
-			mode_t mode, mode_t narrow);
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid, mode_t mode,
+			mode_t narrow);
 
 /* client.c: the /dev/ipmiN semantics of one open file */
 /* The file's user lost access (reload): drop its work and registrations,
@@ -128,16 +128,16 @@ int client_send(struct client *c, const struct abi_addr *addr,
 /* c closes or lost access: its requests are cancelled. */
 void client_cancel_all(struct client *c);
 
-void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd, void *arg,
-		  unsigned int flags, const void *in_buf, size_t in_len,
-		  size_t out_len);
+void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd,
+		  void *arg, unsigned int flags, const void *in_buf,
+		  size_t in_len, size_t out_len);
 
 /* cmdreg.c: command registrations, per interface; at most
  * CMDREG_MAX_PER_FILE (netfn, cmd) entries per open file (-ENOMEM past it),
  * an empty channel mask is -EINVAL, a node without "commands" -EPERM. */
-#define CMDREG_MAX_PER_FILE	64
-int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent,
-		 const void *in, size_t in_len);
+#define CMDREG_MAX_PER_FILE 64
+int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
+		 size_t in_len);
 struct client *cmdreg_lookup(struct daemon *d, uint8_t netfn, uint8_t cmd,
 			     unsigned int chan);
 void cmdreg_client_gone(struct client *c);

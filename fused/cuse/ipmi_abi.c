@@ -52,21 +52,23 @@ struct req_layout {
 	uint8_t addr, addr_len, msgid, netfn, cmd, data_len, data;
 	uint8_t retries, retry_ms, size, size_settime;
 };
-static const struct req_layout req64 = { 0, 8, 16, 24, 25, 26, 32, 40, 44,
-					 ABI_REQ64_SIZE,
-					 ABI_REQ_SETTIME64_SIZE };
-static const struct req_layout req32 = { 0, 4, 8, 12, 13, 14, 16, 20, 24,
-					 ABI_REQ32_SIZE,
-					 ABI_REQ_SETTIME32_SIZE };
+static const struct req_layout req64 = {
+	0, 8, 16, 24, 25, 26, 32, 40, 44, ABI_REQ64_SIZE, ABI_REQ_SETTIME64_SIZE
+};
+static const struct req_layout req32 = {
+	0, 4, 8, 12, 13, 14, 16, 20, 24, ABI_REQ32_SIZE, ABI_REQ_SETTIME32_SIZE
+};
 
 struct recv_layout {
 	uint8_t recv_type, addr, addr_len, msgid, netfn, cmd, data_len, data;
 	uint8_t size;
 };
-static const struct recv_layout recv64 = { 0, 8, 16, 24, 32, 33, 34, 40,
-					   ABI_RECV64_SIZE };
-static const struct recv_layout recv32 = { 0, 4, 8, 12, 16, 17, 18, 20,
-					   ABI_RECV32_SIZE };
+static const struct recv_layout recv64 = { 0,  8,  16,
+					   24, 32, 33,
+					   34, 40, ABI_RECV64_SIZE };
+static const struct recv_layout recv32 = { 0,  4,  8,
+					   12, 16, 17,
+					   18, 20, ABI_RECV32_SIZE };
 
 size_t abi_req_size(bool layout32, bool settime)
 {
@@ -84,37 +86,40 @@ size_t abi_recv_size(bool layout32)
 /* ioctl table */
 
 /* 32-bit struct numbers, built like the kernel's COMPAT_IPMICTL_* */
-#define C_IOR(nr, size) _IOC(_IOC_READ, IPMI_IOC_MAGIC, nr, size)
-#define C_IOWR(nr, size) _IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, nr, size)
-#define COMPAT_RECEIVE_MSG_TRUNC C_IOWR(11, ABI_RECV32_SIZE)
-#define COMPAT_RECEIVE_MSG C_IOWR(12, ABI_RECV32_SIZE)
-#define COMPAT_SEND_COMMAND C_IOR(13, ABI_REQ32_SIZE)
+#define C_IOR(nr, size)		    _IOC(_IOC_READ, IPMI_IOC_MAGIC, nr, size)
+#define C_IOWR(nr, size)	    _IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, nr, size)
+#define COMPAT_RECEIVE_MSG_TRUNC    C_IOWR(11, ABI_RECV32_SIZE)
+#define COMPAT_RECEIVE_MSG	    C_IOWR(12, ABI_RECV32_SIZE)
+#define COMPAT_SEND_COMMAND	    C_IOR(13, ABI_REQ32_SIZE)
 #define COMPAT_SEND_COMMAND_SETTIME C_IOR(21, ABI_REQ_SETTIME32_SIZE)
 _Static_assert(COMPAT_SEND_COMMAND == 0x8014690du, "compat send");
 _Static_assert(COMPAT_RECEIVE_MSG == 0xC018690Cu, "compat receive");
 
-#define E(c, o, in, out, l32) { c, o, in, out, l32, #c }
+#define E(c, o, in, out, l32)          \
+	{                              \
+		c, o, in, out, l32, #c \
+	}
 #define N(c, o, in, out) E(c, o, in, out, NATIVE_LAYOUT32)
 
 static const struct abi_ioctl compat_tab[] = {
 	E(COMPAT_RECEIVE_MSG_TRUNC, ABI_RECEIVE_MSG_TRUNC, ABI_RECV32_SIZE,
 	  ABI_RECV32_SIZE, true),
-	E(COMPAT_RECEIVE_MSG, ABI_RECEIVE_MSG, ABI_RECV32_SIZE,
-	  ABI_RECV32_SIZE, true),
+	E(COMPAT_RECEIVE_MSG, ABI_RECEIVE_MSG, ABI_RECV32_SIZE, ABI_RECV32_SIZE,
+	  true),
 	E(COMPAT_SEND_COMMAND, ABI_SEND_COMMAND, ABI_REQ32_SIZE, 0, true),
 	E(COMPAT_SEND_COMMAND_SETTIME, ABI_SEND_COMMAND_SETTIME,
 	  ABI_REQ_SETTIME32_SIZE, 0, true),
 };
 
 #define RECV_SZ sizeof(struct ipmi_recv)
-#define CV_SZ ABI_CHAN_VAL_SIZE
+#define CV_SZ	ABI_CHAN_VAL_SIZE
 static const struct abi_ioctl native_tab[] = {
 	N(IPMICTL_RECEIVE_MSG_TRUNC, ABI_RECEIVE_MSG_TRUNC, RECV_SZ, RECV_SZ),
 	N(IPMICTL_RECEIVE_MSG, ABI_RECEIVE_MSG, RECV_SZ, RECV_SZ),
 	N(IPMICTL_SEND_COMMAND, ABI_SEND_COMMAND, sizeof(struct ipmi_req), 0),
 	N(IPMICTL_REGISTER_FOR_CMD, ABI_REGISTER_FOR_CMD, ABI_CMDSPEC_SIZE, 0),
-	N(IPMICTL_UNREGISTER_FOR_CMD, ABI_UNREGISTER_FOR_CMD,
-	  ABI_CMDSPEC_SIZE, 0),
+	N(IPMICTL_UNREGISTER_FOR_CMD, ABI_UNREGISTER_FOR_CMD, ABI_CMDSPEC_SIZE,
+	  0),
 	N(IPMICTL_SET_GETS_EVENTS_CMD, ABI_SET_GETS_EVENTS, ABI_INT_SIZE, 0),
 	N(IPMICTL_SET_MY_ADDRESS_CMD, ABI_SET_MY_ADDRESS, ABI_INT_SIZE, 0),
 	N(IPMICTL_GET_MY_ADDRESS_CMD, ABI_GET_MY_ADDRESS, 0, ABI_INT_SIZE),
@@ -122,17 +127,16 @@ static const struct abi_ioctl native_tab[] = {
 	N(IPMICTL_GET_MY_LUN_CMD, ABI_GET_MY_LUN, 0, ABI_INT_SIZE),
 	N(IPMICTL_SEND_COMMAND_SETTIME, ABI_SEND_COMMAND_SETTIME,
 	  sizeof(struct ipmi_req_settime), 0),
-	N(IPMICTL_SET_TIMING_PARMS_CMD, ABI_SET_TIMING_PARMS,
-	  ABI_TIMING_SIZE, 0),
+	N(IPMICTL_SET_TIMING_PARMS_CMD, ABI_SET_TIMING_PARMS, ABI_TIMING_SIZE,
+	  0),
 	N(IPMICTL_GET_TIMING_PARMS_CMD, ABI_GET_TIMING_PARMS, 0,
 	  ABI_TIMING_SIZE),
-	N(IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, ABI_SET_MY_CHANNEL_ADDRESS,
-	  CV_SZ, 0),
-	N(IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, ABI_GET_MY_CHANNEL_ADDRESS,
-	  CV_SZ, CV_SZ),
+	N(IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, ABI_SET_MY_CHANNEL_ADDRESS, CV_SZ,
+	  0),
+	N(IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, ABI_GET_MY_CHANNEL_ADDRESS, CV_SZ,
+	  CV_SZ),
 	N(IPMICTL_SET_MY_CHANNEL_LUN_CMD, ABI_SET_MY_CHANNEL_LUN, CV_SZ, 0),
-	N(IPMICTL_GET_MY_CHANNEL_LUN_CMD, ABI_GET_MY_CHANNEL_LUN,
-	  CV_SZ, CV_SZ),
+	N(IPMICTL_GET_MY_CHANNEL_LUN_CMD, ABI_GET_MY_CHANNEL_LUN, CV_SZ, CV_SZ),
 	N(IPMICTL_REGISTER_FOR_CMD_CHANS, ABI_REGISTER_FOR_CMD_CHANS,
 	  ABI_CMDSPEC_CHANS_SIZE, 0),
 	N(IPMICTL_UNREGISTER_FOR_CMD_CHANS, ABI_UNREGISTER_FOR_CMD_CHANS,
@@ -167,14 +171,27 @@ const struct abi_ioctl *abi_ioctl_lookup(unsigned int cmd, bool compat)
 const char *abi_op_name(enum abi_op op)
 {
 	static const char *const names[] = {
-		"RECEIVE_MSG_TRUNC", "RECEIVE_MSG", "SEND_COMMAND",
-		"REGISTER_FOR_CMD", "UNREGISTER_FOR_CMD", "SET_GETS_EVENTS",
-		"SET_MY_ADDRESS", "GET_MY_ADDRESS", "SET_MY_LUN", "GET_MY_LUN",
-		"SEND_COMMAND_SETTIME", "SET_TIMING_PARMS", "GET_TIMING_PARMS",
-		"SET_MY_CHANNEL_ADDRESS", "GET_MY_CHANNEL_ADDRESS",
-		"SET_MY_CHANNEL_LUN", "GET_MY_CHANNEL_LUN",
-		"REGISTER_FOR_CMD_CHANS", "UNREGISTER_FOR_CMD_CHANS",
-		"GET_MAINTENANCE_MODE", "SET_MAINTENANCE_MODE",
+		"RECEIVE_MSG_TRUNC",
+		"RECEIVE_MSG",
+		"SEND_COMMAND",
+		"REGISTER_FOR_CMD",
+		"UNREGISTER_FOR_CMD",
+		"SET_GETS_EVENTS",
+		"SET_MY_ADDRESS",
+		"GET_MY_ADDRESS",
+		"SET_MY_LUN",
+		"GET_MY_LUN",
+		"SEND_COMMAND_SETTIME",
+		"SET_TIMING_PARMS",
+		"GET_TIMING_PARMS",
+		"SET_MY_CHANNEL_ADDRESS",
+		"GET_MY_CHANNEL_ADDRESS",
+		"SET_MY_CHANNEL_LUN",
+		"GET_MY_CHANNEL_LUN",
+		"REGISTER_FOR_CMD_CHANS",
+		"UNREGISTER_FOR_CMD_CHANS",
+		"GET_MAINTENANCE_MODE",
+		"SET_MAINTENANCE_MODE",
 	};
 	_Static_assert(ARRAY_SIZE(names) == ABI_OP_COUNT, "op names");
 
@@ -419,8 +436,8 @@ int abi_recv_spans(uint64_t arg, size_t struct_size, const struct abi_recv *r,
 	return n;
 }
 
-bool abi_spans_equal(const struct abi_span *a, int na,
-		     const struct abi_span *b, int nb)
+bool abi_spans_equal(const struct abi_span *a, int na, const struct abi_span *b,
+		     int nb)
 {
 	if (na != nb)
 		return false;
@@ -450,7 +467,7 @@ bool abi_spans_in_pages(const struct abi_span *s, int n, uint64_t lo,
 
 	if (hi <= lo || hi - 1 > UINT64_MAX - page)
 		return false;
-	last = ((hi - 1) | (page - 1)) + 1;	/* end of hi-1's page */
+	last = ((hi - 1) | (page - 1)) + 1; /* end of hi-1's page */
 	for (int i = 0; i < n; i++) {
 		if (s[i].ptr < first || s[i].ptr > last ||
 		    s[i].len > last - s[i].ptr)

@@ -45,26 +45,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/ioctl.h>	/* <linux/ipmi.h> needs _IOR & co. */
+#include <linux/ioctl.h> /* <linux/ipmi.h> needs _IOR & co. */
 #include <linux/ipmi.h>
 
-#include "util/ipmi_msg.h"	/* limits, addresses, request checks */
-
+#include "util/ipmi_msg.h" /* limits, addresses, request checks */
 
 /* Struct sizes per layout. */
-#define ABI_REQ64_SIZE		40
-#define ABI_REQ_SETTIME64_SIZE	48
-#define ABI_RECV64_SIZE		48
-#define ABI_REQ32_SIZE		20
-#define ABI_REQ_SETTIME32_SIZE	28
-#define ABI_RECV32_SIZE		24
+#define ABI_REQ64_SIZE	       40
+#define ABI_REQ_SETTIME64_SIZE 48
+#define ABI_RECV64_SIZE	       48
+#define ABI_REQ32_SIZE	       20
+#define ABI_REQ_SETTIME32_SIZE 28
+#define ABI_RECV32_SIZE	       24
 /* Pointer-free structs: identical for 32- and 64-bit callers. */
-#define ABI_INT_SIZE		4	/* int / unsigned int */
-#define ABI_CMDSPEC_SIZE	2	/* struct ipmi_cmdspec */
-#define ABI_CMDSPEC_CHANS_SIZE	12	/* struct ipmi_cmdspec_chans */
-#define ABI_TIMING_SIZE		8	/* struct ipmi_timing_parms */
-#define ABI_CHAN_VAL_SIZE	4	/* struct ipmi_channel_lun_address_set */
-
+#define ABI_INT_SIZE	       4  /* int / unsigned int */
+#define ABI_CMDSPEC_SIZE       2  /* struct ipmi_cmdspec */
+#define ABI_CMDSPEC_CHANS_SIZE 12 /* struct ipmi_cmdspec_chans */
+#define ABI_TIMING_SIZE	       8  /* struct ipmi_timing_parms */
+#define ABI_CHAN_VAL_SIZE      4  /* struct ipmi_channel_lun_address_set */
 
 /* ------------------------------------------------------------------ */
 /* ioctl table */
@@ -95,12 +93,12 @@ enum abi_op {
 };
 
 struct abi_ioctl {
-	unsigned int cmd;	/* the ioctl number as the caller issued it */
+	unsigned int cmd; /* the ioctl number as the caller issued it */
 	enum abi_op op;
-	uint16_t in_size;	/* bytes to fetch from the user at arg */
-	uint16_t out_size;	/* bytes written back at arg on success */
-	bool layout32;		/* pass to the decoders: ILP32 struct layout */
-	const char *name;	/* e.g. "IPMICTL_SEND_COMMAND", "COMPAT_..." */
+	uint16_t in_size;  /* bytes to fetch from the user at arg */
+	uint16_t out_size; /* bytes written back at arg on success */
+	bool layout32;	   /* pass to the decoders: ILP32 struct layout */
+	const char *name;  /* e.g. "IPMICTL_SEND_COMMAND", "COMPAT_..." */
 };
 
 /*
@@ -124,12 +122,12 @@ const char *abi_op_name(enum abi_op op);
 struct abi_req {
 	uint64_t addr_ptr;
 	uint32_t addr_len;
-	int64_t msgid;		/* a 32-bit caller's long is sign-extended */
+	int64_t msgid; /* a 32-bit caller's long is sign-extended */
 	uint8_t netfn, cmd;
 	uint16_t data_len;
 	uint64_t data_ptr;
 	int32_t retries;	/* SETTIME only; else -1 (use the file's) */
-	uint32_t retry_time_ms;	/* SETTIME only; else 0 */
+	uint32_t retry_time_ms; /* SETTIME only; else 0 */
 	bool settime;
 };
 
@@ -178,8 +176,8 @@ uint16_t abi_req_data_len(const struct abi_req *req);
 /* Small structs (same layout for 32- and 64-bit callers) */
 
 struct abi_cmdspec {
-	uint8_t netfn, cmd;	/* CHANS form: the low byte, as the driver */
-	uint32_t chans;		/* channel bit mask; ABI_CHAN_ALL for the
+	uint8_t netfn, cmd; /* CHANS form: the low byte, as the driver */
+	uint32_t chans;	    /* channel bit mask; ABI_CHAN_ALL for the
 				   plain form */
 };
 int abi_decode_cmdspec(const void *buf, size_t len, struct abi_cmdspec *out);
@@ -209,11 +207,11 @@ int abi_encode_int(void *buf, size_t len, int32_t v);
 /* Receive */
 
 struct abi_recv_fit {
-	int err;		/* the ioctl result: 0, -EINVAL or -EMSGSIZE */
-	bool consume;		/* dequeue the message (else it stays first) */
-	bool write_addr;	/* copy the message address to recv.addr_ptr */
-	bool write_data;	/* copy data_len bytes to recv.data_ptr */
-	bool write_struct;	/* write the struct back: addr_len = the
+	int err;	   /* the ioctl result: 0, -EINVAL or -EMSGSIZE */
+	bool consume;	   /* dequeue the message (else it stays first) */
+	bool write_addr;   /* copy the message address to recv.addr_ptr */
+	bool write_data;   /* copy data_len bytes to recv.data_ptr */
+	bool write_struct; /* write the struct back: addr_len = the
 				   message's, data_len = data_len below */
 	uint16_t data_len;
 };
@@ -252,8 +250,8 @@ struct abi_span {
 int abi_recv_spans(uint64_t arg, size_t struct_size, const struct abi_recv *r,
 		   uint32_t msg_addr_len, const struct abi_recv_fit *fit,
 		   struct abi_span out[ABI_RECV_SPANS]);
-bool abi_spans_equal(const struct abi_span *a, int na,
-		     const struct abi_span *b, int nb);
+bool abi_spans_equal(const struct abi_span *a, int na, const struct abi_span *b,
+		     int nb);
 size_t abi_spans_len(const struct abi_span *s, int n);
 /*
  * The user memory a SEND reads, in order: the struct at arg, the address

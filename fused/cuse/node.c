@@ -39,11 +39,14 @@ int node_name_check(const char *name, char **cause)
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	if (lstat(path, &st) < 0)
 		return 0;
-	asprintf(cause, "node %s: %s already exists (%s): a node must not "
-		 "take the name of another device; choose another name", name,
-		 path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+	asprintf(cause,
+		 "node %s: %s already exists (%s): a node must not "
+		 "take the name of another device; choose another name",
+		 name, path,
+		 S_ISLNK(st.st_mode) ? "a symbolic link" :
 		 S_ISCHR(st.st_mode) ? "a character device" :
-		 S_ISBLK(st.st_mode) ? "a block device" : "a file");
+		 S_ISBLK(st.st_mode) ? "a block device" :
+				       "a file");
 	return -1;
 }
 
@@ -70,8 +73,8 @@ static dev_t cuse_rdev(const char *name)
 	return makedev(maj, min);
 }
 
-int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
-			mode_t mode, mode_t narrow)
+int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid, mode_t mode,
+			mode_t narrow)
 {
 	char path[16 + KCSMUX_NAME_MAX], fdpath[32];
 	dev_t want = cuse_rdev(n->conf.name);
@@ -90,10 +93,13 @@ int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid,
 	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || want == 0 ||
 	    st.st_rdev != want) {
 		log_err("%s is not node %s's device (%s, %u:%u; the node's is "
-			"%u:%u): owner and mode left alone", path, n->conf.name,
-			S_ISCHR(st.st_mode) ? "character device" : "not a "
-			"character device", major(st.st_rdev),
-			minor(st.st_rdev), major(want), minor(want));
+			"%u:%u): owner and mode left alone",
+			path, n->conf.name,
+			S_ISCHR(st.st_mode) ? "character device" :
+					      "not a "
+					      "character device",
+			major(st.st_rdev), minor(st.st_rdev), major(want),
+			minor(want));
 		goto out;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
@@ -132,15 +138,16 @@ static void node_links_create(struct node *n)
 	if (n->d->dropped || n->d->sandboxed) {
 		log_warn("node %s: no /dev/ipmi/%d, /dev/ipmidev/%d links: "
 			 "added after the daemon dropped root or confined "
-			 "itself", n->conf.name, num, num);
+			 "itself",
+			 n->conf.name, num, num);
 		return;
 	}
 	snprintf(target, sizeof(target), "../%s", n->conf.name);
 	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
 		if (mkdir(link_dirs[i], 0755) < 0 && errno != EEXIST) {
-			log_warn("%s: %s; no %s", link_dirs[i],
-				 strerror(errno), path);
+			log_warn("%s: %s; no %s", link_dirs[i], strerror(errno),
+				 path);
 			continue;
 		}
 		if (lstat(path, &st) == 0) {
@@ -187,8 +194,8 @@ static void node_dev_ready(struct node *n)
 }
 
 /* How long to wait for devtmpfs to make /dev/NAME: 200 x 5 ms. */
-#define NODE_DEV_TRIES		200
-#define NODE_DEV_POLL_US	5000
+#define NODE_DEV_TRIES	 200
+#define NODE_DEV_POLL_US 5000
 
 static bool node_dev_exists(const struct node *n)
 {
@@ -229,7 +236,7 @@ static void node_init_done(void *userdata)
 	if (!n->ready_ev)
 		n->ready_ev = evtimer_new(n->d->base, node_dev_wait, n);
 	if (!n->ready_ev) {
-		node_dev_ready(n);	/* no memory: as if it timed out */
+		node_dev_ready(n); /* no memory: as if it timed out */
 		return;
 	}
 	evtimer_add(n->ready_ev, &tv);
@@ -284,8 +291,8 @@ static void node_read(fuse_req_t req, size_t size, off_t off,
 	fuse_reply_err(req, EINVAL);
 }
 
-static void node_write(fuse_req_t req, const char *buf, size_t size,
-		       off_t off, struct fuse_file_info *fi)
+static void node_write(fuse_req_t req, const char *buf, size_t size, off_t off,
+		       struct fuse_file_info *fi)
 {
 	(void)buf;
 	(void)size;
@@ -302,8 +309,8 @@ static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags,
-		     in_buf, in_bufsz, out_bufsz);
+	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags, in_buf,
+		     in_bufsz, out_bufsz);
 }
 
 static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
@@ -316,8 +323,9 @@ static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
 			fuse_pollhandle_destroy(c->ph);
 		c->ph = ph;
 	}
-	fuse_reply_poll(req, c->revoked ? POLLERR :
-			TAILQ_EMPTY(&c->rq) ? 0 : POLLIN | POLLRDNORM);
+	fuse_reply_poll(req, c->revoked		 ? POLLERR :
+			     TAILQ_EMPTY(&c->rq) ? 0 :
+						   POLLIN | POLLRDNORM);
 }
 
 static const struct cuse_lowlevel_ops node_ops = {
@@ -344,7 +352,8 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 		if (rv == -EAGAIN || rv == -EINTR)
 			return;
 		if (rv <= 0 || fuse_session_exited(n->se)) {
-			log_err("node %s: CUSE session ended (%s)", n->conf.name,
+			log_err("node %s: CUSE session ended (%s)",
+				n->conf.name,
 				rv < 0 ? strerror(-rv) : "closed");
 			event_del(n->ev);
 			n->dying = true;
@@ -390,14 +399,17 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	n->se = cuse_lowlevel_new(&args, &ci, &node_ops, n);
 	fuse_opt_free_args(&args);
 	if (!n->se) {
-		asprintf(cause, "node %s: cuse_lowlevel_new failed", conf->name);
+		asprintf(cause, "node %s: cuse_lowlevel_new failed",
+			 conf->name);
 		goto fail;
 	}
 	fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		asprintf(cause, "node %s: /dev/cuse: %s%s", conf->name,
-			 strerror(errno), errno == ENOENT || errno == ENODEV ?
-			 " (modprobe cuse)" : "");
+			 strerror(errno),
+			 errno == ENOENT || errno == ENODEV ?
+				 " (modprobe cuse)" :
+				 "");
 		goto fail;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", fd);
@@ -405,9 +417,9 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		asprintf(cause, "node %s: cannot attach /dev/cuse", conf->name);
 		goto fail;
 	}
-	fd = -1;	/* the session owns it now */
-	n->ev = event_new(d->base, fuse_session_fd(n->se),
-			  EV_READ | EV_PERSIST, node_readable, n);
+	fd = -1; /* the session owns it now */
+	n->ev = event_new(d->base, fuse_session_fd(n->se), EV_READ | EV_PERSIST,
+			  node_readable, n);
 	if (!n->ev || event_add(n->ev, NULL) < 0) {
 		asprintf(cause, "node %s: event_add failed", conf->name);
 		goto fail;
@@ -450,7 +462,7 @@ void node_destroy(struct node *n)
 		event_free(n->ready_ev);
 	if (n->ev)
 		event_free(n->ev);
-	fuse_session_destroy(n->se);	/* closes the /dev/cuse fd */
+	fuse_session_destroy(n->se); /* closes the /dev/cuse fd */
 	free(buf->mem);
 	free(buf);
 	free(n);

@@ -34,7 +34,8 @@ int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out)
 	const uint8_t *p = bytes;
 	uint32_t need;
 
-	if (!bytes || addr_len < ABI_MIN_ADDR_LEN || addr_len > ABI_MAX_ADDR_LEN)
+	if (!bytes || addr_len < ABI_MIN_ADDR_LEN ||
+	    addr_len > ABI_MAX_ADDR_LEN)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->addr_type = s32(ld32(p));
@@ -134,7 +135,7 @@ bool abi_is_maintenance_trigger(uint8_t netfn, uint8_t cmd)
 /* the -EINVAL part of the system-interface checks */
 static int si_invalid(uint8_t netfn, uint8_t cmd, uint8_t lun)
 {
-	if (netfn & 1)	/* responses may not go to the BMC */
+	if (netfn & 1) /* responses may not go to the BMC */
 		return -EINVAL;
 	if (lun > 3)
 		return -EINVAL;
@@ -198,8 +199,8 @@ static int bridged(const struct abi_addr *a, uint8_t netfn, uint8_t cmd,
 	return 0;
 }
 
-int abi_check_request(const struct abi_addr *addr, uint8_t netfn,
-		      uint8_t cmd, uint32_t data_len, const uint8_t *media,
+int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
+		      uint32_t data_len, const uint8_t *media,
 		      unsigned int *flags)
 {
 	unsigned int fl = 0;
@@ -234,8 +235,8 @@ int abi_check_request(const struct abi_addr *addr, uint8_t netfn,
 }
 
 void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
-			  bool broadcast, bool ipmb_maint,
-			  int32_t *out_retries, uint32_t *out_ms)
+			  bool broadcast, bool ipmb_maint, int32_t *out_retries,
+			  uint32_t *out_ms)
 {
 	if (broadcast)
 		retries = 0;
@@ -248,4 +249,3 @@ void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
 	*out_retries = retries;
 	*out_ms = retry_time_ms;
 }
-

@@ -14,30 +14,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/ioctl.h>	/* <linux/ipmi.h> needs _IOR & co. */
+#include <linux/ioctl.h> /* <linux/ipmi.h> needs _IOR & co. */
 #include <linux/ipmi.h>
 
-#define ABI_MAX_ADDR_LEN	40	/* sizeof(struct ipmi_addr) */
-#define ABI_MIN_ADDR_LEN	8	/* sizeof(struct ipmi_system_interface_addr) */
-#define ABI_MAX_CHANNELS	16	/* the msghandler's IPMI_MAX_CHANNELS */
-#define ABI_MAX_MSG_LENGTH	IPMI_MAX_MSG_LENGTH	/* 272 */
-#define ABI_CHAN_ALL		0xffffffffu	/* IPMI_CHAN_ALL */
+#define ABI_MAX_ADDR_LEN   40 /* sizeof(struct ipmi_addr) */
+#define ABI_MIN_ADDR_LEN   8  /* sizeof(struct ipmi_system_interface_addr) */
+#define ABI_MAX_CHANNELS   16 /* the msghandler's IPMI_MAX_CHANNELS */
+#define ABI_MAX_MSG_LENGTH IPMI_MAX_MSG_LENGTH /* 272 */
+#define ABI_CHAN_ALL	   0xffffffffu	       /* IPMI_CHAN_ALL */
 
 /* Stock message-handler defaults (module parameters in the kernel). */
-#define ABI_DEFAULT_RETRIES		4
-#define ABI_DEFAULT_RETRY_MS		2000
-#define ABI_MAINT_RETRY_MS		3000	/* IPMB in maintenance mode */
-#define ABI_MAINT_TIMEOUT_MS		30000	/* auto maintenance mode */
-#define ABI_MAX_EVENTS_IN_QUEUE		25
+#define ABI_DEFAULT_RETRIES	4
+#define ABI_DEFAULT_RETRY_MS	2000
+#define ABI_MAINT_RETRY_MS	3000  /* IPMB in maintenance mode */
+#define ABI_MAINT_TIMEOUT_MS	30000 /* auto maintenance mode */
+#define ABI_MAX_EVENTS_IN_QUEUE 25
 
 /* ------------------------------------------------------------------ */
 /* Addresses (struct ipmi_addr and its overlays) */
 
 struct abi_addr {
-	int32_t addr_type;	/* IPMI_*_ADDR_TYPE */
+	int32_t addr_type; /* IPMI_*_ADDR_TYPE */
 	int16_t channel;
-	uint8_t slave_addr;	/* IPMB, IPMB broadcast, IPMB direct */
-	uint8_t lun;		/* SI, IPMB, LAN (not range-checked here) */
+	uint8_t slave_addr; /* IPMB, IPMB broadcast, IPMB direct */
+	uint8_t lun;	    /* SI, IPMB, LAN (not range-checked here) */
 	/* LAN only */
 	uint8_t privilege, session_handle, remote_swid, local_swid;
 	/* IPMB direct only */
@@ -68,15 +68,19 @@ void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out);
 /* ------------------------------------------------------------------ */
 /* Request checks (i_ipmi_request and its per-type helpers) */
 
-#define ABI_REQF_MAINT_SI	0x1	/* (re)arm automatic maintenance mode
+#define ABI_REQF_MAINT_SI \
+	0x1 /* (re)arm automatic maintenance mode
 					   (30 s) on the interface */
-#define ABI_REQF_MAINT_IPMB	0x2	/* (re)arm IPMB maintenance for 30 s:
+#define ABI_REQF_MAINT_IPMB \
+	0x2		       /* (re)arm IPMB maintenance for 30 s:
 					   meanwhile (this request included)
 					   retry time 0 = ABI_MAINT_RETRY_MS */
-#define ABI_REQF_BROADCAST	0x4	/* IPMB broadcast: no retries */
-#define ABI_REQF_RESPONSE	0x8	/* IPMB/LAN response (odd netfn): the
+#define ABI_REQF_BROADCAST 0x4 /* IPMB broadcast: no retries */
+#define ABI_REQF_RESPONSE \
+	0x8 /* IPMB/LAN response (odd netfn): the
 					   caller's msgid is the sequence */
-#define ABI_REQF_SEQ		0x10	/* IPMB/LAN command: needs one of the 64
+#define ABI_REQF_SEQ \
+	0x10 /* IPMB/LAN command: needs one of the 64
 					   sequence slots (none free: -EAGAIN) */
 
 /* True for cold/warm reset (App 0x02/0x03) and any firmware netfn 0x08
@@ -104,8 +108,8 @@ int abi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
  * -EMSGSIZE; lun > 3 -> -EINVAL.
  * IPMB direct: -EAFNOSUPPORT (a KCS interface cannot do it).
  */
-int abi_check_request(const struct abi_addr *addr, uint8_t netfn,
-		      uint8_t cmd, uint32_t data_len, const uint8_t *media,
+int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
+		      uint32_t data_len, const uint8_t *media,
 		      unsigned int *flags);
 
 /*
@@ -115,8 +119,8 @@ int abi_check_request(const struct abi_addr *addr, uint8_t netfn,
  * -1 / 0, i.e. these defaults.) System-interface messages ignore them.
  */
 void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
-			  bool broadcast, bool ipmb_maint,
-			  int32_t *out_retries, uint32_t *out_ms);
+			  bool broadcast, bool ipmb_maint, int32_t *out_retries,
+			  uint32_t *out_ms);
 
 /* ------------------------------------------------------------------ */
 /* Messages */
@@ -127,7 +131,7 @@ void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
  * (responses, events, incoming commands) and a backend reports as an event.
  */
 struct ipmb_user_msg {
-	int32_t recv_type;	/* IPMI_*_RECV_TYPE / IPMI_RESPONSE_RESPONSE_TYPE */
+	int32_t recv_type; /* IPMI_*_RECV_TYPE / IPMI_RESPONSE_RESPONSE_TYPE */
 	struct abi_addr addr;
 	int64_t msgid;
 	uint8_t netfn, cmd;

@@ -46,13 +46,14 @@ static inline void st64(uint8_t *p, uint64_t v)
 /* two's complement reinterpretation without implementation-defined casts */
 static inline int32_t s32(uint32_t v)
 {
-	return v <= INT32_MAX ? (int32_t)v : (int32_t)(v - 0x80000000u) + INT32_MIN;
+	return v <= INT32_MAX ? (int32_t)v :
+				(int32_t)(v - 0x80000000u) + INT32_MIN;
 }
 
 static inline int64_t s64(uint64_t v)
 {
-	return v <= INT64_MAX ? (int64_t)v
-			      : (int64_t)(v - 0x8000000000000000u) + INT64_MIN;
+	return v <= INT64_MAX ? (int64_t)v :
+				(int64_t)(v - 0x8000000000000000u) + INT64_MIN;
 }
 
 static inline int16_t s16(uint16_t v)

@@ -10,7 +10,7 @@
 #include "util/log.h"
 
 static bool log_stderr = true;
-static bool log_journal;	/* stderr is journald's stream: <N> prefixes */
+static bool log_journal; /* stderr is journald's stream: <N> prefixes */
 static int log_level = LOG_INFO;
 
 /*
@@ -99,8 +99,8 @@ void log_msg(int pri, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define RL_WINDOW_S	10
-#define RL_BURST	5
+#define RL_WINDOW_S 10
+#define RL_BURST    5
 
 void log_ratelimited(struct log_rl *rl, int pri, const char *fmt, ...)
 {
@@ -119,7 +119,8 @@ void log_ratelimited(struct log_rl *rl, int pri, const char *fmt, ...)
 		return;
 	}
 	if (rl->suppressed) {
-		log_msg(pri, "(%u similar messages suppressed)", rl->suppressed);
+		log_msg(pri, "(%u similar messages suppressed)",
+			rl->suppressed);
 		rl->suppressed = 0;
 	}
 	va_start(ap, fmt);

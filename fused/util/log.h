@@ -31,10 +31,9 @@ void log_ratelimited(struct log_rl *rl, int pri, const char *fmt, ...)
 _Noreturn void fatalx(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-#define log_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
-#define log_warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
-#define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
-
+#define log_err(...)   log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -46,14 +46,14 @@
 #include "sms_inject.h"
 #include "vm_codec.h"
 
-#define PROG "kcsmux-bmc-proxy"
-#define CTL_LINE_MAX 4096
-#define CTL_ARGS_MAX 64
-#define ON_RULES_MAX 32
-#define ANSWERS_MAX 16
+#define PROG		"kcsmux-bmc-proxy"
+#define CTL_LINE_MAX	4096
+#define CTL_ARGS_MAX	64
+#define ON_RULES_MAX	32
+#define ANSWERS_MAX	16
 #define ANSWER_DATA_MAX 64
-#define ON_LINE_MAX 512
-#define NSEC_PER_SEC 1000000000ull
+#define ON_LINE_MAX	512
+#define NSEC_PER_SEC	1000000000ull
 
 /* ------------------------------------------------------------------ */
 /* logging and time */
@@ -94,7 +94,7 @@ static struct timeval ns_to_tv(uint64_t ns)
 
 struct conn {
 	const char *name;
-	int fd; /* -1 when not connected */
+	int fd;	   /* -1 when not connected */
 	bool dead; /* a write failed; waiting for the read side to see it */
 	struct event *rd, *wr;
 	struct evbuffer *out;
@@ -109,7 +109,7 @@ struct item {
 	uint64_t arrive_ns;
 	uint64_t due_ns;
 	double delay_us; /* requested (model) delay */
-	bool held; /* spent time in the queue while the hold was on */
+	bool held;	 /* spent time in the queue while the hold was on */
 };
 
 TAILQ_HEAD(item_queue, item);
@@ -146,8 +146,8 @@ struct counters {
 /* --answer: a request the proxy answers itself, never forwarded */
 struct answer_rule {
 	uint8_t netfn, cmd;
-	int body;			/* first data byte to match; -1 any */
-	uint8_t data[ANSWER_DATA_MAX];	/* completion code, data */
+	int body;		       /* first data byte to match; -1 any */
+	uint8_t data[ANSWER_DATA_MAX]; /* completion code, data */
 	size_t len;
 	uint64_t used;
 };
@@ -168,7 +168,7 @@ struct proxy {
 	uint64_t spin_ns;
 	long timer_slack_req;
 	const char *report_path;
-	FILE *reqlog;		/* --log-requests: every request the BMC gets */
+	FILE *reqlog; /* --log-requests: every request the BMC gets */
 	uint64_t seed;
 
 	/* sockets */
@@ -240,58 +240,67 @@ static void report_build(struct proxy *p, struct evbuffer *b)
 
 	delay_model_describe(&p->model, desc, sizeof(desc));
 	evbuffer_add_printf(b,
-		"model spec=%s mean_us=%.1f seed=%" PRIu64 " desc=\"%s\"\n",
-		p->model.spec, delay_model_mean(&p->model), p->seed, desc);
-	evbuffer_add_printf(b, "uptime_s=%.3f timer_slack_ns=%ld spin_us=%"
-		PRIu64 " backend=%s\n",
-		(double)(mono_ns() - p->start_ns) / 1e9, slack,
-		p->spin_ns / 1000, event_base_get_method(p->base));
+			    "model spec=%s mean_us=%.1f seed=%" PRIu64
+			    " desc=\"%s\"\n",
+			    p->model.spec, delay_model_mean(&p->model), p->seed,
+			    desc);
 	evbuffer_add_printf(b,
-		"bmc_to_host msgs=%" PRIu64 " cmds=%" PRIu64
-		" delayed=%" PRIu64 " bad=%" PRIu64 " truncated=%" PRIu64
-		" dropped_no_host=%" PRIu64 " dropped_ctl=%" PRIu64
-		" dropped_disconnect=%" PRIu64 " held_released=%" PRIu64
-		" order_waits=%" PRIu64 " replayed=%" PRIu64 "\n",
-		p->c.b2h_msgs, p->c.b2h_cmds, p->c.b2h_delayed, p->c.b2h_bad,
-		p->c.b2h_truncated, p->c.b2h_dropped_no_host,
-		p->c.b2h_dropped_ctl, p->c.b2h_dropped_disconnect,
-		p->c.b2h_held_released, p->c.b2h_order_waits,
-		p->c.b2h_replayed);
+			    "uptime_s=%.3f timer_slack_ns=%ld spin_us=%" PRIu64
+			    " backend=%s\n",
+			    (double)(mono_ns() - p->start_ns) / 1e9, slack,
+			    p->spin_ns / 1000, event_base_get_method(p->base));
 	evbuffer_add_printf(b,
-		"host_to_bmc msgs=%" PRIu64 " cmds=%" PRIu64
-		" dropped_no_bmc=%" PRIu64 " truncated=%" PRIu64
-		" replayed=%" PRIu64 "\n",
-		p->c.h2b_msgs, p->c.h2b_cmds, p->c.h2b_dropped_no_bmc,
-		p->c.h2b_truncated, p->c.h2b_replayed);
+			    "bmc_to_host msgs=%" PRIu64 " cmds=%" PRIu64
+			    " delayed=%" PRIu64 " bad=%" PRIu64
+			    " truncated=%" PRIu64 " dropped_no_host=%" PRIu64
+			    " dropped_ctl=%" PRIu64
+			    " dropped_disconnect=%" PRIu64
+			    " held_released=%" PRIu64 " order_waits=%" PRIu64
+			    " replayed=%" PRIu64 "\n",
+			    p->c.b2h_msgs, p->c.b2h_cmds, p->c.b2h_delayed,
+			    p->c.b2h_bad, p->c.b2h_truncated,
+			    p->c.b2h_dropped_no_host, p->c.b2h_dropped_ctl,
+			    p->c.b2h_dropped_disconnect, p->c.b2h_held_released,
+			    p->c.b2h_order_waits, p->c.b2h_replayed);
 	evbuffer_add_printf(b,
-		"connections qemu=%s bmc=%s qemu_connects=%" PRIu64
-		" bmc_connects=%" PRIu64 "\n",
-		p->qemu.fd >= 0 ? "up" : "down",
-		p->bmc.fd >= 0 && !p->bmc_connecting ? "up" : "down",
-		p->c.qemu_connects, p->c.bmc_connects);
+			    "host_to_bmc msgs=%" PRIu64 " cmds=%" PRIu64
+			    " dropped_no_bmc=%" PRIu64 " truncated=%" PRIu64
+			    " replayed=%" PRIu64 "\n",
+			    p->c.h2b_msgs, p->c.h2b_cmds,
+			    p->c.h2b_dropped_no_bmc, p->c.h2b_truncated,
+			    p->c.h2b_replayed);
 	evbuffer_add_printf(b,
-		"hold state=%s queued=%zu holds=%" PRIu64 " triggers=%" PRIu64
-		"\n", p->hold ? "on" : "off", p->queued, p->c.holds,
-		p->c.triggers);
+			    "connections qemu=%s bmc=%s qemu_connects=%" PRIu64
+			    " bmc_connects=%" PRIu64 "\n",
+			    p->qemu.fd >= 0 ? "up" : "down",
+			    p->bmc.fd >= 0 && !p->bmc_connecting ? "up" :
+								   "down",
+			    p->c.qemu_connects, p->c.bmc_connects);
+	evbuffer_add_printf(b,
+			    "hold state=%s queued=%zu holds=%" PRIu64
+			    " triggers=%" PRIu64 "\n",
+			    p->hold ? "on" : "off", p->queued, p->c.holds,
+			    p->c.triggers);
 	evbuffer_add_printf(b, "on rules=%zu fired=%" PRIu64 "\n", p->n_rules,
 			    p->c.on_fired);
-	evbuffer_add_printf(b,
+	evbuffer_add_printf(
+		b,
 		"inject events=%" PRIu64 " msgs=%" PRIu64 " cleared=%" PRIu64
 		" pending_events=%u pending_msgs=%u answered_flags=%" PRIu64
 		" answered_events=%" PRIu64 " answered_msgs=%" PRIu64
-		" attn=%" PRIu64 " noattn=%" PRIu64 " noattn_suppressed=%"
-		PRIu64 "\n",
+		" attn=%" PRIu64 " noattn=%" PRIu64
+		" noattn_suppressed=%" PRIu64 "\n",
 		p->c.inj_events, p->c.inj_msgs, p->c.inj_cleared,
 		p->inj.ev_count, p->inj.msg_count, p->c.ans_flags,
 		p->c.ans_events, p->c.ans_msgs, p->c.attn_sent,
 		p->c.noattn_sent, p->c.noattn_suppressed);
-	evbuffer_add_printf(b,
-		"delay_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
+	evbuffer_add_printf(
+		b, "delay_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
 		p->delays.n, dm_samples_mean(&p->delays),
 		dm_samples_quantile(&p->delays, 0.50),
 		dm_samples_quantile(&p->delays, 0.99), p->delays.max);
-	evbuffer_add_printf(b,
-		"lateness_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
+	evbuffer_add_printf(
+		b, "lateness_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
 		p->lateness.n, dm_samples_mean(&p->lateness),
 		dm_samples_quantile(&p->lateness, 0.50),
 		dm_samples_quantile(&p->lateness, 0.99), p->lateness.max);
@@ -357,7 +366,8 @@ static void conn_send(struct conn *c, const uint8_t *data, size_t len)
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR) {
-				logmsg("%s: send: %s", c->name, strerror(errno));
+				logmsg("%s: send: %s", c->name,
+				       strerror(errno));
 				c->dead = true;
 				/* let the read callback see the failure */
 				shutdown(c->fd, SHUT_RDWR);
@@ -457,7 +467,7 @@ static void hold_begin(struct proxy *p, uint64_t for_ms, const char *why)
 	if (!p->hold)
 		p->c.holds++;
 	p->hold = true;
-	TAILQ_FOREACH(it, &p->queue, link)
+	TAILQ_FOREACH (it, &p->queue, link)
 		it->held = true;
 	evtimer_del(p->deliver_ev);
 	evtimer_del(p->release_ev);
@@ -530,8 +540,8 @@ static void dispatch(struct proxy *p)
 		now = mono_ns();
 	}
 	if (!p->hold && (it = TAILQ_FIRST(&p->queue))) {
-		uint64_t wake = it->due_ns > p->spin_ns ?
-					it->due_ns - p->spin_ns : 0;
+		uint64_t wake =
+			it->due_ns > p->spin_ns ? it->due_ns - p->spin_ns : 0;
 		struct timeval tv = ns_to_tv(wake > now ? wake - now : 0);
 
 		evtimer_add(p->deliver_ev, &tv);
@@ -626,7 +636,8 @@ static void ctl_to_host(struct proxy *p, uint8_t cmd)
 	if (verbose)
 		logmsg("inject: %s to the host",
 		       cmd == VM_CMD_NOATTN ? "NOATTN" :
-		       cmd == VM_CMD_ATTN ? "ATTN" : "ATTN_IRQ");
+		       cmd == VM_CMD_ATTN   ? "ATTN" :
+					      "ATTN_IRQ");
 	enqueue(p, VM_FRAME_CMD, raw, n, 0);
 }
 
@@ -668,8 +679,8 @@ static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 			p->c.b2h_bad++;
 		else if (verbose)
 			logmsg("bmc->host msg seq=0x%02x netfn=0x%02x "
-			       "cmd=0x%02x cc=0x%02x", mi.seq, mi.netfn, mi.cmd,
-			       f->data[3]);
+			       "cmd=0x%02x cc=0x%02x",
+			       mi.seq, mi.netfn, mi.cmd, f->data[3]);
 		if (!f->bad_escape)
 			sms_inject_bmc_response(&p->inj, f->data, f->data_len);
 	}
@@ -737,7 +748,8 @@ static void inject_raise(struct proxy *p, const char *what)
 		logmsg("inject: %s queued, pending events=%u msgs=%u%s", what,
 		       p->inj.ev_count, p->inj.msg_count,
 		       p->qemu.fd < 0 ? " (no QEMU: attention when it "
-					"connects)" : "");
+					"connects)" :
+					"");
 	ctl_to_host(p, sms_inject_attn_cmd(&p->inj));
 	dispatch(p);
 }
@@ -745,8 +757,9 @@ static void inject_raise(struct proxy *p, const char *what)
 /* Drop what is pending; lower the attention if it was only ours. */
 static unsigned int inject_clear(struct proxy *p)
 {
-	unsigned int n = sms_inject_clear(&p->inj, SMS_FLAG_RECV_MSG |
-						   SMS_FLAG_EVT_BUF_FULL);
+	unsigned int n =
+		sms_inject_clear(&p->inj,
+				 SMS_FLAG_RECV_MSG | SMS_FLAG_EVT_BUF_FULL);
 
 	p->c.inj_cleared += n;
 	if (n && !p->bmc_attn_up) {
@@ -771,8 +784,8 @@ static bool inject_answer(struct proxy *p, const struct vm_frame *f)
 		if (p->inj.ev_count != ev || p->inj.msg_count != msgs) {
 			/* Clear Message Flags: the BMC answers it and sets
 			 * its own attention state, no longer overruled */
-			p->c.inj_cleared += ev - p->inj.ev_count +
-					    msgs - p->inj.msg_count;
+			p->c.inj_cleared +=
+				ev - p->inj.ev_count + msgs - p->inj.msg_count;
 			logmsg("inject: host's Clear Message Flags dropped "
 			       "%u event(s), %u message(s)",
 			       ev - p->inj.ev_count, msgs - p->inj.msg_count);
@@ -803,8 +816,9 @@ static bool inject_answer(struct proxy *p, const struct vm_frame *f)
 			       r.flags);
 		else
 			logmsg("inject: answered %s, %u event(s) and %u "
-			       "message(s) left", app_cmd_names[r.cmd],
-			       p->inj.ev_count, p->inj.msg_count);
+			       "message(s) left",
+			       app_cmd_names[r.cmd], p->inj.ev_count,
+			       p->inj.msg_count);
 	}
 	msg_to_host(p, r.wire, r.len);
 	dispatch(p);
@@ -893,7 +907,8 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 		if (vm_msg_parse(f->data, f->data_len, &mi)) {
 			if (verbose)
 				logmsg("host->bmc msg seq=0x%02x netfn=0x%02x "
-				       "cmd=0x%02x", mi.seq, mi.netfn, mi.cmd);
+				       "cmd=0x%02x",
+				       mi.seq, mi.netfn, mi.cmd);
 			if (p->hold_on_armed && mi.netfn == p->hold_on_netfn &&
 			    mi.cmd == p->hold_on_cmd) {
 				p->c.triggers++;
@@ -1031,8 +1046,8 @@ static void bmc_connect_done_cb(evutil_socket_t fd, short what, void *arg)
 	if (err) {
 		if (!p->bmc_down_logged)
 			logmsg("BMC on port %u not reachable (%s), retrying "
-			       "every %u ms", p->bmc_port, strerror(err),
-			       p->retry_ms);
+			       "every %u ms",
+			       p->bmc_port, strerror(err), p->retry_ms);
 		p->bmc_down_logged = true;
 		conn_close(p, &p->bmc);
 		p->bmc_connecting = false;
@@ -1070,8 +1085,8 @@ static void bmc_try_connect(struct proxy *p)
 	if (errno != EINPROGRESS) {
 		if (!p->bmc_down_logged)
 			logmsg("BMC on port %u not reachable (%s), retrying "
-			       "every %u ms", p->bmc_port, strerror(errno),
-			       p->retry_ms);
+			       "every %u ms",
+			       p->bmc_port, strerror(errno), p->retry_ms);
 		p->bmc_down_logged = true;
 		conn_close(p, &p->bmc);
 		p->bmc_connecting = false;
@@ -1127,9 +1142,11 @@ static bool parse_netfn_cmd(const char *a, const char *b, uint8_t *netfn,
 
 /* control commands an --on rule may run (all but "on" itself) */
 static const char *const rule_cmds[] = {
-	"hold", "release", "drop", "delay", "model", "hold-on", "hold-after",
-	"inject-event", "inject-msg", "inject-cmd", "inject-clear", "stats",
-	"report", "reset-stats", "ping", "help", "quit",
+	"hold",	      "release",     "drop",	     "delay",
+	"model",      "hold-on",     "hold-after",   "inject-event",
+	"inject-msg", "inject-cmd",  "inject-clear", "stats",
+	"report",     "reset-stats", "ping",	     "help",
+	"quit",
 };
 
 /*
@@ -1157,8 +1174,10 @@ static bool rule_parse(const char *spec, struct on_rule *r, char *err,
 	}
 	*colon = '\0';
 	if (!parse_netfn_cmd(key, colon + 1, &r->netfn, &r->cmd)) {
-		snprintf(err, errlen, "bad NETFN:CMD '%.*s' (netfn 0-0x3f, "
-			 "cmd 0-0xff)", (int)klen, spec);
+		snprintf(err, errlen,
+			 "bad NETFN:CMD '%.*s' (netfn 0-0x3f, "
+			 "cmd 0-0xff)",
+			 (int)klen, spec);
 		return false;
 	}
 	if (strlen(eq + 1) >= sizeof(r->line)) {
@@ -1176,8 +1195,10 @@ static bool rule_parse(const char *spec, struct on_rule *r, char *err,
 		    strncmp(w, rule_cmds[i], wlen) == 0)
 			known = true;
 	if (!known) {
-		snprintf(err, errlen, "'%.*s' is not a control command an "
-			 "--on rule can run", (int)wlen, w);
+		snprintf(err, errlen,
+			 "'%.*s' is not a control command an "
+			 "--on rule can run",
+			 (int)wlen, w);
 		return false;
 	}
 	r->fired = 0;
@@ -1206,9 +1227,11 @@ static void ctl_on(struct proxy *p, const char *args, struct evbuffer *out)
 	args += strspn(args, " \t");
 	if (!*args) {
 		for (size_t i = 0; i < p->n_rules; i++)
-			evbuffer_add_printf(out, "on 0x%02x:0x%02x=%s fired=%"
-					    PRIu64 "\n", p->rules[i].netfn,
-					    p->rules[i].cmd, p->rules[i].line,
+			evbuffer_add_printf(out,
+					    "on 0x%02x:0x%02x=%s fired=%" PRIu64
+					    "\n",
+					    p->rules[i].netfn, p->rules[i].cmd,
+					    p->rules[i].line,
 					    p->rules[i].fired);
 		evbuffer_add_printf(out, "ok rules=%zu\n", p->n_rules);
 	} else if (strncmp(args, "off", 3) == 0 &&
@@ -1222,8 +1245,10 @@ static void ctl_on(struct proxy *p, const char *args, struct evbuffer *out)
 		evbuffer_add_printf(out, "ok on 0x%02x:0x%02x=%s\n", r->netfn,
 				    r->cmd, r->line);
 	} else {
-		evbuffer_add_printf(out, "err %s; usage: on NETFN:CMD=COMMAND "
-				    "| on off | on\n", err);
+		evbuffer_add_printf(out,
+				    "err %s; usage: on NETFN:CMD=COMMAND "
+				    "| on off | on\n",
+				    err);
 	}
 }
 
@@ -1294,8 +1319,8 @@ static bool answer_request(struct proxy *p, const struct vm_frame *f,
 		struct answer_rule *a = &p->answers[i];
 
 		if (a->netfn != mi->netfn || a->cmd != mi->cmd ||
-		    (a->body >= 0 && (mi->payload_len < 1 ||
-				      f->data[3] != a->body)))
+		    (a->body >= 0 &&
+		     (mi->payload_len < 1 || f->data[3] != a->body)))
 			continue;
 		n = vm_encode_msg(mi->seq, mi->netfn | 1, mi->lun, mi->cmd,
 				  a->data, a->len, wire, sizeof(wire));
@@ -1340,7 +1365,8 @@ static void ctl_inject(struct proxy *p, int argc, char **argv,
 		for (int i = 5; ok && i < argc; i++)
 			ok = parse_byte(argv[i], 0xff, &data[rq.data_len++]);
 		if (!ok) {
-			evbuffer_add_printf(out, "err usage: inject-cmd CHAN "
+			evbuffer_add_printf(out,
+					    "err usage: inject-cmd CHAN "
 					    "RQSA NETFN CMD [DATA...] (numbers "
 					    "in C syntax)\n");
 			return;
@@ -1356,18 +1382,20 @@ static void ctl_inject(struct proxy *p, int argc, char **argv,
 		for (int i = 1; !rc && i < argc; i++)
 			rc = sms_hex_append(argv[i], buf, sizeof(buf), &len);
 		if (argc < 2 || rc || (event && len != SMS_EVENT_LEN)) {
-			evbuffer_add_printf(out, event ?
-				"err usage: inject-event HEX (16 bytes)\n" :
-				"err usage: inject-msg HEX (channel byte and "
-				"IPMB message, 1-256 bytes)\n");
+			evbuffer_add_printf(
+				out,
+				event ? "err usage: inject-event HEX (16 bytes)\n" :
+					"err usage: inject-msg HEX (channel byte and "
+					"IPMB message, 1-256 bytes)\n");
 			return;
 		}
 		rc = event ? sms_inject_event(&p->inj, buf) :
 			     sms_inject_msg(&p->inj, buf, len);
 	}
 	if (rc) {
-		evbuffer_add_printf(out, "err %s\n", rc == -ENOSPC ?
-				    "injection queue full" : "bad message");
+		evbuffer_add_printf(out, "err %s\n",
+				    rc == -ENOSPC ? "injection queue full" :
+						    "bad message");
 		return;
 	}
 	if (strcmp(argv[0], "inject-event") == 0)
@@ -1428,8 +1456,8 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 	if (verbose)
 		logmsg("control: %s", line);
 	/* "on" takes the rest of the line as it is */
-	if (strncmp(w, "on", 2) == 0 && (w[2] == '\0' || w[2] == ' ' ||
-					 w[2] == '\t')) {
+	if (strncmp(w, "on", 2) == 0 &&
+	    (w[2] == '\0' || w[2] == ' ' || w[2] == '\t')) {
 		ctl_on(p, w + 2, out);
 		return false;
 	}
@@ -1487,12 +1515,14 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 			   (argc == 3 || parse_u64(argv[3], &ms))) {
 			p->hold_on_armed = true;
 			p->hold_on_ms = argc == 4 ? ms : p->hold_for_ms;
-			evbuffer_add_printf(out, "ok hold-on 0x%02x 0x%02x %"
-					    PRIu64 "\n", p->hold_on_netfn,
-					    p->hold_on_cmd, p->hold_on_ms);
+			evbuffer_add_printf(out,
+					    "ok hold-on 0x%02x 0x%02x %" PRIu64
+					    "\n",
+					    p->hold_on_netfn, p->hold_on_cmd,
+					    p->hold_on_ms);
 		} else {
 			evbuffer_add_printf(out, "err usage: hold-on NETFN CMD "
-					    "[MS] | hold-on off\n");
+						 "[MS] | hold-on off\n");
 		}
 	} else if (strcmp(argv[0], "hold-after") == 0) {
 		uint64_t n;
@@ -1505,12 +1535,12 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 			   (argc == 2 || parse_u64(argv[2], &ms))) {
 			p->hold_after = (long)n;
 			p->hold_after_ms = argc == 3 ? ms : p->hold_for_ms;
-			evbuffer_add_printf(out, "ok hold-after %ld %" PRIu64
-					    "\n", p->hold_after,
-					    p->hold_after_ms);
+			evbuffer_add_printf(out,
+					    "ok hold-after %ld %" PRIu64 "\n",
+					    p->hold_after, p->hold_after_ms);
 		} else {
 			evbuffer_add_printf(out, "err usage: hold-after N [MS] "
-					    "| hold-after off\n");
+						 "| hold-after off\n");
 		}
 	} else if (strncmp(argv[0], "inject-", 7) == 0 &&
 		   (strcmp(argv[0] + 7, "event") == 0 ||
@@ -1536,7 +1566,8 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 		evbuffer_add_printf(out, "ok bye\n");
 		return true;
 	} else {
-		evbuffer_add_printf(out, "err unknown command '%s' (try help)\n",
+		evbuffer_add_printf(out,
+				    "err unknown command '%s' (try help)\n",
 				    argv[0]);
 	}
 	return false;
@@ -1662,8 +1693,7 @@ static int listen_on(uint16_t port, uint16_t *bound)
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, 8) ||
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
 		int e = errno;
 
@@ -1828,11 +1858,10 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 			break;
 		case OPT_ANSWER:
 			if (p->n_answers >= ANSWERS_MAX ||
-			    !answer_parse(optarg,
-					  &p->answers[p->n_answers])) {
+			    !answer_parse(optarg, &p->answers[p->n_answers])) {
 				logmsg("--answer '%s': expected NETFN:CMD[/BODY]"
-				       "=HEX... (cc first), at most %d", optarg,
-				       ANSWERS_MAX);
+				       "=HEX... (cc first), at most %d",
+				       optarg, ANSWERS_MAX);
 				return -1;
 			}
 			p->n_answers++;
@@ -2023,8 +2052,8 @@ int main(int argc, char **argv)
 		char desc[160];
 
 		delay_model_describe(&p->model, desc, sizeof(desc));
-		logmsg("delay model %s (%s), seed %" PRIu64, p->model.spec, desc,
-		       p->seed);
+		logmsg("delay model %s (%s), seed %" PRIu64, p->model.spec,
+		       desc, p->seed);
 	}
 	bmc_try_connect(p);
 	if (p->want_ctl)

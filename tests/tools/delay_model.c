@@ -20,7 +20,7 @@ static const double seed_rows[][2] = {
 	{ 1400, 0.94 }, { 1600, 0.97 }, { 2000, 1.00 },
 };
 
-#define CDF_EPS 1e-9
+#define CDF_EPS	       1e-9
 #define TABLE_FILE_MAX (1u << 20)
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -124,7 +124,8 @@ int delay_model_parse_table(const char *text, struct delay_model *m, char *err,
 
 		errno = 0;
 		x = strtod(s, &ep);
-		if (errno || ep == s || !(isspace((unsigned char)*ep) || *ep == ',')) {
+		if (errno || ep == s ||
+		    !(isspace((unsigned char)*ep) || *ep == ',')) {
 			set_err(err, errlen, "line %u: expected two numbers",
 				lineno);
 			return -1;
@@ -146,7 +147,8 @@ int delay_model_parse_table(const char *text, struct delay_model *m, char *err,
 			return -1;
 		}
 		if (!isfinite(x) || x < 0 || x > 3600e6) {
-			set_err(err, errlen, "line %u: bad delay %g", lineno, x);
+			set_err(err, errlen, "line %u: bad delay %g", lineno,
+				x);
 			return -1;
 		}
 		if (!isfinite(f) || f < 0 || f > 1 + CDF_EPS) {
@@ -160,8 +162,8 @@ int delay_model_parse_table(const char *text, struct delay_model *m, char *err,
 			return -1;
 		}
 		if (t.rows > 0 && x <= t.x_us[t.rows - 1]) {
-			set_err(err, errlen,
-				"line %u: delays must increase", lineno);
+			set_err(err, errlen, "line %u: delays must increase",
+				lineno);
 			return -1;
 		}
 		if (t.rows > 0 && f < t.cdf[t.rows - 1]) {
@@ -268,9 +270,10 @@ int delay_model_parse(const char *spec, struct delay_model *m, char *err,
 		dash = strchr(arg, '-');
 		t.kind = DELAY_UNIFORM;
 		if (!dash || parse_us(arg, dash, &t.min_us) ||
-		    parse_us(dash + 1, dash + 1 + strlen(dash + 1), &t.max_us)) {
-			set_err(err, errlen, "uniform: expected MIN-MAX, got '%s'",
-				arg);
+		    parse_us(dash + 1, dash + 1 + strlen(dash + 1),
+			     &t.max_us)) {
+			set_err(err, errlen,
+				"uniform: expected MIN-MAX, got '%s'", arg);
 			return -1;
 		}
 		if (t.min_us > t.max_us) {
@@ -287,7 +290,8 @@ int delay_model_parse(const char *spec, struct delay_model *m, char *err,
 	} else {
 		set_err(err, errlen,
 			"unknown delay model '%s' (fixed:US, uniform:MIN-MAX, "
-			"table:FILE, seed, none)", spec);
+			"table:FILE, seed, none)",
+			spec);
 		return -1;
 	}
 	set_spec(&t, spec);

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DELAY_TABLE_MAX 256u
-#define DELAY_SPEC_MAX 256u
+#define DELAY_SPEC_MAX	256u
 
 enum delay_kind {
 	DELAY_NONE,

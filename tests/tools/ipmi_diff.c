@@ -35,46 +35,48 @@
 
 static const char *prog = "kcsmux-ipmi-diff";
 
-#define EXIT_DIFF 1
+#define EXIT_DIFF  1
 #define EXIT_SETUP 2
 
-#define RES_MAX 2048
-#define ABUF_LEN 48		/* address buffer: 40 + 8 to catch overruns */
-#define DBUF_SLACK 16		/* sentinel bytes after every data buffer */
-#define ADDR_FILL 0xa5
-#define DATA_FILL 0x5a
+#define RES_MAX	       2048
+#define ABUF_LEN       48 /* address buffer: 40 + 8 to catch overruns */
+#define DBUF_SLACK     16 /* sentinel bytes after every data buffer */
+#define ADDR_FILL      0xa5
+#define DATA_FILL      0x5a
 #define RECV_TYPE_FILL (-7)
-#define MSGID_FILL (-7L)
-#define NETFN_FILL 0xee
-#define INT_FILL 0x5a5a5a5a
+#define MSGID_FILL     (-7L)
+#define NETFN_FILL     0xee
+#define INT_FILL       0x5a5a5a5a
 
 #if LONG_MAX > 0x7fffffffL
-#define ABI_NAME "lp64"
+#define ABI_NAME  "lp64"
 #define BIG_MSGID (-0x76543210fedcba99L)
 #else
-#define ABI_NAME "ilp32"
+#define ABI_NAME  "ilp32"
 #define BIG_MSGID (-0x76543211L)
 #endif
 
 /* The other ABI's struct sizes and ioctl numbers, built by hand. */
-#define REQ64_SIZE 40
+#define REQ64_SIZE  40
 #define RECV64_SIZE 48
-#define REQ32_SIZE 20
+#define REQ32_SIZE  20
 #define RECV32_SIZE 24
-#define SEND_NR_64 _IOC(_IOC_READ, IPMI_IOC_MAGIC, 13, REQ64_SIZE)
-#define RECV_TRUNC_NR_64 _IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, 11, RECV64_SIZE)
+#define SEND_NR_64  _IOC(_IOC_READ, IPMI_IOC_MAGIC, 13, REQ64_SIZE)
+#define RECV_TRUNC_NR_64 \
+	_IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, 11, RECV64_SIZE)
 #define SEND_NR_32 _IOC(_IOC_READ, IPMI_IOC_MAGIC, 13, REQ32_SIZE)
-#define RECV_TRUNC_NR_32 _IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, 11, RECV32_SIZE)
+#define RECV_TRUNC_NR_32 \
+	_IOC(_IOC_READ | _IOC_WRITE, IPMI_IOC_MAGIC, 11, RECV32_SIZE)
 
-#define TEST_NETFN 0x32		/* OEM/group netfn used for REGISTER_FOR_CMD */
+#define TEST_NETFN 0x32 /* OEM/group netfn used for REGISTER_FOR_CMD */
 
 struct dev {
-	const char *tag;	/* "A" / "B" */
+	const char *tag; /* "A" / "B" */
 	const char *path;
 	int fd;
-	int fd2;		/* second open of the same node, or -1 */
-	unsigned long sent;	/* SENDs that returned 0 */
-	unsigned long rcvd;	/* responses consumed */
+	int fd2;	    /* second open of the same node, or -1 */
+	unsigned long sent; /* SENDs that returned 0 */
+	unsigned long rcvd; /* responses consumed */
 	/* interface-wide state read at the start, restored at the end */
 	bool have_addr, have_lun, have_maint;
 	unsigned int addr, lun;
@@ -118,30 +120,54 @@ static const char *ename(int e)
 	static char buf[24];
 
 	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EINTR: return "EINTR";
-	case EIO: return "EIO";
-	case ENXIO: return "ENXIO";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case ENODEV: return "ENODEV";
-	case EINVAL: return "EINVAL";
-	case ENOTTY: return "ENOTTY";
-	case ENOSPC: return "ENOSPC";
-	case ERANGE: return "ERANGE";
-	case ENOSYS: return "ENOSYS";
-	case EMSGSIZE: return "EMSGSIZE";
-	case EPROTO: return "EPROTO";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case ECONNRESET: return "ECONNRESET";
-	case ENOTCONN: return "ENOTCONN";
+	case EPERM:
+		return "EPERM";
+	case ENOENT:
+		return "ENOENT";
+	case EINTR:
+		return "EINTR";
+	case EIO:
+		return "EIO";
+	case ENXIO:
+		return "ENXIO";
+	case EBADF:
+		return "EBADF";
+	case EAGAIN:
+		return "EAGAIN";
+	case ENOMEM:
+		return "ENOMEM";
+	case EACCES:
+		return "EACCES";
+	case EFAULT:
+		return "EFAULT";
+	case EBUSY:
+		return "EBUSY";
+	case ENODEV:
+		return "ENODEV";
+	case EINVAL:
+		return "EINVAL";
+	case ENOTTY:
+		return "ENOTTY";
+	case ENOSPC:
+		return "ENOSPC";
+	case ERANGE:
+		return "ERANGE";
+	case ENOSYS:
+		return "ENOSYS";
+	case EMSGSIZE:
+		return "EMSGSIZE";
+	case EPROTO:
+		return "EPROTO";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case ECONNRESET:
+		return "ECONNRESET";
+	case ENOTCONN:
+		return "ENOTCONN";
 	default:
 		snprintf(buf, sizeof(buf), "errno%d", e);
 		return buf;
@@ -164,9 +190,13 @@ static void rhex(struct res *r, const unsigned char *p, size_t n)
 
 static void revents_str(struct res *r, short ev)
 {
-	static const struct { short bit; const char *name; } names[] = {
-		{ POLLIN, "IN" }, { POLLPRI, "PRI" }, { POLLOUT, "OUT" },
-		{ POLLERR, "ERR" }, { POLLHUP, "HUP" }, { POLLNVAL, "NVAL" },
+	static const struct {
+		short bit;
+		const char *name;
+	} names[] = {
+		{ POLLIN, "IN" },	  { POLLPRI, "PRI" },
+		{ POLLOUT, "OUT" },	  { POLLERR, "ERR" },
+		{ POLLHUP, "HUP" },	  { POLLNVAL, "NVAL" },
 		{ POLLRDNORM, "RDNORM" }, { POLLRDBAND, "RDBAND" },
 		{ POLLWRNORM, "WRNORM" }, { POLLWRBAND, "WRBAND" },
 	};
@@ -342,7 +372,7 @@ struct rview {
 	uint8_t netfn, cmd;
 	uint16_t dlen;
 	bool ptrs_changed;
-	uint32_t in_alen;	/* what we passed */
+	uint32_t in_alen; /* what we passed */
 	uint16_t in_dlen;
 };
 
@@ -375,7 +405,8 @@ static void fmt_recv(struct res *r, const struct rview *v,
 	if (untouched) {
 		rpf(r, " struct=untouched");
 	} else {
-		rpf(r, " {type=%d msgid=%lld netfn=0x%02x cmd=0x%02x addr_len=%u data_len=%u}",
+		rpf(r,
+		    " {type=%d msgid=%lld netfn=0x%02x cmd=0x%02x addr_len=%u data_len=%u}",
 		    (int)v->type, (long long)v->msgid, v->netfn, v->cmd,
 		    (unsigned int)v->alen, (unsigned int)v->dlen);
 		if (v->ptrs_changed)
@@ -409,7 +440,8 @@ static void fmt_recv(struct res *r, const struct rview *v,
  * bad_struct passes (void *)1 as the struct pointer.
  */
 static int do_recv(struct dev *d, struct res *r, bool trunc,
-		   unsigned int addr_len, unsigned int data_len, bool bad_struct)
+		   unsigned int addr_len, unsigned int data_len,
+		   bool bad_struct)
 {
 	unsigned char abuf[ABUF_LEN];
 	unsigned char dbuf[1024 + DBUF_SLACK];
@@ -429,18 +461,23 @@ static int do_recv(struct dev *d, struct res *r, bool trunc,
 	rs.msg.data_len = (unsigned short)data_len;
 	rs.msg.data = dbuf;
 	errno = 0;
-	rv = ioctl(d->fd, trunc ? IPMICTL_RECEIVE_MSG_TRUNC : IPMICTL_RECEIVE_MSG,
+	rv = ioctl(d->fd,
+		   trunc ? IPMICTL_RECEIVE_MSG_TRUNC : IPMICTL_RECEIVE_MSG,
 		   bad_struct ? (void *)1 : (void *)&rs);
 	e = errno;
 	rrv(r, rv, e);
 	if (bad_struct)
 		return rv;
 	v = (struct rview){
-		.type = rs.recv_type, .alen = rs.addr_len, .msgid = rs.msgid,
-		.netfn = rs.msg.netfn, .cmd = rs.msg.cmd,
+		.type = rs.recv_type,
+		.alen = rs.addr_len,
+		.msgid = rs.msgid,
+		.netfn = rs.msg.netfn,
+		.cmd = rs.msg.cmd,
 		.dlen = rs.msg.data_len,
 		.ptrs_changed = rs.addr != abuf || rs.msg.data != dbuf,
-		.in_alen = addr_len, .in_dlen = (uint16_t)data_len,
+		.in_alen = addr_len,
+		.in_dlen = (uint16_t)data_len,
 	};
 	fmt_recv(r, &v, abuf, dbuf, data_len);
 	if ((rv == 0 || (trunc && e == EMSGSIZE)) &&
@@ -551,7 +588,8 @@ static int chan_get(struct dev *d, struct res *r, unsigned long req,
 static int timing_set(struct dev *d, struct res *r, int retries,
 		      unsigned int ms)
 {
-	struct ipmi_timing_parms t = { .retries = retries, .retry_time_ms = ms };
+	struct ipmi_timing_parms t = { .retries = retries,
+				       .retry_time_ms = ms };
 
 	return ptr_ioctl(d, r, IPMICTL_SET_TIMING_PARMS_CMD, &t);
 }
@@ -584,7 +622,8 @@ static int cmd_reg_chans(struct dev *d, struct res *r, unsigned long req,
 			 unsigned int netfn, unsigned int cmd,
 			 unsigned int chans)
 {
-	struct ipmi_cmdspec_chans c = { .netfn = netfn, .cmd = cmd,
+	struct ipmi_cmdspec_chans c = { .netfn = netfn,
+					.cmd = cmd,
 					.chans = chans };
 
 	return ptr_ioctl(d, r, req, &c);
@@ -625,8 +664,10 @@ static int drain(struct dev *d, struct res *r)
 		for (;;) {
 			unsigned char abuf[ABUF_LEN], dbuf[1024];
 			struct ipmi_recv rs = {
-				.addr = abuf, .addr_len = sizeof(abuf),
-				.msg.data = dbuf, .msg.data_len = sizeof(dbuf),
+				.addr = abuf,
+				.addr_len = sizeof(abuf),
+				.msg.data = dbuf,
+				.msg.data_len = sizeof(dbuf),
 			};
 
 			if (ioctl(d->fd, IPMICTL_RECEIVE_MSG_TRUNC, &rs) < 0 &&
@@ -646,7 +687,8 @@ static int drain(struct dev *d, struct res *r)
 		/* POLLIN but nothing to receive (or a flood): stop here */
 		if (!got || n >= 64) {
 			if (!got)
-				rpf(r, "%sPOLLIN-but-receive-failed", n ? " " : "");
+				rpf(r, "%sPOLLIN-but-receive-failed",
+				    n ? " " : "");
 			n += !got;
 			break;
 		}
@@ -812,8 +854,8 @@ static void s_other_recv(struct dev *d, struct res *r)
 	memset(rs, 0, sizeof(rs));
 	ptr_ioctl(d, r, RECV_TRUNC_NR_32, rs);
 }
-#define OTHER_SEND_NAME "SEND via ILP32 number 0x8014690d"
-#define OTHER_RECV_NAME "RECEIVE_MSG_TRUNC via ILP32 number 0xc018690b"
+#define OTHER_SEND_NAME	 "SEND via ILP32 number 0x8014690d"
+#define OTHER_RECV_NAME	 "RECEIVE_MSG_TRUNC via ILP32 number 0xc018690b"
 #define OTHER_RECV_FLAGS 0
 #else
 static void s_other_send(struct dev *d, struct res *r)
@@ -856,19 +898,23 @@ static void s_other_recv(struct dev *d, struct res *r)
 	put64(rs + 40, (uint64_t)(uintptr_t)dbuf);
 	rv = ptr_ioctl(d, r, RECV_TRUNC_NR_64, rs);
 	v = (struct rview){
-		.type = (int32_t)get32(rs), .alen = get32(rs + 16),
-		.msgid = (int64_t)get64(rs + 24), .netfn = rs[32],
-		.cmd = rs[33], .dlen = get16(rs + 34),
+		.type = (int32_t)get32(rs),
+		.alen = get32(rs + 16),
+		.msgid = (int64_t)get64(rs + 24),
+		.netfn = rs[32],
+		.cmd = rs[33],
+		.dlen = get16(rs + 34),
 		.ptrs_changed = get64(rs + 8) != (uint64_t)(uintptr_t)abuf ||
 				get64(rs + 40) != (uint64_t)(uintptr_t)dbuf,
-		.in_alen = sizeof(struct ipmi_addr), .in_dlen = 1024,
+		.in_alen = sizeof(struct ipmi_addr),
+		.in_dlen = 1024,
 	};
 	fmt_recv(r, &v, abuf, dbuf, 1024);
 	if (rv == 0 && v.type == IPMI_RESPONSE_RECV_TYPE)
 		d->rcvd++;
 }
-#define OTHER_SEND_NAME "SEND via LP64 number 0x8028690d (Get Device ID)"
-#define OTHER_RECV_NAME "  poll; RECEIVE_MSG_TRUNC via LP64 0xc030690b"
+#define OTHER_SEND_NAME	 "SEND via LP64 number 0x8028690d (Get Device ID)"
+#define OTHER_RECV_NAME	 "  poll; RECEIVE_MSG_TRUNC via LP64 0xc030690b"
 #define OTHER_RECV_FLAGS F_NODRAIN
 #endif
 
@@ -987,8 +1033,8 @@ static void s_send_send_msg(struct dev *d, struct res *r)
 
 static void s_send_read_evbuf(struct dev *d, struct res *r)
 {
-	send_si(d, r, 0, IPMI_NETFN_APP_REQUEST,
-		IPMI_READ_EVENT_MSG_BUFFER_CMD, NULL, 0);
+	send_si(d, r, 0, IPMI_NETFN_APP_REQUEST, IPMI_READ_EVENT_MSG_BUFFER_CMD,
+		NULL, 0);
 }
 
 static void s_send_ipmb_ch15(struct dev *d, struct res *r)
@@ -1088,7 +1134,7 @@ static void s_send_pad_byte(struct dev *d, struct res *r)
 	union xaddr a;
 	unsigned int l = mk_si(&a, IPMI_BMC_CHANNEL, 0);
 
-	a.raw[7] = 0x5c;	/* the SI address' padding byte */
+	a.raw[7] = 0x5c; /* the SI address' padding byte */
 	do_send_full(d, r, &a, l, msgid_of(0), IPMI_NETFN_APP_REQUEST,
 		     IPMI_GET_DEVICE_ID_CMD, NULL, 0);
 }
@@ -1143,8 +1189,10 @@ static void s_recv_fd2(struct dev *d, struct res *r)
 {
 	unsigned char abuf[ABUF_LEN], dbuf[64];
 	struct ipmi_recv rs = {
-		.addr = abuf, .addr_len = sizeof(struct ipmi_addr),
-		.msg.data = dbuf, .msg.data_len = sizeof(dbuf),
+		.addr = abuf,
+		.addr_len = sizeof(struct ipmi_addr),
+		.msg.data = dbuf,
+		.msg.data_len = sizeof(dbuf),
 	};
 	int rv, e;
 
@@ -1391,8 +1439,9 @@ static void s_events_collect(struct dev *d, struct res *r)
 		rpf(r, "%s{type=%d msgid=%ld netfn=0x%02x cmd=0x%02x data=[",
 		    n ? " " : "", rs.recv_type, rs.msgid, rs.msg.netfn,
 		    rs.msg.cmd);
-		rhex(r, dbuf, rs.msg.data_len < sizeof(dbuf) ?
-			 rs.msg.data_len : sizeof(dbuf));
+		rhex(r, dbuf,
+		     rs.msg.data_len < sizeof(dbuf) ? rs.msg.data_len :
+						      sizeof(dbuf));
 		rpf(r, "]}");
 		if (++n >= 40)
 			break;
@@ -1501,9 +1550,11 @@ static void restore_dev(struct dev *d, struct res *r)
 	if (d->have_maint) {
 		if (r) {
 			rpf(r, ", maintenance %d: ", d->maint);
-			int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, d->maint);
+			int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+				d->maint);
 		} else {
-			ioctl(d->fd, IPMICTL_SET_MAINTENANCE_MODE_CMD, &d->maint);
+			ioctl(d->fd, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+			      &d->maint);
 		}
 	}
 }
@@ -1523,7 +1574,7 @@ static void s_final_state(struct dev *d, struct res *r)
 	int_get(d, r, IPMICTL_GET_MAINTENANCE_MODE_CMD, NULL);
 }
 
-#define F_NODRAIN 0x1	/* continues the previous step: keep the queue */
+#define F_NODRAIN 0x1 /* continues the previous step: keep the queue */
 
 struct step {
 	const char *name;
@@ -1550,7 +1601,8 @@ static const struct step steps[] = {
 	{ "RECEIVE_MSG_TRUNC, empty queue", s_recv_trunc_full, 0 },
 	{ "RECEIVE_MSG, empty queue", s_recv_msg_full, 0 },
 	{ "RECEIVE_MSG struct (void *)1, empty queue", s_recv_bad_struct, 0 },
-	{ "RECEIVE_MSG_TRUNC struct (void *)1, empty", s_recv_trunc_bad_struct, 0 },
+	{ "RECEIVE_MSG_TRUNC struct (void *)1, empty", s_recv_trunc_bad_struct,
+	  0 },
 	{ OTHER_SEND_NAME, s_other_send, 0 },
 	{ OTHER_RECV_NAME, s_other_recv, OTHER_RECV_FLAGS },
 
@@ -1560,7 +1612,8 @@ static const struct step steps[] = {
 	{ "SEND data_len 273", s_send_len273, 0 },
 	{ "SEND data_len 271 (SI: +2 > 272)", s_send_len271, 0 },
 	{ "SEND data_len 273 + addr_len 4 (order)", s_send_len273_alen4, 0 },
-	{ "SEND data (void *)1 + addr type 99 (order)", s_send_bad_data_type99, 0 },
+	{ "SEND data (void *)1 + addr type 99 (order)", s_send_bad_data_type99,
+	  0 },
 	{ "SEND odd netfn 0x07 to SI", s_send_odd_netfn, 0 },
 	{ "SEND SI address, channel 0", s_send_si_chan0, 0 },
 	{ "SEND addr_len 4", s_send_alen4, 0 },
@@ -1574,20 +1627,25 @@ static const struct step steps[] = {
 	{ "SEND IPMB address on channel 16", s_send_ipmb_ch16, 0 },
 	{ "SEND LAN address, addr_len 8", s_send_lan_short, 0 },
 
-	{ "SEND Get Device ID, data NULL, data_len 300", s_send_null_data300, 0 },
+	{ "SEND Get Device ID, data NULL, data_len 300", s_send_null_data300,
+	  0 },
 	{ "  poll (wait)", s_wait, F_NODRAIN },
 	{ "  RECEIVE_MSG_TRUNC", s_recv_trunc_full, F_NODRAIN },
 
 	{ "SEND Get Device ID", s_send_devid, 0 },
 	{ "  poll (wait)", s_wait, F_NODRAIN },
 	{ "  RECEIVE_MSG addr_len 4 (stays)", s_recv_alen4, F_NODRAIN },
-	{ "  RECEIVE_MSG_TRUNC addr_len 7 (stays)", s_recv_trunc_alen7, F_NODRAIN },
+	{ "  RECEIVE_MSG_TRUNC addr_len 7 (stays)", s_recv_trunc_alen7,
+	  F_NODRAIN },
 	{ "  RECEIVE_MSG data_len 2 (stays)", s_recv_msg_d2, F_NODRAIN },
-	{ "  RECEIVE_MSG addr_len 8, data_len 0", s_recv_msg_alen8_d0, F_NODRAIN },
+	{ "  RECEIVE_MSG addr_len 8, data_len 0", s_recv_msg_alen8_d0,
+	  F_NODRAIN },
 	{ "  poll (still queued, 0 ms)", s_poll0, F_NODRAIN },
 	{ "  RECEIVE_MSG struct (void *)1", s_recv_bad_struct, F_NODRAIN },
-	{ "  RECEIVE_MSG_TRUNC data_len 2 (consumed)", s_recv_trunc_d2, F_NODRAIN },
-	{ "  RECEIVE_MSG_TRUNC (queue empty again)", s_recv_trunc_full, F_NODRAIN },
+	{ "  RECEIVE_MSG_TRUNC data_len 2 (consumed)", s_recv_trunc_d2,
+	  F_NODRAIN },
+	{ "  RECEIVE_MSG_TRUNC (queue empty again)", s_recv_trunc_full,
+	  F_NODRAIN },
 	{ "  poll (empty, 0 ms)", s_poll0, F_NODRAIN },
 
 	{ "SEND Get Device ID", s_send_devid, 0 },
@@ -1595,7 +1653,8 @@ static const struct step steps[] = {
 	{ "  RECEIVE_MSG addr_len 8, data_len 16", s_recv_exact, F_NODRAIN },
 	{ "  RECEIVE_MSG (queue empty again)", s_recv_msg_full, F_NODRAIN },
 
-	{ "SEND Get Device ID, msgid " ABI_NAME " big negative", s_send_big_msgid, 0 },
+	{ "SEND Get Device ID, msgid " ABI_NAME " big negative",
+	  s_send_big_msgid, 0 },
 	{ "  poll (wait)", s_wait, F_NODRAIN },
 	{ "  RECEIVE_MSG_TRUNC", s_recv_trunc_full, F_NODRAIN },
 
@@ -1616,7 +1675,8 @@ static const struct step steps[] = {
 	{ "  RECEIVE_MSG_TRUNC (first)", s_recv_trunc_full, F_NODRAIN },
 	{ "  poll (wait)", s_wait, F_NODRAIN },
 	{ "  RECEIVE_MSG_TRUNC (second)", s_recv_trunc_full, F_NODRAIN },
-	{ "  RECEIVE_MSG_TRUNC (queue empty again)", s_recv_trunc_full, F_NODRAIN },
+	{ "  RECEIVE_MSG_TRUNC (queue empty again)", s_recv_trunc_full,
+	  F_NODRAIN },
 
 	{ "open the node a second time", s_open2, 0 },
 	{ "SEND Get Device ID on the first fd", s_send_devid, 0 },
@@ -1734,32 +1794,50 @@ static const struct step steps[] = {
 #define MAX_INFLIGHT 4
 
 enum rclass {
-	RC_SEND_SI, RC_SEND_BAD, RC_SEND_IPMB, RC_SEND_LAN, RC_SETTIME,
-	RC_RECV, RC_RECV_BADPTR, RC_POLL, RC_INTS, RC_CHAN, RC_TIMING,
-	RC_MAINT, RC_REG, RC_EVENTS, RC_PLATFORM_EVENT, RC_UNKNOWN_IOCTL,
-	RC_RECV_RDONLY, RC_COUNT
+	RC_SEND_SI,
+	RC_SEND_BAD,
+	RC_SEND_IPMB,
+	RC_SEND_LAN,
+	RC_SETTIME,
+	RC_RECV,
+	RC_RECV_BADPTR,
+	RC_POLL,
+	RC_INTS,
+	RC_CHAN,
+	RC_TIMING,
+	RC_MAINT,
+	RC_REG,
+	RC_EVENTS,
+	RC_PLATFORM_EVENT,
+	RC_UNKNOWN_IOCTL,
+	RC_RECV_RDONLY,
+	RC_COUNT
 };
 
 static const char *const rclass_name[RC_COUNT] = {
-	"send-si", "send-bad", "send-ipmb", "send-lan", "settime",
-	"recv", "recv-badptr", "poll", "my-addr-lun", "chan-addr-lun",
-	"timing", "maintenance", "register", "events", "sensor-event",
-	"unknown-ioctl", "recv-readonly",
+	"send-si",	 "send-bad",	  "send-ipmb",	  "send-lan",
+	"settime",	 "recv",	  "recv-badptr",  "poll",
+	"my-addr-lun",	 "chan-addr-lun", "timing",	  "maintenance",
+	"register",	 "events",	  "sensor-event", "unknown-ioctl",
+	"recv-readonly",
 };
 
 /* Known differences, by name (docs/design.md). */
 enum known {
 	K_NONE,
-	K_SEND_ORDER,		/* invalid address + bad data: EFAULT vs EINVAL */
-	K_RECV_RDONLY,		/* read-only RECEIVE buffer: message consumed */
-	K_RECV_ADDR_FIRST,	/* bad data buffer: stock wrote the address */
-	K_REG_EMPTY,		/* empty channel mask: 0 vs EINVAL (bounded) */
+	K_SEND_ORDER,	   /* invalid address + bad data: EFAULT vs EINVAL */
+	K_RECV_RDONLY,	   /* read-only RECEIVE buffer: message consumed */
+	K_RECV_ADDR_FIRST, /* bad data buffer: stock wrote the address */
+	K_REG_EMPTY,	   /* empty channel mask: 0 vs EINVAL (bounded) */
 	K_COUNT
 };
 
 static const char *const known_name[K_COUNT] = {
-	"-", "send-baddata-before-addr-check", "recv-readonly-buffer-consumes",
-	"recv-baddata-addr-not-written", "reg-empty-mask-refused",
+	"-",
+	"send-baddata-before-addr-check",
+	"recv-readonly-buffer-consumes",
+	"recv-baddata-addr-not-written",
+	"reg-empty-mask-refused",
 };
 
 struct rstat {
@@ -1811,7 +1889,7 @@ static const char *pkind_name(enum pkind k)
 /* What is due on a device: responses to accepted SENDs, expected events. */
 struct rdev {
 	unsigned long ev_due, ev_got;
-	bool bridged;		/* a bridged (IPMB/LAN) request is due */
+	bool bridged; /* a bridged (IPMB/LAN) request is due */
 	bool events_on;
 	bool fd2_open;
 };
@@ -1863,8 +1941,8 @@ static void count_recv(struct dev *d, int32_t type, bool consumed)
 
 /* RECEIVE with every argument chosen; consumption tracked for due(). */
 static void r_recv(struct dev *d, struct res *r, bool trunc,
-		   unsigned int addr_len, unsigned int data_len,
-		   enum pkind sk, enum pkind ak, enum pkind dk, void *rdonly)
+		   unsigned int addr_len, unsigned int data_len, enum pkind sk,
+		   enum pkind ak, enum pkind dk, void *rdonly)
 {
 	static unsigned char abuf[ABUF_LEN];
 	static unsigned char dbuf[1024 + DBUF_SLACK];
@@ -1886,8 +1964,9 @@ static void r_recv(struct dev *d, struct res *r, bool trunc,
 	rs.msg.data = rdonly ? rdonly : ptr_of(dk, dbuf);
 	arg = sk == P_OK ? (void *)&rs : ptr_of(sk, NULL);
 	errno = 0;
-	rv = ioctl(d->fd, trunc ? IPMICTL_RECEIVE_MSG_TRUNC :
-		   IPMICTL_RECEIVE_MSG, arg);
+	rv = ioctl(d->fd,
+		   trunc ? IPMICTL_RECEIVE_MSG_TRUNC : IPMICTL_RECEIVE_MSG,
+		   arg);
 	e = errno;
 	rrv(r, rv, e);
 	if (sk != P_OK)
@@ -1895,10 +1974,11 @@ static void r_recv(struct dev *d, struct res *r, bool trunc,
 	if (ak != P_OK || dk != P_OK || rdonly) {
 		/* what the struct says; the buffers are not ours to show */
 		if (rs.recv_type != RECV_TYPE_FILL)
-			rpf(r, " {type=%d msgid=%ld netfn=0x%02x cmd=0x%02x "
-			    "addr_len=%u data_len=%u}", rs.recv_type,
-			    rs.msgid, rs.msg.netfn, rs.msg.cmd, rs.addr_len,
-			    rs.msg.data_len);
+			rpf(r,
+			    " {type=%d msgid=%ld netfn=0x%02x cmd=0x%02x "
+			    "addr_len=%u data_len=%u}",
+			    rs.recv_type, rs.msgid, rs.msg.netfn, rs.msg.cmd,
+			    rs.addr_len, rs.msg.data_len);
 		else
 			rpf(r, " struct=untouched");
 		if (ak == P_OK && abuf[0] != ADDR_FILL) {
@@ -1908,21 +1988,25 @@ static void r_recv(struct dev *d, struct res *r, bool trunc,
 		}
 	} else {
 		v = (struct rview){
-			.type = rs.recv_type, .alen = rs.addr_len,
-			.msgid = rs.msgid, .netfn = rs.msg.netfn,
-			.cmd = rs.msg.cmd, .dlen = rs.msg.data_len,
+			.type = rs.recv_type,
+			.alen = rs.addr_len,
+			.msgid = rs.msgid,
+			.netfn = rs.msg.netfn,
+			.cmd = rs.msg.cmd,
+			.dlen = rs.msg.data_len,
 			.ptrs_changed = rs.addr != abuf || rs.msg.data != dbuf,
-			.in_alen = addr_len, .in_dlen = (uint16_t)data_len,
+			.in_alen = addr_len,
+			.in_dlen = (uint16_t)data_len,
 		};
 		fmt_recv(r, &v, abuf, dbuf, data_len < 1024 ? data_len : 1024);
 	}
 	count_recv(d, rs.recv_type, rv == 0 || (trunc && e == EMSGSIZE));
 }
 
-static const unsigned int addr_lens[] = { 0, 4, 7, 8, 12, 39, 40, 41, 1000,
-					  0x7fffffff };
-static const unsigned int data_lens[] = { 0, 1, 2, 15, 16, 271, 272, 273,
-					  1000, 65535 };
+static const unsigned int addr_lens[] = { 0,  4,  7,  8,    12,
+					  39, 40, 41, 1000, 0x7fffffff };
+static const unsigned int data_lens[] = { 0,   1,   2,	 15,   16,
+					  271, 272, 273, 1000, 65535 };
 
 /* A SEND with the chosen address bytes, lengths and pointer kinds. */
 static void r_send(struct dev *d, struct res *r, const union xaddr *a,
@@ -1962,13 +2046,27 @@ static void draw(struct rop *op, unsigned long inflight, bool events_on,
 	memset(op, 0, sizeof(*op));
 	for (int i = 0; i < 12; i++)
 		v[i] = rnd();
-	static const struct { unsigned int upto; enum rclass cls; } mix[] = {
-		{ 14, RC_SEND_SI }, { 26, RC_SEND_BAD }, { 32, RC_SEND_IPMB },
-		{ 35, RC_SEND_LAN }, { 39, RC_SETTIME }, { 52, RC_RECV },
-		{ 58, RC_RECV_BADPTR }, { 62, RC_POLL }, { 66, RC_INTS },
-		{ 70, RC_CHAN }, { 73, RC_TIMING }, { 76, RC_MAINT },
-		{ 85, RC_REG }, { 89, RC_EVENTS }, { 95, RC_PLATFORM_EVENT },
-		{ 98, RC_UNKNOWN_IOCTL }, { 100, RC_RECV_RDONLY },
+	static const struct {
+		unsigned int upto;
+		enum rclass cls;
+	} mix[] = {
+		{ 14, RC_SEND_SI },
+		{ 26, RC_SEND_BAD },
+		{ 32, RC_SEND_IPMB },
+		{ 35, RC_SEND_LAN },
+		{ 39, RC_SETTIME },
+		{ 52, RC_RECV },
+		{ 58, RC_RECV_BADPTR },
+		{ 62, RC_POLL },
+		{ 66, RC_INTS },
+		{ 70, RC_CHAN },
+		{ 73, RC_TIMING },
+		{ 76, RC_MAINT },
+		{ 85, RC_REG },
+		{ 89, RC_EVENTS },
+		{ 95, RC_PLATFORM_EVENT },
+		{ 98, RC_UNKNOWN_IOCTL },
+		{ 100, RC_RECV_RDONLY },
 	};
 
 	for (size_t i = 0; i < sizeof(mix) / sizeof(mix[0]); i++) {
@@ -1979,10 +2077,12 @@ static void draw(struct rop *op, unsigned long inflight, bool events_on,
 	}
 	/* what would depend on timing becomes a RECEIVE instead */
 	if ((op->cls == RC_SEND_SI || op->cls == RC_SEND_IPMB ||
-	     op->cls == RC_SETTIME) && inflight >= MAX_INFLIGHT)
+	     op->cls == RC_SETTIME) &&
+	    inflight >= MAX_INFLIGHT)
 		op->cls = RC_RECV;
 	if ((op->cls == RC_SEND_IPMB || op->cls == RC_SEND_LAN ||
-	     op->cls == RC_SETTIME) && inflight)
+	     op->cls == RC_SETTIME) &&
+	    inflight)
 		op->cls = RC_RECV;
 	if (bridged && inflight &&
 	    (op->cls == RC_SEND_SI || op->cls == RC_SEND_BAD ||
@@ -2007,13 +2107,13 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 	case RC_SEND_SI: {
 		static const uint8_t cmds[][3] = {
 			{ IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD, 0 },
-			{ IPMI_NETFN_APP_REQUEST, 0x04, 0 },	/* self test */
-			{ IPMI_NETFN_APP_REQUEST, 0x2f, 0 },	/* enables */
-			{ IPMI_NETFN_APP_REQUEST, 0x42, 1 },	/* chan info */
-			{ 0x0a, 0x20, 0 },			/* SDR info */
-			{ 0x0a, 0x40, 0 },			/* SEL info */
-			{ 0x04, 0x2d, 1 },			/* reading */
-			{ 0x30, 0x7f, 0 },			/* OEM: error */
+			{ IPMI_NETFN_APP_REQUEST, 0x04, 0 }, /* self test */
+			{ IPMI_NETFN_APP_REQUEST, 0x2f, 0 }, /* enables */
+			{ IPMI_NETFN_APP_REQUEST, 0x42, 1 }, /* chan info */
+			{ 0x0a, 0x20, 0 },		     /* SDR info */
+			{ 0x0a, 0x40, 0 },		     /* SEL info */
+			{ 0x04, 0x2d, 1 },		     /* reading */
+			{ 0x30, 0x7f, 0 },		     /* OEM: error */
 		};
 		unsigned int c = v[0] % 8, lun = v[1] % 4;
 		unsigned char data[2] = { (uint8_t)(v[2] % 16), 0 };
@@ -2032,55 +2132,56 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 
 		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
 		switch (which) {
-		case 0:		/* address length */
+		case 0: /* address length */
 			alen = addr_lens[v[1] % 10];
 			break;
-		case 1:		/* address pointer */
+		case 1: /* address pointer */
 			ak = (enum pkind)(1 + v[1] % 3);
 			break;
-		case 2:		/* data pointer */
+		case 2: /* data pointer */
 			dk = (enum pkind)(1 + v[1] % 3);
 			dlen = data_lens[v[2] % 10];
 			break;
-		case 3:		/* sizes */
+		case 3: /* sizes */
 			dlen = data_lens[v[1] % 10];
-			netfn = 0x30;	/* OEM: the BMC refuses it */
+			netfn = 0x30; /* OEM: the BMC refuses it */
 			cmd = 0x7f;
 			break;
-		case 4:		/* odd netfn, lun past 3 */
+		case 4: /* odd netfn, lun past 3 */
 			netfn = (uint8_t)(1 + 2 * (v[1] % 32));
 			a.si.lun = (unsigned char)(v[2] % 8);
 			break;
-		case 5:		/* driver-owned commands */
+		case 5: /* driver-owned commands */
 			cmd = (uint8_t)(0x33 + v[1] % 3);
 			break;
-		case 6:		/* SI address on another channel */
+		case 6: /* SI address on another channel */
 			a.si.channel = (short)(v[1] % 20);
 			if (a.si.channel == IPMI_BMC_CHANNEL)
 				a.si.channel = -1;
 			break;
-		case 7:		/* unknown address types */
+		case 7: /* unknown address types */
 			a.si.addr_type = (int)(v[1] % 2 ? 99 : 0);
 			break;
-		case 8:		/* IPMB direct (cannot on KCS) */
+		case 8: /* IPMB direct (cannot on KCS) */
 			a.si.addr_type = 0x0d;
 			a.si.channel = 0;
 			alen = 12;
 			break;
-		case 9:		/* invalid address AND bad data: known order */
+		case 9: /* invalid address AND bad data: known order */
 			a.si.addr_type = 99;
 			dk = (enum pkind)(2 + v[1] % 2);
 			dlen = 4;
 			k = K_SEND_ORDER;
 			break;
-		case 10:	/* a NULL data pointer with a length */
+		case 10: /* a NULL data pointer with a length */
 			dk = P_NULL;
 			dlen = data_lens[v[1] % 10];
 			break;
-		default:	/* IPMB on a channel out of range */
-			alen = mk_ipmb(&a, (short)(v[1] % 2 ?
-						   (int)(16 + v[2] % 100) :
-						   -1 - (int)(v[2] % 5)),
+		default: /* IPMB on a channel out of range */
+			alen = mk_ipmb(&a,
+				       (short)(v[1] % 2 ?
+						       (int)(16 + v[2] % 100) :
+						       -1 - (int)(v[2] % 5)),
 				       0x72, 0);
 			break;
 		}
@@ -2098,7 +2199,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		if (bcast) {
 			a.ipmb.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
 			if (ch == 0)
-				a.ipmb.channel = 1;	/* no timeouts */
+				a.ipmb.channel = 1; /* no timeouts */
 		}
 		rpf(r, "[ch %u lun %u%s] ", ch, lun, bcast ? " bcast" : "");
 		x->bridged = true;
@@ -2141,7 +2242,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 	}
 	case RC_RECV: {
 		unsigned int al = v[0] % 3 ? sizeof(struct ipmi_addr) :
-			addr_lens[v[1] % 10];
+					     addr_lens[v[1] % 10];
 		unsigned int dl = v[2] % 3 ? 1024 : data_lens[v[3] % 5];
 
 		settle(d);
@@ -2154,7 +2255,7 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		enum pkind sk = P_OK, ak = P_OK, dk = P_OK;
 		unsigned int which = v[0] % 3;
 		unsigned int al = v[1] % 4 ? sizeof(struct ipmi_addr) :
-			addr_lens[v[2] % 10];
+					     addr_lens[v[2] % 10];
 
 		if (which == 0)
 			sk = (enum pkind)(1 + v[3] % 3);
@@ -2174,7 +2275,8 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 	case RC_RECV_RDONLY:
 		/* nothing in flight, events on: an event to receive */
 		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		rpf(r, "[Get Device ID, then RECEIVE into a read-only buffer] ");
+		rpf(r,
+		    "[Get Device ID, then RECEIVE into a read-only buffer] ");
 		do_send_full(d, r, &a, alen, msgid_of(0),
 			     IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD,
 			     NULL, 0);
@@ -2199,14 +2301,15 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 	}
 	case RC_INTS: {
 		static const unsigned long gets[] = {
-			IPMICTL_GET_MY_ADDRESS_CMD, IPMICTL_GET_MY_LUN_CMD,
+			IPMICTL_GET_MY_ADDRESS_CMD,
+			IPMICTL_GET_MY_LUN_CMD,
 			IPMICTL_GET_MAINTENANCE_MODE_CMD,
 		};
 		unsigned int which = v[0] % 6;
 
 		if (which < 3) {
 			int_get(d, r, gets[which], NULL);
-		} else if (which == 3) {	/* set, read back, restore */
+		} else if (which == 3) { /* set, read back, restore */
 			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD,
 				(int)(v[1] % 0x300));
 			rpf(r, "; ");
@@ -2223,7 +2326,8 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 			static const unsigned long all[] = {
 				IPMICTL_GET_MY_ADDRESS_CMD,
 				IPMICTL_SET_MY_ADDRESS_CMD,
-				IPMICTL_GET_MY_LUN_CMD, IPMICTL_SET_MY_LUN_CMD,
+				IPMICTL_GET_MY_LUN_CMD,
+				IPMICTL_SET_MY_LUN_CMD,
 				IPMICTL_SET_GETS_EVENTS_CMD,
 				IPMICTL_GET_MAINTENANCE_MODE_CMD,
 				IPMICTL_SET_MAINTENANCE_MODE_CMD,
@@ -2242,30 +2346,38 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		if (v[3] % 4 == 0) {
 			enum pkind pk = (enum pkind)(1 + v[4] % 3);
 
-			rpf(r, "[%s %s] ", lun ? "lun" : "addr", pkind_name(pk));
-			ptr_ioctl(d, r, v[5] % 2 ?
-				  (lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-					 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD) :
-				  (lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
-					 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD),
-				  ptr_of(pk, NULL));
+			rpf(r, "[%s %s] ", lun ? "lun" : "addr",
+			    pkind_name(pk));
+			ptr_ioctl(
+				d, r,
+				v[5] % 2 ?
+					(lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+					       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD) :
+					(lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+					       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD),
+				ptr_of(pk, NULL));
 			break;
 		}
 		rpf(r, "[ch %u %s] ", ch, lun ? "lun" : "addr");
-		chan_get(d, r, lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
-			 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, (unsigned short)ch);
-		if (v[6] % 2) {	/* set, read back, restore the default */
+		chan_get(d, r,
+			 lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+			       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
+			 (unsigned short)ch);
+		if (v[6] % 2) { /* set, read back, restore the default */
 			rpf(r, "; ");
-			chan_set(d, r, lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-				 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+			chan_set(d, r,
+				 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+				       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
 				 (unsigned short)ch, (unsigned char)v[7]);
 			rpf(r, "; ");
-			chan_get(d, r, lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
-				 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
+			chan_get(d, r,
+				 lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+				       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
 				 (unsigned short)ch);
 			rpf(r, "; ");
-			chan_set(d, r, lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-				 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+			chan_set(d, r,
+				 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+				       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
 				 (unsigned short)ch,
 				 lun ? (unsigned char)d->lun :
 				       (unsigned char)d->addr);
@@ -2277,8 +2389,10 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 			enum pkind pk = (enum pkind)(1 + v[1] % 3);
 
 			rpf(r, "[%s] ", pkind_name(pk));
-			ptr_ioctl(d, r, v[2] % 2 ? IPMICTL_SET_TIMING_PARMS_CMD :
-				  IPMICTL_GET_TIMING_PARMS_CMD, ptr_of(pk, NULL));
+			ptr_ioctl(d, r,
+				  v[2] % 2 ? IPMICTL_SET_TIMING_PARMS_CMD :
+					     IPMICTL_GET_TIMING_PARMS_CMD,
+				  ptr_of(pk, NULL));
 		} else if (v[0] % 2) {
 			timing_set(d, r, (int)(v[1] % 7) - 2, v[2] % 5000);
 		} else {
@@ -2294,21 +2408,22 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, d->maint);
 		break;
 	case RC_REG: {
-		static const uint32_t masks[] = { 0, 1, 2, 3, 4, 5, 0xf, 0xfff0,
-						  0x8000, 0x10000, 0x10001,
-						  0xffffffff };
+		static const uint32_t masks[] = {
+			0,   1,	     2,	     3,	      4,       5,
+			0xf, 0xfff0, 0x8000, 0x10000, 0x10001, 0xffffffff
+		};
 		unsigned int netfn = v[0] % 4 ? 0x32 : (v[0] % 8 ? 0x33 : 0x06);
 		unsigned int cmd = 0x40 + v[1] % 3;
 		uint32_t mask = masks[v[2] % 12];
 		unsigned int which = v[3] % 8;
 		int fd = d->fd;
 
-		if (which == 7) {	/* the second open file */
+		if (which == 7) { /* the second open file */
 			if (!x->fd2_open) {
 				d->fd2 = open(d->path, O_RDWR | O_CLOEXEC);
 				x->fd2_open = d->fd2 >= 0;
-				rpf(r, "open fd2 %s; ", x->fd2_open ? "ok" :
-				    ename(errno));
+				rpf(r, "open fd2 %s; ",
+				    x->fd2_open ? "ok" : ename(errno));
 			}
 			if (v[4] % 5 == 0 && x->fd2_open) {
 				close(d->fd2);
@@ -2326,8 +2441,10 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 			enum pkind pk = (enum pkind)(1 + v[6] % 3);
 
 			rpf(r, "[%s] ", pkind_name(pk));
-			ptr_ioctl(d, r, v[7] % 2 ? IPMICTL_REGISTER_FOR_CMD_CHANS :
-				  IPMICTL_UNREGISTER_FOR_CMD, ptr_of(pk, NULL));
+			ptr_ioctl(d, r,
+				  v[7] % 2 ? IPMICTL_REGISTER_FOR_CMD_CHANS :
+					     IPMICTL_UNREGISTER_FOR_CMD,
+				  ptr_of(pk, NULL));
 		} else if (which % 2 == 0 && which < 4) {
 			struct ipmi_cmdspec_chans c = { netfn, cmd, mask };
 			int rv, e;
@@ -2335,8 +2452,10 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 			if (!which && !mask)
 				k = K_REG_EMPTY;
 			errno = 0;
-			rv = ioctl(fd, which ? IPMICTL_UNREGISTER_FOR_CMD_CHANS :
-				   IPMICTL_REGISTER_FOR_CMD_CHANS, &c);
+			rv = ioctl(fd,
+				   which ? IPMICTL_UNREGISTER_FOR_CMD_CHANS :
+					   IPMICTL_REGISTER_FOR_CMD_CHANS,
+				   &c);
 			e = errno;
 			rpf(r, "%s ", which ? "UNREG_CHANS" : "REG_CHANS");
 			rrv(r, rv, e);
@@ -2344,9 +2463,10 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 			bool un = which == 3 || which == 5;
 
 			rpf(r, "%s ", un ? "UNREG" : "REG");
-			cmd_reg(d, fd, r, un ? IPMICTL_UNREGISTER_FOR_CMD :
-				IPMICTL_REGISTER_FOR_CMD, (unsigned char)netfn,
-				(unsigned char)cmd);
+			cmd_reg(d, fd, r,
+				un ? IPMICTL_UNREGISTER_FOR_CMD :
+				     IPMICTL_REGISTER_FOR_CMD,
+				(unsigned char)netfn, (unsigned char)cmd);
 		}
 		break;
 	}
@@ -2376,15 +2496,16 @@ static enum known apply(const struct rop *op, struct dev *d, struct res *r)
 		 */
 		static bool sensor_low[2];
 		bool *low = &sensor_low[d == &devs[1]];
-		unsigned char th[8] = { 0x01, 0x08, 0, 0, 0,
-					(uint8_t)(*low ? 85 : 40), 0, 0 };
+		unsigned char th[8] = { 0x01, 0x08, 0,
+					0,    0,    (uint8_t)(*low ? 85 : 40),
+					0,    0 };
 
 		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
 		rpf(r, "[CPU Temp UNC %u] ", th[5]);
 		if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x26, th,
 				 sizeof(th)) == 0) {
 			x->ev_due++;
-			x->bridged = true;	/* the event: another path */
+			x->bridged = true; /* the event: another path */
 			*low = !*low;
 		}
 		break;
@@ -2417,7 +2538,7 @@ static bool known_diff(enum known k, const struct res *a, const struct res *b)
 	const char *sa, *sb;
 
 	switch (k) {
-	case K_SEND_ORDER:	/* one EINVAL, the other EFAULT, else same */
+	case K_SEND_ORDER: /* one EINVAL, the other EFAULT, else same */
 		sa = strstr(a->s, "-1 ");
 		sb = strstr(b->s, "-1 ");
 		if (!sa || !sb || sa - a->s != sb - b->s ||
@@ -2425,12 +2546,12 @@ static bool known_diff(enum known k, const struct res *a, const struct res *b)
 			return false;
 		return (!strcmp(sa, "-1 EINVAL") && !strcmp(sb, "-1 EFAULT")) ||
 		       (!strcmp(sa, "-1 EFAULT") && !strcmp(sb, "-1 EINVAL"));
-	case K_RECV_RDONLY:	/* same up to the follow-up RECEIVE */
+	case K_RECV_RDONLY: /* same up to the follow-up RECEIVE */
 		sa = strstr(a->s, "; then ");
 		sb = strstr(b->s, "; then ");
 		return sa && sb && sa - a->s == sb - b->s &&
 		       !strncmp(a->s, b->s, (size_t)(sa - a->s));
-	case K_RECV_ADDR_FIRST: {	/* the same but for " addr=[..]" */
+	case K_RECV_ADDR_FIRST: { /* the same but for " addr=[..]" */
 		char ca[RES_MAX], cb[RES_MAX];
 		const struct res *in[2] = { a, b };
 		char *out[2] = { ca, cb };
@@ -2445,7 +2566,7 @@ static bool known_diff(enum known k, const struct res *a, const struct res *b)
 		}
 		return !strcmp(ca, cb) && strstr(ca, "-1 EFAULT");
 	}
-	case K_REG_EMPTY:	/* the same up to "REG_CHANS ": 0 vs EINVAL */
+	case K_REG_EMPTY: /* the same up to "REG_CHANS ": 0 vs EINVAL */
 		sa = strstr(a->s, "REG_CHANS ");
 		sb = strstr(b->s, "REG_CHANS ");
 		if (!sa || !sb || sa - a->s != sb - b->s ||
@@ -2495,8 +2616,8 @@ static int run_random(uint64_t seed0, unsigned int seeds, unsigned int nsteps,
 	memset(kst, 0, sizeof(kst));
 	unmapped_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	rdonly_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
+	rdonly_page =
+		mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (unmapped_page == MAP_FAILED || rdonly_page == MAP_FAILED) {
 		fprintf(stderr, "%s: mmap: %s\n", prog, strerror(errno));
 		return EXIT_SETUP;
@@ -2535,8 +2656,8 @@ static int run_random(uint64_t seed0, unsigned int seeds, unsigned int nsteps,
 				inflight = due(&devs[1]);
 			if (!inflight)
 				rdevs[0].bridged = rdevs[1].bridged = false;
-			draw(&op, inflight, rdevs[0].events_on &&
-			     rdevs[1].events_on,
+			draw(&op, inflight,
+			     rdevs[0].events_on && rdevs[1].events_on,
 			     rdevs[0].bridged || rdevs[1].bridged);
 			cur_step = (int)i + 1;
 			memset(&ra, 0, sizeof(ra));
@@ -2578,8 +2699,8 @@ next:
 
 				clock_gettime(CLOCK_MONOTONIC, &ts);
 				printf("%ld.%03ld seed %llu step %u %-15s same  "
-				       "%s\n", (long)ts.tv_sec,
-				       ts.tv_nsec / 1000000L,
+				       "%s\n",
+				       (long)ts.tv_sec, ts.tv_nsec / 1000000L,
 				       (unsigned long long)seed, i + 1,
 				       rclass_name[op.cls], ra.s);
 			}
@@ -2597,8 +2718,9 @@ next:
 			if (strcmp(ra.s, rb.s)) {
 				ndiff++;
 				printf("seed %llu final drain DIFF  A: %s\n"
-				       "%*s B: %s\n", (unsigned long long)seed,
-				       ra.s, 40, "", rb.s);
+				       "%*s B: %s\n",
+				       (unsigned long long)seed, ra.s, 40, "",
+				       rb.s);
 			}
 		}
 		for (int i = 0; i < 2; i++)
@@ -2612,7 +2734,8 @@ next:
 		printf("known difference %s: %lu\n", known_name[k],
 		       kst[k].known);
 	printf("%s: abi=%s random seeds=%llu..%llu steps=%lu diff=%lu "
-	       "known=%lu\n", prog, ABI_NAME, (unsigned long long)seed0,
+	       "known=%lu\n",
+	       prog, ABI_NAME, (unsigned long long)seed0,
 	       (unsigned long long)(seed0 + seeds - 1), total, ndiff, nknown);
 	return ndiff ? EXIT_DIFF : 0;
 }
@@ -2630,41 +2753,41 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [options] DEV_A DEV_B\n"
-"Differential test of the Linux IPMI ioctl ABI: run the same fixed sequence\n"
-"of good and bad calls on both device nodes (e.g. the stock /dev/ipmi0 and a\n"
-"kcsmux /dev/ipmi1 in front of an identical BMC) and compare, step by step,\n"
-"the return value, errno and everything written back (struct fields,\n"
-"address and data bytes, poll revents).\n"
-"\n"
-"  -t MS       wait up to MS for each expected response (default 5000)\n"
-"  -e MS       event window after SET_GETS_EVENTS 1 (default 300)\n"
-"  -q          print only the DIFF rows and the summary\n"
-"  -r SEED     randomized mode: interleaved good and bad calls drawn from\n"
-"              SEED (then SEED+1, ... with -k), compared step by step, with\n"
-"              a per-class table of steps, mismatches and known differences\n"
-"  -k SEEDS    randomized mode: how many seeds (default 1)\n"
-"  -n STEPS    randomized mode: steps per seed (default 200)\n"
-"  -l          list the steps and exit\n"
-"  -h, --help  this help\n"
-"\n"
-"Rows: '#  step  same|DIFF  result'; a DIFF row shows both results ('A:' and\n"
-"'B:'). Results: the return value or '-1 ERRNO', then what was written back:\n"
-"{type msgid netfn cmd addr_len data_len} of a RECEIVE, addr=[bytes] and\n"
-"data=[bytes] as written ('untouched' / '(nothing written)' when the\n"
-"sentinels are intact), val= of GET ioctls, revents= of poll. Each step starts\n"
-"from an empty queue (responses still missing are awaited and reported as a\n"
-"'drained' row); rows indented by two spaces continue the step above.\n"
-"Interface-wide state (my address, LUN, maintenance mode) is read first and\n"
-"restored at the end (also on SIGINT/SIGTERM).\n"
-"\n"
-"Exit: 0 every step the same, 1 some step differed, 2 usage error or a node\n"
-"could not be opened.\n",
+		"usage: %s [options] DEV_A DEV_B\n"
+		"Differential test of the Linux IPMI ioctl ABI: run the same fixed sequence\n"
+		"of good and bad calls on both device nodes (e.g. the stock /dev/ipmi0 and a\n"
+		"kcsmux /dev/ipmi1 in front of an identical BMC) and compare, step by step,\n"
+		"the return value, errno and everything written back (struct fields,\n"
+		"address and data bytes, poll revents).\n"
+		"\n"
+		"  -t MS       wait up to MS for each expected response (default 5000)\n"
+		"  -e MS       event window after SET_GETS_EVENTS 1 (default 300)\n"
+		"  -q          print only the DIFF rows and the summary\n"
+		"  -r SEED     randomized mode: interleaved good and bad calls drawn from\n"
+		"              SEED (then SEED+1, ... with -k), compared step by step, with\n"
+		"              a per-class table of steps, mismatches and known differences\n"
+		"  -k SEEDS    randomized mode: how many seeds (default 1)\n"
+		"  -n STEPS    randomized mode: steps per seed (default 200)\n"
+		"  -l          list the steps and exit\n"
+		"  -h, --help  this help\n"
+		"\n"
+		"Rows: '#  step  same|DIFF  result'; a DIFF row shows both results ('A:' and\n"
+		"'B:'). Results: the return value or '-1 ERRNO', then what was written back:\n"
+		"{type msgid netfn cmd addr_len data_len} of a RECEIVE, addr=[bytes] and\n"
+		"data=[bytes] as written ('untouched' / '(nothing written)' when the\n"
+		"sentinels are intact), val= of GET ioctls, revents= of poll. Each step starts\n"
+		"from an empty queue (responses still missing are awaited and reported as a\n"
+		"'drained' row); rows indented by two spaces continue the step above.\n"
+		"Interface-wide state (my address, LUN, maintenance mode) is read first and\n"
+		"restored at the end (also on SIGINT/SIGTERM).\n"
+		"\n"
+		"Exit: 0 every step the same, 1 some step differed, 2 usage error or a node\n"
+		"could not be opened.\n",
 		prog);
 }
 
-static void print_row(int num, const char *name, bool same,
-		      const struct res *a, const struct res *b, bool quiet)
+static void print_row(int num, const char *name, bool same, const struct res *a,
+		      const struct res *b, bool quiet)
 {
 	if (same && quiet)
 		return;
@@ -2698,8 +2821,8 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:e:r:k:n:qlh", lopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:e:r:k:n:qlh", lopts, NULL)) !=
+	       -1) {
 		char *end;
 		long v;
 
@@ -2765,10 +2888,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_SETUP;
 	}
-	devs[0] = (struct dev){ .tag = "A", .path = argv[optind], .fd = -1,
-				.fd2 = -1 };
-	devs[1] = (struct dev){ .tag = "B", .path = argv[optind + 1],
-				.fd = -1, .fd2 = -1 };
+	devs[0] = (struct dev){
+		.tag = "A", .path = argv[optind], .fd = -1, .fd2 = -1
+	};
+	devs[1] = (struct dev){
+		.tag = "B", .path = argv[optind + 1], .fd = -1, .fd2 = -1
+	};
 	for (int i = 0; i < 2; i++) {
 		devs[i].fd = open(devs[i].path, O_RDWR | O_CLOEXEC);
 		if (devs[i].fd < 0) {
@@ -2789,8 +2914,9 @@ int main(int argc, char **argv)
 		int rv;
 
 		printf("%s: A=%s B=%s abi=%s random seeds=%lu from %llu, "
-		       "%lu steps each\n", prog, devs[0].path, devs[1].path,
-		       ABI_NAME, nseeds, seed0, rsteps);
+		       "%lu steps each\n",
+		       prog, devs[0].path, devs[1].path, ABI_NAME, nseeds,
+		       seed0, rsteps);
 		rv = run_random(seed0, (unsigned int)nseeds,
 				(unsigned int)rsteps, quiet);
 		for (int i = 0; i < 2; i++) {
@@ -2828,14 +2954,17 @@ int main(int argc, char **argv)
 				char name[64];
 
 				snprintf(name, sizeof(name),
-					 "  (drained before step %d)", cur_step);
+					 "  (drained before step %d)",
+					 cur_step);
 				if (!same) {
 					ndiff++;
-					dl += (size_t)snprintf(difflist + dl,
+					dl += (size_t)snprintf(
+						difflist + dl,
 						dl < sizeof(difflist) ?
-						sizeof(difflist) - dl : 0,
-						"%sdrain<%d", ndiff > 1 ? "," : "",
-						cur_step);
+							sizeof(difflist) - dl :
+							0,
+						"%sdrain<%d",
+						ndiff > 1 ? "," : "", cur_step);
 					if (dl >= sizeof(difflist))
 						dl = sizeof(difflist);
 				}
@@ -2854,7 +2983,8 @@ int main(int argc, char **argv)
 			ndiff_steps++;
 			dl += (size_t)snprintf(difflist + dl,
 					       dl < sizeof(difflist) ?
-					       sizeof(difflist) - dl : 0,
+						       sizeof(difflist) - dl :
+						       0,
 					       "%s%d", ndiff > 1 ? "," : "",
 					       cur_step);
 			if (dl >= sizeof(difflist))

@@ -39,16 +39,17 @@
 
 static int fails;
 
-#define CHECK(cond, ...) do {						\
-	if (cond) {							\
-		printf("ok: ");						\
-	} else {							\
-		printf("FAIL: ");					\
-		fails++;						\
-	}								\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
+#define CHECK(cond, ...)                  \
+	do {                              \
+		if (cond) {               \
+			printf("ok: ");   \
+		} else {                  \
+			printf("FAIL: "); \
+			fails++;          \
+		}                         \
+		printf(__VA_ARGS__);      \
+		printf("\n");             \
+	} while (0)
 
 static int open_dev(const char *path)
 {
@@ -73,7 +74,9 @@ static int geti(int fd, unsigned long req)
 
 static int getc_val(int fd, unsigned long req, unsigned int chan)
 {
-	struct ipmi_channel_lun_address_set v = { .channel = (unsigned short)chan };
+	struct ipmi_channel_lun_address_set v = {
+		.channel = (unsigned short)chan
+	};
 
 	if (ioctl(fd, req, &v) < 0)
 		return -errno;
@@ -90,7 +93,8 @@ static int cmd_addr(const char *a, const char *b)
 	CHECK(ioctl(fa, IPMICTL_SET_MY_ADDRESS_CMD, &v) == 0,
 	      "SET_MY_ADDRESS 0x52 on %s", a);
 	v = 1;
-	CHECK(ioctl(fa, IPMICTL_SET_MY_LUN_CMD, &v) == 0, "SET_MY_LUN 1 on %s", a);
+	CHECK(ioctl(fa, IPMICTL_SET_MY_LUN_CMD, &v) == 0, "SET_MY_LUN 1 on %s",
+	      a);
 	cv.channel = 3;
 	cv.value = 0x54;
 	CHECK(ioctl(fa, IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, &cv) == 0,
@@ -134,7 +138,8 @@ static int cmd_addr(const char *a, const char *b)
 static int reg_chans(int fd, unsigned long req, unsigned char netfn,
 		     unsigned char cmd, unsigned int chans)
 {
-	struct ipmi_cmdspec_chans s = { .netfn = netfn, .cmd = cmd,
+	struct ipmi_cmdspec_chans s = { .netfn = netfn,
+					.cmd = cmd,
 					.chans = chans };
 
 	return ioctl(fd, req, &s) < 0 ? -errno : 0;
@@ -157,8 +162,10 @@ static int cmd_reg(const char *dev)
 	CHECK(rv == -EINVAL, "REGISTER_FOR_CMD_CHANS empty mask: %s (EINVAL)",
 	      strerror(-rv));
 	rv = reg_chans(fd, IPMICTL_UNREGISTER_FOR_CMD_CHANS, 0x30, 0x01, 0);
-	CHECK(rv == -ENOENT, "UNREGISTER_FOR_CMD_CHANS empty mask: %s (ENOENT, "
-	      "as stock)", strerror(-rv));
+	CHECK(rv == -ENOENT,
+	      "UNREGISTER_FOR_CMD_CHANS empty mask: %s (ENOENT, "
+	      "as stock)",
+	      strerror(-rv));
 	/* the cap: distinct (netfn, cmd) pairs until refused */
 	t0 = now_s();
 	for (i = 0; i < 100000; i++) {
@@ -185,9 +192,10 @@ static int cmd_reg(const char *dev)
 			  (unsigned char)(i % n), 1);
 	t1 = now_s();
 	rv = reg_chans(fd2, IPMICTL_REGISTER_FOR_CMD_CHANS, 0x30, 0x00, 1);
-	CHECK(rv == -EBUSY, "a taken pair from another file: %s (EBUSY); "
-	      "10000 refused registrations in %.0f ms", strerror(-rv),
-	      (t1 - t0) * 1e3);
+	CHECK(rv == -EBUSY,
+	      "a taken pair from another file: %s (EBUSY); "
+	      "10000 refused registrations in %.0f ms",
+	      strerror(-rv), (t1 - t0) * 1e3);
 	rv = reg_chans(fd2, IPMICTL_REGISTER_FOR_CMD_CHANS, 0x3f, 0xff, 1);
 	CHECK(rv == 0, "the second file registers its own: %s",
 	      rv ? strerror(-rv) : "ok");
@@ -233,9 +241,12 @@ static int send_si(int fd, unsigned char netfn, unsigned char cmd,
 		.channel = IPMI_BMC_CHANNEL,
 	};
 	struct ipmi_req r = {
-		.addr = (unsigned char *)&si, .addr_len = sizeof(si),
+		.addr = (unsigned char *)&si,
+		.addr_len = sizeof(si),
 		.msgid = msgid_next++,
-		.msg = { .netfn = netfn, .cmd = cmd, .data = data,
+		.msg = { .netfn = netfn,
+			 .cmd = cmd,
+			 .data = data,
 			 .data_len = len },
 	};
 
@@ -297,8 +308,8 @@ static int cmd_share(const char *dev, int queue, int uid)
 	 * little slack for the one(s) dispatched meanwhile. */
 	na = fill(a, queue * 2, &ea);
 	CHECK(ea == EBUSY && na >= fshare && na <= fshare + 2,
-	      "file 1: %d accepted, then %s (share %d queued of queue %d)",
-	      na, strerror(ea), fshare, queue);
+	      "file 1: %d accepted, then %s (share %d queued of queue %d)", na,
+	      strerror(ea), fshare, queue);
 	nb = fill(b, queue * 2, &eb);
 	CHECK(eb == EBUSY && na + nb >= ushare && na + nb <= ushare + 3,
 	      "file 2, same uid: %d accepted, then %s (uid share %d in all)",
@@ -378,7 +389,7 @@ static void pick_cmd(uint8_t *netfn, uint8_t *cmd)
 		*cmd = (uint8_t)rnd(256);
 	}
 	if (rnd(20) == 0)
-		*netfn |= 1;		/* a response netfn */
+		*netfn |= 1; /* a response netfn */
 }
 
 /* A Send Message body nested DEPTH more times at OUT; returns its length. */
@@ -393,7 +404,8 @@ static size_t body(uint8_t *out, size_t cap, unsigned int depth)
 	out[n++] = (uint8_t)(chan | (rnd(4) == 0 ? rnd(4) << 6 : 0) |
 			     (rnd(8) == 0 ? 0x30 : 0));
 	if (rnd(6) == 0)
-		out[n++] = rnd(2) ? 0x00 : (uint8_t)rnd(256); /* bcast/session */
+		out[n++] =
+			rnd(2) ? 0x00 : (uint8_t)rnd(256); /* bcast/session */
 	out[n++] = (uint8_t)(rnd(3) ? 0x20 : rnd(256));
 	if (depth) {
 		netfn = 0x06;
@@ -455,11 +467,12 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 			ad.si.channel = IPMI_BMC_CHANNEL;
 			ad.si.lun = (unsigned char)(rnd(5) ? 0 : rnd(8));
 		} else if (kind < 9) {
-			ad.ipmb.addr_type = rnd(4) ? IPMI_IPMB_ADDR_TYPE :
-					    IPMI_IPMB_BROADCAST_ADDR_TYPE;
+			ad.ipmb.addr_type =
+				rnd(4) ? IPMI_IPMB_ADDR_TYPE :
+					 IPMI_IPMB_BROADCAST_ADDR_TYPE;
 			ad.ipmb.channel = (short)(rnd(4) ? 0 : rnd(18));
-			ad.ipmb.slave_addr = (unsigned char)(rnd(2) ? 0x20 :
-							     rnd(256));
+			ad.ipmb.slave_addr =
+				(unsigned char)(rnd(2) ? 0x20 : rnd(256));
 			ad.ipmb.lun = (unsigned char)(rnd(5) ? 0 : rnd(8));
 		} else {
 			ad.lan.addr_type = IPMI_LAN_ADDR_TYPE;
@@ -493,9 +506,11 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 			rs.retries = rnd(2) ? 1000000 : (int)rnd(3);
 			rs.retry_time_ms = rnd(2) ? 1 : rnd(3000);
 			rv = ioctl(fd, IPMICTL_SEND_COMMAND_SETTIME, &rs) < 0 ?
-			     -errno : 0;
+				     -errno :
+				     0;
 		} else {
-			rv = ioctl(fd, IPMICTL_SEND_COMMAND, &r) < 0 ? -errno : 0;
+			rv = ioctl(fd, IPMICTL_SEND_COMMAND, &r) < 0 ? -errno :
+								       0;
 		}
 		if (rv) {
 			refused++;
@@ -518,8 +533,8 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 	}
 	answered += drain(fd, 1000);
 	printf("fuzz: dev=%s seed=%u tried=%ld sent=%ld refused_errno=%ld "
-	       "answered=%ld reopened=%ld\n", dev, seed, count, sent, refused,
-	       answered, reopened);
+	       "answered=%ld reopened=%ld\n",
+	       dev, seed, count, sent, refused, answered, reopened);
 	close(fd);
 	return 0;
 }
@@ -532,7 +547,8 @@ static int cmd_revoked(const char *dev, const char *file)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	rv = geti(fd, IPMICTL_GET_MY_ADDRESS_CMD);
-	CHECK(rv >= 0, "before: GET_MY_ADDRESS %s", rv < 0 ? strerror(-rv) : "ok");
+	CHECK(rv >= 0, "before: GET_MY_ADDRESS %s",
+	      rv < 0 ? strerror(-rv) : "ok");
 	for (i = 0; i < 400 && access(file, F_OK) != 0; i++)
 		usleep(50000);
 	rv = geti(fd, IPMICTL_GET_MY_ADDRESS_CMD);
@@ -582,7 +598,8 @@ int main(int argc, char **argv)
 		cmd_fuzz(argv[2], (unsigned int)strtoul(argv[3], NULL, 0),
 			 atol(argv[4]));
 	else {
-		fprintf(stderr, "usage: kcsmux-ipmi-hostile addr DEV_A DEV_B | "
+		fprintf(stderr,
+			"usage: kcsmux-ipmi-hostile addr DEV_A DEV_B | "
 			"reg DEV | reg-denied DEV | share DEV QUEUE UID | "
 			"fuzz DEV SEED COUNT\n");
 		return 2;

@@ -42,12 +42,18 @@
 static const char *type_name(int t)
 {
 	switch (t) {
-	case IPMI_RESPONSE_RECV_TYPE: return "response";
-	case IPMI_ASYNC_EVENT_RECV_TYPE: return "event";
-	case IPMI_CMD_RECV_TYPE: return "cmd";
-	case IPMI_RESPONSE_RESPONSE_TYPE: return "response-response";
-	case IPMI_OEM_RECV_TYPE: return "oem";
-	default: return "unknown";
+	case IPMI_RESPONSE_RECV_TYPE:
+		return "response";
+	case IPMI_ASYNC_EVENT_RECV_TYPE:
+		return "event";
+	case IPMI_CMD_RECV_TYPE:
+		return "cmd";
+	case IPMI_RESPONSE_RESPONSE_TYPE:
+		return "response-response";
+	case IPMI_OEM_RECV_TYPE:
+		return "oem";
+	default:
+		return "unknown";
 	}
 }
 
@@ -102,8 +108,8 @@ static void print_msg(const struct ipmi_recv *rv, const union probe_addr *a)
 		printf("/0x%02x/%u", ib->slave_addr, ib->lun);
 	else
 		printf("/-/%u", a->si.lun);
-	printf(" netfn=0x%02x cmd=0x%02x msgid=%ld len=%u data=",
-	       rv->msg.netfn, rv->msg.cmd, rv->msgid, rv->msg.data_len);
+	printf(" netfn=0x%02x cmd=0x%02x msgid=%ld len=%u data=", rv->msg.netfn,
+	       rv->msg.cmd, rv->msgid, rv->msg.data_len);
 	for (unsigned int i = 0; i < rv->msg.data_len; i++)
 		printf("%02x", rv->msg.data[i]);
 	printf("\n");
@@ -117,7 +123,8 @@ static void reply_cmd(int fd, const struct ipmi_recv *rv, union probe_addr *a,
 		.addr = (unsigned char *)a,
 		.addr_len = sizeof(*a),
 		.msgid = rv->msgid,
-		.msg = { .netfn = rv->msg.netfn | 1, .cmd = rv->msg.cmd,
+		.msg = { .netfn = rv->msg.netfn | 1,
+			 .cmd = rv->msg.cmd,
 			 .data = (unsigned char *)ans->data,
 			 .data_len = ans->data_len },
 	};
@@ -131,7 +138,8 @@ static void reply_cmd(int fd, const struct ipmi_recv *rv, union probe_addr *a,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kcsmux-ipmi-listen -d DEV [-e] "
+	fprintf(stderr,
+		"usage: kcsmux-ipmi-listen -d DEV [-e] "
 		"[-r NETFN:CMD[:CHANS]]... [-a HEXDATA] [-n COUNT] [-t MS] "
 		"[-R READY_FILE]\n");
 	exit(2);
@@ -152,8 +160,12 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "d:er:a:n:t:R:")) != -1) {
 		switch (c) {
-		case 'd': dev = optarg; break;
-		case 'e': events = true; break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'e':
+			events = true;
+			break;
 		case 'r':
 			if (nregs == MAX_REGS ||
 			    parse_reg(optarg, &regs[nregs], &chans[nregs]))
@@ -174,8 +186,11 @@ int main(int argc, char **argv)
 			if (probe_parse_uint(optarg, 3600000, &tmo))
 				usage();
 			break;
-		case 'R': ready = optarg; break;
-		default: usage();
+		case 'R':
+			ready = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!dev || optind != argc ||
@@ -191,21 +206,24 @@ int main(int argc, char **argv)
 		int on = 1;
 
 		if (ioctl(fd, IPMICTL_SET_GETS_EVENTS_CMD, &on) < 0) {
-			fprintf(stderr, "kcsmux-ipmi-listen: SET_GETS_EVENTS: "
-				"%s\n", strerror(errno));
+			fprintf(stderr,
+				"kcsmux-ipmi-listen: SET_GETS_EVENTS: "
+				"%s\n",
+				strerror(errno));
 			return 2;
 		}
 	}
 	for (unsigned int i = 0; i < nregs; i++) {
 		struct ipmi_cmdspec cs = { regs[i].netfn, regs[i].cmd };
-		int rc = chans[i] ?
-			ioctl(fd, IPMICTL_REGISTER_FOR_CMD_CHANS, &regs[i]) :
-			ioctl(fd, IPMICTL_REGISTER_FOR_CMD, &cs);
+		int rc = chans[i] ? ioctl(fd, IPMICTL_REGISTER_FOR_CMD_CHANS,
+					  &regs[i]) :
+				    ioctl(fd, IPMICTL_REGISTER_FOR_CMD, &cs);
 
 		if (rc < 0) {
-			fprintf(stderr, "kcsmux-ipmi-listen: REGISTER 0x%02x "
-				"0x%02x: %s\n", regs[i].netfn, regs[i].cmd,
-				strerror(errno));
+			fprintf(stderr,
+				"kcsmux-ipmi-listen: REGISTER 0x%02x "
+				"0x%02x: %s\n",
+				regs[i].netfn, regs[i].cmd, strerror(errno));
 			return 2;
 		}
 	}
@@ -221,7 +239,8 @@ int main(int argc, char **argv)
 		unsigned char data[IPMI_MAX_MSG_LENGTH];
 		union probe_addr a;
 		struct ipmi_recv rv = {
-			.addr = (unsigned char *)&a, .addr_len = sizeof(a),
+			.addr = (unsigned char *)&a,
+			.addr_len = sizeof(a),
 			.msg = { .data = data, .data_len = sizeof(data) },
 		};
 		long long left = end - now_ms();

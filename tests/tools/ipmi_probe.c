@@ -25,8 +25,8 @@
 #include "stats.h"
 
 #define EXIT_FAILED_REQ 1
-#define EXIT_SETUP 2
-#define RECV_BUF_LEN 1024	/* what ipmitool uses */
+#define EXIT_SETUP	2
+#define RECV_BUF_LEN	1024 /* what ipmitool uses */
 
 enum mode { MODE_REQ, MODE_IOCTL };
 enum outfmt { OUT_HUMAN, OUT_KV, OUT_JSON };
@@ -59,9 +59,9 @@ struct counters {
 	uint64_t err_cc;
 	uint64_t err_timeout;
 	uint64_t err_bad;
-	uint64_t stray_msgid;	/* responses carrying someone else's msgid */
-	uint64_t events;	/* non-response messages skipped */
-	uint64_t warm_err;	/* failed warm-up requests */
+	uint64_t stray_msgid; /* responses carrying someone else's msgid */
+	uint64_t events;      /* non-response messages skipped */
+	uint64_t warm_err;    /* failed warm-up requests */
 };
 
 enum outcome { OUT_OK, OUT_ERRNO, OUT_CC, OUT_TIMEOUT, OUT_BAD };
@@ -71,56 +71,56 @@ static const char *prog = "kcsmux-ipmi-probe";
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [options]\n"
-"Send N requests through an IPMI device node and report per-request latency.\n"
-"Each request: IPMICTL_SEND_COMMAND, poll(POLLIN), IPMICTL_RECEIVE_MSG_TRUNC;\n"
-"the response must echo the msgid, have recv_type 1 (response), netfn|1, the\n"
-"same cmd and address type/channel, and completion code 0.\n"
-"\n"
-"  -d DEV          device path, or a number N for /dev/ipmiN (default 0)\n"
-"  -n COUNT        measured requests (default 100)\n"
-"  -w WARMUP       unmeasured requests sent first (default 0)\n"
-"  -r \"NETFN CMD [DATA...]\"  request as hex bytes, blank or comma separated\n"
-"                  (default \"0x06 0x01\": App Get Device ID)\n"
-"  -t SLAVE        send to this IPMB slave address instead of the BMC's\n"
-"                  system interface (type 0x01 address)\n"
-"  -b CHANNEL      IPMB channel for -t (default 0)\n"
-"  -l LUN          target LUN (default 0)\n"
-"  -e              enable events first (IPMICTL_SET_GETS_EVENTS_CMD 1);\n"
-"                  events received are skipped and counted\n"
-"  -m ADDR         IPMICTL_SET_MY_ADDRESS_CMD ADDR first\n"
-"  --ipmitool      open like ipmitool does: -e and -m 0x20\n"
-"  --timeout MS    per-request response timeout (default 5000)\n"
-"  -i US           sleep US microseconds between requests (default 0)\n"
-"  --msgid-start N first msgid (default 1, then +1 per request)\n"
-"  --mode req      full request round trips (default)\n"
-"  --mode ioctl    IPMICTL_GET_MY_ADDRESS_CMD COUNT times: per-call overhead\n"
-"  --total-only    do not time each call (no percentiles); the mean comes\n"
-"                  from the whole loop, without per-call clock reads\n"
-"  -k              one key=value line for scripts (\"probe: ...\")\n"
-"  -j              JSON object\n"
-"  -v              print each response (or failure) on stderr\n"
-"  --allow-errors  exit 0 even if some requests failed\n"
-"  -h, --help      this help\n"
-"\n"
-"-k prints: probe: dev= mode= n= ok= err= err_errno= err_cc= err_timeout=\n"
-"  err_bad= err_msgid= warm_err= events= [min_us= p50_us= p90_us= p99_us=\n"
-"  max_us= p50_ns=] mean_us= total_us= per_req_ns= cpu_us_per_req= user_us=\n"
-"  sys_us=   (-j: the same keys in one JSON object). The bracketed keys are\n"
-"  left out with --total-only or when no request succeeded. total_us is the\n"
-"  whole measured loop (including -i sleeps), per_req_ns = total / COUNT.\n"
-"\n"
-"Latencies are CLOCK_MONOTONIC from just before SEND to the matching\n"
-"RECEIVE, in microseconds. cpu_us_per_req is this process's own user+sys\n"
-"CPU (getrusage) over the measured loop divided by COUNT. Percentiles are\n"
-"nearest-rank (p50 of an even count is the lower middle sample).\n"
-"err counts failed requests (errno, completion code, timeout, bad response);\n"
-"err_msgid counts stray responses with a msgid we were not waiting for (for\n"
-"example the late answer to a timed-out request).\n"
-"\n"
-"Exit: 0 all ok; 1 a request (warm-up included) failed or a stray response\n"
-"was seen (unless --allow-errors); 2 usage error, or the device could not\n"
-"be opened or set up.\n",
+		"usage: %s [options]\n"
+		"Send N requests through an IPMI device node and report per-request latency.\n"
+		"Each request: IPMICTL_SEND_COMMAND, poll(POLLIN), IPMICTL_RECEIVE_MSG_TRUNC;\n"
+		"the response must echo the msgid, have recv_type 1 (response), netfn|1, the\n"
+		"same cmd and address type/channel, and completion code 0.\n"
+		"\n"
+		"  -d DEV          device path, or a number N for /dev/ipmiN (default 0)\n"
+		"  -n COUNT        measured requests (default 100)\n"
+		"  -w WARMUP       unmeasured requests sent first (default 0)\n"
+		"  -r \"NETFN CMD [DATA...]\"  request as hex bytes, blank or comma separated\n"
+		"                  (default \"0x06 0x01\": App Get Device ID)\n"
+		"  -t SLAVE        send to this IPMB slave address instead of the BMC's\n"
+		"                  system interface (type 0x01 address)\n"
+		"  -b CHANNEL      IPMB channel for -t (default 0)\n"
+		"  -l LUN          target LUN (default 0)\n"
+		"  -e              enable events first (IPMICTL_SET_GETS_EVENTS_CMD 1);\n"
+		"                  events received are skipped and counted\n"
+		"  -m ADDR         IPMICTL_SET_MY_ADDRESS_CMD ADDR first\n"
+		"  --ipmitool      open like ipmitool does: -e and -m 0x20\n"
+		"  --timeout MS    per-request response timeout (default 5000)\n"
+		"  -i US           sleep US microseconds between requests (default 0)\n"
+		"  --msgid-start N first msgid (default 1, then +1 per request)\n"
+		"  --mode req      full request round trips (default)\n"
+		"  --mode ioctl    IPMICTL_GET_MY_ADDRESS_CMD COUNT times: per-call overhead\n"
+		"  --total-only    do not time each call (no percentiles); the mean comes\n"
+		"                  from the whole loop, without per-call clock reads\n"
+		"  -k              one key=value line for scripts (\"probe: ...\")\n"
+		"  -j              JSON object\n"
+		"  -v              print each response (or failure) on stderr\n"
+		"  --allow-errors  exit 0 even if some requests failed\n"
+		"  -h, --help      this help\n"
+		"\n"
+		"-k prints: probe: dev= mode= n= ok= err= err_errno= err_cc= err_timeout=\n"
+		"  err_bad= err_msgid= warm_err= events= [min_us= p50_us= p90_us= p99_us=\n"
+		"  max_us= p50_ns=] mean_us= total_us= per_req_ns= cpu_us_per_req= user_us=\n"
+		"  sys_us=   (-j: the same keys in one JSON object). The bracketed keys are\n"
+		"  left out with --total-only or when no request succeeded. total_us is the\n"
+		"  whole measured loop (including -i sleeps), per_req_ns = total / COUNT.\n"
+		"\n"
+		"Latencies are CLOCK_MONOTONIC from just before SEND to the matching\n"
+		"RECEIVE, in microseconds. cpu_us_per_req is this process's own user+sys\n"
+		"CPU (getrusage) over the measured loop divided by COUNT. Percentiles are\n"
+		"nearest-rank (p50 of an even count is the lower middle sample).\n"
+		"err counts failed requests (errno, completion code, timeout, bad response);\n"
+		"err_msgid counts stray responses with a msgid we were not waiting for (for\n"
+		"example the late answer to a timed-out request).\n"
+		"\n"
+		"Exit: 0 all ok; 1 a request (warm-up included) failed or a stray response\n"
+		"was seen (unless --allow-errors); 2 usage error, or the device could not\n"
+		"be opened or set up.\n",
 		prog);
 }
 
@@ -157,8 +157,8 @@ static int parse_u(const char *opt, const char *s, unsigned long long max,
 		   unsigned long long *out)
 {
 	if (probe_parse_uint(s, max, out)) {
-		fprintf(stderr, "%s: bad value for %s: '%s' (max %llu)\n",
-			prog, opt, s, max);
+		fprintf(stderr, "%s: bad value for %s: '%s' (max %llu)\n", prog,
+			opt, s, max);
 		return -1;
 	}
 	return 0;
@@ -166,8 +166,7 @@ static int parse_u(const char *opt, const char *s, unsigned long long max,
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_TIMEOUT = 256, O_MODE, O_IPMITOOL, O_ALLOW, O_MSGID,
-	       O_TOTAL };
+	enum { O_TIMEOUT = 256, O_MODE, O_IPMITOOL, O_ALLOW, O_MSGID, O_TOTAL };
 	static const struct option lopts[] = {
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "mode", required_argument, NULL, O_MODE },
@@ -190,13 +189,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->req.cmd = IPMI_GET_DEVICE_ID_CMD;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:n:w:r:t:b:l:em:i:kjvh",
-				lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:n:w:r:t:b:l:em:i:kjvh", lopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (probe_device_path(optarg, o->dev, sizeof(o->dev))) {
-				fprintf(stderr, "%s: bad device '%s'\n",
-					prog, optarg);
+				fprintf(stderr, "%s: bad device '%s'\n", prog,
+					optarg);
 				return -1;
 			}
 			break;
@@ -260,8 +259,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			break;
 		case O_MSGID:
-			if (parse_u("--msgid-start", optarg, 0x7fffffffull,
-				    &v))
+			if (parse_u("--msgid-start", optarg, 0x7fffffffull, &v))
 				return -1;
 			o->msgid_start = (long)v;
 			break;
@@ -271,7 +269,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			} else if (!strcmp(optarg, "ioctl")) {
 				o->mode = MODE_IOCTL;
 			} else {
-				fprintf(stderr, "%s: --mode must be req or ioctl\n",
+				fprintf(stderr,
+					"%s: --mode must be req or ioctl\n",
 					prog);
 				return -1;
 			}
@@ -341,8 +340,8 @@ static enum outcome one_request(int fd, const struct opts *o, long msgid,
 				struct counters *cnt, uint64_t *lat_ns)
 {
 	union probe_addr to, from;
-	unsigned int to_len = probe_build_addr(&to, o->ipmb, o->channel,
-					       o->slave, o->lun);
+	unsigned int to_len =
+		probe_build_addr(&to, o->ipmb, o->channel, o->slave, o->lun);
 	uint8_t buf[RECV_BUF_LEN];
 	struct ipmi_req req = {
 		.addr = (unsigned char *)&to,
@@ -389,9 +388,10 @@ static enum outcome one_request(int fd, const struct opts *o, long msgid,
 		if (r == 0)
 			continue;
 		if (!(pfd.revents & POLLIN)) {
-			first_error(o, &seen_errno,
-				    "msgid %ld: poll revents 0x%x without POLLIN\n",
-				    msgid, (unsigned int)pfd.revents);
+			first_error(
+				o, &seen_errno,
+				"msgid %ld: poll revents 0x%x without POLLIN\n",
+				msgid, (unsigned int)pfd.revents);
 			return OUT_ERRNO;
 		}
 		memset(&rv, 0, sizeof(rv));
@@ -402,10 +402,10 @@ static enum outcome one_request(int fd, const struct opts *o, long msgid,
 		rv.msg.data_len = sizeof(buf);
 		if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &rv) < 0) {
 			if (errno == EAGAIN || errno == EINTR)
-				continue;	/* spurious wake-up */
+				continue; /* spurious wake-up */
 			first_error(o, &seen_errno,
-				    "msgid %ld: RECEIVE_MSG_TRUNC: %s\n",
-				    msgid, strerror(errno));
+				    "msgid %ld: RECEIVE_MSG_TRUNC: %s\n", msgid,
+				    strerror(errno));
 			return OUT_ERRNO;
 		}
 		*lat_ns = now_ns() - t0;
@@ -442,11 +442,12 @@ static enum outcome one_request(int fd, const struct opts *o, long msgid,
 				    msgid, buf[0]);
 			return OUT_CC;
 		case PROBE_BAD:
-			first_error(o, &seen_bad,
-				    "msgid %ld: bad response (netfn 0x%02x cmd 0x%02x addr type 0x%x ch %d len %u)\n",
-				    msgid, rv.msg.netfn, rv.msg.cmd,
-				    from.any.addr_type, from.any.channel,
-				    rv.msg.data_len);
+			first_error(
+				o, &seen_bad,
+				"msgid %ld: bad response (netfn 0x%02x cmd 0x%02x addr type 0x%x ch %d len %u)\n",
+				msgid, rv.msg.netfn, rv.msg.cmd,
+				from.any.addr_type, from.any.channel,
+				rv.msg.data_len);
 			return OUT_BAD;
 		}
 	}
@@ -490,12 +491,16 @@ static const char *target_desc(const struct opts *o, char *buf, size_t sz)
 	if (o->mode == MODE_IOCTL)
 		snprintf(buf, sz, "ioctl GET_MY_ADDRESS");
 	else if (o->ipmb)
-		snprintf(buf, sz, "netfn 0x%02x cmd 0x%02x len %u via IPMB ch %u slave 0x%02x lun %u",
-			 o->req.netfn, o->req.cmd, o->req.data_len,
-			 o->channel, o->slave, o->lun);
+		snprintf(
+			buf, sz,
+			"netfn 0x%02x cmd 0x%02x len %u via IPMB ch %u slave 0x%02x lun %u",
+			o->req.netfn, o->req.cmd, o->req.data_len, o->channel,
+			o->slave, o->lun);
 	else
-		snprintf(buf, sz, "netfn 0x%02x cmd 0x%02x len %u via system interface lun %u",
-			 o->req.netfn, o->req.cmd, o->req.data_len, o->lun);
+		snprintf(
+			buf, sz,
+			"netfn 0x%02x cmd 0x%02x len %u via system interface lun %u",
+			o->req.netfn, o->req.cmd, o->req.data_len, o->lun);
 	return buf;
 }
 
@@ -555,8 +560,9 @@ int main(int argc, char **argv)
 	msgid = o.msgid_start;
 	for (i = 0; i < o.warmup; i++) {
 		uint64_t l = 0;
-		enum outcome r = o.mode == MODE_IOCTL ? one_ioctl(fd, &o) :
-			one_request(fd, &o, msgid++, &cnt, &l);
+		enum outcome r = o.mode == MODE_IOCTL ?
+					 one_ioctl(fd, &o) :
+					 one_request(fd, &o, msgid++, &cnt, &l);
 
 		if (r != OUT_OK)
 			cnt.warm_err++;
@@ -600,7 +606,7 @@ int main(int argc, char **argv)
 	err = cnt.err_errno + cnt.err_cc + cnt.err_timeout + cnt.err_bad;
 
 	double mean_us = timed ? st.mean / 1000.0 :
-		(double)loop_ns / 1000.0 / (double)o.count;
+				 (double)loop_ns / 1000.0 / (double)o.count;
 	double cpu_per = (double)cpu_us / (double)o.count;
 	unsigned long long per_req_ns = loop_ns / o.count;
 	const char *mode = o.mode == MODE_IOCTL ? "ioctl" : "req";

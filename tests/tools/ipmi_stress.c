@@ -35,28 +35,28 @@ static const char *prog = "kcsmux-ipmi-stress";
 /* msgid = pid << 24 | index: needs a 64-bit long */
 _Static_assert(sizeof(long) >= 8, "kcsmux-ipmi-stress needs LP64");
 
-#define EXIT_FAIL 1
+#define EXIT_FAIL  1
 #define EXIT_SETUP 2
 
-#define MAX_DEVS 16
-#define MAX_CLIENTS 1024
-#define MAX_WINDOW 64
-#define MAX_MIX 8
-#define RECV_BUF_LEN 1024	/* what ipmitool uses */
-#define SETUP_BIT 0x800000L	/* msgid bit of the setup requests */
-#define IDX_MASK 0x7fffffL	/* request index in the msgid */
-#define MAX_N IDX_MASK
-#define MAX_REPORTS 10		/* per client, without -v */
+#define MAX_DEVS      16
+#define MAX_CLIENTS   1024
+#define MAX_WINDOW    64
+#define MAX_MIX	      8
+#define RECV_BUF_LEN  1024	/* what ipmitool uses */
+#define SETUP_BIT     0x800000L /* msgid bit of the setup requests */
+#define IDX_MASK      0x7fffffL /* request index in the msgid */
+#define MAX_N	      IDX_MASK
+#define MAX_REPORTS   10 /* per client, without -v */
 #define ABORTER_SENDS 8
-#define DURATION_N 100000	/* default -n cap with --duration */
-#define ERRNO_SLOTS 160		/* errnos counted by value (Linux's < 134) */
+#define DURATION_N    100000 /* default -n cap with --duration */
+#define ERRNO_SLOTS   160    /* errnos counted by value (Linux's < 134) */
 
-#define NETFN_APP 0x06
-#define NETFN_STORAGE 0x0a
+#define NETFN_APP	  0x06
+#define NETFN_STORAGE	  0x0a
 #define CMD_GET_DEVICE_ID 0x01
-#define CMD_RESERVE_SDR 0x22
-#define CMD_GET_SDR 0x23
-#define IPMB_SLAVE 0x72		/* the test BMC's IPMB controller */
+#define CMD_RESERVE_SDR	  0x22
+#define CMD_GET_SDR	  0x23
+#define IPMB_SLAVE	  0x72 /* the test BMC's IPMB controller */
 
 enum kind { K_ID, K_SDR, K_IPMB };
 static const char *const kind_names[] = { "id", "sdr", "ipmb" };
@@ -68,7 +68,7 @@ struct opts {
 	unsigned int timeout_ms;
 	unsigned int linger_ms;
 	unsigned int deadline_s;
-	unsigned int duration_ms;	/* --duration: send until then */
+	unsigned int duration_ms; /* --duration: send until then */
 	enum kind mix[MAX_MIX];
 	unsigned int nmix;
 	char mix_str[64];
@@ -85,25 +85,25 @@ enum cstate { CS_INIT, CS_READY, CS_SETUP_FAILED, CS_DONE };
 struct cres {
 	int dev;
 	int pid;
-	int state;		/* enum cstate */
+	int state; /* enum cstate */
 	bool misuser;
 	uint64_t sent, ok, lost, dup, late, misrouted, bad;
 	uint64_t send_err, recv_err, spurious;
 	uint64_t misuse_calls, misuse_wrong;
 	uint64_t nlat;
-	uint64_t issued;	/* requests sent or refused so far */
+	uint64_t issued; /* requests sent or refused so far */
 	/* errors by kind: SEND errnos, the completion codes of bad answers
 	 * that had a nonzero one, and the errnos the misuse calls got
 	 * (expected or not) */
 	uint32_t send_errno[ERRNO_SLOTS];
 	uint32_t bad_cc[256];
 	uint32_t misuse_errno[ERRNO_SLOTS];
-	char err[200];		/* setup failure */
+	char err[200]; /* setup failure */
 };
 
 static struct opts o;
-static struct cres *results;	/* o.clients entries */
-static uint64_t *lats;		/* o.clients * o.n, ns */
+static struct cres *results; /* o.clients entries */
+static uint64_t *lats;	     /* o.clients * o.n, ns */
 
 /* ------------------------------------------------------------------ */
 
@@ -160,7 +160,7 @@ struct req {
 struct client {
 	int idx;
 	int fd;
-	long tag;		/* the pid: high bits of every msgid */
+	long tag; /* the pid: high bits of every msgid */
 	const char *dev;
 	struct cres *res;
 	uint64_t *lat;
@@ -174,8 +174,8 @@ struct client {
 	unsigned int sdr_len;
 	uint16_t sdr_next;
 	/* main phase */
-	uint8_t *state;		/* per request: enum rstate */
-	uint64_t *t0;		/* per request: send time */
+	uint8_t *state; /* per request: enum rstate */
+	uint64_t *t0;	/* per request: send time */
 	unsigned int misuse_next;
 };
 
@@ -239,8 +239,8 @@ static void build_req(const struct client *c, unsigned long i, struct req *r)
 		 */
 		r->netfn = NETFN_STORAGE;
 		r->cmd = CMD_GET_SDR;
-		r->data[4] = (uint8_t)((i * 7) % c->sdr_len);	/* offset */
-		r->data[5] = (uint8_t)(8 + i % 9);		/* 8..16 bytes */
+		r->data[4] = (uint8_t)((i * 7) % c->sdr_len); /* offset */
+		r->data[5] = (uint8_t)(8 + i % 9);	      /* 8..16 bytes */
 		/* Never past the record's end: what a BMC answers there
 		 * differs (ipmi_sim pads with zeros, others truncate). */
 		if (r->data[4] + r->data[5] > c->sdr_len)
@@ -348,7 +348,8 @@ static const char *check_resp(const struct client *c, const struct req *r,
 		if (m->addr.ipmb.addr_type != IPMI_IPMB_ADDR_TYPE ||
 		    m->addr.ipmb.channel != 0 ||
 		    m->addr.ipmb.slave_addr != IPMB_SLAVE) {
-			snprintf(why, sz, "address type %d channel %d slave 0x%02x",
+			snprintf(why, sz,
+				 "address type %d channel %d slave 0x%02x",
 				 m->addr.ipmb.addr_type, m->addr.ipmb.channel,
 				 m->addr.ipmb.slave_addr);
 			return why;
@@ -439,7 +440,8 @@ static int setup_refs(struct client *c)
 		r.cmd = CMD_GET_DEVICE_ID;
 		if (sync_request(c, &r, k++, &m))
 			return -1;
-		if (m.len < 1 || m.data[0] != 0 || m.len > IPMI_MAX_MSG_LENGTH) {
+		if (m.len < 1 || m.data[0] != 0 ||
+		    m.len > IPMI_MAX_MSG_LENGTH) {
 			snprintf(c->res->err, sizeof(c->res->err),
 				 "setup: Get Device ID: length %u cc 0x%02x",
 				 m.len, m.len ? m.data[0] : 0);
@@ -455,10 +457,12 @@ static int setup_refs(struct client *c)
 		r.cmd = CMD_GET_DEVICE_ID;
 		if (sync_request(c, &r, k++, &m))
 			return -1;
-		if (m.len < 1 || m.data[0] != 0 || m.len > IPMI_MAX_MSG_LENGTH) {
-			snprintf(c->res->err, sizeof(c->res->err),
-				 "setup: IPMB Get Device ID of 0x%02x: length %u cc 0x%02x",
-				 IPMB_SLAVE, m.len, m.len ? m.data[0] : 0);
+		if (m.len < 1 || m.data[0] != 0 ||
+		    m.len > IPMI_MAX_MSG_LENGTH) {
+			snprintf(
+				c->res->err, sizeof(c->res->err),
+				"setup: IPMB Get Device ID of 0x%02x: length %u cc 0x%02x",
+				IPMB_SLAVE, m.len, m.len ? m.data[0] : 0);
 			return -1;
 		}
 		memcpy(c->ipmb_ref, m.data, m.len);
@@ -476,7 +480,8 @@ static int setup_refs(struct client *c)
 			return -1;
 		if (m.len < 1 || (m.data[0] == 0 && m.len != 3)) {
 			snprintf(c->res->err, sizeof(c->res->err),
-				 "setup: Reserve SDR Repository: length %u", m.len);
+				 "setup: Reserve SDR Repository: length %u",
+				 m.len);
 			return -1;
 		}
 		/* the first record's header, then the whole record */
@@ -495,14 +500,15 @@ static int setup_refs(struct client *c)
 		c->sdr_len = m.data[3 + 4] + 5u;
 		if (c->sdr_len > 240) {
 			/* offsets are one byte: keep clear of 255 */
-			snprintf(c->res->err, sizeof(c->res->err),
-				 "setup: first SDR is %u bytes, too long for this test",
-				 c->sdr_len);
+			snprintf(
+				c->res->err, sizeof(c->res->err),
+				"setup: first SDR is %u bytes, too long for this test",
+				c->sdr_len);
 			return -1;
 		}
 		for (off = 0; off < c->sdr_len; off += 16) {
-			unsigned int want_n = c->sdr_len - off < 16 ?
-					      c->sdr_len - off : 16;
+			unsigned int want_n =
+				c->sdr_len - off < 16 ? c->sdr_len - off : 16;
 
 			r.data[4] = (uint8_t)off;
 			r.data[5] = (uint8_t)want_n;
@@ -510,10 +516,11 @@ static int setup_refs(struct client *c)
 				return -1;
 			if (m.len != 3 + want_n || m.data[0] != 0 ||
 			    (uint16_t)(m.data[1] | (m.data[2] << 8)) !=
-			    c->sdr_next) {
-				snprintf(c->res->err, sizeof(c->res->err),
-					 "setup: Get SDR offset %u: length %u cc 0x%02x",
-					 off, m.len, m.len ? m.data[0] : 0);
+				    c->sdr_next) {
+				snprintf(
+					c->res->err, sizeof(c->res->err),
+					"setup: Get SDR offset %u: length %u cc 0x%02x",
+					off, m.len, m.len ? m.data[0] : 0);
 				return -1;
 			}
 			memcpy(c->sdr_rec + off, m.data + 3, want_n);
@@ -527,8 +534,8 @@ static int setup_refs(struct client *c)
 struct misuse {
 	const char *name;
 	int (*fn)(int fd);
-	int e1, e2;		/* acceptable errnos */
-	bool idle;		/* only with nothing outstanding */
+	int e1, e2; /* acceptable errnos */
+	bool idle;  /* only with nothing outstanding */
 };
 
 static int mu_send(int fd, void *addr, unsigned int addr_len, uint8_t netfn,
@@ -543,7 +550,7 @@ static int mu_send(int fd, void *addr, unsigned int addr_len, uint8_t netfn,
 	q.addr = addr ? (unsigned char *)addr : (unsigned char *)&a;
 	if (addr_len)
 		q.addr_len = addr_len;
-	q.msgid = 0x7ffff;	/* never one of ours */
+	q.msgid = 0x7ffff; /* never one of ours */
 	q.msg.netfn = netfn;
 	q.msg.cmd = cmd;
 	q.msg.data = (unsigned char *)data;
@@ -597,8 +604,10 @@ static int mu_recv_bad_struct(int fd)
 static int mu_recv_alen4(int fd)
 {
 	uint8_t a[40], d[64];
-	struct ipmi_recv rv = { .addr = a, .addr_len = 4,
-				.msg.data = d, .msg.data_len = sizeof(d) };
+	struct ipmi_recv rv = { .addr = a,
+				.addr_len = 4,
+				.msg.data = d,
+				.msg.data_len = sizeof(d) };
 
 	return ioctl(fd, IPMICTL_RECEIVE_MSG, &rv);
 }
@@ -607,8 +616,10 @@ static int mu_recv_alen4(int fd)
 static int mu_recv_d0(int fd)
 {
 	uint8_t a[40], d[4];
-	struct ipmi_recv rv = { .addr = a, .addr_len = sizeof(a),
-				.msg.data = d, .msg.data_len = 0 };
+	struct ipmi_recv rv = { .addr = a,
+				.addr_len = sizeof(a),
+				.msg.data = d,
+				.msg.data_len = 0 };
 
 	return ioctl(fd, IPMICTL_RECEIVE_MSG, &rv);
 }
@@ -618,8 +629,10 @@ static int mu_recv_d0(int fd)
 static int mu_recv_empty(int fd)
 {
 	uint8_t a[40], d[RECV_BUF_LEN];
-	struct ipmi_recv rv = { .addr = a, .addr_len = sizeof(a),
-				.msg.data = d, .msg.data_len = sizeof(d) };
+	struct ipmi_recv rv = { .addr = a,
+				.addr_len = sizeof(a),
+				.msg.data = d,
+				.msg.data_len = sizeof(d) };
 
 	return ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &rv);
 }
@@ -643,7 +656,8 @@ static int mu_get_addr_bad(int fd)
 
 static int mu_chaddr16(int fd)
 {
-	struct ipmi_channel_lun_address_set s = { .channel = 16, .value = 0x22 };
+	struct ipmi_channel_lun_address_set s = { .channel = 16,
+						  .value = 0x22 };
 
 	return ioctl(fd, IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, &s);
 }
@@ -689,7 +703,8 @@ static const struct misuse misuses[] = {
 	{ "SEND odd netfn", mu_odd_netfn, EINVAL, 0, false },
 	{ "SEND Get Message", mu_get_msg, EINVAL, 0, false },
 	{ "SEND lun 5", mu_lun5, EINVAL, 0, false },
-	{ "RECEIVE_MSG_TRUNC struct (void *)1", mu_recv_bad_struct, EFAULT, 0, false },
+	{ "RECEIVE_MSG_TRUNC struct (void *)1", mu_recv_bad_struct, EFAULT, 0,
+	  false },
 	{ "RECEIVE_MSG addr_len 4", mu_recv_alen4, EINVAL, EAGAIN, false },
 	{ "RECEIVE_MSG data_len 0", mu_recv_d0, EMSGSIZE, EAGAIN, false },
 	{ "RECEIVE_MSG_TRUNC, empty queue", mu_recv_empty, EAGAIN, 0, true },
@@ -739,7 +754,8 @@ static void handle_msg(struct client *c, const struct rmsg *m,
 
 	if (m->type != IPMI_RESPONSE_RECV_TYPE || (m->msgid >> 24) != c->tag) {
 		c->res->misrouted++;
-		report(c, "misrouted: recv_type %d msgid 0x%lx netfn 0x%02x cmd 0x%02x",
+		report(c,
+		       "misrouted: recv_type %d msgid 0x%lx netfn 0x%02x cmd 0x%02x",
 		       m->type, m->msgid, m->netfn, m->cmd);
 		return;
 	}
@@ -815,8 +831,10 @@ static void run_client(struct client *c)
 	unsigned long next = 0, oldest = 0;
 	unsigned int outstanding = 0;
 	const uint64_t tmo = (uint64_t)o.timeout_ms * 1000000ull;
-	const uint64_t stop = o.duration_ms ?
-		now_ns() + (uint64_t)o.duration_ms * 1000000ull : 0;
+	const uint64_t stop =
+		o.duration_ms ?
+			now_ns() + (uint64_t)o.duration_ms * 1000000ull :
+			0;
 	bool dead = false, sending = true;
 
 	while ((sending || outstanding) && !dead) {
@@ -884,7 +902,8 @@ static void run_client(struct client *c)
 				c->res->lost++;
 				outstanding--;
 				if (!dead)
-					report(c, "request %lu (%s): no response in %u ms",
+					report(c,
+					       "request %lu (%s): no response in %u ms",
 					       i, kind_names[o.mix[i % o.nmix]],
 					       o.timeout_ms);
 			}
@@ -925,7 +944,7 @@ static int wait_go(int go_fd)
 
 	while ((rv = read(go_fd, &b, 1)) < 0 && errno == EINTR)
 		;
-	return (int)rv;	/* 0: the parent closed it: go */
+	return (int)rv; /* 0: the parent closed it: go */
 }
 
 static void client_main(int idx, int ready_fd, int go_fd)
@@ -999,55 +1018,55 @@ static void aborter_main(int dev, int go_fd)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [options] DEV...\n"
-"Many concurrent clients on IPMI device nodes. Forks C clients spread\n"
-"round-robin over the DEVs; each opens its node, learns reference responses\n"
-"(setup), waits for all others, then sends N requests with msgids tagged\n"
-"with its pid (pid << 24 | index), up to W outstanding, poll() +\n"
-"RECEIVE_MSG_TRUNC, and checks every message it receives:\n"
-"  - msgid: one of its own outstanding requests, answered once;\n"
-"  - recv_type 1 (response), netfn = request netfn | 1, same cmd, address\n"
-"    type/channel (and slave for ipmb) of the request;\n"
-"  - data: exactly the expected content of that request.\n"
-"\n"
-"  -c N          clients (default 4)\n"
-"  -n N          requests per client (default 100)\n"
-"  -w W          outstanding requests per client (default 1, max %d)\n"
-"  -t SEC        response timeout per request (default 10; decimals ok)\n"
-"  -m MIX        comma-separated request kinds used in turn (default id,sdr):\n"
-"                id   Get Device ID: must equal the setup reference\n"
-"                sdr  Get SDR record 0 (reservation 0), offset (7i mod\n"
-"                     length), 8 + i mod 9 bytes: next-record id + record\n"
-"                     bytes read in the setup phase\n"
-"                ipmb Get Device ID of IPMB 0x%02x on channel 0 (bridged)\n"
-"  --misuse      every 4th client does one bad call (bad pointers, lengths,\n"
-"                unknown ioctls, read/write, RECEIVE on an empty queue)\n"
-"                before each request; each must\n"
-"                fail with the expected errno; plus one extra client per\n"
-"                device that sends %d requests and exits without reading\n"
-"  --linger MS   after the last answer keep receiving for duplicates or late\n"
-"                answers (default 200)\n"
-"  --deadline S  kill clients still running after S seconds (default 600)\n"
-"  --duration S  send for S seconds (decimals ok) instead of N requests:\n"
-"                -n is then only the most a client sends (default %d),\n"
-"                and requests counts what was sent\n"
-"  -k            key=value lines (one per device and one dev=total)\n"
-"  -v            report every problem on stderr (default: first %d/client)\n"
-"  -h, --help    this help\n"
-"\n"
-"Counters: requests = clients x N; ok; lost (no answer in time); dup (a\n"
-"second answer); late (an answer after its timeout); misrouted (a message\n"
-"that is not an answer to one of this client's requests); bad (answered,\n"
-"wrong content/type/netfn/cmd/address); send_err, recv_err (ioctl/poll\n"
-"errors); spurious (poll said readable, queue empty: reported only).\n"
-"Errors by kind (-k: send_errnos=, bad_ccs=, misuse_errnos=): the errno of\n"
-"each failed SEND, the completion code of each bad answer that had a\n"
-"nonzero one, the errno each misuse call got.\n"
-"Latency p50/p99: SEND to matching RECEIVE, in microseconds.\n"
-"\n"
-"Exit: 0 every request answered correctly exactly once (and with --misuse\n"
-"every bad call failed as expected); 1 otherwise; 2 usage error or a node\n"
-"could not be opened.\n",
+		"usage: %s [options] DEV...\n"
+		"Many concurrent clients on IPMI device nodes. Forks C clients spread\n"
+		"round-robin over the DEVs; each opens its node, learns reference responses\n"
+		"(setup), waits for all others, then sends N requests with msgids tagged\n"
+		"with its pid (pid << 24 | index), up to W outstanding, poll() +\n"
+		"RECEIVE_MSG_TRUNC, and checks every message it receives:\n"
+		"  - msgid: one of its own outstanding requests, answered once;\n"
+		"  - recv_type 1 (response), netfn = request netfn | 1, same cmd, address\n"
+		"    type/channel (and slave for ipmb) of the request;\n"
+		"  - data: exactly the expected content of that request.\n"
+		"\n"
+		"  -c N          clients (default 4)\n"
+		"  -n N          requests per client (default 100)\n"
+		"  -w W          outstanding requests per client (default 1, max %d)\n"
+		"  -t SEC        response timeout per request (default 10; decimals ok)\n"
+		"  -m MIX        comma-separated request kinds used in turn (default id,sdr):\n"
+		"                id   Get Device ID: must equal the setup reference\n"
+		"                sdr  Get SDR record 0 (reservation 0), offset (7i mod\n"
+		"                     length), 8 + i mod 9 bytes: next-record id + record\n"
+		"                     bytes read in the setup phase\n"
+		"                ipmb Get Device ID of IPMB 0x%02x on channel 0 (bridged)\n"
+		"  --misuse      every 4th client does one bad call (bad pointers, lengths,\n"
+		"                unknown ioctls, read/write, RECEIVE on an empty queue)\n"
+		"                before each request; each must\n"
+		"                fail with the expected errno; plus one extra client per\n"
+		"                device that sends %d requests and exits without reading\n"
+		"  --linger MS   after the last answer keep receiving for duplicates or late\n"
+		"                answers (default 200)\n"
+		"  --deadline S  kill clients still running after S seconds (default 600)\n"
+		"  --duration S  send for S seconds (decimals ok) instead of N requests:\n"
+		"                -n is then only the most a client sends (default %d),\n"
+		"                and requests counts what was sent\n"
+		"  -k            key=value lines (one per device and one dev=total)\n"
+		"  -v            report every problem on stderr (default: first %d/client)\n"
+		"  -h, --help    this help\n"
+		"\n"
+		"Counters: requests = clients x N; ok; lost (no answer in time); dup (a\n"
+		"second answer); late (an answer after its timeout); misrouted (a message\n"
+		"that is not an answer to one of this client's requests); bad (answered,\n"
+		"wrong content/type/netfn/cmd/address); send_err, recv_err (ioctl/poll\n"
+		"errors); spurious (poll said readable, queue empty: reported only).\n"
+		"Errors by kind (-k: send_errnos=, bad_ccs=, misuse_errnos=): the errno of\n"
+		"each failed SEND, the completion code of each bad answer that had a\n"
+		"nonzero one, the errno each misuse call got.\n"
+		"Latency p50/p99: SEND to matching RECEIVE, in microseconds.\n"
+		"\n"
+		"Exit: 0 every request answered correctly exactly once (and with --misuse\n"
+		"every bad call failed as expected); 1 otherwise; 2 usage error or a node\n"
+		"could not be opened.\n",
 		prog, MAX_WINDOW, IPMB_SLAVE, ABORTER_SENDS, DURATION_N,
 		MAX_REPORTS);
 }
@@ -1061,8 +1080,8 @@ static int parse_ulong(const char *opt, const char *s, unsigned long min,
 	errno = 0;
 	v = strtoul(s, &end, 0);
 	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-		fprintf(stderr, "%s: bad value for %s: '%s' (%lu..%lu)\n",
-			prog, opt, s, min, max);
+		fprintf(stderr, "%s: bad value for %s: '%s' (%lu..%lu)\n", prog,
+			opt, s, min, max);
 		return -1;
 	}
 	*out = v;
@@ -1105,7 +1124,8 @@ static int parse_mix(const char *s)
 			if (!strcmp(tok, kind_names[i]))
 				k = i;
 		if (k < 0 || o.nmix >= MAX_MIX) {
-			fprintf(stderr, "%s: bad -m '%s' (want id, sdr, ipmb, comma separated, at most %d)\n",
+			fprintf(stderr,
+				"%s: bad -m '%s' (want id, sdr, ipmb, comma separated, at most %d)\n",
 				prog, s, MAX_MIX);
 			return -1;
 		}
@@ -1143,7 +1163,8 @@ static int parse_args(int argc, char **argv)
 	if (parse_mix("id,sdr"))
 		return -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:n:w:t:m:kvh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:n:w:t:m:kvh", lopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			if (parse_ulong("-c", optarg, 1, MAX_CLIENTS, &v))
@@ -1290,7 +1311,8 @@ static void print_errnos(const char *key, const uint64_t *v)
 		if (!v[i])
 			continue;
 		if (name)
-			printf("%s%s:%llu", sep, name, (unsigned long long)v[i]);
+			printf("%s%s:%llu", sep, name,
+			       (unsigned long long)v[i]);
 		else
 			printf("%s%d:%llu", sep, i, (unsigned long long)v[i]);
 		sep = ",";
@@ -1355,8 +1377,7 @@ static void print_agg(const char *name, struct agg *a, bool header)
 	       (unsigned long long)a->ok, (unsigned long long)a->lost,
 	       (unsigned long long)a->dup, (unsigned long long)a->late,
 	       (unsigned long long)a->misrouted, (unsigned long long)a->bad,
-	       (unsigned long long)a->send_err,
-	       (unsigned long long)a->recv_err,
+	       (unsigned long long)a->send_err, (unsigned long long)a->recv_err,
 	       (unsigned long long)((st.p50 + 500) / 1000),
 	       (unsigned long long)((st.p99 + 500) / 1000));
 }
@@ -1428,7 +1449,8 @@ int main(int argc, char **argv)
 		}
 		pid = fork();
 		if (pid < 0) {
-			fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+			fprintf(stderr, "%s: fork: %s\n", prog,
+				strerror(errno));
 			kill_all();
 			return EXIT_SETUP;
 		}
@@ -1457,11 +1479,12 @@ int main(int argc, char **argv)
 
 			if (now >= dl)
 				break;
-			if (poll(&p, 1, (int)((dl - now) / 1000000ull) + 1) <= 0)
+			if (poll(&p, 1, (int)((dl - now) / 1000000ull) + 1) <=
+			    0)
 				continue;
 			n = read(ready[0], b, sizeof(b));
 			if (n <= 0)
-				break;	/* all clients gone */
+				break; /* all clients gone */
 			nready += (unsigned int)n;
 		}
 	}
@@ -1488,7 +1511,8 @@ int main(int argc, char **argv)
 			if (p < 0 && errno != EINTR)
 				break;
 			if (!killed && now_ns() >= dl) {
-				fprintf(stderr, "%s: deadline of %u s passed: killing %u clients\n",
+				fprintf(stderr,
+					"%s: deadline of %u s passed: killing %u clients\n",
 					prog, o.deadline_s, left);
 				kill_all();
 				killed = true;
@@ -1512,8 +1536,9 @@ int main(int argc, char **argv)
 			return EXIT_SETUP;
 		}
 		if (r->state == CS_SETUP_FAILED || r->state == CS_INIT)
-			fprintf(stderr, "%s: client %u (%s): setup failed: %s\n",
-				prog, i, o.devs[r->dev],
+			fprintf(stderr,
+				"%s: client %u (%s): setup failed: %s\n", prog,
+				i, o.devs[r->dev],
 				r->err[0] ? r->err : "(did not report)");
 		else if (crashed)
 			fprintf(stderr, "%s: client %u (%s): did not finish\n",
@@ -1536,7 +1561,8 @@ int main(int argc, char **argv)
 			continue;
 		print_agg(o.devs[d], &dagg[d], d == 0);
 		if (o.kv)
-			printf(" result=%s\n", agg_pass(&dagg[d]) ? "pass" : "fail");
+			printf(" result=%s\n",
+			       agg_pass(&dagg[d]) ? "pass" : "fail");
 	}
 	pass = agg_pass(&total);
 	print_agg("total", &total, false);

@@ -42,39 +42,39 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [options] COMMAND [ARGS]\n"
-"Raw KCS transactions through /dev/kcsrawN (kcsraw.ko).\n"
-"\n"
-"Commands:\n"
-"  raw NETFN CMD [DATA...]  send a request (hex bytes); print for each\n"
-"                           completion 'resp:' (netfn|lun cmd cc data),\n"
-"                           'data:' (cc data) and 'cost:' lines, and a\n"
-"                           'summary:' line when -n > 1\n"
-"  info                     KCSRAW_IOC_INFO: ports, irq, default policy, stats\n"
-"  policy get|set           the interface default policy (set: from the\n"
-"                           policy options, or -D to go back to the module\n"
-"                           parameters)\n"
-"  attn [MS]                wait up to MS ms (default 0) for POLLPRI, then\n"
-"                           read and clear the SMS_ATN state\n"
-"  selftest [strict]        ABI checks; PASS:/FAIL: lines, exit 1 on a FAIL;\n"
-"                           strict (slow BMC): cancel in flight must work\n"
-"\n"
-"Options:\n"
-"  -d DEV       device (default /dev/kcsraw0)\n"
-"  -b US        busy-wait window per BMC wait; 'unlimited' spins to the end\n"
-"  -p US        poll sleep (default 100)\n"
-"  -P US        longest poll sleep for -e, IRQ fallback for -i\n"
-"  -e           exponential backoff from -p to -P (default fixed)\n"
-"  -F US        first sleep once the request is written (first_us)\n"
-"  -i           sleep until the interface IRQ\n"
-"  -D           the interface default policy (the default when no -b/-p/-P/\n"
-"               -e/-i is given)\n"
-"  -n N         send the request N times (default 1)\n"
-"  -Q DEPTH     keep up to DEPTH requests queued (default 1)\n"
-"  -t MS        give up waiting for a completion after MS ms (default 30000)\n"
-"  -q           no per-completion lines, only the summary\n"
-"  -k           cost lines as key=value only (for scripts; default too)\n"
-"  -h           this help\n",
+		"usage: %s [options] COMMAND [ARGS]\n"
+		"Raw KCS transactions through /dev/kcsrawN (kcsraw.ko).\n"
+		"\n"
+		"Commands:\n"
+		"  raw NETFN CMD [DATA...]  send a request (hex bytes); print for each\n"
+		"                           completion 'resp:' (netfn|lun cmd cc data),\n"
+		"                           'data:' (cc data) and 'cost:' lines, and a\n"
+		"                           'summary:' line when -n > 1\n"
+		"  info                     KCSRAW_IOC_INFO: ports, irq, default policy, stats\n"
+		"  policy get|set           the interface default policy (set: from the\n"
+		"                           policy options, or -D to go back to the module\n"
+		"                           parameters)\n"
+		"  attn [MS]                wait up to MS ms (default 0) for POLLPRI, then\n"
+		"                           read and clear the SMS_ATN state\n"
+		"  selftest [strict]        ABI checks; PASS:/FAIL: lines, exit 1 on a FAIL;\n"
+		"                           strict (slow BMC): cancel in flight must work\n"
+		"\n"
+		"Options:\n"
+		"  -d DEV       device (default /dev/kcsraw0)\n"
+		"  -b US        busy-wait window per BMC wait; 'unlimited' spins to the end\n"
+		"  -p US        poll sleep (default 100)\n"
+		"  -P US        longest poll sleep for -e, IRQ fallback for -i\n"
+		"  -e           exponential backoff from -p to -P (default fixed)\n"
+		"  -F US        first sleep once the request is written (first_us)\n"
+		"  -i           sleep until the interface IRQ\n"
+		"  -D           the interface default policy (the default when no -b/-p/-P/\n"
+		"               -e/-i is given)\n"
+		"  -n N         send the request N times (default 1)\n"
+		"  -Q DEPTH     keep up to DEPTH requests queued (default 1)\n"
+		"  -t MS        give up waiting for a completion after MS ms (default 30000)\n"
+		"  -q           no per-completion lines, only the summary\n"
+		"  -k           cost lines as key=value only (for scripts; default too)\n"
+		"  -h           this help\n",
 		prog);
 }
 
@@ -202,7 +202,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 
 	memset(&sub, 0, sizeof(sub));
 	if (build_request(argc, argv, &sub)) {
-		fprintf(stderr, "%s: raw: need NETFN CMD [DATA...] as hex bytes\n",
+		fprintf(stderr,
+			"%s: raw: need NETFN CMD [DATA...] as hex bytes\n",
 			prog);
 		return 2;
 	}
@@ -302,18 +303,14 @@ static int cmd_info(int fd)
 	printf("stats: transactions=%llu errors=%llu hosed=%llu cancelled=%llu retries=%llu timeouts=%llu spin_ns=%llu cpu_ns=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu irqs=%llu latency_sum_ns=%llu latency_max_ns=%llu queue_sum_ns=%llu attn=%llu poller_runtime_ns=%llu\n",
 	       (unsigned long long)s->transactions,
 	       (unsigned long long)s->errors, (unsigned long long)s->hosed,
-	       (unsigned long long)s->cancelled,
-	       (unsigned long long)s->retries,
-	       (unsigned long long)s->timeouts,
-	       (unsigned long long)s->spin_ns, (unsigned long long)s->cpu_ns,
-	       (unsigned long long)s->sleeps,
+	       (unsigned long long)s->cancelled, (unsigned long long)s->retries,
+	       (unsigned long long)s->timeouts, (unsigned long long)s->spin_ns,
+	       (unsigned long long)s->cpu_ns, (unsigned long long)s->sleeps,
 	       (unsigned long long)s->timer_wakeups,
-	       (unsigned long long)s->irq_wakeups,
-	       (unsigned long long)s->irqs,
+	       (unsigned long long)s->irq_wakeups, (unsigned long long)s->irqs,
 	       (unsigned long long)s->latency_sum_ns,
 	       (unsigned long long)s->latency_max_ns,
-	       (unsigned long long)s->queue_sum_ns,
-	       (unsigned long long)s->attn,
+	       (unsigned long long)s->queue_sum_ns, (unsigned long long)s->attn,
 	       (unsigned long long)s->poller_runtime_ns);
 	return 0;
 }
@@ -428,7 +425,8 @@ static int cmd_selftest(const char *dev, bool strict)
 	in.size = sizeof(in);
 	r = ioctl(fd, KCSRAW_IOC_INFO, &in);
 	st_check(r == 0 && in.version == KCSRAW_UAPI_VERSION &&
-		 in.size == sizeof(in), "INFO: version 1, size echoed", errno);
+			 in.size == sizeof(in),
+		 "INFO: version 1, size echoed", errno);
 	depth = in.queue_depth;
 
 	r = ioctl(fd, _IO(KCSRAW_IOC_MAGIC, 0x7f));
@@ -444,13 +442,16 @@ static int cmd_selftest(const char *dev, bool strict)
 
 	r = ioctl(fd, KCSRAW_IOC_RECEIVE, &c);
 	e = errno;
-	st_check(r < 0 && e == EAGAIN, "RECEIVE with nothing ready -> EAGAIN", e);
+	st_check(r < 0 && e == EAGAIN, "RECEIVE with nothing ready -> EAGAIN",
+		 e);
 	got = read(fd, &c, sizeof(c));
 	e = errno;
-	st_check(got < 0 && e == EAGAIN, "O_NONBLOCK read with nothing ready -> EAGAIN", e);
+	st_check(got < 0 && e == EAGAIN,
+		 "O_NONBLOCK read with nothing ready -> EAGAIN", e);
 	got = read(fd, &c, sizeof(c) - 1);
 	e = errno;
-	st_check(got < 0 && e == EINVAL, "read with a short buffer -> EINVAL", e);
+	st_check(got < 0 && e == EINVAL, "read with a short buffer -> EINVAL",
+		 e);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	r = poll(&pfd, 1, 0);
@@ -463,7 +464,8 @@ static int cmd_selftest(const char *dev, bool strict)
 	sub.policy.flags = KCSRAW_POL_DEFAULT;
 	r = ioctl(fd, KCSRAW_IOC_SUBMIT, &sub);
 	e = errno;
-	st_check(r < 0 && e == EINVAL, "SUBMIT with a wrong size field -> EINVAL", e);
+	st_check(r < 0 && e == EINVAL,
+		 "SUBMIT with a wrong size field -> EINVAL", e);
 	r = st_submit(fd, 1, NULL, devid, 1);
 	e = errno;
 	st_check(r < 0 && e == EINVAL, "SUBMIT of 1 byte -> EINVAL", e);
@@ -477,7 +479,8 @@ static int cmd_selftest(const char *dev, bool strict)
 	p.backoff = 7;
 	r = st_submit(fd, 1, &p, devid, 2);
 	e = errno;
-	st_check(r < 0 && e == EINVAL, "SUBMIT with an unknown backoff -> EINVAL", e);
+	st_check(r < 0 && e == EINVAL,
+		 "SUBMIT with an unknown backoff -> EINVAL", e);
 	p.backoff = KCSRAW_BACKOFF_FIXED;
 	p.poll_us = 0;
 	r = st_submit(fd, 1, &p, devid, 2);
@@ -489,16 +492,20 @@ static int cmd_selftest(const char *dev, bool strict)
 	st_check(r == 0, "SUBMIT Get Device ID (default policy)", errno);
 	pfd.events = POLLIN;
 	r = poll(&pfd, 1, 10000);
-	st_check(r == 1 && (pfd.revents & POLLIN), "poll: POLLIN once complete", errno);
+	st_check(r == 1 && (pfd.revents & POLLIN), "poll: POLLIN once complete",
+		 errno);
 	memset(&c, 0, sizeof(c));
 	got = read(fd, &c, sizeof(c));
-	st_check(got == (ssize_t)sizeof(c) && c.cookie == 0x1234567890abcdefULL &&
-		 c.status == 0 && c.resp_len >= 3 && c.resp[0] == 0x1c &&
-		 c.resp[1] == 0x01 && c.resp[2] == 0 &&
-		 c.size == sizeof(c),
+	st_check(got == (ssize_t)sizeof(c) &&
+			 c.cookie == 0x1234567890abcdefULL && c.status == 0 &&
+			 c.resp_len >= 3 && c.resp[0] == 0x1c &&
+			 c.resp[1] == 0x01 && c.resp[2] == 0 &&
+			 c.size == sizeof(c),
 		 "read: cookie echoed, netfn 0x07, cmd 0x01, cc 0", errno);
-	st_check(c.cost.latency_ns > 0 && c.cost.latency_ns >= c.cost.queue_ns &&
-		 c.cost.polls > 0, "cost: latency >= queue wait, polls > 0", 0);
+	st_check(c.cost.latency_ns > 0 &&
+			 c.cost.latency_ns >= c.cost.queue_ns &&
+			 c.cost.polls > 0,
+		 "cost: latency >= queue wait, polls > 0", 0);
 
 	/* Blocking read on a blocking descriptor. */
 	{
@@ -546,7 +553,8 @@ static int cmd_selftest(const char *dev, bool strict)
 			break;
 		n += i;
 	}
-	snprintf(what, sizeof(what), "%u completions in FIFO order, several per read()", depth);
+	snprintf(what, sizeof(what),
+		 "%u completions in FIFO order, several per read()", depth);
 	st_check(n == depth, what, errno);
 
 	/*
@@ -571,7 +579,8 @@ static int cmd_selftest(const char *dev, bool strict)
 		r |= st_submit(fd, 1, &slow, devid, 2);
 	r |= st_submit(fd, 2, &slow, devid, 2);
 	r |= st_submit(fd, 3, NULL, devid, 2);
-	st_check(r == 0, "SUBMIT filler, A, B (slow policy), C (default)", errno);
+	st_check(r == 0, "SUBMIT filler, A, B (slow policy), C (default)",
+		 errno);
 	cookie = 2;
 	r = ioctl(fd, KCSRAW_IOC_CANCEL, &cookie);
 	e = errno;
@@ -586,7 +595,8 @@ static int cmd_selftest(const char *dev, bool strict)
 	cookie = 42;
 	r = ioctl(fd, KCSRAW_IOC_CANCEL, &cookie);
 	e = errno;
-	st_check(r < 0 && e == ENOENT, "CANCEL of an unknown cookie -> ENOENT", e);
+	st_check(r < 0 && e == ENOENT, "CANCEL of an unknown cookie -> ENOENT",
+		 e);
 	for (n = 0; n < CANCEL_FILLER + 3; n++) {
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 10000) != 1)
@@ -608,10 +618,12 @@ static int cmd_selftest(const char *dev, bool strict)
 	       status[1], (unsigned long long)(cs[1].cost.latency_ns / 1000),
 	       cs[1].cost.sleeps, cs[1].cost.other_wakeups);
 	if (strict)
-		st_check(status[1] == -ECANCELED && cs[1].cost.sleeps >= 1 &&
-			 cs[1].cost.other_wakeups >= 1 &&
-			 cs[1].cost.latency_ns < 250000000ULL,
-			 "A aborted in flight: -ECANCELED, its 300 ms sleep cut short", 0);
+		st_check(
+			status[1] == -ECANCELED && cs[1].cost.sleeps >= 1 &&
+				cs[1].cost.other_wakeups >= 1 &&
+				cs[1].cost.latency_ns < 250000000ULL,
+			"A aborted in flight: -ECANCELED, its 300 ms sleep cut short",
+			0);
 	st_check(seen[3] && cs[3].status == 0 && cs[3].resp[2] == 0,
 		 "C after the cancels: cc 0", 0);
 
@@ -619,20 +631,22 @@ static int cmd_selftest(const char *dev, bool strict)
 	memset(&p, 0, sizeof(p));
 	p.max_busy_us = 7;
 	p.poll_us = 300;
-	p.poll_max_us = 100;	/* raised to poll_us */
+	p.poll_max_us = 100; /* raised to poll_us */
 	p.backoff = KCSRAW_BACKOFF_EXP;
 	r = ioctl(fd, KCSRAW_IOC_SET_POLICY, &p);
 	r |= ioctl(fd, KCSRAW_IOC_GET_POLICY, &q);
 	st_check(r == 0 && q.max_busy_us == 7 && q.poll_us == 300 &&
-		 q.poll_max_us == 300 && q.backoff == KCSRAW_BACKOFF_EXP,
+			 q.poll_max_us == 300 &&
+			 q.backoff == KCSRAW_BACKOFF_EXP,
 		 "SET_POLICY / GET_POLICY round trip", errno);
 	memset(&p, 0, sizeof(p));
 	p.flags = KCSRAW_POL_DEFAULT;
 	r = ioctl(fd, KCSRAW_IOC_SET_POLICY, &p);
 	r |= ioctl(fd, KCSRAW_IOC_GET_POLICY, &q);
 	st_check(r == 0 && q.max_busy_us == in.policy.max_busy_us &&
-		 q.poll_us == in.policy.poll_us,
-		 "SET_POLICY KCSRAW_POL_DEFAULT: back to the module parameters", errno);
+			 q.poll_us == in.policy.poll_us,
+		 "SET_POLICY KCSRAW_POL_DEFAULT: back to the module parameters",
+		 errno);
 
 	r = ioctl(fd, KCSRAW_IOC_ATTN, &a);
 	st_check(r == 0 && a.pending <= 1, "ATTN ioctl", errno);
@@ -720,8 +734,9 @@ int main(int argc, char **argv)
 		goto bad;
 	cmd = argv[optind++];
 	if (!strcmp(cmd, "selftest"))
-		return cmd_selftest(o.dev, optind < argc &&
-				    !strcmp(argv[optind], "strict"));
+		return cmd_selftest(o.dev,
+				    optind < argc &&
+					    !strcmp(argv[optind], "strict"));
 
 	fd = open(o.dev, O_RDWR | O_NONBLOCK);
 	if (fd < 0) {

@@ -34,29 +34,29 @@ static const char *prog = "kcsmux-kcsraw-probe";
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [options]\n"
-"Send N requests through /dev/kcsrawN (kcsraw.ko), one at a time, and report\n"
-"per-request latency measured in user space (SUBMIT, poll(POLLIN), RECEIVE),\n"
-"like kcsmux-ipmi-probe does for /dev/ipmiN, plus the kernel's cost reports.\n"
-"\n"
-"  -d DEV      device (default /dev/kcsraw0)\n"
-"  -n COUNT    measured requests (default 100)\n"
-"  -w WARMUP   unmeasured requests first (default 0)\n"
-"  -r \"NETFN CMD [DATA...]\"  hex bytes (default \"06 01\", Get Device ID)\n"
-"  -b US       busy window per BMC wait; 'unlimited' spins to the end\n"
-"  -p US       poll sleep (default 100)\n"
-"  -P US       longest sleep for -e, IRQ fallback for -i (default = -p)\n"
-"  -e          exponential backoff from -p to -P\n"
-"  -i          sleep until the interface IRQ\n"
-"  -D          the interface default policy (ignores -b/-p/-P/-e/-i)\n"
-"  --timeout MS  per-request timeout (default 5000)\n"
-"  -h          this help\n"
-"\n"
-"Output: one line 'kprobe: n= ok= err= min_us= p50_us= p90_us= p99_us= max_us=\n"
-"mean_us= total_us= cpu_us_per_req= user_us= sys_us= klat_p50_us= klat_p99_us=\n"
-"spin_mean_us= kcpu_mean_us= sleeps_per_req= timer_wakeups= irq_wakeups='.\n"
-"The k* figures come from the kernel's per-transaction cost report. Exit 0\n"
-"if every request got completion code 0, 1 otherwise, 2 on a usage/setup error.\n",
+		"usage: %s [options]\n"
+		"Send N requests through /dev/kcsrawN (kcsraw.ko), one at a time, and report\n"
+		"per-request latency measured in user space (SUBMIT, poll(POLLIN), RECEIVE),\n"
+		"like kcsmux-ipmi-probe does for /dev/ipmiN, plus the kernel's cost reports.\n"
+		"\n"
+		"  -d DEV      device (default /dev/kcsraw0)\n"
+		"  -n COUNT    measured requests (default 100)\n"
+		"  -w WARMUP   unmeasured requests first (default 0)\n"
+		"  -r \"NETFN CMD [DATA...]\"  hex bytes (default \"06 01\", Get Device ID)\n"
+		"  -b US       busy window per BMC wait; 'unlimited' spins to the end\n"
+		"  -p US       poll sleep (default 100)\n"
+		"  -P US       longest sleep for -e, IRQ fallback for -i (default = -p)\n"
+		"  -e          exponential backoff from -p to -P\n"
+		"  -i          sleep until the interface IRQ\n"
+		"  -D          the interface default policy (ignores -b/-p/-P/-e/-i)\n"
+		"  --timeout MS  per-request timeout (default 5000)\n"
+		"  -h          this help\n"
+		"\n"
+		"Output: one line 'kprobe: n= ok= err= min_us= p50_us= p90_us= p99_us= max_us=\n"
+		"mean_us= total_us= cpu_us_per_req= user_us= sys_us= klat_p50_us= klat_p99_us=\n"
+		"spin_mean_us= kcpu_mean_us= sleeps_per_req= timer_wakeups= irq_wakeups='.\n"
+		"The k* figures come from the kernel's per-transaction cost report. Exit 0\n"
+		"if every request got completion code 0, 1 otherwise, 2 on a usage/setup error.\n",
 		prog);
 }
 
@@ -123,7 +123,8 @@ static int one_request(int fd, struct kcsraw_submit *sub, uint64_t cookie,
 		       int timeout_ms, struct kcsraw_completion *c,
 		       uint64_t *lat_ns)
 {
-	uint64_t t0 = now_ns(), deadline = t0 + (uint64_t)timeout_ms * 1000000ULL;
+	uint64_t t0 = now_ns(),
+		 deadline = t0 + (uint64_t)timeout_ms * 1000000ULL;
 
 	sub->cookie = cookie;
 	if (ioctl(fd, KCSRAW_IOC_SUBMIT, sub) < 0)
@@ -151,7 +152,7 @@ static int one_request(int fd, struct kcsraw_submit *sub, uint64_t cookie,
 		}
 		*lat_ns = now_ns() - t0;
 		if (c->cookie != cookie)
-			continue;	/* not ours: cannot happen with depth 1 */
+			continue; /* not ours: cannot happen with depth 1 */
 		return 0;
 	}
 }
@@ -184,10 +185,18 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "d:n:w:r:b:p:P:eiDh", lopts,
 				  NULL)) != -1) {
 		switch (opt) {
-		case 'd': dev = optarg; break;
-		case 'n': count = strtoul(optarg, NULL, 0); break;
-		case 'w': warmup = strtoul(optarg, NULL, 0); break;
-		case 'r': reqs = optarg; break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			warmup = strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			reqs = optarg;
+			break;
 		case 'b':
 			if (parse_u32(optarg, &pol.max_busy_us))
 				goto bad;
@@ -201,12 +210,23 @@ int main(int argc, char **argv)
 				goto bad;
 			pmax_set = true;
 			break;
-		case 'e': pol.backoff = KCSRAW_BACKOFF_EXP; break;
-		case 'i': pol.flags |= KCSRAW_POL_IRQ; break;
-		case 'D': deflt = true; break;
-		case 'T': timeout_ms = atoi(optarg); break;
-		case 'h': usage(stdout); return 0;
-		default: goto bad;
+		case 'e':
+			pol.backoff = KCSRAW_BACKOFF_EXP;
+			break;
+		case 'i':
+			pol.flags |= KCSRAW_POL_IRQ;
+			break;
+		case 'D':
+			deflt = true;
+			break;
+		case 'T':
+			timeout_ms = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
 		}
 	}
 	if (optind != argc || count == 0 || timeout_ms <= 0)
@@ -236,7 +256,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < warmup; i++) {
-		if (one_request(fd, &sub, 1000000 + i, timeout_ms, &c, &l) < 0 ||
+		if (one_request(fd, &sub, 1000000 + i, timeout_ms, &c, &l) <
+			    0 ||
 		    !good(&c))
 			err++;
 	}

@@ -42,8 +42,8 @@ static const struct kcsmux_access *acc;
 static bool is_tunnel(unsigned nf, unsigned cmd)
 {
 	return nf == 0x02 || nf == 0x2c || nf == 0x2e ||
-	    (nf >= 0x30 && nf <= 0x3f) ||
-	    (nf == 0x06 && (cmd == 0x33 || cmd == 0x52));
+	       (nf >= 0x30 && nf <= 0x3f) ||
+	       (nf == 0x06 && (cmd == 0x33 || cmd == 0x52));
 }
 
 static bool allowed(unsigned nf, unsigned cmd)
@@ -52,23 +52,23 @@ static bool allowed(unsigned nf, unsigned cmd)
 		return true;
 	if (!cmdset_has(&acc->eff, (uint8_t)nf, (uint8_t)cmd))
 		return false;
-	return !is_tunnel(nf, cmd) || cmdset_has(&acc->tunnels, (uint8_t)nf,
-	    (uint8_t)cmd);
+	return !is_tunnel(nf, cmd) ||
+	       cmdset_has(&acc->tunnels, (uint8_t)nf, (uint8_t)cmd);
 }
 
 static bool frame_ok(const unsigned char *f, size_t n, unsigned depth,
-    bool required, char *why, size_t wlen);
+		     bool required, char *why, size_t wlen);
 
 /* A Send Message body B (channel byte first) at DEPTH (0: the daemon's
  * wrap of a client's request). */
-static bool body_ok(const unsigned char *b, size_t n, unsigned depth,
-    char *why, size_t wlen)
+static bool body_ok(const unsigned char *b, size_t n, unsigned depth, char *why,
+		    size_t wlen)
 {
 	unsigned chan;
 
 	if (n < 1) {
 		snprintf(why, wlen, "Send Message without a channel (depth %u)",
-		    depth);
+			 depth);
 		return false;
 	}
 	chan = b[0] & 0x0f;
@@ -81,32 +81,34 @@ static bool body_ok(const unsigned char *b, size_t n, unsigned depth,
 	/* another channel may be IPMB (the frame) or LAN (a session handle,
 	 * then the frame): both */
 	return frame_ok(b + 1, n - 1, depth, true, why, wlen) &&
-	    frame_ok(b + 2, n > 2 ? n - 2 : 0, depth, false, why, wlen);
+	       frame_ok(b + 2, n > 2 ? n - 2 : 0, depth, false, why, wlen);
 }
 
 /* An IPMB-style frame: rsSA, netfn/LUN, chk, rqSA, seq/LUN, cmd, data. */
 static bool frame_ok(const unsigned char *f, size_t n, unsigned depth,
-    bool required, char *why, size_t wlen)
+		     bool required, char *why, size_t wlen)
 {
 	unsigned nf, cmd;
 
 	if (n < 6) {
 		if (required && !acc->eff_full)
-			snprintf(why, wlen, "unreadable frame (%zu bytes) at "
-			    "depth %u", n, depth);
+			snprintf(why, wlen,
+				 "unreadable frame (%zu bytes) at "
+				 "depth %u",
+				 n, depth);
 		return !required || acc->eff_full;
 	}
 	nf = f[1] >> 2;
 	cmd = f[5];
 	if (!allowed(nf, cmd)) {
 		snprintf(why, wlen, "%02x:%02x at depth %u not allowed", nf,
-		    cmd, depth);
+			 cmd, depth);
 		return false;
 	}
 	if (nf == 0x06 && cmd == 0x34) {
 		if (depth >= 1) {
 			snprintf(why, wlen, "Send Message nested at depth %u",
-			    depth + 1);
+				 depth + 1);
 			return false;
 		}
 		return body_ok(f + 6, n - 6, depth + 1, why, wlen);
@@ -115,7 +117,7 @@ static bool frame_ok(const unsigned char *f, size_t n, unsigned depth,
 }
 
 static bool request_ok(unsigned nf, unsigned cmd, const unsigned char *d,
-    size_t n, char *why, size_t wlen)
+		       size_t n, char *why, size_t wlen)
 {
 	if (nf == 0x06 && cmd == 0x34)
 		return body_ok(d, n, 0, why, wlen);
@@ -139,7 +141,8 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 4 || nphases > 64) {
-		fprintf(stderr, "usage: kcsmux-oracle-check CONF LOG NODE...\n");
+		fprintf(stderr,
+			"usage: kcsmux-oracle-check CONF LOG NODE...\n");
 		return 2;
 	}
 	memset(&cfg, 0, sizeof(cfg));
@@ -150,7 +153,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nphases; i++)
 		if (config_find_node(&cfg, argv[3 + i]) == NULL) {
 			fprintf(stderr, "no node %s in %s\n", argv[3 + i],
-			    argv[1]);
+				argv[1]);
 			return 2;
 		}
 	if ((f = fopen(argv[2], "r")) == NULL) {
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
 		    memcmp(d, "KMX", 3) == 0) {
 			char name[64];
 			size_t k = n - 3 < sizeof(name) - 1 ? n - 3 :
-			    sizeof(name) - 1;
+							      sizeof(name) - 1;
 
 			memcpy(name, d + 3, k);
 			name[k] = '\0';
@@ -191,7 +194,7 @@ int main(int argc, char **argv)
 				phase++;
 			} else {
 				printf("marker out of order: '%s' (phase %d)\n",
-				    name, phase);
+				       name, phase);
 				markers_ok = false;
 			}
 			continue;
@@ -201,7 +204,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (nf == 0x06 && (cmd == 0x30 || cmd == 0x31 || cmd == 0x33 ||
-		    cmd == 0x35)) {
+				   cmd == 0x35)) {
 			internal++;
 			continue;
 		}
@@ -211,7 +214,8 @@ int main(int argc, char **argv)
 			bad++;
 			bad_per[phase]++;
 			if (bad <= 50) {
-				printf("VIOLATION node %s: %s:", cur->name, why);
+				printf("VIOLATION node %s: %s:", cur->name,
+				       why);
 				for (i = 0; i < (int)n && i < 40; i++)
 					printf(" %02x", d[i]);
 				printf(" (request %02x:%02x)\n", nf, cmd);
@@ -221,15 +225,16 @@ int main(int argc, char **argv)
 	fclose(f);
 	if (phase != nphases || in_phase) {
 		printf("markers: %d of %d phases seen complete\n", phase,
-		    nphases);
+		       nphases);
 		markers_ok = false;
 	}
 	for (i = 0; i < nphases; i++)
 		printf("oracle: node=%s requests_at_bmc=%lu violations=%lu\n",
-		    argv[3 + i], per[i], bad_per[i]);
+		       argv[3 + i], per[i], bad_per[i]);
 	printf("oracle: lines=%lu checked=%lu daemon_own=%lu outside=%lu "
-	    "violations=%lu markers=%s\n", lines, checked, internal, outside,
-	    bad, markers_ok ? "ok" : "BAD");
+	       "violations=%lu markers=%s\n",
+	       lines, checked, internal, outside, bad,
+	       markers_ok ? "ok" : "BAD");
 	config_free(&cfg);
 	return bad == 0 && markers_ok && checked > 0 ? 0 : 1;
 }

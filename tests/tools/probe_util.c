@@ -143,13 +143,11 @@ unsigned int probe_build_addr(union probe_addr *a, int ipmb, uint8_t channel,
 	return sizeof(a->si);
 }
 
-enum probe_verdict probe_classify(int recv_type, long msgid,
-				  const struct ipmi_addr *from,
-				  uint8_t netfn, uint8_t cmd,
-				  const uint8_t *data, unsigned int data_len,
-				  const struct probe_request *req,
-				  long want_msgid,
-				  const struct ipmi_addr *sent_to)
+enum probe_verdict
+probe_classify(int recv_type, long msgid, const struct ipmi_addr *from,
+	       uint8_t netfn, uint8_t cmd, const uint8_t *data,
+	       unsigned int data_len, const struct probe_request *req,
+	       long want_msgid, const struct ipmi_addr *sent_to)
 {
 	if (recv_type != IPMI_RESPONSE_RECV_TYPE)
 		return PROBE_NOT_RESPONSE;

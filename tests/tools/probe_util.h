@@ -26,11 +26,11 @@ union probe_addr {
 };
 
 enum probe_verdict {
-	PROBE_OK = 0,		/* our response, completion code 0 */
-	PROBE_NOT_RESPONSE,	/* an event/command/...: not ours, skip it */
-	PROBE_MSGID_MISMATCH,	/* a response, but to some other msgid */
-	PROBE_CC,		/* our response, completion code != 0 */
-	PROBE_BAD,		/* our msgid, but malformed: netfn/cmd/addr/empty */
+	PROBE_OK = 0,	      /* our response, completion code 0 */
+	PROBE_NOT_RESPONSE,   /* an event/command/...: not ours, skip it */
+	PROBE_MSGID_MISMATCH, /* a response, but to some other msgid */
+	PROBE_CC,	      /* our response, completion code != 0 */
+	PROBE_BAD, /* our msgid, but malformed: netfn/cmd/addr/empty */
 };
 
 /*
@@ -72,13 +72,11 @@ unsigned int probe_build_addr(union probe_addr *a, int ipmb, uint8_t channel,
  * type and channel from the address we sent). data/data_len are the
  * received msg.data and msg.data_len.
  */
-enum probe_verdict probe_classify(int recv_type, long msgid,
-				  const struct ipmi_addr *from,
-				  uint8_t netfn, uint8_t cmd,
-				  const uint8_t *data, unsigned int data_len,
-				  const struct probe_request *req,
-				  long want_msgid,
-				  const struct ipmi_addr *sent_to);
+enum probe_verdict
+probe_classify(int recv_type, long msgid, const struct ipmi_addr *from,
+	       uint8_t netfn, uint8_t cmd, const uint8_t *data,
+	       unsigned int data_len, const struct probe_request *req,
+	       long want_msgid, const struct ipmi_addr *sent_to);
 
 const char *probe_verdict_name(enum probe_verdict v);
 

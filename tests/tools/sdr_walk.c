@@ -53,7 +53,9 @@ static int xfer(int fd, uint8_t netfn, uint8_t cmd, const uint8_t *data,
 		.addr = (unsigned char *)&si,
 		.addr_len = sizeof(si),
 		.msgid = ++msgid,
-		.msg = { .netfn = netfn, .cmd = cmd, .data_len = (unsigned short)len,
+		.msg = { .netfn = netfn,
+			 .cmd = cmd,
+			 .data_len = (unsigned short)len,
 			 .data = (unsigned char *)data },
 	};
 	struct ipmi_addr ra;
@@ -112,11 +114,12 @@ static uint16_t reserve(int fd)
 /* Get SDR (0a:23), or Get Device SDR (04:21) when dev_sdr is set. */
 static bool dev_sdr;
 
-static int get_sdr(int fd, uint16_t res, uint16_t id, uint8_t off,
-		   uint8_t cnt, uint8_t *resp, unsigned int cap)
+static int get_sdr(int fd, uint16_t res, uint16_t id, uint8_t off, uint8_t cnt,
+		   uint8_t *resp, unsigned int cap)
 {
-	uint8_t d[6] = { (uint8_t)res, (uint8_t)(res >> 8), (uint8_t)id,
-			 (uint8_t)(id >> 8), off, cnt };
+	uint8_t d[6] = { (uint8_t)res, (uint8_t)(res >> 8),
+			 (uint8_t)id,  (uint8_t)(id >> 8),
+			 off,	       cnt };
 
 	return dev_sdr ? xfer(fd, 0x04, 0x21, d, 6, resp, cap) :
 			 xfer(fd, 0x0a, 0x23, d, 6, resp, cap);
@@ -191,7 +194,7 @@ static int compare_sdrs(int fa, int fb, const char *b)
 	ids[nrec] = 0;
 	lens[nrec] = lens[0];
 	nrec++;
-	ids[nrec] = 0x7ff3;	/* absent */
+	ids[nrec] = 0x7ff3; /* absent */
 	lens[nrec] = 8;
 	nrec++;
 	if (!dev_sdr) {
@@ -204,13 +207,16 @@ static int compare_sdrs(int fa, int fb, const char *b)
 
 		for (unsigned int off = 0; off <= len + 1 && off < 256; off++)
 			for (int pass = 0; pass < 2; pass++) {
-				uint8_t cnt = pass ? 0xff :
-					(uint8_t)((off * 7 + (unsigned int)k)
-						  % (len + 3));
-				uint8_t da[6] = { (uint8_t)ra,
-					(uint8_t)(ra >> 8), (uint8_t)ids[k],
-					(uint8_t)(ids[k] >> 8), (uint8_t)off,
-					cnt };
+				uint8_t cnt =
+					pass ? 0xff :
+					       (uint8_t)((off * 7 +
+							  (unsigned int)k) %
+							 (len + 3));
+				uint8_t da[6] = {
+					(uint8_t)ra,	 (uint8_t)(ra >> 8),
+					(uint8_t)ids[k], (uint8_t)(ids[k] >> 8),
+					(uint8_t)off,	 cnt
+				};
 				uint8_t db[6];
 
 				memcpy(db, da, 6);
@@ -283,7 +289,7 @@ static int cmd_lockstep(const char *dev, int rounds)
 
 				if (done[i])
 					continue;
-				if (off[i] == 0)	/* a new record */
+				if (off[i] == 0) /* a new record */
 					res[i] = reserve(fd[i]);
 				cnt = off[i] == 0 ? 5 : 7;
 				n = get_sdr(fd[i], res[i], id[i],
@@ -298,8 +304,10 @@ static int cmd_lockstep(const char *dev, int rounds)
 					reads++;
 				}
 				if (n < 3 || r[0]) {
-					fprintf(stderr, "read %04x+%u: cc "
-						"%02x\n", id[i], off[i],
+					fprintf(stderr,
+						"read %04x+%u: cc "
+						"%02x\n",
+						id[i], off[i],
 						n > 0 ? r[0] : 0xff);
 					return 1;
 				}
@@ -376,7 +384,8 @@ int main(int argc, char **argv)
 		return cmd_list(argv[2]);
 	if (argc >= 5 && !strcmp(argv[1], "raw"))
 		return cmd_raw(argv[2], argc - 3, argv + 3);
-	fprintf(stderr, "usage: kcsmux-sdr-walk compare DEV_A DEV_B [FRU_IDS] |"
+	fprintf(stderr,
+		"usage: kcsmux-sdr-walk compare DEV_A DEV_B [FRU_IDS] |"
 		" lockstep DEV ROUNDS | list DEV | raw DEV NETFN CMD [DATA...]\n");
 	return 2;
 }

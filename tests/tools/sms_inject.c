@@ -69,8 +69,8 @@ uint8_t sms_inject_attn_cmd(const struct sms_inject *s)
 }
 
 /* Encode the response to the request whose header is mi. */
-static void reply(struct sms_reply *r, const struct vm_msg_info *mi,
-		  uint8_t cc, const uint8_t *data, size_t len)
+static void reply(struct sms_reply *r, const struct vm_msg_info *mi, uint8_t cc,
+		  const uint8_t *data, size_t len)
 {
 	uint8_t payload[1 + SMS_MSG_MAX];
 
@@ -158,8 +158,7 @@ static uint8_t sum(const uint8_t *d, size_t n)
 	return x;
 }
 
-size_t sms_ipmb_request(const struct sms_ipmb_req *r, uint8_t *out,
-			size_t cap)
+size_t sms_ipmb_request(const struct sms_ipmb_req *r, uint8_t *out, size_t cap)
 {
 	uint8_t hdr[2];
 	size_t n = 0;

@@ -27,20 +27,20 @@
 
 #include "vm_codec.h"
 
-#define SMS_NETFN_APP 0x06u
+#define SMS_NETFN_APP		   0x06u
 #define SMS_CMD_SET_GLOBAL_ENABLES 0x2Eu
 #define SMS_CMD_GET_GLOBAL_ENABLES 0x2Fu
-#define SMS_CMD_CLEAR_MSG_FLAGS 0x30u
-#define SMS_CMD_GET_MSG_FLAGS 0x31u
-#define SMS_CMD_GET_MSG 0x33u
-#define SMS_CMD_READ_EVENT_BUF 0x35u
+#define SMS_CMD_CLEAR_MSG_FLAGS	   0x30u
+#define SMS_CMD_GET_MSG_FLAGS	   0x31u
+#define SMS_CMD_GET_MSG		   0x33u
+#define SMS_CMD_READ_EVENT_BUF	   0x35u
 
 /* Get Message Flags bits (and Clear Message Flags mask bits) */
-#define SMS_FLAG_RECV_MSG 0x01u
+#define SMS_FLAG_RECV_MSG     0x01u
 #define SMS_FLAG_EVT_BUF_FULL 0x02u
 /* Set BMC Global Enables bits */
 #define SMS_GE_RECV_MSG_INT 0x01u
-#define SMS_GE_EVT_BUF_INT 0x02u
+#define SMS_GE_EVT_BUF_INT  0x02u
 
 /* "data not available" / "message buffer empty" */
 #define SMS_CC_EMPTY 0x80u
@@ -104,7 +104,7 @@ struct sms_reply {
 	uint8_t cmd; /* the request's command */
 	uint8_t cc;
 	uint8_t flags; /* for Get Message Flags */
-	size_t len; /* wire bytes, terminator included */
+	size_t len;    /* wire bytes, terminator included */
 	uint8_t wire[VM_RAW_MAX];
 };
 
@@ -125,7 +125,7 @@ void sms_inject_bmc_response(struct sms_inject *s, const uint8_t *rsp,
 /* An IPMB request from another controller, as Get Message delivers it. */
 struct sms_ipmb_req {
 	uint8_t channel; /* bits 3:0 channel, 7:4 privilege */
-	uint8_t rs_sa; /* responder, the BMC (0x20): only in chk1 */
+	uint8_t rs_sa;	 /* responder, the BMC (0x20): only in chk1 */
 	uint8_t rs_lun;
 	uint8_t netfn;
 	uint8_t rq_sa;
@@ -142,8 +142,7 @@ struct sms_ipmb_req {
  * Get Message; chk1 covers rsSA and netFn/rsLUN, chk2 rqSA through the
  * data). Returns the length, or 0 if it does not fit in cap.
  */
-size_t sms_ipmb_request(const struct sms_ipmb_req *r, uint8_t *out,
-			size_t cap);
+size_t sms_ipmb_request(const struct sms_ipmb_req *r, uint8_t *out, size_t cap);
 
 /*
  * Append the bytes of a hex string ("0a1B..", optional 0x prefix, an even

@@ -62,7 +62,8 @@ static uint64_t crc_loop(unsigned long n)
 	unsigned long i;
 
 	for (i = 0; i < n; i++)
-		crc = crc_table[(crc ^ crc_buf[i & 0xffff]) & 0xff] ^ (crc >> 8);
+		crc = crc_table[(crc ^ crc_buf[i & 0xffff]) & 0xff] ^
+		      (crc >> 8);
 	sink = crc;
 	return now_ns() - t0;
 }
@@ -131,8 +132,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:s:h")) != -1) {
 		switch (opt) {
-		case 'n': iters = strtoul(optarg, NULL, 0); break;
-		case 's': calls = strtoul(optarg, NULL, 0); break;
+		case 'n':
+			iters = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			calls = strtoul(optarg, NULL, 0);
+			break;
 		case 'h':
 			printf("usage: kcsmux-spinloop [-n ITERATIONS] [-s SYSCALLS]\n"
 			       "Times a CPU-bound loop and a getppid() loop (best of 3);\n"

@@ -45,7 +45,7 @@ uint64_t kcsmux_stats_percentile(const uint64_t *sorted, size_t n, double p)
 
 	if (n == 0)
 		return 0;
-	if (!(p > 0.0))		/* also catches NaN */
+	if (!(p > 0.0)) /* also catches NaN */
 		return sorted[0];
 	if (p >= 100.0)
 		return sorted[n - 1];

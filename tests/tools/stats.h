@@ -22,8 +22,8 @@ struct kcsmux_stats {
 	uint64_t p50;
 	uint64_t p90;
 	uint64_t p99;
-	uint64_t sum;	/* saturates at UINT64_MAX instead of wrapping */
-	double mean;	/* sum / n; 0 when n == 0 */
+	uint64_t sum; /* saturates at UINT64_MAX instead of wrapping */
+	double mean;  /* sum / n; 0 when n == 0 */
 };
 
 /* Sort v[0..n) ascending, in place. */

@@ -29,58 +29,58 @@
 
 extern char **environ;
 
-#define EXIT_USAGE 125	/* our own failure, like env(1)/timeout(1) */
+#define EXIT_USAGE 125 /* our own failure, like env(1)/timeout(1) */
 
 static const char *prog = "kcsmux-utime";
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s [-o FILE [-a]] [-n N] [-q] [--] CMD [ARGS...]\n"
-"       %s [-v] QUERY...\n"
-"\n"
-"Timing mode: run CMD N times (default 1), one after the other, and print one\n"
-"line per run on stderr (or to FILE with -o):\n"
-"  utime: run=I wall_us=W user_us=U sys_us=S status=X signal=G\n"
-"W is CLOCK_MONOTONIC elapsed time from just before spawning CMD to after\n"
-"reaping it (so it includes fork/exec); U and S are the child's user and\n"
-"system CPU from wait4() (including its own reaped descendants). X is the\n"
-"exit status, or 128+G if it was killed by signal G (else G is 0).\n"
-"When N > 1 (or with -q) a summary line follows:\n"
-"  utime: summary runs=N failed=F wall_us_min= wall_us_p50= wall_us_max=\n"
-"         wall_us_mean= wall_us_total= user_us_total= sys_us_total= status=X\n"
-"(one line; p50 is nearest-rank; failed counts runs with status != 0).\n"
-"  -o FILE   write the lines to FILE (truncated) instead of stderr\n"
-"  -a        with -o, append instead of truncating\n"
-"  -n N      run the command N times (all runs, even if some fail)\n"
-"  -q        no per-run lines, only the summary\n"
-"Exit status: the last run's status (128+signal if killed); 127 if CMD was\n"
-"not found, 126 if it could not be executed, 125 on a usage error.\n"
-"\n"
-"Query mode: each QUERY prints one integer, in microseconds, on its own line\n"
-"on stdout, in the order given (read them with: set -- $(%s ...)):\n"
-"  --now            CLOCK_MONOTONIC\n"
-"  --sched TID      CPU time of one thread (or a process's main thread):\n"
-"                   first field of /proc/TID/schedstat (ns, printed as us)\n"
-"  --cpu-pid PID    sum of --sched over all live threads of process PID\n"
-"  --cpu-of PATTERN sum of --sched over all live threads in the system whose\n"
-"                   comm (/proc/*/task/*/comm) matches the shell glob PATTERN,\n"
-"                   e.g. 'kipmi*' (stock kipmid) or 'kcsraw*'\n"
-"  --stat           system-wide busy time from the \"cpu\" line of /proc/stat:\n"
-"                   user+nice+system+irq+softirq summed over all CPUs,\n"
-"                   USER_HZ ticks -> us\n"
-"                   (10 ms resolution at USER_HZ=100; time long runs)\n"
-"  --stat-total     the same line's user+nice+system+idle+iowait+irq+softirq+\n"
-"                   steal, for utilisation = d(--stat) / d(--stat-total)\n"
-"  -v               list matched threads (pid tid comm us) on stderr\n"
-"Why --stat: CPU spent polling from a timer, softirq, hrtimer or IRQ handler\n"
-"(e.g. the stock driver with force_kipmid=0) belongs to no thread, so no\n"
-"schedstat shows it; take d(--stat) over a run and subtract the clients' own\n"
-"CPU to see it. If schedstat is unavailable, /proc/.../stat utime+stime\n"
-"(tick resolution) is used instead.\n"
-"Query exit status: 0, or 1 if a --cpu-of pattern matched no thread, a\n"
-"--sched/--cpu-pid task does not exist or /proc could not be read (the value\n"
-"printed is then 0).\n",
+		"usage: %s [-o FILE [-a]] [-n N] [-q] [--] CMD [ARGS...]\n"
+		"       %s [-v] QUERY...\n"
+		"\n"
+		"Timing mode: run CMD N times (default 1), one after the other, and print one\n"
+		"line per run on stderr (or to FILE with -o):\n"
+		"  utime: run=I wall_us=W user_us=U sys_us=S status=X signal=G\n"
+		"W is CLOCK_MONOTONIC elapsed time from just before spawning CMD to after\n"
+		"reaping it (so it includes fork/exec); U and S are the child's user and\n"
+		"system CPU from wait4() (including its own reaped descendants). X is the\n"
+		"exit status, or 128+G if it was killed by signal G (else G is 0).\n"
+		"When N > 1 (or with -q) a summary line follows:\n"
+		"  utime: summary runs=N failed=F wall_us_min= wall_us_p50= wall_us_max=\n"
+		"         wall_us_mean= wall_us_total= user_us_total= sys_us_total= status=X\n"
+		"(one line; p50 is nearest-rank; failed counts runs with status != 0).\n"
+		"  -o FILE   write the lines to FILE (truncated) instead of stderr\n"
+		"  -a        with -o, append instead of truncating\n"
+		"  -n N      run the command N times (all runs, even if some fail)\n"
+		"  -q        no per-run lines, only the summary\n"
+		"Exit status: the last run's status (128+signal if killed); 127 if CMD was\n"
+		"not found, 126 if it could not be executed, 125 on a usage error.\n"
+		"\n"
+		"Query mode: each QUERY prints one integer, in microseconds, on its own line\n"
+		"on stdout, in the order given (read them with: set -- $(%s ...)):\n"
+		"  --now            CLOCK_MONOTONIC\n"
+		"  --sched TID      CPU time of one thread (or a process's main thread):\n"
+		"                   first field of /proc/TID/schedstat (ns, printed as us)\n"
+		"  --cpu-pid PID    sum of --sched over all live threads of process PID\n"
+		"  --cpu-of PATTERN sum of --sched over all live threads in the system whose\n"
+		"                   comm (/proc/*/task/*/comm) matches the shell glob PATTERN,\n"
+		"                   e.g. 'kipmi*' (stock kipmid) or 'kcsraw*'\n"
+		"  --stat           system-wide busy time from the \"cpu\" line of /proc/stat:\n"
+		"                   user+nice+system+irq+softirq summed over all CPUs,\n"
+		"                   USER_HZ ticks -> us\n"
+		"                   (10 ms resolution at USER_HZ=100; time long runs)\n"
+		"  --stat-total     the same line's user+nice+system+idle+iowait+irq+softirq+\n"
+		"                   steal, for utilisation = d(--stat) / d(--stat-total)\n"
+		"  -v               list matched threads (pid tid comm us) on stderr\n"
+		"Why --stat: CPU spent polling from a timer, softirq, hrtimer or IRQ handler\n"
+		"(e.g. the stock driver with force_kipmid=0) belongs to no thread, so no\n"
+		"schedstat shows it; take d(--stat) over a run and subtract the clients' own\n"
+		"CPU to see it. If schedstat is unavailable, /proc/.../stat utime+stime\n"
+		"(tick resolution) is used instead.\n"
+		"Query exit status: 0, or 1 if a --cpu-of pattern matched no thread, a\n"
+		"--sched/--cpu-pid task does not exist or /proc could not be read (the value\n"
+		"printed is then 0).\n",
 		prog, prog, prog);
 }
 
@@ -146,7 +146,8 @@ static int task_cpu_ns(const char *dir, uint64_t *ns)
 	if (!p)
 		return -1;
 	/* fields 3..13 skipped, 14 utime, 15 stime */
-	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	if (sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 		   &ut, &st) != 2)
 		return -1;
 	*ns = ticks_to_us(ut + st) * 1000ull;
@@ -201,7 +202,7 @@ static long sum_threads(const char *pid, const char *pattern, bool verbose,
 		if (pattern && fnmatch(pattern, comm, 0) != 0)
 			continue;
 		if (task_cpu_ns(tdir, &ns))
-			continue;	/* exited meanwhile */
+			continue; /* exited meanwhile */
 		*sum_ns += ns;
 		matched++;
 		if (verbose)
@@ -282,8 +283,8 @@ static int q_stat(bool total, uint64_t *us)
 	if (read_small("/proc/stat", buf, sizeof(buf)))
 		return -1;
 	/* cpu  user nice system idle iowait irq softirq steal guest guest_nice */
-	n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
+	n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0],
+		   &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
 	if (n < 7)
 		return -1;
 	t = f[0] + f[1] + f[2] + f[5] + f[6];
@@ -341,8 +342,8 @@ static int run_queries(const struct query *q, int nq, bool verbose)
 				fprintf(stderr, "%s: no thread matches '%s'\n",
 					prog, q[i].arg);
 			else if (q[i].arg)
-				fprintf(stderr, "%s: no such task '%s'\n",
-					prog, q[i].arg);
+				fprintf(stderr, "%s: no such task '%s'\n", prog,
+					q[i].arg);
 			else
 				fprintf(stderr, "%s: cannot read /proc/stat\n",
 					prog);
@@ -443,8 +444,9 @@ static int run_timed(char **argv, unsigned long n, bool quiet, FILE *out)
 			failed++;
 		if (!quiet) {
 			fprintf(out,
-				"utime: run=%lu wall_us=%" PRIu64 " user_us=%" PRIu64
-				" sys_us=%" PRIu64 " status=%d signal=%d\n",
+				"utime: run=%lu wall_us=%" PRIu64
+				" user_us=%" PRIu64 " sys_us=%" PRIu64
+				" status=%d signal=%d\n",
 				i + 1, r.wall_us, r.user_us, r.sys_us, r.status,
 				r.sig);
 			fflush(out);
@@ -473,8 +475,14 @@ static int run_timed(char **argv, unsigned long n, bool quiet, FILE *out)
 
 int main(int argc, char **argv)
 {
-	enum { O_NOW = 256, O_SCHED, O_CPU_PID, O_CPU_OF, O_STAT,
-	       O_STAT_TOTAL };
+	enum {
+		O_NOW = 256,
+		O_SCHED,
+		O_CPU_PID,
+		O_CPU_OF,
+		O_STAT,
+		O_STAT_TOTAL
+	};
 	static const struct option lopts[] = {
 		{ "now", no_argument, NULL, O_NOW },
 		{ "sched", required_argument, NULL, O_SCHED },
@@ -514,8 +522,9 @@ int main(int argc, char **argv)
 			n = strtoul(optarg, &end, 10);
 			if (errno || *end || !isdigit((unsigned char)*optarg) ||
 			    n < 1 || n > 10000000) {
-				fprintf(stderr, "%s: bad -n '%s' (1..10000000)\n",
-					prog, optarg);
+				fprintf(stderr,
+					"%s: bad -n '%s' (1..10000000)\n", prog,
+					optarg);
 				goto usage_err;
 			}
 			n_set = true;

@@ -63,7 +63,8 @@ bool vm_parser_next(struct vm_parser *p, const uint8_t *buf, size_t len,
 			p->frame_done = true;
 			p->bytes_in += i + 1;
 			*consumed = i + 1;
-			out->kind = b == VM_MSG_END ? VM_FRAME_MSG : VM_FRAME_CMD;
+			out->kind =
+				b == VM_MSG_END ? VM_FRAME_MSG : VM_FRAME_CMD;
 			out->raw = p->raw;
 			out->raw_len = p->raw_len;
 			out->data = p->data;

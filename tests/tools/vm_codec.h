@@ -27,22 +27,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VM_MSG_END 0xA0u
-#define VM_CMD_END 0xA1u
-#define VM_ESCAPE 0xAAu
+#define VM_MSG_END    0xA0u
+#define VM_CMD_END    0xA1u
+#define VM_ESCAPE     0xAAu
 #define VM_ESCAPE_BIT 0x10u
 
 /* Control command codes (first decoded byte of a 0xA1 frame). */
-#define VM_CMD_NOATTN 0x00u
-#define VM_CMD_ATTN 0x01u
-#define VM_CMD_ATTN_IRQ 0x02u
-#define VM_CMD_POWEROFF 0x03u
-#define VM_CMD_RESET 0x04u
-#define VM_CMD_ENABLE_IRQ 0x05u
-#define VM_CMD_DISABLE_IRQ 0x06u
-#define VM_CMD_SEND_NMI 0x07u
+#define VM_CMD_NOATTN	    0x00u
+#define VM_CMD_ATTN	    0x01u
+#define VM_CMD_ATTN_IRQ	    0x02u
+#define VM_CMD_POWEROFF	    0x03u
+#define VM_CMD_RESET	    0x04u
+#define VM_CMD_ENABLE_IRQ   0x05u
+#define VM_CMD_DISABLE_IRQ  0x06u
+#define VM_CMD_SEND_NMI	    0x07u
 #define VM_CMD_CAPABILITIES 0x08u
-#define VM_CMD_VERSION 0xFFu
+#define VM_CMD_VERSION	    0xFFu
 
 /*
  * Largest decoded frame kept. QEMU's limit is 300 bytes of IPMI message plus
@@ -63,7 +63,7 @@ struct vm_frame {
 	size_t raw_len;
 	const uint8_t *data; /* decoded bytes, terminator excluded */
 	size_t data_len;
-	bool truncated; /* longer than VM_RAW_MAX/VM_DATA_MAX: raw/data cut */
+	bool truncated;	 /* longer than VM_RAW_MAX/VM_DATA_MAX: raw/data cut */
 	bool bad_escape; /* an escape was directly followed by a terminator */
 };
 

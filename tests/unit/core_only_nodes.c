@@ -48,9 +48,10 @@ __attribute__((weak)) void sdrglue_fini(struct daemon *d)
 	abort();
 }
 
-__attribute__((weak)) void xact_complete(struct daemon *d, uint64_t cookie, int status,
-		   const uint8_t *resp, unsigned int len,
-		   const struct kcsraw_cost *cost)
+__attribute__((weak)) void xact_complete(struct daemon *d, uint64_t cookie,
+					 int status, const uint8_t *resp,
+					 unsigned int len,
+					 const struct kcsraw_cost *cost)
 {
 	(void)d;
 	(void)cookie;

@@ -108,7 +108,7 @@ struct fake_sub *fake_answer(struct fake_be *fb, const uint8_t *data,
 
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_le(dlen, 300);
-	resp[0] = (uint8_t)(s->req[0] | 4);	/* netfn + 1 */
+	resp[0] = (uint8_t)(s->req[0] | 4); /* netfn + 1 */
 	resp[1] = s->req[1];
 	resp[2] = 0;
 	if (dlen)

@@ -13,22 +13,22 @@
 
 #include "backend/backend.h"
 
-#define FAKE_MAX_SUBS	256
+#define FAKE_MAX_SUBS 256
 
 struct fake_sub {
 	uint64_t cookie;
 	struct kcsraw_policy pol;
 	uint8_t req[KCSRAW_MAX_MSG];
 	unsigned int len;
-	bool bridged;		/* submitted with an IPMB address */
+	bool bridged; /* submitted with an IPMB address */
 	bool done;
 };
 
 struct fake_be {
 	struct backend be;
 	struct fake_sub subs[FAKE_MAX_SUBS];
-	unsigned int nsubs;	/* every submission, in order */
-	int fail_next;		/* < 0: the next submit fails with it */
+	unsigned int nsubs; /* every submission, in order */
+	int fail_next;	    /* < 0: the next submit fails with it */
 	unsigned int cancels;
 };
 

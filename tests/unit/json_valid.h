@@ -17,7 +17,7 @@ struct jv_parser {
 static inline void jv_ws(struct jv_parser *j)
 {
 	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-	    *j->p == '\n' || *j->p == '\r'))
+				 *j->p == '\n' || *j->p == '\r'))
 		j->p++;
 }
 
@@ -89,8 +89,8 @@ static inline bool jv_string(struct jv_parser *j)
 		if (*j->p != 'u')
 			return false;
 		for (i = 0; i < 4; i++)
-			if (++j->p >= j->end || strchr("0123456789abcdefABCDEF",
-			    *j->p) == NULL)
+			if (++j->p >= j->end ||
+			    strchr("0123456789abcdefABCDEF", *j->p) == NULL)
 				return false;
 	}
 	return false;

@@ -7,29 +7,30 @@
 
 #include "kcs_model.h"
 
-#define ST_CD		0x08	/* last host write went to the command reg */
-#define ST_STATE_MASK	0xc0
+#define ST_CD	      0x08 /* last host write went to the command reg */
+#define ST_STATE_MASK 0xc0
 
 /* GET_STATUS status codes (IPMI v2.0 table 9-5). */
-#define ERR_NONE	0x00
-#define ERR_ABORTED	0x01
-#define ERR_ILLEGAL	0x02
-#define ERR_LENGTH	0x06
-#define ERR_UNSPEC	0xff
+#define ERR_NONE    0x00
+#define ERR_ABORTED 0x01
+#define ERR_ILLEGAL 0x02
+#define ERR_LENGTH  0x06
+#define ERR_UNSPEC  0xff
 
 enum {
-	PH_IDLE,	/* nothing going on (or the final dummy is on its way) */
-	PH_WRITE,	/* taking request bytes */
-	PH_WRITE_END,	/* the next byte is the last */
-	PH_READ,	/* response byte resp_pos on offer (or on its way) */
-	PH_ERROR,	/* waiting for GET_STATUS/ABORT */
-	PH_ABORT1,	/* abort taken, waiting for the 0x00 data byte */
-	PH_ABORT2,	/* status code on offer, waiting for READ */
+	PH_IDLE,      /* nothing going on (or the final dummy is on its way) */
+	PH_WRITE,     /* taking request bytes */
+	PH_WRITE_END, /* the next byte is the last */
+	PH_READ,      /* response byte resp_pos on offer (or on its way) */
+	PH_ERROR,     /* waiting for GET_STATUS/ABORT */
+	PH_ABORT1,    /* abort taken, waiting for the 0x00 data byte */
+	PH_ABORT2,    /* status code on offer, waiting for READ */
 };
 
 static bool faults_on(const struct kcs_model *m)
 {
-	return !m->cfg.fault_attempts || m->st.attempts <= m->cfg.fault_attempts;
+	return !m->cfg.fault_attempts ||
+	       m->st.attempts <= m->cfg.fault_attempts;
 }
 
 static void set_state(struct kcs_model *m, unsigned int state)
@@ -72,8 +73,7 @@ static void schedule(struct kcs_model *m, u8 byte, unsigned int state,
 }
 
 /* After response byte resp_pos was acknowledged (or none yet). */
-static void schedule_next(struct kcs_model *m, u64 delay_us,
-			  unsigned int polls)
+static void schedule_next(struct kcs_model *m, u64 delay_us, unsigned int polls)
 {
 	if (m->resp_pos < m->resp_len) {
 		schedule(m, m->resp[m->resp_pos], KCS_STATE_READ, delay_us,
@@ -91,8 +91,8 @@ static void schedule_next(struct kcs_model *m, u64 delay_us,
 
 static void execute(struct kcs_model *m)
 {
-	kcs_model_handler h = m->cfg.handler ? m->cfg.handler :
-			      kcs_model_default_handler;
+	kcs_model_handler h =
+		m->cfg.handler ? m->cfg.handler : kcs_model_default_handler;
 	unsigned int n, i;
 
 	memcpy(m->last_req, m->req, m->req_len);
@@ -219,7 +219,8 @@ static bool input_ready(const struct kcs_model *m)
 	if (m->now_us - m->in_at < c->ibf_us)
 		return false;
 	if (m->in_fault && m->in_widx && m->in_widx == c->stall_ibf_at)
-		return c->stall_ibf_us && m->now_us - m->in_at >= c->stall_ibf_us;
+		return c->stall_ibf_us &&
+		       m->now_us - m->in_at >= c->stall_ibf_us;
 	return true;
 }
 
@@ -237,7 +238,7 @@ static void take_input(struct kcs_model *m)
 {
 	bool cmd = m->status & ST_CD;
 
-	m->status &= (u8)~(KCS_ST_IBF | ST_CD);
+	m->status &= (u8) ~(KCS_ST_IBF | ST_CD);
 	if (m->in_fault && m->in_widx && m->in_widx == m->cfg.error_at_write) {
 		enter_error(m, ERR_UNSPEC);
 		return;
@@ -282,9 +283,9 @@ static void model_outb(void *ctx, unsigned int reg, u8 val)
 
 	m->st.writes++;
 	if (m->status & KCS_ST_IBF)
-		m->st.violations++;	/* overran a byte the BMC never took */
+		m->st.violations++; /* overran a byte the BMC never took */
 	if (!cmd && m->phase == PH_READ && (m->status & KCS_ST_OBF))
-		m->st.violations++;	/* READ before reading the byte */
+		m->st.violations++; /* READ before reading the byte */
 
 	m->in_widx = 0;
 	if (cmd && val == KCS_CC_WRITE_START) {
@@ -349,9 +350,9 @@ unsigned int kcs_model_default_handler(void *ctx, const u8 *req,
 				       unsigned int max)
 {
 	static const u8 devid[] = {
-		0x20, 0x81, 0x02, 0x10, 0x02, 0xbf,	/* id, rev, fw, IPMI 2.0 */
-		0x57, 0x01, 0x00, 0x34, 0x12,		/* mfg, product */
-		0x01, 0x02, 0x03, 0x04,			/* aux fw revision */
+		0x20, 0x81, 0x02, 0x10, 0x02, 0xbf, /* id, rev, fw, IPMI 2.0 */
+		0x57, 0x01, 0x00, 0x34, 0x12,	    /* mfg, product */
+		0x01, 0x02, 0x03, 0x04,		    /* aux fw revision */
 	};
 	unsigned int n = 3;
 

@@ -20,7 +20,7 @@
 
 #include "kcs_sm.h"
 
-#define KCS_MODEL_BUF	2048
+#define KCS_MODEL_BUF 2048
 
 /* Executes a request; returns the response length (<= @max). */
 typedef unsigned int (*kcs_model_handler)(void *ctx, const u8 *req,
@@ -28,45 +28,45 @@ typedef unsigned int (*kcs_model_handler)(void *ctx, const u8 *req,
 					  unsigned int max);
 
 enum kcs_model_abort {
-	KCS_MODEL_ABORT_OK,		/* as the spec says */
-	KCS_MODEL_ABORT_IGNORE,		/* stays in ERROR state */
-	KCS_MODEL_ABORT_NO_STATUS,	/* READ state, status byte never comes */
-	KCS_MODEL_ABORT_STAY_READ,	/* stays in READ after the status byte */
+	KCS_MODEL_ABORT_OK,	   /* as the spec says */
+	KCS_MODEL_ABORT_IGNORE,	   /* stays in ERROR state */
+	KCS_MODEL_ABORT_NO_STATUS, /* READ state, status byte never comes */
+	KCS_MODEL_ABORT_STAY_READ, /* stays in READ after the status byte */
 };
 
 struct kcs_model_cfg {
-	unsigned int ibf_polls;	/* status reads showing IBF before a take */
-	u64 ibf_us;		/* time before the BMC takes a host byte */
+	unsigned int ibf_polls;	 /* status reads showing IBF before a take */
+	u64 ibf_us;		 /* time before the BMC takes a host byte */
 	unsigned int resp_polls; /* status reads before the first byte */
-	u64 resp_us;		/* time to execute a request */
-	u64 obf_us;		/* time to offer each later response byte */
-	bool dummy_on_write;	/* 0 into ODR on each write-phase take */
-	bool no_final_dummy;	/* go IDLE without the final dummy byte */
+	u64 resp_us;		 /* time to execute a request */
+	u64 obf_us;		 /* time to offer each later response byte */
+	bool dummy_on_write;	 /* 0 into ODR on each write-phase take */
+	bool no_final_dummy;	 /* go IDLE without the final dummy byte */
 
 	/* Faults. They hit only the first fault_attempts attempts (0: all). */
 	unsigned int fault_attempts;
-	unsigned int stall_ibf_at;	/* never take write N */
-	u64 stall_ibf_us;		/* ... until this long passed (0: never) */
-	unsigned int stall_obf_at;	/* never offer response byte N */
-	unsigned int error_at_write;	/* go to ERROR when taking write N */
-	unsigned int error_at_read;	/* go to ERROR when taking read N */
-	unsigned int drop_resp;		/* bytes dropped off each response */
-	unsigned int extra_resp;	/* junk bytes added to each response */
+	unsigned int stall_ibf_at;   /* never take write N */
+	u64 stall_ibf_us;	     /* ... until this long passed (0: never) */
+	unsigned int stall_obf_at;   /* never offer response byte N */
+	unsigned int error_at_write; /* go to ERROR when taking write N */
+	unsigned int error_at_read;  /* go to ERROR when taking read N */
+	unsigned int drop_resp;	     /* bytes dropped off each response */
+	unsigned int extra_resp;     /* junk bytes added to each response */
 	enum kcs_model_abort abort_mode;
-	unsigned int bad_aborts;	/* abort_mode hits the first N (0: all) */
+	unsigned int bad_aborts; /* abort_mode hits the first N (0: all) */
 
-	kcs_model_handler handler;	/* NULL: kcs_model_default_handler */
+	kcs_model_handler handler; /* NULL: kcs_model_default_handler */
 	void *handler_ctx;
 };
 
 struct kcs_model_stats {
-	unsigned int attempts;		/* WRITE_START commands written */
-	unsigned int requests;		/* complete requests executed */
-	unsigned int aborts;		/* GET_STATUS/ABORT commands taken */
-	unsigned int violations;	/* host broke the protocol */
+	unsigned int attempts;	 /* WRITE_START commands written */
+	unsigned int requests;	 /* complete requests executed */
+	unsigned int aborts;	 /* GET_STATUS/ABORT commands taken */
+	unsigned int violations; /* host broke the protocol */
 	unsigned int status_reads;
 	unsigned int data_reads;
-	unsigned int empty_reads;	/* data reads with OBF clear */
+	unsigned int empty_reads; /* data reads with OBF clear */
 	unsigned int writes;
 };
 
@@ -89,21 +89,21 @@ struct kcs_model {
 	bool out_pending;	/* a byte waits to be offered */
 	u64 out_at;		/* not before this time */
 	unsigned int out_mark;	/* st.status_reads when scheduled */
-	unsigned int out_polls;	/* status reads it needs after that */
+	unsigned int out_polls; /* status reads it needs after that */
 	u8 out_byte;
-	unsigned int out_state;	/* interface state when it is offered */
-	unsigned int out_idx;	/* response byte number, 0 if none */
-	bool out_fault;		/* faults were active when scheduled */
-	enum kcs_model_abort abort_now;	/* misbehaviour of this abort */
-	unsigned int widx;	/* writes this attempt */
-	unsigned int ridx;	/* READs this attempt */
-	u8 error_code;		/* for GET_STATUS */
+	unsigned int out_state;		/* interface state when it is offered */
+	unsigned int out_idx;		/* response byte number, 0 if none */
+	bool out_fault;			/* faults were active when scheduled */
+	enum kcs_model_abort abort_now; /* misbehaviour of this abort */
+	unsigned int widx;		/* writes this attempt */
+	unsigned int ridx;		/* READs this attempt */
+	u8 error_code;			/* for GET_STATUS */
 	u8 req[KCS_MODEL_BUF];
 	unsigned int req_len;
 	u8 resp[KCS_MODEL_BUF];
 	unsigned int resp_len;
-	unsigned int resp_pos;	/* byte on offer / next to offer */
-	u8 last_req[KCS_MODEL_BUF];	/* last complete request executed */
+	unsigned int resp_pos;	    /* byte on offer / next to offer */
+	u8 last_req[KCS_MODEL_BUF]; /* last complete request executed */
 	unsigned int last_req_len;
 };
 

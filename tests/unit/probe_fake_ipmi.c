@@ -119,7 +119,7 @@ static int fake_send(const struct ipmi_req *r)
 	if (r->msg.data_len && !r->msg.data)
 		bad = 1;
 	if (last_msgid >= 0 && r->msgid != last_msgid + 1)
-		bad = 1;	/* the probe promises consecutive msgids */
+		bad = 1; /* the probe promises consecutive msgids */
 	last_msgid = r->msgid;
 	flog("send msgid=%ld type=0x%x ch=%d len=%u netfn=0x%02x cmd=0x%02x dlen=%u bad=%d\n",
 	     r->msgid, a.addr_type, a.channel, r->addr_len, r->msg.netfn,
@@ -131,7 +131,7 @@ static int fake_send(const struct ipmi_req *r)
 		m.addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
 		m.addr.channel = IPMI_BMC_CHANNEL;
 		m.addr_len = 8;
-		m.netfn = 0x07;		/* as the driver reports events */
+		m.netfn = 0x07; /* as the driver reports events */
 		m.cmd = IPMI_READ_EVENT_MSG_BUFFER_CMD;
 		m.len = 3;
 		push(&m);

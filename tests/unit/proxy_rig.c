@@ -164,14 +164,14 @@ ssize_t read_frame(int fd, struct vm_parser *p, uint8_t *out, size_t cap,
 }
 
 /* Expect exactly these raw bytes as the next frame within timeout_ms. */
-void expect_frame(int fd, struct vm_parser *p, const uint8_t *want,
-		  size_t len, int timeout_ms, const char *what)
+void expect_frame(int fd, struct vm_parser *p, const uint8_t *want, size_t len,
+		  int timeout_ms, const char *what)
 {
 	uint8_t buf[VM_RAW_MAX];
 	ssize_t n = read_frame(fd, p, buf, sizeof(buf), NULL, timeout_ms);
 
-	ck_assert_msg(n == (ssize_t)len, "%s: got %zd bytes, want %zu", what,
-		      n, len);
+	ck_assert_msg(n == (ssize_t)len, "%s: got %zd bytes, want %zu", what, n,
+		      len);
 	ck_assert_msg(memcmp(buf, want, len) == 0, "%s: bytes differ", what);
 }
 
@@ -197,7 +197,8 @@ void ctl(struct rig *r, char *reply, size_t cap, const char *fmt, ...)
 		char *last;
 		ssize_t n;
 
-		ck_assert_msg(readable(r->ctl, 10000), "no reply to '%s'", line);
+		ck_assert_msg(readable(r->ctl, 10000), "no reply to '%s'",
+			      line);
 		n = recv(r->ctl, reply + len, cap - 1 - len, 0);
 		ck_assert_int_gt(n, 0);
 		len += (size_t)n;
@@ -304,7 +305,7 @@ void rig_spawn(struct rig *r, const char *const *extra, bool bmc_up)
 		/* one line, byte by byte: nothing is buffered past it */
 		for (;;) {
 			ck_assert_msg(readable(r->out, 10000) &&
-				      read(r->out, line + len, 1) == 1,
+					      read(r->out, line + len, 1) == 1,
 				      "proxy printed no 'listening on' line");
 			if (line[len] == '\n' || len == sizeof(line) - 2)
 				break;

@@ -30,10 +30,10 @@ struct rig {
 	pid_t pid;
 	int out; /* proxy stdout (pipe) */
 	uint16_t listen_port, ctl_port, bmc_port;
-	int bmc_lfd; /* fake BMC listener */
-	int bmc; /* fake BMC side of the proxy's connection */
-	int qemu; /* fake QEMU connection */
-	int ctl; /* control connection */
+	int bmc_lfd;		 /* fake BMC listener */
+	int bmc;		 /* fake BMC side of the proxy's connection */
+	int qemu;		 /* fake QEMU connection */
+	int ctl;		 /* control connection */
 	struct vm_parser qp, bp; /* parsers for what QEMU / the BMC receive */
 	char report[64];
 };
@@ -67,8 +67,8 @@ ssize_t read_frame(int fd, struct vm_parser *p, uint8_t *out, size_t cap,
 		   enum vm_frame_kind *kind, int timeout_ms);
 
 /* Expect exactly these raw bytes as the next frame within timeout_ms. */
-void expect_frame(int fd, struct vm_parser *p, const uint8_t *want,
-		  size_t len, int timeout_ms, const char *what);
+void expect_frame(int fd, struct vm_parser *p, const uint8_t *want, size_t len,
+		  int timeout_ms, const char *what);
 
 /* Expect nothing readable on fd for ms. */
 void expect_nothing(int fd, int ms, const char *what);

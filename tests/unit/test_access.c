@@ -24,7 +24,7 @@ static const struct kcsmux_access *rules(const char *node_text)
 	memset(&cfg, 0, sizeof(cfg));
 	snprintf(text, sizeof(text), "[node n]\n%s", node_text);
 	ck_assert_msg(config_load_string(&cfg, text, "t.conf", &cause) == 0,
-	    "%s", cause != NULL ? cause : "?");
+		      "%s", cause != NULL ? cause : "?");
 	ck_assert_uint_eq(cfg.nnodes, 1);
 	return &cfg.nodes[0].acc;
 }
@@ -40,7 +40,7 @@ static void teardown(void)
  * DATA, appended at OUT; returns its length. BCAST: the 00 prefix.
  */
 static size_t frame(uint8_t *out, uint8_t chan, bool bcast, uint8_t netfn,
-    uint8_t cmd, const uint8_t *data, size_t len)
+		    uint8_t cmd, const uint8_t *data, size_t len)
 {
 	size_t n = 0, i, start;
 	uint8_t sum = 0;
@@ -48,13 +48,13 @@ static size_t frame(uint8_t *out, uint8_t chan, bool bcast, uint8_t netfn,
 	out[n++] = chan;
 	if (bcast)
 		out[n++] = 0x00;
-	out[n++] = 0x82;			/* rsSA */
+	out[n++] = 0x82; /* rsSA */
 	out[n++] = (uint8_t)(netfn << 2);
 	out[n] = (uint8_t)(-(out[n - 2] + out[n - 1]));
 	n++;
 	start = n;
-	out[n++] = 0x20;			/* rqSA */
-	out[n++] = 0x04 << 2 | 2;		/* seq, LUN */
+	out[n++] = 0x20;	  /* rqSA */
+	out[n++] = 0x04 << 2 | 2; /* seq, LUN */
 	out[n++] = cmd;
 	if (len > 0)
 		memcpy(out + n, data, len);
@@ -65,7 +65,7 @@ static size_t frame(uint8_t *out, uint8_t chan, bool bcast, uint8_t netfn,
 	return n;
 }
 
-static const uint8_t chassis_off[] = { 0x00 };	/* Chassis Control: off */
+static const uint8_t chassis_off[] = { 0x00 }; /* Chassis Control: off */
 
 /* Chassis Control in Send Message in Send Message: the bypass. */
 START_TEST(test_nested_chassis_control)
@@ -81,34 +81,34 @@ START_TEST(test_nested_chassis_control)
 	acc = rules("access = all\ndeny = chassis:02\n");
 	/* plain, bridged once: the inner request is checked */
 	ck_assert_int_eq(access_check(acc, 0x00, 0x02, chassis_off, 1, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, &why),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	ck_assert_uint_eq(why.depth, 1);
 	ck_assert_uint_eq(why.netfn, 0x00);
 	ck_assert_uint_eq(why.cmd, 0x02);
 	/* twice: too deep whatever it carries */
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, &why),
-	    ACCESS_TOO_DEEP);
+			 ACCESS_TOO_DEEP);
 	ck_assert_uint_eq(why.depth, 1);
 
 	acc = rules("access = sensors\nallow = app\n");
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
-	    ACCESS_TOO_DEEP);
+			 ACCESS_TOO_DEEP);
 	/* what the node does allow goes through one level of bridging */
 	nin = frame(in, 0, false, 0x04, 0x2d, (const uint8_t *)"\x01", 1);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	/* and a node that allows everything, up to the depth limit */
 	acc = rules("access = all\n");
 	nin = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	nout = frame(out, 0, false, 0x06, 0x34, in, nin);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
-	    ACCESS_TOO_DEEP);
+			 ACCESS_TOO_DEEP);
 }
 END_TEST
 
@@ -116,37 +116,35 @@ END_TEST
 START_TEST(test_layouts)
 {
 	const struct kcsmux_access *acc = rules("access = all\n"
-	    "deny = chassis:02\n");
+						"deny = chassis:02\n");
 	uint8_t in[64];
 	size_t n;
 	unsigned chan;
 
 	n = frame(in, 0, true, 0x00, 0x02, chassis_off, 1);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	n = frame(in, 0, true, 0x06, 0x01, NULL, 0);
-	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-	    ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL), ACCESS_OK);
 	for (chan = 1; chan < 16; chan++) {
 		/* LAN layout: a session handle before the frame */
 		n = frame(in, (uint8_t)chan, true, 0x00, 0x02, chassis_off, 1);
 		in[1] = 0x05;
 		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-		    ACCESS_DENIED);
-		n = frame(in, (uint8_t)chan, false, 0x00, 0x02, chassis_off,
-		    1);
+				 ACCESS_DENIED);
+		n = frame(in, (uint8_t)chan, false, 0x00, 0x02, chassis_off, 1);
 		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-		    ACCESS_DENIED);
+				 ACCESS_DENIED);
 		/* tracking and privilege bits do not change the channel */
 		in[0] = (uint8_t)(chan | 0xc0 | 0x30);
 		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-		    ACCESS_DENIED);
+				 ACCESS_DENIED);
 	}
 	/* the LUN bits of the netfn byte do not hide the netfn */
 	n = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
 	in[2] |= 3;
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 }
 END_TEST
 
@@ -154,7 +152,7 @@ END_TEST
 START_TEST(test_truncated)
 {
 	const struct kcsmux_access *acc = rules("access = sensors\n"
-	    "allow = app\n");
+						"allow = app\n");
 	uint8_t in[64];
 	size_t n, cut;
 	enum access_verdict v;
@@ -166,11 +164,11 @@ START_TEST(test_truncated)
 	}
 	for (cut = 7; cut <= n; cut++)
 		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, cut, NULL),
-		    ACCESS_OK);
+				 ACCESS_OK);
 	/* padded: the extra bytes are data, the command is unchanged */
 	memset(in + n, 0xaa, 8);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n + 8, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 }
 END_TEST
 
@@ -179,9 +177,9 @@ END_TEST
 START_TEST(test_tunnels)
 {
 	static const uint8_t tun[][2] = {
-		{ 0x06, 0x33 }, { 0x06, 0x52 }, { 0x02, 0x00 }, { 0x02, 0x7f },
-		{ 0x2c, 0x00 }, { 0x2c, 0x01 }, { 0x2e, 0x10 }, { 0x30, 0x01 },
-		{ 0x3e, 0xff },
+		{ 0x06, 0x33 }, { 0x06, 0x52 }, { 0x02, 0x00 },
+		{ 0x02, 0x7f }, { 0x2c, 0x00 }, { 0x2c, 0x01 },
+		{ 0x2e, 0x10 }, { 0x30, 0x01 }, { 0x3e, 0xff },
 	};
 	const struct kcsmux_access *acc;
 	uint8_t in[64];
@@ -191,55 +189,57 @@ START_TEST(test_tunnels)
 	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
 		ck_assert(access_is_tunnel(tun[i][0], tun[i][1]));
 		ck_assert_int_eq(access_check(acc, tun[i][0], tun[i][1], NULL,
-		    0, NULL), ACCESS_TUNNEL);
+					      0, NULL),
+				 ACCESS_TUNNEL);
 		/* and bridged */
 		n = frame(in, 0, false, tun[i][0], tun[i][1], NULL, 0);
 		ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, n, NULL),
-		    ACCESS_TUNNEL);
+				 ACCESS_TUNNEL);
 	}
-	ck_assert(!access_is_tunnel(0x06, 0x34));	/* read, not opaque */
+	ck_assert(!access_is_tunnel(0x06, 0x34)); /* read, not opaque */
 	ck_assert(!access_is_tunnel(0x06, 0x01));
 	ck_assert(!access_is_tunnel(0x0a, 0x40));
 
 	acc = rules("access = all\n");
 	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++)
 		ck_assert_int_eq(access_check(acc, tun[i][0], tun[i][1], NULL,
-		    0, NULL), ACCESS_OK);
+					      0, NULL),
+				 ACCESS_OK);
 
 	/* app by netfn alone does not name Master Write-Read */
 	acc = rules("access = sensors\nallow = app\n");
 	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
-	    ACCESS_TUNNEL);
+			 ACCESS_TUNNEL);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x33, NULL, 0, NULL),
-	    ACCESS_TUNNEL);
+			 ACCESS_TUNNEL);
 	acc = rules("access = sensors\nallow = app:*\n");
 	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
-	    ACCESS_TUNNEL);
+			 ACCESS_TUNNEL);
 	acc = rules("access = sensors\nallow = app:52\n");
 	ck_assert_int_eq(access_check(acc, 0x06, 0x52, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x33, NULL, 0, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	/* '*' names nothing; an OEM netfn or name does */
 	acc = rules("access = none\nallow = *\ndeny = chassis:02\n");
 	ck_assert_int_eq(access_check(acc, 0x30, 0x01, NULL, 0, NULL),
-	    ACCESS_TUNNEL);
+			 ACCESS_TUNNEL);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x01, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	acc = rules("allow = app:01, 0x30:0x10-0x1f\ndeny = 0x30:0x12\n");
 	ck_assert_int_eq(access_check(acc, 0x30, 0x10, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	ck_assert_int_eq(access_check(acc, 0x30, 0x12, NULL, 0, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	ck_assert_int_eq(access_check(acc, 0x30, 0x20, NULL, 0, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 	acc = rules("access = readonly\nallow = oem, group\n");
 	ck_assert_int_eq(access_check(acc, 0x3f, 0x00, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	ck_assert_int_eq(access_check(acc, 0x2c, 0x05, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	ck_assert_int_eq(access_check(acc, 0x2e, 0x05, NULL, 0, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 }
 END_TEST
 
@@ -249,7 +249,8 @@ START_TEST(test_plain_agrees)
 {
 	static const char *const texts[] = {
 		"access = all\ndeny = chassis:02\n",
-		"access = readonly\n", "access = sensors\nallow = app\n",
+		"access = readonly\n",
+		"access = sensors\nallow = app\n",
 		"access = none\n",
 	};
 	const struct kcsmux_access *acc;
@@ -263,12 +264,12 @@ START_TEST(test_plain_agrees)
 				if (nf == 6 && c == 0x34)
 					continue;
 				v = access_check(acc, (uint8_t)nf, (uint8_t)c,
-				    NULL, 0, NULL);
+						 NULL, 0, NULL);
 				if (!access_allows(acc, (uint8_t)nf,
-				    (uint8_t)c))
+						   (uint8_t)c))
 					ck_assert_int_eq(v, ACCESS_DENIED);
 				else if (access_is_tunnel((uint8_t)nf,
-				    (uint8_t)c))
+							  (uint8_t)c))
 					ck_assert_int_eq(v, ACCESS_TUNNEL);
 				else
 					ck_assert_int_eq(v, ACCESS_OK);
@@ -280,7 +281,7 @@ END_TEST
 
 /* A group extension request: (netfn 2c, cmd) with its body byte B. */
 static enum access_verdict gx(const struct kcsmux_access *acc, uint8_t cmd,
-    int body)
+			      int body)
 {
 	uint8_t d[2] = { (uint8_t)body, 0x01 };
 
@@ -295,27 +296,27 @@ START_TEST(test_group_extension)
 	size_t nout;
 
 	acc = rules("access = monitoring\n");
-	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);	/* power */
-	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);	/* caps */
-	ck_assert_int_eq(gx(acc, 0x00, 0x00), ACCESS_OK);	/* PICMG props */
-	ck_assert_int_eq(gx(acc, 0x01, 0x00), ACCESS_OK);	/* PICMG addr */
-	ck_assert_int_eq(gx(acc, 0x00, 0x03), ACCESS_OK);	/* VITA caps */
-	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_DENIED);	/* PICMG 02 */
-	ck_assert_int_eq(gx(acc, 0x02, 0x03), ACCESS_DENIED);	/* VITA 02 */
-	ck_assert_int_eq(gx(acc, 0x00, 0xdc), ACCESS_DENIED);	/* DCMI 00 */
-	ck_assert_int_eq(gx(acc, 0x02, -1), ACCESS_DENIED);	/* no body */
-	ck_assert_int_eq(gx(acc, 0x04, 0xdc), ACCESS_DENIED);	/* set limit */
-	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);	/* activate */
+	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);     /* power */
+	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_OK);     /* caps */
+	ck_assert_int_eq(gx(acc, 0x00, 0x00), ACCESS_OK);     /* PICMG props */
+	ck_assert_int_eq(gx(acc, 0x01, 0x00), ACCESS_OK);     /* PICMG addr */
+	ck_assert_int_eq(gx(acc, 0x00, 0x03), ACCESS_OK);     /* VITA caps */
+	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_DENIED); /* PICMG 02 */
+	ck_assert_int_eq(gx(acc, 0x02, 0x03), ACCESS_DENIED); /* VITA 02 */
+	ck_assert_int_eq(gx(acc, 0x00, 0xdc), ACCESS_DENIED); /* DCMI 00 */
+	ck_assert_int_eq(gx(acc, 0x02, -1), ACCESS_DENIED);   /* no body */
+	ck_assert_int_eq(gx(acc, 0x04, 0xdc), ACCESS_DENIED); /* set limit */
+	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED); /* activate */
 
 	/* bridged: the carried request's body byte decides */
 	acc = rules("access = monitoring\nallow = app:34\n");
 	nout = frame(out, 0, false, 0x2c, 0x02, in, 4);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 	in[0] = 0x00;
 	nout = frame(out, 0, false, 0x2c, 0x02, in, 4);
 	ck_assert_int_eq(access_check(acc, 0x06, 0x34, out, nout, NULL),
-	    ACCESS_DENIED);
+			 ACCESS_DENIED);
 
 	/* an allow line with a body names that body's commands only, and
 	 * is no tunnel grant for the others */
@@ -339,7 +340,7 @@ START_TEST(test_group_extension)
 	ck_assert_int_eq(gx(acc, 0x01, 0xdc), ACCESS_DENIED);
 	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_OK);
 	acc = rules("access = none\nallow = 0x2c:0x02\ndeny = dcmi:02\n");
-	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_OK);	/* named tunnel */
+	ck_assert_int_eq(gx(acc, 0x02, 0x00), ACCESS_OK); /* named tunnel */
 	ck_assert_int_eq(gx(acc, 0x02, 0xdc), ACCESS_DENIED);
 	/* all minus one body's command: no longer "every command", so the
 	 * other opaque tunnels need naming, as with any deny */
@@ -351,7 +352,7 @@ START_TEST(test_group_extension)
 	ck_assert_int_eq(gx(acc, 0x05, 0xdc), ACCESS_DENIED);
 	ck_assert_int_eq(gx(acc, 0x05, 0x00), ACCESS_OK);
 	ck_assert_int_eq(access_check(acc, 0x00, 0x02, NULL, 0, NULL),
-	    ACCESS_OK);
+			 ACCESS_OK);
 }
 END_TEST
 
@@ -359,9 +360,9 @@ END_TEST
 START_TEST(test_group_extension_syntax)
 {
 	static const char *const bad[] = {
-		"0x06:01/0xdc", "dcmi/0xdc", "dcmi:01/0xdc", "0x2c:01/0x100",
-		"0x2c:01/", "0x2c-0x2e:01/dc", "*:01/dc", "0x2c:01/dc-db",
-		"0x2c:01/x",
+		"0x06:01/0xdc",	 "dcmi/0xdc",	  "dcmi:01/0xdc",
+		"0x2c:01/0x100", "0x2c:01/",	  "0x2c-0x2e:01/dc",
+		"*:01/dc",	 "0x2c:01/dc-db", "0x2c:01/x",
 	};
 	struct kcsmux_cmdset s, t;
 	char *text, *cause = NULL;
@@ -370,22 +371,25 @@ START_TEST(test_group_extension_syntax)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cmdset_clear(&s);
 		ck_assert_msg(cmdset_parse(&s, bad[i], &cause) == -1, "%s",
-		    bad[i]);
+			      bad[i]);
 		ck_assert_ptr_nonnull(cause);
 		free(cause);
 		cause = NULL;
 		ck_assert(cmdset_empty(&s));
 	}
 	cmdset_clear(&s);
-	ck_assert_int_eq(cmdset_parse(&s, "dcmi:01-02, picmg:00, "
-	    "0x2c:*/0x03, group:0x10, asf:7", NULL), 0);
+	ck_assert_int_eq(cmdset_parse(&s,
+				      "dcmi:01-02, picmg:00, "
+				      "0x2c:*/0x03, group:0x10, asf:7",
+				      NULL),
+			 0);
 	ck_assert(cmdset_has_gx(&s, 0xdc, 0x02));
 	ck_assert(!cmdset_has_gx(&s, 0xdc, 0x03));
 	ck_assert(!cmdset_has(&s, 0x2c, 0x01));
 	ck_assert(cmdset_has(&s, 0x2c, 0x10));
 	text = cmdset_format(&s);
 	ck_assert_str_eq(text, "0x2c:0x10, 0x2c:0x00/0x00, 0x2c:0x07/0x01, "
-	    "0x2c:*/0x03, 0x2c:0x01-0x02/0xdc");
+			       "0x2c:*/0x03, 0x2c:0x01-0x02/0xdc");
 	cmdset_clear(&t);
 	ck_assert_int_eq(cmdset_parse(&t, text, NULL), 0);
 	ck_assert(memcmp(&s, &t, sizeof(s)) == 0);
@@ -415,35 +419,39 @@ START_TEST(test_monitoring_preset)
 	for (n = 0; n < KCSMUX_NETFNS; n++) {
 		for (c = 0; c < 256; c++) {
 			if (cmdset_has(&se, (uint8_t)n, (uint8_t)c))
-				ck_assert(cmdset_has(&mo, (uint8_t)n, (uint8_t)c));
+				ck_assert(cmdset_has(&mo, (uint8_t)n,
+						     (uint8_t)c));
 			if (cmdset_has(&mo, (uint8_t)n, (uint8_t)c))
-				ck_assert(cmdset_has(&ro, (uint8_t)n, (uint8_t)c));
+				ck_assert(cmdset_has(&ro, (uint8_t)n,
+						     (uint8_t)c));
 			/* no opaque tunnel in either */
 			if (access_is_tunnel((uint8_t)n, (uint8_t)c))
-				ck_assert(!cmdset_has(&ro, (uint8_t)n, (uint8_t)c));
+				ck_assert(!cmdset_has(&ro, (uint8_t)n,
+						      (uint8_t)c));
 		}
 	}
 	for (b = 0; b < 256; b++)
 		for (c = 0; c < 256; c++)
 			if (cmdset_has_gx(&mo, (uint8_t)b, (uint8_t)c))
-				ck_assert(cmdset_has_gx(&ro, (uint8_t)b, (uint8_t)c));
+				ck_assert(cmdset_has_gx(&ro, (uint8_t)b,
+							(uint8_t)c));
 	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
 		ck_assert_msg(!cmdset_has(&mo, never[i][0], never[i][1]),
-		    "%02x:%02x", never[i][0], never[i][1]);
+			      "%02x:%02x", never[i][0], never[i][1]);
 		ck_assert_msg(!cmdset_has(&ro, never[i][0], never[i][1]),
-		    "%02x:%02x", never[i][0], never[i][1]);
+			      "%02x:%02x", never[i][0], never[i][1]);
 	}
 	/* DCMI: reads only (01 capabilities, 02 power reading) */
 	for (c = 0; c < 256; c++)
 		ck_assert(cmdset_has_gx(&mo, KCSMUX_BODY_DCMI, (uint8_t)c) ==
-		    (c == 0x01 || c == 0x02));
+			  (c == 0x01 || c == 0x02));
 }
 END_TEST
 
 /* The reference for one frame F (from its netfn/LUN byte, LEN bytes on):
  * the plain pair, or for netfn 2c the (body, cmd) after the cmd byte. */
 static bool ref_allows(const struct kcsmux_access *acc, const uint8_t *f,
-    size_t len)
+		       size_t len)
 {
 	uint8_t netfn = f[0] >> 2, cmd = f[4];
 
@@ -457,7 +465,7 @@ static bool ref_allows(const struct kcsmux_access *acc, const uint8_t *f,
 START_TEST(test_random_bodies)
 {
 	const struct kcsmux_access *acc = rules("access = readonly\n"
-	    "allow = app:34\n");
+						"allow = app:34\n");
 	uint8_t buf[96];
 	unsigned i, seed = 12345;
 	size_t len, k;
@@ -468,7 +476,7 @@ START_TEST(test_random_bodies)
 		for (k = 0; k < len; k++)
 			buf[k] = (uint8_t)rand_r(&seed);
 		if (len > 0 && rand_r(&seed) % 2)
-			buf[0] &= 0xf0;			/* channel 0 */
+			buf[0] &= 0xf0; /* channel 0 */
 		v = access_check(acc, 0x06, 0x34, buf, len, NULL);
 		if (v != ACCESS_OK)
 			continue;
@@ -504,27 +512,32 @@ START_TEST(test_ipmb_readings)
 	unsigned int chan;
 
 	/* Get Chassis Status (readonly) is allowed as such ... */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20,
-	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
-	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20,
-	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x00,
+					   0x01, ctl, 2, NULL),
+			 ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20, 0x00,
+					   0x01, ctl, 2, NULL),
+			 ACCESS_OK);
 	/* ... but to SA 0 it is Chassis Control for the receivers */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
-	    0x00, 0x01, ctl, 2, &why), ACCESS_DENIED);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x00,
+					   0x01, ctl, 2, &why),
+			 ACCESS_DENIED);
 	ck_assert_uint_eq(why.netfn, 0x00);
 	ck_assert_uint_eq(why.cmd, 0x02);
 	/* and on another channel whatever the address */
 	for (chan = 1; chan < 16; chan++) {
-		uint8_t sa = (uint8_t)(0x100 - 0x00);	/* chk1 = -(sa) = 0 */
+		uint8_t sa = (uint8_t)(0x100 - 0x00); /* chk1 = -(sa) = 0 */
 
 		ck_assert_int_eq(access_check_ipmb(acc, (uint8_t)chan, false,
-		    (uint8_t)sa, 0, 0x20, 0x00, 0x01, ctl, 2, NULL),
-		    ACCESS_DENIED);
+						   (uint8_t)sa, 0, 0x20, 0x00,
+						   0x01, ctl, 2, NULL),
+				 ACCESS_DENIED);
 	}
 	/* a node that allows everything: nothing to bypass */
 	acc = rules("access = all\n");
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20,
-	    0x00, 0x01, ctl, 2, NULL), ACCESS_OK);
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x00,
+					   0x01, ctl, 2, NULL),
+			 ACCESS_OK);
 }
 END_TEST
 
@@ -537,28 +550,32 @@ END_TEST
 START_TEST(test_appended_checksum)
 {
 	const struct kcsmux_access *acc = rules("access = all\n"
-	    "deny = chassis:02\n");
-	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0,
-	    0x9e };
+						"deny = chassis:02\n");
+	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0, 0x9e };
 	uint8_t pad[8];
 
 	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-	    0x34, in, sizeof(in), NULL), ACCESS_MALFORMED);
+					   0x34, in, sizeof(in), NULL),
+			 ACCESS_MALFORMED);
 	/* one byte more: the command is the client's own, checked */
 	memcpy(pad, in, sizeof(in));
-	pad[7] = 0x01;			/* 02:01: a tunnel, refused */
+	pad[7] = 0x01; /* 02:01: a tunnel, refused */
 	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-	    0x34, pad, 8, NULL), ACCESS_TUNNEL);
-	pad[3] = 0x18;			/* 06:01: allowed */
+					   0x34, pad, 8, NULL),
+			 ACCESS_TUNNEL);
+	pad[3] = 0x18; /* 06:01: allowed */
 	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-	    0x34, pad, 8, NULL), ACCESS_OK);
+					   0x34, pad, 8, NULL),
+			 ACCESS_OK);
 	/* the daemon's own frame, shifted, to slave 0 without data: its
 	 * command would be the checksum */
 	acc = rules("access = readonly\n");
 	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x06,
-	    0x01, NULL, 0, NULL), ACCESS_MALFORMED);
+					   0x01, NULL, 0, NULL),
+			 ACCESS_MALFORMED);
 	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x06,
-	    0x01, NULL, 0, NULL), ACCESS_OK);
+					   0x01, NULL, 0, NULL),
+			 ACCESS_OK);
 }
 END_TEST
 

@@ -22,18 +22,18 @@
 #include "core/adaptive.h"
 #include "core/nodestats.h"
 
-#define US		1000ULL
-#define SEC		1000000000ULL
-#define WAKE_CPU_US	45	/* one timer wake-up of the poller under TCG */
-#define GAP_US		100	/* client's think time between requests */
-#define MAXTXN		40000
+#define US	    1000ULL
+#define SEC	    1000000000ULL
+#define WAKE_CPU_US 45	/* one timer wake-up of the poller under TCG */
+#define GAP_US	    100 /* client's think time between requests */
+#define MAXTXN	    40000
 
 static uint64_t lcg_state;
 
 static uint64_t lcg(void)
 {
 	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return lcg_state >> 11;		/* 53 bits */
+	return lcg_state >> 11; /* 53 bits */
 }
 
 static double unif(void)
@@ -47,7 +47,7 @@ enum dkind { D_FIXED, D_UNIF, D_SEED };
 
 struct dist {
 	enum dkind kind;
-	uint32_t a, b;			/* fixed a; uniform [a, b] */
+	uint32_t a, b; /* fixed a; uniform [a, b] */
 	const char *name;
 };
 
@@ -60,9 +60,9 @@ static const struct {
 	uint32_t us;
 	double f;
 } seed_cdf[] = {
-	{ 200, 0.00 }, { 400, 0.21 }, { 600, 0.39 }, { 800, 0.44 },
-	{ 1000, 0.55 }, { 1200, 0.89 }, { 1400, 0.94 }, { 1600, 0.97 },
-	{ 2000, 1.00 },
+	{ 200, 0.00 },	{ 400, 0.21 },	{ 600, 0.39 },
+	{ 800, 0.44 },	{ 1000, 0.55 }, { 1200, 0.89 },
+	{ 1400, 0.94 }, { 1600, 0.97 }, { 2000, 1.00 },
 };
 
 static const struct dist d_fixed = { D_FIXED, 300, 300, "fixed 300" };
@@ -85,9 +85,10 @@ static uint32_t draw(const struct dist *d)
 		for (i = 1; i < sizeof(seed_cdf) / sizeof(seed_cdf[0]) - 1; i++)
 			if (u <= seed_cdf[i].f)
 				break;
-		x = seed_cdf[i - 1].us + (u - seed_cdf[i - 1].f) /
-		    (seed_cdf[i].f - seed_cdf[i - 1].f) *
-		    (seed_cdf[i].us - seed_cdf[i - 1].us);
+		x = seed_cdf[i - 1].us +
+		    (u - seed_cdf[i - 1].f) /
+			    (seed_cdf[i].f - seed_cdf[i - 1].f) *
+			    (seed_cdf[i].us - seed_cdf[i - 1].us);
 		return (uint32_t)x;
 	}
 	return 0;
@@ -99,16 +100,16 @@ enum pkind { P_ORACLE, P_FIXED, P_EXP, P_ADAPT };
 
 struct sim {
 	enum pkind kind;
-	uint32_t poll, pmax;		/* P_FIXED, P_EXP */
-	struct kcsmux_policy pol;	/* P_ADAPT */
-	uint32_t hs_lo, hs_hi;		/* byte handshakes, us, uniform */
-	uint32_t over_pct;		/* every sleep lasts this % longer */
-	bool no_bmc_us;			/* do not pass the measured wake */
-	bool use_cpu;			/* pass the CPU estimate to adapt */
+	uint32_t poll, pmax;	  /* P_FIXED, P_EXP */
+	struct kcsmux_policy pol; /* P_ADAPT */
+	uint32_t hs_lo, hs_hi;	  /* byte handshakes, us, uniform */
+	uint32_t over_pct;	  /* every sleep lasts this % longer */
+	bool no_bmc_us;		  /* do not pass the measured wake */
+	bool use_cpu;		  /* pass the CPU estimate to adapt */
 	struct adapt ad;
 	struct nodestats_cpu cpu;
 	uint64_t now_ns;
-	uint64_t cpu_ns;		/* total */
+	uint64_t cpu_ns; /* total */
 	/* per transaction */
 	uint32_t n;
 	uint32_t r[MAXTXN], lat[MAXTXN], wakes[MAXTXN];
@@ -120,7 +121,7 @@ struct sim {
 static struct sim S;
 
 static void sim_init(struct sim *s, enum pkind kind, uint32_t poll,
-    uint32_t pmax)
+		     uint32_t pmax)
 {
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
@@ -142,7 +143,7 @@ static void sim_init(struct sim *s, enum pkind kind, uint32_t poll,
 static uint32_t over_pct;
 
 static void wait_model(uint32_t first, uint32_t poll, uint32_t pmax, bool exp,
-    uint32_t r, uint32_t *lat, uint32_t *wakes)
+		       uint32_t r, uint32_t *lat, uint32_t *wakes)
 {
 	uint64_t t = (uint64_t)first * (100 + over_pct) / 100, step = poll;
 	uint32_t w = 1;
@@ -173,19 +174,21 @@ static void sim_txn(struct sim *s, uint8_t netfn, uint8_t cmd, uint32_t r)
 	case P_FIXED:
 	case P_EXP:
 		ch.first_us = ch.poll_us = s->poll;
-		wait_model(s->poll, s->poll, s->pmax, s->kind == P_EXP, r,
-		    &lat, &wakes);
+		wait_model(s->poll, s->poll, s->pmax, s->kind == P_EXP, r, &lat,
+			   &wakes);
 		break;
 	case P_ADAPT:
 		over_pct = s->over_pct;
 		adapt_choose(&s->ad, netfn, cmd, &s->pol,
-		    s->use_cpu ? nodestats_cpu_ppm(&s->cpu, s->now_ns) : 0,
-		    &ch);
+			     s->use_cpu ?
+				     nodestats_cpu_ppm(&s->cpu, s->now_ns) :
+				     0,
+			     &ch);
 		ck_assert_uint_eq(ch.max_busy_us, 0);
 		ck_assert_uint_ge(ch.first_us, 1);
 		ck_assert_uint_ge(ch.poll_us, 1);
 		wait_model(ch.first_us, ch.poll_us, ch.poll_us, false, r, &lat,
-		    &wakes);
+			   &wakes);
 		over_pct = 0;
 		break;
 	}
@@ -194,9 +197,8 @@ static void sim_txn(struct sim *s, uint8_t netfn, uint8_t cmd, uint32_t r)
 	cpu = (uint64_t)wakes * WAKE_CPU_US * US;
 	s->now_ns += (uint64_t)(lat + hs) * US;
 	if (s->kind == P_ADAPT)
-		adapt_record(&s->ad, netfn, cmd, &ch,
-		    (uint64_t)(lat + hs) * US, wakes, s->no_bmc_us ? 0 : lat,
-		    cpu, s->now_ns);
+		adapt_record(&s->ad, netfn, cmd, &ch, (uint64_t)(lat + hs) * US,
+			     wakes, s->no_bmc_us ? 0 : lat, cpu, s->now_ns);
 	nodestats_cpu_add(&s->cpu, s->now_ns, cpu);
 	s->cpu_ns += cpu;
 	if (i < MAXTXN) {
@@ -220,8 +222,8 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Q-quantile of V[FROM..TO) (only entries with cls == CLS if CLS >= 0). */
-static uint32_t quant(const uint32_t *v, uint32_t from, uint32_t to,
-    int cls, double q)
+static uint32_t quant(const uint32_t *v, uint32_t from, uint32_t to, int cls,
+		      double q)
 {
 	static uint32_t tmp[MAXTXN];
 	uint32_t i, n = 0;
@@ -252,7 +254,7 @@ static double mean(const uint32_t *v, uint32_t from, uint32_t to, int cls)
 struct summary {
 	uint32_t p50, p90;
 	double lat, wakes, cpu_ppm;
-	uint32_t first, poll;		/* medians (adaptive) */
+	uint32_t first, poll; /* medians (adaptive) */
 };
 
 static void summarize(uint32_t from, struct summary *sm)
@@ -262,13 +264,13 @@ static void summarize(uint32_t from, struct summary *sm)
 	sm->lat = mean(S.lat, from, S.n, -1);
 	sm->wakes = mean(S.wakes, from, S.n, -1);
 	sm->cpu_ppm = 1e6 * (double)S.cpu_ns /
-	    (double)(S.t_end[S.n - 1] - (1000 * SEC));
+		      (double)(S.t_end[S.n - 1] - (1000 * SEC));
 	sm->first = quant(S.first, from, S.n, -1, 0.5);
 	sm->poll = quant(S.pollv, from, S.n, -1, 0.5);
 }
 
 static void run(const struct dist *d, enum pkind kind, uint32_t poll,
-    uint32_t pmax, uint32_t target, uint32_t n, struct summary *sm)
+		uint32_t pmax, uint32_t target, uint32_t n, struct summary *sm)
 {
 	uint32_t i;
 
@@ -281,9 +283,10 @@ static void run(const struct dist *d, enum pkind kind, uint32_t poll,
 
 static void print_row(const char *what, const struct summary *sm)
 {
-	fprintf(stderr, "  %-22s p50 %5u  p90 %5u  mean %7.1f us  "
-	    "wakes %5.2f  cpu %6.0f ppm", what, sm->p50, sm->p90, sm->lat,
-	    sm->wakes, sm->cpu_ppm);
+	fprintf(stderr,
+		"  %-22s p50 %5u  p90 %5u  mean %7.1f us  "
+		"wakes %5.2f  cpu %6.0f ppm",
+		what, sm->p50, sm->p90, sm->lat, sm->wakes, sm->cpu_ppm);
 	if (sm->first)
 		fprintf(stderr, "  first %u poll %u", sm->first, sm->poll);
 	fprintf(stderr, "\n");
@@ -294,8 +297,10 @@ static void print_row(const char *what, const struct summary *sm)
 START_TEST(test_fallback)
 {
 	struct kcsmux_policy pol = {
-		.poll_us = 200, .poll_max_us = 1000,
-		.backoff = KCSMUX_BACKOFF_ADAPTIVE, .cpu_budget_ppm = 10000,
+		.poll_us = 200,
+		.poll_max_us = 1000,
+		.backoff = KCSMUX_BACKOFF_ADAPTIVE,
+		.cpu_budget_ppm = 10000,
 	};
 	struct adapt_choice ch;
 	struct adapt_info info;
@@ -339,7 +344,10 @@ END_TEST
 START_TEST(test_compare)
 {
 	static const struct dist *const ds[] = {
-		&d_fixed, &d_fast, &d_seed, &d_slow,
+		&d_fixed,
+		&d_fast,
+		&d_seed,
+		&d_slow,
 	};
 	const struct dist *d = ds[_i];
 	struct summary o, f100, e, ad, at;
@@ -414,20 +422,21 @@ START_TEST(test_stationary)
 		if (S.first[i] > fmax)
 			fmax = S.first[i];
 	}
-	fprintf(stderr, "stationary %s: first_us median %u range %u..%u "
-	    "(p5 %u p95 %u), %u changes in %u transactions; poll_us %u, "
-	    "%u changes\n", d->name, fmed, fmin, fmax,
-	    quant(S.first, warm, n, -1, 0.05),
-	    quant(S.first, warm, n, -1, 0.95), changes, n - warm,
-	    S.pollv[n - 1], pchg);
+	fprintf(stderr,
+		"stationary %s: first_us median %u range %u..%u "
+		"(p5 %u p95 %u), %u changes in %u transactions; poll_us %u, "
+		"%u changes\n",
+		d->name, fmed, fmin, fmax, quant(S.first, warm, n, -1, 0.05),
+		quant(S.first, warm, n, -1, 0.95), changes, n - warm,
+		S.pollv[n - 1], pchg);
 	/* Few changes: under 5% of transactions. */
 	ck_assert_uint_le(changes * 20, n - warm);
 	ck_assert_uint_eq(pchg, 0);
 	/* 90% of the time within 15% or half a poll of the median. */
 	ck_assert_uint_ge(quant(S.first, warm, n, -1, 0.05) + tol(fmed, 100),
-	    fmed);
+			  fmed);
 	ck_assert_uint_le(quant(S.first, warm, n, -1, 0.95),
-	    fmed + tol(fmed, 100));
+			  fmed + tol(fmed, 100));
 }
 END_TEST
 
@@ -442,7 +451,7 @@ END_TEST
 static bool near_final(uint32_t i, uint32_t med)
 {
 	return S.first[i] + tol(med, S.pollv[i]) >= med &&
-	    S.first[i] <= med + tol(med, S.pollv[i]);
+	       S.first[i] <= med + tol(med, S.pollv[i]);
 }
 
 static uint32_t settle(uint32_t shift, uint32_t *final)
@@ -461,9 +470,9 @@ static uint32_t settle(uint32_t shift, uint32_t *final)
 START_TEST(test_shift)
 {
 	static const struct dist *const from[] = { &d_fast, &d_slow, &d_seed,
-		&d_slow };
+						   &d_slow };
 	static const struct dist *const to[] = { &d_slow, &d_fast, &d_slow,
-		&d_fixed };
+						 &d_fixed };
 	uint32_t i, k, fin, shift = 300, n = 700, lat40;
 
 	sim_init(&S, P_ADAPT, 100, 1000);
@@ -471,11 +480,13 @@ START_TEST(test_shift)
 		sim_txn(&S, 0x0a, 0x23, draw(i < shift ? from[_i] : to[_i]));
 	k = settle(shift, &fin);
 	lat40 = (uint32_t)mean(S.lat, shift + 40, n, -1);
-	fprintf(stderr, "shift %s -> %s: first_us %u -> %u within %u "
-	    "transactions; mean latency %.0f us in the first 40, %u after "
-	    "(BMC mean %.0f)\n", from[_i]->name, to[_i]->name,
-	    S.first[shift - 1], fin, k, mean(S.lat, shift, shift + 40, -1),
-	    lat40, mean(S.r, shift + 40, n, -1));
+	fprintf(stderr,
+		"shift %s -> %s: first_us %u -> %u within %u "
+		"transactions; mean latency %.0f us in the first 40, %u after "
+		"(BMC mean %.0f)\n",
+		from[_i]->name, to[_i]->name, S.first[shift - 1], fin, k,
+		mean(S.lat, shift, shift + 40, -1), lat40,
+		mean(S.r, shift + 40, n, -1));
 	ck_assert_uint_le(k, 40);
 	/* After convergence, about as good as the stationary case. */
 	ck_assert_double_le(lat40, mean(S.r, shift + 40, n, -1) * 1.1 + 100);
@@ -497,10 +508,11 @@ START_TEST(test_shift_quick)
 	for (i = 0; i < n; i++)
 		sim_txn(&S, 0x0a, 0x23, draw(i < shift ? from[_i] : to[_i]));
 	k = settle(shift, &fin);
-	fprintf(stderr, "quick shift %s -> %s: first_us %u -> %u within %u "
-	    "transactions, %llu window restarts\n", from[_i]->name,
-	    to[_i]->name, S.first[shift - 1], fin, k,
-	    (unsigned long long)S.ad.cls[0].w.flushes);
+	fprintf(stderr,
+		"quick shift %s -> %s: first_us %u -> %u within %u "
+		"transactions, %llu window restarts\n",
+		from[_i]->name, to[_i]->name, S.first[shift - 1], fin, k,
+		(unsigned long long)S.ad.cls[0].w.flushes);
 	/* without the slow-run restart a slower BMC takes a window (32) */
 	ck_assert_uint_le(k, 15);
 }
@@ -525,15 +537,18 @@ START_TEST(test_oversleep)
 		S.no_bmc_us = !meas;
 		for (i = 0; i < n; i++)
 			sim_txn(&S, 0x0a, 0x23,
-			    draw(i < shift ? &d_fast : &d_slow));
+				draw(i < shift ? &d_fast : &d_slow));
 		k = settle(shift, &fin);
 		w = mean(S.wakes, n - 300, n, -1);
-		fprintf(stderr, "oversleep 100%%, %s: first_us %u -> %u (a real "
-		    "first wake at ~%u) within %u transactions; %.2f wakes, "
-		    "latency %.0f us (BMC p10 %u, mean %.0f)\n",
-		    meas ? "measured wake" : "nominal sleeps", S.first[shift - 1],
-		    fin, 2 * fin, k, w, mean(S.lat, n - 300, n, -1),
-		    quant(S.r, shift, n, -1, 0.1), mean(S.r, n - 300, n, -1));
+		fprintf(stderr,
+			"oversleep 100%%, %s: first_us %u -> %u (a real "
+			"first wake at ~%u) within %u transactions; %.2f wakes, "
+			"latency %.0f us (BMC p10 %u, mean %.0f)\n",
+			meas ? "measured wake" : "nominal sleeps",
+			S.first[shift - 1], fin, 2 * fin, k, w,
+			mean(S.lat, n - 300, n, -1),
+			quant(S.r, shift, n, -1, 0.1),
+			mean(S.r, n - 300, n, -1));
 		if (meas) {
 			w_meas = w;
 			/* the real first wake just below the BMC's p10 */
@@ -558,8 +573,10 @@ START_TEST(test_no_spurious_flush)
 	sim_init(&S, P_ADAPT, 100, 1000);
 	for (i = 0; i < n; i++)
 		sim_txn(&S, 0x0a, 0x23, draw(&d_seed));
-	fprintf(stderr, "stationary seed, %u transactions: %llu window "
-	    "restarts\n", n, (unsigned long long)S.ad.cls[0].w.flushes);
+	fprintf(stderr,
+		"stationary seed, %u transactions: %llu window "
+		"restarts\n",
+		n, (unsigned long long)S.ad.cls[0].w.flushes);
 	ck_assert_uint_le(S.ad.cls[0].w.flushes, 10);
 }
 END_TEST
@@ -592,25 +609,26 @@ START_TEST(test_budget)
 		cpu0 += (uint64_t)S.wakes[i] * WAKE_CPU_US * US;
 	from = i;
 	ppm = 1e6 * (double)(S.cpu_ns - cpu0) /
-	    (double)(S.t_end[S.n - 1] - S.t_end[from - 1]);
+	      (double)(S.t_end[S.n - 1] - S.t_end[from - 1]);
 	pmin = quant(S.pollv, from, S.n, -1, 0.0);
 	pmax = quant(S.pollv, from, S.n, -1, 1.0);
-	fprintf(stderr, "budget %u ppm, seed CDF: fixed 100 %.0f ppm, "
-	    "adaptive unthrottled %.0f ppm (%.2f wakes, p50 %u); with budget "
-	    "%.0f ppm over the last 5 s, estimator %.0f, p50 %u us, %.2f "
-	    "wakes, poll_us %u..%u (median %u)\n", budget, f100.cpu_ppm,
-	    free_.cpu_ppm, free_.wakes, free_.p50, ppm,
-	    nodestats_cpu_ppm(&S.cpu, S.now_ns),
-	    quant(S.lat, from, S.n, -1, 0.5), mean(S.wakes, from, S.n, -1),
-	    pmin, pmax, quant(S.pollv, from, S.n, -1, 0.5));
+	fprintf(stderr,
+		"budget %u ppm, seed CDF: fixed 100 %.0f ppm, "
+		"adaptive unthrottled %.0f ppm (%.2f wakes, p50 %u); with budget "
+		"%.0f ppm over the last 5 s, estimator %.0f, p50 %u us, %.2f "
+		"wakes, poll_us %u..%u (median %u)\n",
+		budget, f100.cpu_ppm, free_.cpu_ppm, free_.wakes, free_.p50,
+		ppm, nodestats_cpu_ppm(&S.cpu, S.now_ns),
+		quant(S.lat, from, S.n, -1, 0.5), mean(S.wakes, from, S.n, -1),
+		pmin, pmax, quant(S.pollv, from, S.n, -1, 0.5));
 	ck_assert_double_gt(free_.cpu_ppm, 2.0 * budget);
 	ck_assert_double_le(ppm, budget * 1.02);
 	ck_assert_double_ge(ppm, budget * 0.6);
 	/* Steady: poll_us within +-15% of its median for the last 5 s. */
 	ck_assert_uint_ge(quant(S.pollv, from, S.n, -1, 0.02),
-	    quant(S.pollv, from, S.n, -1, 0.5) * 85 / 100);
+			  quant(S.pollv, from, S.n, -1, 0.5) * 85 / 100);
 	ck_assert_uint_le(quant(S.pollv, from, S.n, -1, 0.98),
-	    quant(S.pollv, from, S.n, -1, 0.5) * 115 / 100);
+			  quant(S.pollv, from, S.n, -1, 0.5) * 115 / 100);
 }
 END_TEST
 
@@ -627,7 +645,7 @@ START_TEST(test_target)
 	run(&d_slow, P_ADAPT, 200, 1000, 0, 3000, &snone);
 	run(&d_slow, P_ADAPT, 200, 1000, 2400, 3000, &loose);
 	fprintf(stderr, "latency target, node poll_us 200..1000, BMC %s:\n",
-	    d_fast.name);
+		d_fast.name);
 	print_row("oracle", &o);
 	print_row("no target", &none);
 	print_row("target 330", &tight);
@@ -673,12 +691,14 @@ START_TEST(test_classes)
 	l_sen = quant(S.lat, warm, n, 0x2d, 0.5);
 	f_sdr = quant(S.first, warm, n, 0x23, 0.5);
 	f_sen = quant(S.first, warm, n, 0x2d, 0.5);
-	fprintf(stderr, "classes: SDR (%s) first_us %u, p50 %u us (oracle "
-	    "%u), %.2f wakes; sensor (%s) first_us %u, p50 %u us (oracle %u), "
-	    "%.2f wakes; windows lo/mid/hi %u/%u/%u and %u/%u/%u\n",
-	    d_slow.name, f_sdr, l_sdr, o_sdr, mean(S.wakes, warm, n, 0x23),
-	    d_sensor.name, f_sen, l_sen, o_sen, mean(S.wakes, warm, n, 0x2d),
-	    is.lo_us, is.mid_us, is.hi_us, ie.lo_us, ie.mid_us, ie.hi_us);
+	fprintf(stderr,
+		"classes: SDR (%s) first_us %u, p50 %u us (oracle "
+		"%u), %.2f wakes; sensor (%s) first_us %u, p50 %u us (oracle %u), "
+		"%.2f wakes; windows lo/mid/hi %u/%u/%u and %u/%u/%u\n",
+		d_slow.name, f_sdr, l_sdr, o_sdr, mean(S.wakes, warm, n, 0x23),
+		d_sensor.name, f_sen, l_sen, o_sen,
+		mean(S.wakes, warm, n, 0x2d), is.lo_us, is.mid_us, is.hi_us,
+		ie.lo_us, ie.mid_us, ie.hi_us);
 	ck_assert_uint_ge(f_sdr, 1300);
 	ck_assert_uint_le(f_sen, 220);
 	ck_assert_uint_le(l_sdr, o_sdr * 11 / 10 + 100);
@@ -698,8 +718,8 @@ START_TEST(test_lru)
 	adapt_init(a);
 	for (c = 0; c < ADAPT_CLASSES; c++)
 		for (i = 0; i < ADAPT_MIN_SAMPLES; i++)
-			adapt_record(a, 0x04, (uint8_t)c, NULL,
-			    (100 + c) * US, 0, 0, 0, 1000 + c * 10 + i);
+			adapt_record(a, 0x04, (uint8_t)c, NULL, (100 + c) * US,
+				     0, 0, 0, 1000 + c * 10 + i);
 	/* Touch class 0 again: class 1 is now the least recently used. */
 	adapt_record(a, 0x04, 0, NULL, 100 * US, 0, 0, 0, 5000);
 	adapt_record(a, 0x06, 0x01, NULL, 999 * US, 0, 0, 0, 6000);
@@ -708,7 +728,7 @@ START_TEST(test_lru)
 	ck_assert(info.own);
 	ck_assert_uint_eq(info.lo_us, 100);
 	ck_assert_int_eq(adapt_info(a, 0x04, 1, &info), 0);
-	ck_assert(!info.own);		/* evicted: the node's window */
+	ck_assert(!info.own); /* evicted: the node's window */
 	for (c = 2; c < ADAPT_CLASSES; c++) {
 		ck_assert_int_eq(adapt_info(a, 0x04, (uint8_t)c, &info), 0);
 		ck_assert(info.own);
@@ -737,11 +757,12 @@ START_TEST(test_handshakes)
 	l50 = quant(S.lat, warm, n, -1, 0.5);
 	f95 = quant(S.first, warm, n, -1, 0.95);
 	fmed = quant(S.first, warm, n, -1, 0.5);
-	fprintf(stderr, "handshakes 300-600 us, BMC %s: first_us median %u "
-	    "p95 %u (BMC p10 %u p50 %u); latency p50 %u (oracle + "
-	    "handshakes ~%u), %.2f wakes\n", d->name, fmed, f95,
-	    quant(S.r, warm, n, -1, 0.1), o50, l50, o50 + 450,
-	    mean(S.wakes, warm, n, -1));
+	fprintf(stderr,
+		"handshakes 300-600 us, BMC %s: first_us median %u "
+		"p95 %u (BMC p10 %u p50 %u); latency p50 %u (oracle + "
+		"handshakes ~%u), %.2f wakes\n",
+		d->name, fmed, f95, quant(S.r, warm, n, -1, 0.1), o50, l50,
+		o50 + 450, mean(S.wakes, warm, n, -1));
 	ck_assert_uint_le(f95, quant(S.r, warm, n, -1, 0.3));
 	ck_assert_uint_le(l50, (o50 + 450) * 11 / 10 + 100);
 }

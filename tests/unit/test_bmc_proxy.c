@@ -227,8 +227,9 @@ END_TEST
 
 START_TEST(hold_on_request_trigger)
 {
-	static const char *const args[] = { "--delay", "none", "--hold-on",
-					    "0x30:0x01", "--hold-for", "400",
+	static const char *const args[] = { "--delay",	  "none",
+					    "--hold-on",  "0x30:0x01",
+					    "--hold-for", "400",
 					    NULL };
 	struct rig r;
 	uint8_t q[160], m[160];
@@ -355,7 +356,8 @@ START_TEST(seed_model_report_and_quit)
 	s = strstr(rep, "delay_us n=40 ");
 	ck_assert_msg(s != NULL, "%s", rep);
 	ck_assert_int_eq(sscanf(strstr(s, "p50="), "p50=%lf p99=%lf", &p50,
-				&p99), 2);
+				&p99),
+			 2);
 	ck_assert(p50 >= 200 && p50 <= 2000);
 	ck_assert(p99 >= p50 && p99 <= 2000);
 	ck_assert_msg(strstr(rep, "lateness_us n=40 "), "%s", rep);
@@ -506,24 +508,22 @@ END_TEST
 
 int main(void)
 {
-	const TTest *tests[] = {
-		passthrough_both_ways,
-		fixed_delay_in_order,
-		byte_at_a_time,
-		control_frames_undelayed_but_ordered,
-		hold_and_release,
-		drop_held,
-		hold_on_request_trigger,
-		hold_after_count,
-		live_delay_change_and_errors,
-		seed_model_report_and_quit,
-		bmc_restart_reconnects_and_replays,
-		bmc_starts_late,
-		qemu_reconnect,
-		sigusr1_toggles_hold,
-		bad_arguments,
-		NULL
-	};
+	const TTest *tests[] = { passthrough_both_ways,
+				 fixed_delay_in_order,
+				 byte_at_a_time,
+				 control_frames_undelayed_but_ordered,
+				 hold_and_release,
+				 drop_held,
+				 hold_on_request_trigger,
+				 hold_after_count,
+				 live_delay_change_and_errors,
+				 seed_model_report_and_quit,
+				 bmc_restart_reconnects_and_replays,
+				 bmc_starts_late,
+				 qemu_reconnect,
+				 sigusr1_toggles_hold,
+				 bad_arguments,
+				 NULL };
 
 	return rig_run("bmc_proxy", tests);
 }

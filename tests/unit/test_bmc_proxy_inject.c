@@ -39,8 +39,8 @@ static size_t qemu_frame(struct rig *r, uint8_t *dec, enum vm_frame_kind *k,
 	struct vm_parser p;
 	struct vm_frame f;
 	size_t used;
-	ssize_t n = read_frame(r->qemu, &r->qp, raw, sizeof(raw), k,
-			       timeout_ms);
+	ssize_t n =
+		read_frame(r->qemu, &r->qp, raw, sizeof(raw), k, timeout_ms);
 
 	ck_assert_msg(n > 0, "%s: no frame", what);
 	vm_parser_init(&p);
@@ -91,7 +91,8 @@ START_TEST(event_answered_in_order_with_delay)
 	wait_stat(&r, "bmc_to_host msgs=1 ");
 	ctl(&r, reply, sizeof(reply), "inject-event " EVENT_HEX);
 	ck_assert_msg(strstr(reply, "ok inject-event pending_events=1 "
-			      "pending_msgs=0"), "%s", reply);
+				    "pending_msgs=0"),
+		      "%s", reply);
 	/* the host asks for the flags before it saw anything */
 	t0 = now_ns();
 	nq = app_req(q, 2, 0x31, NULL, 0);
@@ -121,10 +122,11 @@ START_TEST(event_answered_in_order_with_delay)
 	expect_frame(r.bmc, &r.bp, q, nq, 5000, "second read forwarded");
 	ctl(&r, reply, sizeof(reply), "stats");
 	ck_assert_msg(strstr(reply, "inject events=1 msgs=0 cleared=0 "
-			      "pending_events=0 pending_msgs=0 "
-			      "answered_flags=1 answered_events=1 "
-			      "answered_msgs=0 attn=1 noattn=1 "
-			      "noattn_suppressed=0"), "%s", reply);
+				    "pending_events=0 pending_msgs=0 "
+				    "answered_flags=1 answered_events=1 "
+				    "answered_msgs=0 attn=1 noattn=1 "
+				    "noattn_suppressed=0"),
+		      "%s", reply);
 	ck_assert_msg(strstr(reply, "delay_us n=3 "), "%s", reply);
 	ck_assert_msg(strstr(reply, "host_to_bmc msgs=4 "), "%s", reply);
 	rig_done(&r);
@@ -135,14 +137,15 @@ START_TEST(on_rules_inject_cmd_and_change_model)
 {
 	static const char *const args[] = {
 		"--delay", "none",
-		"--on", "0x30:0x03=inject-cmd,0,0x40,0x32,0x05,0xde,0xad",
-		"--on", "0x30:0x02=model fixed:100000",
-		"--on", "0x30:0x03=inject-event " EVENT_HEX,
-		NULL };
+		"--on",	   "0x30:0x03=inject-cmd,0,0x40,0x32,0x05,0xde,0xad",
+		"--on",	   "0x30:0x02=model fixed:100000",
+		"--on",	   "0x30:0x03=inject-event " EVENT_HEX,
+		NULL
+	};
 	/* Get Message data: channel 0, 0x32 << 2, chk1, 0x40, seq 0, cmd 5,
 	 * DE AD, chk2 */
-	static const uint8_t body[] = { 0x00, 0xc8, 0x18, 0x40, 0x00, 0x05,
-					0xde, 0xad, 0x30 };
+	static const uint8_t body[] = { 0x00, 0xc8, 0x18, 0x40, 0x00,
+					0x05, 0xde, 0xad, 0x30 };
 	static const uint8_t both = 0x03, cc_empty = 0x80;
 	struct rig r;
 	uint8_t q[160], m[160];
@@ -179,10 +182,10 @@ START_TEST(on_rules_inject_cmd_and_change_model)
 	send_all(r.qemu, q, nq);
 	expect_frame(r.qemu, &r.qp, noattn, sizeof(noattn), 5000, "NOATTN");
 	{
-		static const uint8_t ev[16] = { 0x00, 0x11, 0x22, 0x33, 0x44,
-						0x55, 0x66, 0x77, 0x88, 0x99,
-						0xaa, 0xbb, 0xcc, 0xdd, 0xee,
-						0xff };
+		static const uint8_t ev[16] = { 0x00, 0x11, 0x22, 0x33,
+						0x44, 0x55, 0x66, 0x77,
+						0x88, 0x99, 0xaa, 0xbb,
+						0xcc, 0xdd, 0xee, 0xff };
 
 		expect_answer(&r, 5, 0x35, 0, ev, sizeof(ev), "event");
 	}
@@ -200,9 +203,11 @@ START_TEST(on_rules_inject_cmd_and_change_model)
 
 	ctl(&r, reply, sizeof(reply), "on");
 	ck_assert_msg(strstr(reply, "on 0x30:0x03=inject-cmd 0 0x40 0x32 0x05 "
-			      "0xde 0xad fired=1\n"), "%s", reply);
+				    "0xde 0xad fired=1\n"),
+		      "%s", reply);
 	ck_assert_msg(strstr(reply, "on 0x30:0x02=model fixed:100000 "
-			      "fired=1\n"), "%s", reply);
+				    "fired=1\n"),
+		      "%s", reply);
 	ck_assert_msg(strstr(reply, "ok rules=3"), "%s", reply);
 	ctl(&r, reply, sizeof(reply), "stats");
 	ck_assert_msg(strstr(reply, "on rules=3 fired=3"), "%s", reply);
@@ -236,8 +241,7 @@ START_TEST(bmc_attention_state_respected)
 	ck_assert_uint_eq(d[2], 0x35);
 	/* the BMC lowers it: passed on, nothing is pending */
 	send_all(r.bmc, noattn, sizeof(noattn));
-	expect_frame(r.qemu, &r.qp, noattn, sizeof(noattn), 5000,
-		     "BMC NOATTN");
+	expect_frame(r.qemu, &r.qp, noattn, sizeof(noattn), 5000, "BMC NOATTN");
 	/* while items are pending, the BMC's NOATTN is held back */
 	ctl_ok(&r, "inject-msg 00 18c8 8100017e");
 	expect_frame(r.qemu, &r.qp, attn_irq, sizeof(attn_irq), 5000,
@@ -363,7 +367,7 @@ END_TEST
 START_TEST(bad_on_arguments)
 {
 	static const char *const cases[] = {
-		"0x30:0x02", "0x40:0x02=hold", "0x30:0x100=hold",
+		"0x30:0x02",	   "0x40:0x02=hold",   "0x30:0x100=hold",
 		"0x30:0x02=bogus", "0x30:0x02=on,off", "0x30:0x02=",
 		"=hold",
 	};
@@ -381,8 +385,9 @@ END_TEST
 START_TEST(on_rule_quit_and_hold)
 {
 	static const char *const args[] = { "--delay", "none",
-					    "--on", "0x30:0x01=hold,300",
-					    "--on", "0x30:0x0f=quit", NULL };
+					    "--on",    "0x30:0x01=hold,300",
+					    "--on",    "0x30:0x0f=quit",
+					    NULL };
 	struct rig r;
 	uint8_t q[160], m[160];
 	size_t nq, nm;
@@ -412,17 +417,15 @@ END_TEST
 
 int main(void)
 {
-	const TTest *tests[] = {
-		event_answered_in_order_with_delay,
-		on_rules_inject_cmd_and_change_model,
-		bmc_attention_state_respected,
-		global_enables_and_clear_flags,
-		qemu_reconnect_reraises,
-		control_errors_and_limits,
-		bad_on_arguments,
-		on_rule_quit_and_hold,
-		NULL
-	};
+	const TTest *tests[] = { event_answered_in_order_with_delay,
+				 on_rules_inject_cmd_and_change_model,
+				 bmc_attention_state_respected,
+				 global_enables_and_clear_flags,
+				 qemu_reconnect_reraises,
+				 control_errors_and_limits,
+				 bad_on_arguments,
+				 on_rule_quit_and_hold,
+				 NULL };
 
 	return rig_run("bmc_proxy_inject", tests);
 }

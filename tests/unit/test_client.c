@@ -54,8 +54,7 @@ int __wrap_fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
 int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
 				const struct iovec *iov, int count);
 int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
-				  size_t in_count,
-				  const struct iovec *out_iov,
+				  size_t in_count, const struct iovec *out_iov,
 				  size_t out_count);
 const struct fuse_ctx *__wrap_fuse_req_ctx(fuse_req_t req);
 int __wrap_fuse_lowlevel_notify_poll(struct fuse_pollhandle *ph);
@@ -98,8 +97,7 @@ int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
 }
 
 int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
-				  size_t in_count,
-				  const struct iovec *out_iov,
+				  size_t in_count, const struct iovec *out_iov,
 				  size_t out_count)
 {
 	(void)req;
@@ -155,7 +153,8 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 			for (size_t i = 0, off = 0; i < nout && off < r.outlen;
 			     i++) {
 				n = outv[i].iov_len < r.outlen - off ?
-				    outv[i].iov_len : r.outlen - off;
+					    outv[i].iov_len :
+					    r.outlen - off;
 				if (faults(outv[i].iov_base))
 					return -EFAULT;
 				memcpy(outv[i].iov_base, r.out + off, n);
@@ -237,11 +236,14 @@ static void setup(void)
 	memset(&r, 0, sizeof(r));
 	notifies = 0;
 	memset(&cfg, 0, sizeof(cfg));
-	ck_assert_msg(config_load_string(&cfg, "[node a]\naccess = all\n"
-					 "events = yes\ncommands = yes\n"
-					 "max_outstanding = 3\n"
-					 "[node b]\naccess = readonly\nevents = no\n",
-					 "t.conf", &cause) == 0, "%s", cause);
+	ck_assert_msg(
+		config_load_string(&cfg,
+				   "[node a]\naccess = all\n"
+				   "events = yes\ncommands = yes\n"
+				   "max_outstanding = 3\n"
+				   "[node b]\naccess = readonly\nevents = no\n",
+				   "t.conf", &cause) == 0,
+		"%s", cause);
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	memset(&d, 0, sizeof(d));
@@ -281,8 +283,8 @@ static struct ipmi_system_interface_addr si = {
 	.channel = IPMI_BMC_CHANNEL,
 };
 
-static int send_to(struct client *c, void *addr, unsigned int alen,
-		   long msgid, uint8_t netfn, uint8_t cmd)
+static int send_to(struct client *c, void *addr, unsigned int alen, long msgid,
+		   uint8_t netfn, uint8_t cmd)
 {
 	struct ipmi_req rq = {
 		.addr = addr,
@@ -306,16 +308,17 @@ struct rx {
 };
 
 /* bad_addr, bad_data: that buffer is NULL or unmapped */
-static int recv_into(struct client *c, bool trunc, struct rx *x,
-		     bool bad_addr, bool bad_data, unsigned short dlen)
+static int recv_into(struct client *c, bool trunc, struct rx *x, bool bad_addr,
+		     bool bad_data, unsigned short dlen)
 {
 	memset(x, 0, sizeof(*x));
 	x->rv.addr = bad_addr ? NULL : x->addr;
 	x->rv.addr_len = sizeof(x->addr);
 	x->rv.msg.data = bad_data ? (void *)8 : x->data;
 	x->rv.msg.data_len = dlen;
-	return kioctl(c, trunc ? IPMICTL_RECEIVE_MSG_TRUNC :
-		      IPMICTL_RECEIVE_MSG, &x->rv);
+	return kioctl(c,
+		      trunc ? IPMICTL_RECEIVE_MSG_TRUNC : IPMICTL_RECEIVE_MSG,
+		      &x->rv);
 }
 
 static int recv_msg(struct client *c, struct rx *x)
@@ -341,7 +344,7 @@ START_TEST(test_send_receive)
 	fake_answer(fb, devid, sizeof(devid));
 	ck_assert_uint_eq(c->rq_len, 1);
 	ck_assert_uint_eq(c->outstanding, 0);
-	ck_assert_uint_eq(notifies, 1);		/* poll() woken */
+	ck_assert_uint_eq(notifies, 1); /* poll() woken */
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_int_eq(x.rv.recv_type, IPMI_RESPONSE_RECV_TYPE);
 	ck_assert_int_eq(x.rv.msgid, 42);
@@ -364,7 +367,10 @@ START_TEST(test_order)
 		.recv_type = IPMI_ASYNC_EVENT_RECV_TYPE,
 		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 			  .channel = IPMI_BMC_CHANNEL },
-		.netfn = 0x07, .cmd = 0x35, .data_len = 1, .data = { 0xee },
+		.netfn = 0x07,
+		.cmd = 0x35,
+		.data_len = 1,
+		.data = { 0xee },
 	};
 	int on = 1;
 	struct rx x;
@@ -432,9 +438,9 @@ START_TEST(test_close_cancels)
 	struct client *c = open_file(&na), *o = open_file(&na);
 	struct rx x;
 
-	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);	/* runs */
-	ck_assert_int_eq(send_si(c, 2, 6, 2), 0);	/* queued */
-	ck_assert_int_eq(send_si(o, 3, 6, 3), 0);	/* queued */
+	ck_assert_int_eq(send_si(c, 1, 6, 1), 0); /* runs */
+	ck_assert_int_eq(send_si(c, 2, 6, 2), 0); /* queued */
+	ck_assert_int_eq(send_si(o, 3, 6, 3), 0); /* queued */
 	ck_assert_uint_eq(fb->nsubs, 1);
 	close_file(c);
 	ck_assert_uint_eq(na.st.cancelled, 1);
@@ -491,7 +497,9 @@ START_TEST(test_event_backlog)
 		.recv_type = IPMI_ASYNC_EVENT_RECV_TYPE,
 		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 			  .channel = IPMI_BMC_CHANNEL },
-		.netfn = 0x07, .cmd = 0x35, .data_len = 2,
+		.netfn = 0x07,
+		.cmd = 0x35,
+		.data_len = 2,
 		.data = { 0xab, 0xcd },
 	};
 	int on = 1;
@@ -517,21 +525,23 @@ START_TEST(test_bridged_answer)
 {
 	struct client *c = open_file(&na);
 	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0,
-		.slave_addr = 0x82, .lun = 0,
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x82,
+		.lun = 0,
 	};
 	/* Get Message: 0x82 answers seq 0 (cc 0, data 20 01 00) */
 	static const uint8_t got[] = {
-		0x00, 0x1e, 0xc2, 0x82, 0x00, 0x01, 0x00, 0x20, 0x01, 0x00,
-		0x5c,
+		0x00, 0x1e, 0xc2, 0x82, 0x00, 0x01,
+		0x00, 0x20, 0x01, 0x00, 0x5c,
 	};
 	struct rx x;
 
 	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 55, 6, 1), 0);
 	ck_assert_uint_eq(c->outstanding, 1);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x34);	/* Send Message */
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x34); /* Send Message */
 	fake_answer(fb, NULL, 0);
-	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1);	/* flags */
+	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1); /* flags */
 	ck_assert_uint_eq(fake_pending(fb)->req[1], IPMI_GET_MSG_CMD);
 	fake_answer(fb, got, sizeof(got));
 	ck_assert_uint_eq(c->outstanding, 0);
@@ -544,8 +554,7 @@ START_TEST(test_bridged_answer)
 	ck_assert_uint_eq(x.rv.msg.netfn, 7);
 	ck_assert_uint_eq(x.rv.msg.cmd, 1);
 	ck_assert_uint_eq(x.rv.addr_len, sizeof(ipmb));
-	ck_assert_uint_eq(((struct ipmi_ipmb_addr *)x.addr)->slave_addr,
-			  0x82);
+	ck_assert_uint_eq(((struct ipmi_ipmb_addr *)x.addr)->slave_addr, 0x82);
 	ck_assert_uint_eq(x.rv.msg.data_len, 4);
 	ck_assert_uint_eq(x.data[1], 0x20);
 }

@@ -19,15 +19,16 @@ static struct daemon d = { .fe = &fe };
 static struct node n = { .d = &d, .conf = { .commands = true } };
 static struct client ca = { .node = &n }, cb = { .node = &n };
 
-static const struct abi_ioctl reg = { 0, ABI_REGISTER_FOR_CMD, 2, 0, false,
-				      "REGISTER_FOR_CMD" };
-static const struct abi_ioctl unreg = { 0, ABI_UNREGISTER_FOR_CMD, 2, 0,
+static const struct abi_ioctl reg = { 0,     ABI_REGISTER_FOR_CMD, 2, 0,
+				      false, "REGISTER_FOR_CMD" };
+static const struct abi_ioctl unreg = { 0,     ABI_UNREGISTER_FOR_CMD, 2, 0,
 					false, "UNREGISTER_FOR_CMD" };
-static const struct abi_ioctl reg_ch = { 0, ABI_REGISTER_FOR_CMD_CHANS, 12, 0,
+static const struct abi_ioctl reg_ch = { 0,	ABI_REGISTER_FOR_CMD_CHANS,
+					 12,	0,
 					 false, "REGISTER_FOR_CMD_CHANS" };
-static const struct abi_ioctl unreg_ch = { 0, ABI_UNREGISTER_FOR_CMD_CHANS, 12,
-					   0, false,
-					   "UNREGISTER_FOR_CMD_CHANS" };
+static const struct abi_ioctl unreg_ch = { 0,	  ABI_UNREGISTER_FOR_CMD_CHANS,
+					   12,	  0,
+					   false, "UNREGISTER_FOR_CMD_CHANS" };
 
 static int plain(struct client *c, const struct abi_ioctl *e, uint8_t netfn,
 		 uint8_t cmd)

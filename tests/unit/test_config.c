@@ -46,7 +46,7 @@ static void load_ok(const char *text)
 	int ret = load(text);
 
 	ck_assert_msg(ret == 0, "config failed:\n%s\n--- for:\n%s",
-	    cause ? cause : "(null)", text);
+		      cause ? cause : "(null)", text);
 	ck_assert_ptr_null(cause);
 }
 
@@ -65,29 +65,39 @@ static void load_fails(const char *text, const char *want, size_t nerr)
 	ck_assert_int_eq(load(text), -1);
 	ck_assert_ptr_nonnull(cause);
 	ck_assert_msg(strstr(cause, want) != NULL,
-	    "want \"%s\" in:\n%s\n--- for:\n%s", want, cause, text);
+		      "want \"%s\" in:\n%s\n--- for:\n%s", want, cause, text);
 	ck_assert_msg(count_lines(cause) == nerr,
-	    "want %zu errors, got:\n%s\n--- for:\n%s", nerr, cause, text);
-	ck_assert_uint_eq(cfg.nnodes, 0);	/* zeroed on failure */
+		      "want %zu errors, got:\n%s\n--- for:\n%s", nerr, cause,
+		      text);
+	ck_assert_uint_eq(cfg.nnodes, 0); /* zeroed on failure */
 	ck_assert_ptr_null(cfg.nodes);
 	ck_assert_ptr_null(cfg.device);
 }
 
-#define POL(busy, pu, pm, bo, irq, ppm, lat, pr, w, rate, b, q)	\
-	((struct kcsmux_policy){ .max_busy_us = (busy), .poll_us = (pu), \
-	.poll_max_us = (pm), .backoff = KCSMUX_BACKOFF_##bo,		\
-	.use_irq = (irq), .cpu_budget_ppm = (ppm),			\
-	.latency_target_us = (lat), .prio = KCSMUX_PRIO_##pr,		\
-	.weight = (w), .rate_milli = (rate), .burst = (b), .queue = (q) })
+#define POL(busy, pu, pm, bo, irq, ppm, lat, pr, w, rate, b, q)  \
+	((struct kcsmux_policy){ .max_busy_us = (busy),          \
+				 .poll_us = (pu),                \
+				 .poll_max_us = (pm),            \
+				 .backoff = KCSMUX_BACKOFF_##bo, \
+				 .use_irq = (irq),               \
+				 .cpu_budget_ppm = (ppm),        \
+				 .latency_target_us = (lat),     \
+				 .prio = KCSMUX_PRIO_##pr,       \
+				 .weight = (w),                  \
+				 .rate_milli = (rate),           \
+				 .burst = (b),                   \
+				 .queue = (q) })
 
 /* The documented presets (kcsmux.conf(5), PRESETS). */
-#define POL_NORMAL	POL(2000, 50, 100, EXP, true, 0, 0, NORMAL, 100, 0, 10, 64)
-#define POL_INTERACTIVE	POL(2000, 50, 100, EXP, true, 0, 0, INTERACTIVE, 100, 0, 10, 64)
-#define POL_MONITOR	POL(0, 200, 1000, EXP, true, 10000, 0, NORMAL, 100, 50000, 20, 64)
-#define POL_BULK	POL(0, 500, 4000, EXP, true, 0, 0, BULK, 100, 0, 10, 64)
+#define POL_NORMAL POL(2000, 50, 100, EXP, true, 0, 0, NORMAL, 100, 0, 10, 64)
+#define POL_INTERACTIVE \
+	POL(2000, 50, 100, EXP, true, 0, 0, INTERACTIVE, 100, 0, 10, 64)
+#define POL_MONITOR \
+	POL(0, 200, 1000, EXP, true, 10000, 0, NORMAL, 100, 50000, 20, 64)
+#define POL_BULK POL(0, 500, 4000, EXP, true, 0, 0, BULK, 100, 0, 10, 64)
 
 static void expect_policy(const struct kcsmux_policy *got,
-    struct kcsmux_policy want)
+			  struct kcsmux_policy want)
 {
 	ck_assert_uint_eq(got->max_busy_us, want.max_busy_us);
 	ck_assert_uint_eq(got->poll_us, want.poll_us);
@@ -116,45 +126,45 @@ START_TEST(test_full)
 	const struct kcsmux_node_conf *n;
 
 	load_ok("; kcsmux.conf\n"
-	    "[global]\n"
-	    "backend = ipmidev\n"
-	    "device = /dev/ipmi3\n"
-	    "control_socket = /run/k/ctl.sock\n"
-	    "admin_group = 0\n"
-	    "max_outstanding = 50\n"
-	    "max_clients = 8\n"
-	    "event_backlog = 0\n"
-	    "log_level = debug\n"
-	    "user = root\n"
-	    "metrics_listen = 127.0.0.1:9623\n"
-	    "metrics_textfile = /var/lib/prometheus/node-exporter/kcsmux.prom\n"
-	    "\n"
-	    "[node ipmi1]\n"		/* line 15 */
-	    "owner = root\n"
-	    "group = 4242\n"
-	    "mode = 0640\n"
-	    "policy = interactive\n"
-	    "max_busy_us = 3000\n"
-	    "poll_us = 100\n"
-	    "poll_max_us = 2000\n"
-	    "backoff = fixed\n"
-	    "use_irq = no\n"
-	    "cpu_budget = 2.5%\n"
-	    "latency_target_us = 5000\n"
-	    "priority = bulk\n"
-	    "weight = 200\n"
-	    "rate = 12.5\n"
-	    "burst = 5\n"
-	    "queue = 32\n"
-	    "access = readonly\n"
-	    "allow = 0x06:0x34, app:0x22\n"
-	    "deny = 0x0a:0x40-0x43\n"
-	    "events = no\n"
-	    "max_outstanding = 7\n"
-	    "max_clients = 3\n"
-	    "\n"
-	    "[node mon.1]\n"		/* line 39 */
-	    "policy = monitor\n");
+		"[global]\n"
+		"backend = ipmidev\n"
+		"device = /dev/ipmi3\n"
+		"control_socket = /run/k/ctl.sock\n"
+		"admin_group = 0\n"
+		"max_outstanding = 50\n"
+		"max_clients = 8\n"
+		"event_backlog = 0\n"
+		"log_level = debug\n"
+		"user = root\n"
+		"metrics_listen = 127.0.0.1:9623\n"
+		"metrics_textfile = /var/lib/prometheus/node-exporter/kcsmux.prom\n"
+		"\n"
+		"[node ipmi1]\n" /* line 15 */
+		"owner = root\n"
+		"group = 4242\n"
+		"mode = 0640\n"
+		"policy = interactive\n"
+		"max_busy_us = 3000\n"
+		"poll_us = 100\n"
+		"poll_max_us = 2000\n"
+		"backoff = fixed\n"
+		"use_irq = no\n"
+		"cpu_budget = 2.5%\n"
+		"latency_target_us = 5000\n"
+		"priority = bulk\n"
+		"weight = 200\n"
+		"rate = 12.5\n"
+		"burst = 5\n"
+		"queue = 32\n"
+		"access = readonly\n"
+		"allow = 0x06:0x34, app:0x22\n"
+		"deny = 0x0a:0x40-0x43\n"
+		"events = no\n"
+		"max_outstanding = 7\n"
+		"max_clients = 3\n"
+		"\n"
+		"[node mon.1]\n" /* line 39 */
+		"policy = monitor\n");
 
 	ck_assert_int_eq(cfg.backend, KCSMUX_BACKEND_IPMIDEV);
 	ck_assert_str_eq(cfg.device, "/dev/ipmi3");
@@ -170,7 +180,7 @@ START_TEST(test_full)
 	ck_assert_uint_eq(cfg.user_gid, 0);
 	ck_assert_str_eq(cfg.metrics_listen, "127.0.0.1:9623");
 	ck_assert_str_eq(cfg.metrics_textfile,
-	    "/var/lib/prometheus/node-exporter/kcsmux.prom");
+			 "/var/lib/prometheus/node-exporter/kcsmux.prom");
 	ck_assert_uint_eq(cfg.nnodes, 2);
 
 	n = &cfg.nodes[0];
@@ -181,15 +191,15 @@ START_TEST(test_full)
 	ck_assert_uint_eq(n->mode, 0640);
 	ck_assert_int_eq(n->preset, KCSMUX_PRESET_INTERACTIVE);
 	expect_policy(&n->pol, POL(3000, 100, 2000, FIXED, false, 25000, 5000,
-	    BULK, 200, 12500, 5, 32));
+				   BULK, 200, 12500, 5, 32));
 	ck_assert_int_eq(n->acc.preset, KCSMUX_ACCESS_READONLY);
-	ck_assert(access_allows(&n->acc, 0x06, 0x01));	/* readonly */
-	ck_assert(access_allows(&n->acc, 0x06, 0x34));	/* allow */
+	ck_assert(access_allows(&n->acc, 0x06, 0x01)); /* readonly */
+	ck_assert(access_allows(&n->acc, 0x06, 0x34)); /* allow */
 	ck_assert(access_allows(&n->acc, 0x06, 0x22));
-	ck_assert(!access_allows(&n->acc, 0x0a, 0x40));	/* deny */
+	ck_assert(!access_allows(&n->acc, 0x0a, 0x40)); /* deny */
 	ck_assert(!access_allows(&n->acc, 0x0a, 0x43));
 	ck_assert(access_allows(&n->acc, 0x0a, 0x48));
-	ck_assert(!access_allows(&n->acc, 0x00, 0x02));	/* not readonly */
+	ck_assert(!access_allows(&n->acc, 0x00, 0x02)); /* not readonly */
 	ck_assert(!n->events);
 	ck_assert_uint_eq(n->max_outstanding, 7);
 	ck_assert_uint_eq(n->max_clients, 3);
@@ -202,7 +212,7 @@ START_TEST(test_full)
 	expect_policy(&n->pol, POL_MONITOR);
 	ck_assert_int_eq(n->acc.preset, KCSMUX_ACCESS_ALL);
 	ck_assert(n->events);
-	ck_assert_uint_eq(n->max_outstanding, 50);	/* from [global] */
+	ck_assert_uint_eq(n->max_outstanding, 50); /* from [global] */
 	ck_assert_uint_eq(n->max_clients, 8);
 	ck_assert_ptr_eq(config_find_node(&cfg, "mon.1"), n);
 	ck_assert_ptr_null(config_find_node(&cfg, "mon"));
@@ -251,8 +261,8 @@ START_TEST(test_defaults)
 
 	/* Empty values that mean "off"/"none". */
 	load_ok("[global]\nuser =\nadmin_group =\nmetrics_listen =\n"
-	    "metrics_textfile =\n[node a]\ncpu_budget =\n"
-	    "latency_target_us =\n");
+		"metrics_textfile =\n[node a]\ncpu_budget =\n"
+		"latency_target_us =\n");
 	ck_assert_ptr_null(cfg.user);
 	ck_assert_ptr_null(cfg.admin_group);
 	ck_assert_uint_eq(cfg.admin_gid, (gid_t)-1);
@@ -266,12 +276,12 @@ END_TEST
 START_TEST(test_global_after_nodes)
 {
 	load_ok("[node a]\n[node b]\nmax_outstanding = 3\n"
-	    "[global]\nmax_outstanding = 5\nmax_clients = 2\n");
+		"[global]\nmax_outstanding = 5\nmax_clients = 2\n");
 	ck_assert_uint_eq(node("a")->max_outstanding, 5);
 	ck_assert_uint_eq(node("a")->max_clients, 2);
 	ck_assert_uint_eq(node("b")->max_outstanding, 3);
 	ck_assert_uint_eq(node("b")->max_clients, 2);
-	ck_assert_str_eq(cfg.nodes[0].name, "a");	/* file order */
+	ck_assert_str_eq(cfg.nodes[0].name, "a"); /* file order */
 	ck_assert_str_eq(cfg.nodes[1].name, "b");
 }
 END_TEST
@@ -279,10 +289,10 @@ END_TEST
 START_TEST(test_presets)
 {
 	load_ok("[node n]\n"
-	    "[node i]\npolicy = interactive\n"
-	    "[node m]\npolicy = monitor\n"
-	    "[node b]\npolicy = BULK\n"
-	    "[node x]\npolicy = normal\n");
+		"[node i]\npolicy = interactive\n"
+		"[node m]\npolicy = monitor\n"
+		"[node b]\npolicy = BULK\n"
+		"[node x]\npolicy = normal\n");
 	expect_policy(&node("n")->pol, POL_NORMAL);
 	expect_policy(&node("i")->pol, POL_INTERACTIVE);
 	expect_policy(&node("m")->pol, POL_MONITOR);
@@ -292,7 +302,8 @@ START_TEST(test_presets)
 
 	/* The table behind policy_preset() says the same. */
 	expect_policy(policy_preset(KCSMUX_PRESET_NORMAL), POL_NORMAL);
-	expect_policy(policy_preset(KCSMUX_PRESET_INTERACTIVE), POL_INTERACTIVE);
+	expect_policy(policy_preset(KCSMUX_PRESET_INTERACTIVE),
+		      POL_INTERACTIVE);
 	expect_policy(policy_preset(KCSMUX_PRESET_MONITOR), POL_MONITOR);
 	expect_policy(policy_preset(KCSMUX_PRESET_BULK), POL_BULK);
 	ck_assert_ptr_null(policy_preset((enum kcsmux_preset)4));
@@ -309,9 +320,9 @@ START_TEST(test_override_order)
 	want.poll_us = 300;
 	want.max_busy_us = 10;
 	load_ok("[node before]\npoll_us = 300\nmax_busy_us = 10\n"
-	    "policy = bulk\n"
-	    "[node after]\npolicy = bulk\npoll_us = 300\nmax_busy_us = 10\n"
-	    "[node around]\npoll_us = 300\npolicy = bulk\nmax_busy_us = 10\n");
+		"policy = bulk\n"
+		"[node after]\npolicy = bulk\npoll_us = 300\nmax_busy_us = 10\n"
+		"[node around]\npoll_us = 300\npolicy = bulk\nmax_busy_us = 10\n");
 	expect_policy(&node("before")->pol, want);
 	expect_policy(&node("after")->pol, want);
 	expect_policy(&node("around")->pol, want);
@@ -333,9 +344,9 @@ START_TEST(test_poll_max)
 	ck_assert_uint_eq(node("a")->pol.poll_max_us, 500);
 	/* An explicit one does not. */
 	load_fails("[node a]\npoll_us = 500\npoll_max_us = 200\n",
-	    "t.conf:3: poll_max_us (200) is less than poll_us (500)", 1);
+		   "t.conf:3: poll_max_us (200) is less than poll_us (500)", 1);
 	load_fails("[node a]\npoll_max_us = 20\n",
-	    "t.conf:2: poll_max_us (20) is less than poll_us (50)", 1);
+		   "t.conf:2: poll_max_us (20) is less than poll_us (50)", 1);
 	load_ok("[node a]\npoll_us = 70\npoll_max_us = 70\nbackoff=fixed\n");
 	ck_assert_uint_eq(node("a")->pol.poll_max_us, 70);
 }
@@ -347,23 +358,25 @@ START_TEST(test_unlimited)
 	char buf[32];
 
 	load_ok("[node a]\nmax_busy_us = unlimited\nrate = unlimited\n"
-	    "[node b]\nmax_busy_us = UNLIMITED\n[node c]\nmax_busy_us = 0\n"
-	    "[node d]\nmax_busy_us = 1000000\n");
+		"[node b]\nmax_busy_us = UNLIMITED\n[node c]\nmax_busy_us = 0\n"
+		"[node d]\nmax_busy_us = 1000000\n");
 	ck_assert_uint_eq(node("a")->pol.max_busy_us, KCSMUX_UNLIMITED);
 	ck_assert_uint_eq(node("a")->pol.max_busy_us, 0xffffffffU);
 	ck_assert_uint_eq(node("a")->pol.rate_milli, 0);
 	ck_assert_uint_eq(node("b")->pol.max_busy_us, KCSMUX_UNLIMITED);
 	ck_assert_uint_eq(node("c")->pol.max_busy_us, 0);
 	ck_assert_uint_eq(node("d")->pol.max_busy_us, 1000000);
-	load_fails("[node a]\nmax_busy_us = 1000001\n", "t.conf:2: "
-	    "max_busy_us: expected an integer from 0 to 1000000 or "
-	    "'unlimited', not '1000001'", 1);
+	load_fails("[node a]\nmax_busy_us = 1000001\n",
+		   "t.conf:2: "
+		   "max_busy_us: expected an integer from 0 to 1000000 or "
+		   "'unlimited', not '1000001'",
+		   1);
 	load_fails("[node a]\nmax_busy_us = -1\n", "t.conf:2: max_busy_us:", 1);
 
-	ck_assert_int_eq(policy_set_key(&pol, "max_busy_us", "unlimited",
-	    NULL), 0);
-	ck_assert_int_eq(policy_get_key(&pol, "max_busy_us", buf,
-	    sizeof(buf)), 0);
+	ck_assert_int_eq(policy_set_key(&pol, "max_busy_us", "unlimited", NULL),
+			 0);
+	ck_assert_int_eq(policy_get_key(&pol, "max_busy_us", buf, sizeof(buf)),
+			 0);
 	ck_assert_str_eq(buf, "unlimited");
 	ck_assert_int_eq(policy_set_key(&pol, "rate", "0", NULL), 0);
 	policy_get_key(&pol, "rate", buf, sizeof(buf));
@@ -377,11 +390,11 @@ static uint32_t set_num(const char *key, const char *v)
 	char *c = NULL;
 	int idx = policy_key_index(key);
 
-	ck_assert_msg(policy_set_key(&pol, key, v, &c) == 0, "%s = %s: %s",
-	    key, v, c);
+	ck_assert_msg(policy_set_key(&pol, key, v, &c) == 0, "%s = %s: %s", key,
+		      v, c);
 	ck_assert_int_ge(idx, 0);
 	return strcmp(key, "cpu_budget") == 0 ? pol.cpu_budget_ppm :
-	    pol.rate_milli;
+						pol.rate_milli;
 }
 
 static void set_fails(const char *key, const char *v, const char *want)
@@ -390,12 +403,12 @@ static void set_fails(const char *key, const char *v, const char *want)
 	char *c = NULL;
 
 	ck_assert_msg(policy_set_key(&pol, key, v, &c) == -1,
-	    "%s = '%s' accepted", key, v);
+		      "%s = '%s' accepted", key, v);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_msg(strstr(c, want) != NULL, "want \"%s\" in \"%s\"", want,
-	    c);
+		      c);
 	free(c);
-	expect_policy(&pol, POL_MONITOR);	/* unchanged */
+	expect_policy(&pol, POL_MONITOR); /* unchanged */
 }
 
 START_TEST(test_percentages)
@@ -410,8 +423,9 @@ START_TEST(test_percentages)
 	ck_assert_uint_eq(set_num("cpu_budget", "007%"), 70000);
 	ck_assert_uint_eq(set_num("cpu_budget", ""), 0);
 	ck_assert_uint_eq(set_num("cpu_budget", "none"), 0);
-	set_fails("cpu_budget", "0.5", "cpu_budget: expected a number from "
-	    "0% to 100% with up to 4 decimals or 'none', not '0.5'");
+	set_fails("cpu_budget", "0.5",
+		  "cpu_budget: expected a number from "
+		  "0% to 100% with up to 4 decimals or 'none', not '0.5'");
 	set_fails("cpu_budget", "100.0001%", "not '100.0001%'");
 	set_fails("cpu_budget", "101%", "not '101%'");
 	set_fails("cpu_budget", "0.00001%", "up to 4 decimals");
@@ -427,8 +441,9 @@ START_TEST(test_percentages)
 	ck_assert_uint_eq(set_num("rate", "0.001"), 1);
 	ck_assert_uint_eq(set_num("rate", "50"), 50000);
 	ck_assert_uint_eq(set_num("rate", "100000"), 100000000);
-	set_fails("rate", "100000.001", "rate: expected a number from 0 to "
-	    "100000 with up to 3 decimals or 'unlimited'");
+	set_fails("rate", "100000.001",
+		  "rate: expected a number from 0 to "
+		  "100000 with up to 3 decimals or 'unlimited'");
 	set_fails("rate", "1e3", "not '1e3'");
 	set_fails("rate", "0.0005", "not '0.0005'");
 	set_fails("rate", "", "not ''");
@@ -446,21 +461,23 @@ START_TEST(test_policy_set_key)
 	ck_assert_int_eq(policy_set_key(&pol, "backoff", "Exp", &c), 0);
 	ck_assert_int_eq(policy_set_key(&pol, "use_irq", "off", &c), 0);
 	ck_assert_int_eq(policy_set_key(&pol, "priority", "interactive", &c),
-	    0);
+			 0);
 	ck_assert_int_eq(policy_set_key(&pol, "queue", "1", &c), 0);
 	ck_assert_int_eq(policy_set_key(&pol, "burst", "10000", &c), 0);
 	ck_assert_int_eq(policy_set_key(&pol, "latency_target_us", "60000000",
-	    &c), 0);
+					&c),
+			 0);
 	expect_policy(&pol, POL(2000, 1, 100, EXP, false, 0, 60000000,
-	    INTERACTIVE, 10000, 0, 10000, 1));
+				INTERACTIVE, 10000, 0, 10000, 1));
 	ck_assert_ptr_null(c);
 
 	/* "policy" replaces everything with the preset. */
 	ck_assert_int_eq(policy_set_key(&pol, "policy", "monitor", &c), 0);
 	expect_policy(&pol, POL_MONITOR);
 
-	set_fails("poll_us", "0", "poll_us: expected an integer from 1 to "
-	    "1000000, not '0'");
+	set_fails("poll_us", "0",
+		  "poll_us: expected an integer from 1 to "
+		  "1000000, not '0'");
 	set_fails("poll_max_us", "1000001", "from 1 to 1000000");
 	set_fails("weight", "0", "weight: expected an integer from 1 to 10000");
 	set_fails("weight", "10001", "not '10001'");
@@ -469,20 +486,27 @@ START_TEST(test_policy_set_key)
 	set_fails("weight", "+5", "not '+5'");
 	set_fails("burst", "0", "burst: expected an integer from 1 to 10000");
 	set_fails("queue", "99999999999999999999999", "queue:");
-	set_fails("latency_target_us", "60000001", "from 0 to 60000000 or "
-	    "'none'");
-	set_fails("backoff", "expo", "backoff: 'expo' is not fixed, exp or "
-	    "adaptive (did you mean 'exp'?)");
-	set_fails("backoff", "linear", "backoff: 'linear' is not fixed, exp "
-	    "or adaptive");
-	set_fails("priority", "high", "priority: 'high' is not interactive, "
-	    "normal or bulk");
-	set_fails("use_irq", "maybe", "use_irq: expected yes/no, true/false, "
-	    "on/off or 1/0, not 'maybe'");
-	set_fails("policy", "monitr", "policy: 'monitr' is not normal, "
-	    "interactive, monitor or bulk (did you mean 'monitor'?)");
-	set_fails("pol_us", "1", "unknown policy key 'pol_us' (did you mean "
-	    "'poll_us'?)");
+	set_fails("latency_target_us", "60000001",
+		  "from 0 to 60000000 or "
+		  "'none'");
+	set_fails("backoff", "expo",
+		  "backoff: 'expo' is not fixed, exp or "
+		  "adaptive (did you mean 'exp'?)");
+	set_fails("backoff", "linear",
+		  "backoff: 'linear' is not fixed, exp "
+		  "or adaptive");
+	set_fails("priority", "high",
+		  "priority: 'high' is not interactive, "
+		  "normal or bulk");
+	set_fails("use_irq", "maybe",
+		  "use_irq: expected yes/no, true/false, "
+		  "on/off or 1/0, not 'maybe'");
+	set_fails("policy", "monitr",
+		  "policy: 'monitr' is not normal, "
+		  "interactive, monitor or bulk (did you mean 'monitor'?)");
+	set_fails("pol_us", "1",
+		  "unknown policy key 'pol_us' (did you mean "
+		  "'poll_us'?)");
 	set_fails("colour", "1", "unknown policy key 'colour'");
 
 	/* Booleans. */
@@ -526,7 +550,7 @@ END_TEST
 START_TEST(test_roundtrip)
 {
 	struct kcsmux_policy odd = POL(KCSMUX_UNLIMITED, 7, 9, ADAPTIVE, false,
-	    12345, 1, BULK, 9999, 1, 3, 2);
+				       12345, 1, BULK, 9999, 1, 3, 2);
 	struct kcsmux_policy src, dst = POL_BULK;
 	const char *key;
 	char buf[64];
@@ -538,9 +562,10 @@ START_TEST(test_roundtrip)
 		for (i = 0; (key = policy_key_name(i)) != NULL; i++) {
 			ck_assert_int_eq(policy_key_index(key), (int)i);
 			ck_assert_int_eq(policy_get_key(&src, key, buf,
-			    sizeof(buf)), 0);
+							sizeof(buf)),
+					 0);
 			ck_assert_msg(policy_set_key(&dst, key, buf, NULL) == 0,
-			    "%s = %s", key, buf);
+				      "%s = %s", key, buf);
 		}
 		ck_assert_uint_eq(i, 12);
 		expect_policy(&dst, src);
@@ -570,8 +595,8 @@ START_TEST(test_policy_merge)
 {
 	struct kcsmux_policy dst = POL_BULK, src = POL_MONITOR;
 	uint32_t mask = (1U << policy_key_index("cpu_budget")) |
-	    (1U << policy_key_index("use_irq")) |
-	    (1U << policy_key_index("priority"));
+			(1U << policy_key_index("use_irq")) |
+			(1U << policy_key_index("priority"));
 	struct kcsmux_policy want = POL_BULK;
 
 	src.use_irq = false;
@@ -594,149 +619,253 @@ struct bad {
 /* One of each error kind, each with its line. */
 static const struct bad bad_configs[] = {
 	/* sections */
-	{ "[nodes a]\nx = 1\n[node b]\n", "t.conf:1: unknown section "
-	  "'[nodes a]' (did you mean [node NAME]?)", 1 },
-	{ "[node b]\n[globl]\n", "t.conf:2: unknown section '[globl]' (did "
-	  "you mean [global]?)", 1 },
-	{ "[node b]\n[server]\n", "t.conf:2: unknown section '[server]' "
-	  "(expected [global] or [node NAME])", 1 },
-	{ "[global]\n[node b]\n[global]\n", "t.conf:3: [global] given twice "
-	  "(first at line 1)", 1 },
+	{ "[nodes a]\nx = 1\n[node b]\n",
+	  "t.conf:1: unknown section "
+	  "'[nodes a]' (did you mean [node NAME]?)",
+	  1 },
+	{ "[node b]\n[globl]\n",
+	  "t.conf:2: unknown section '[globl]' (did "
+	  "you mean [global]?)",
+	  1 },
+	{ "[node b]\n[server]\n",
+	  "t.conf:2: unknown section '[server]' "
+	  "(expected [global] or [node NAME])",
+	  1 },
+	{ "[global]\n[node b]\n[global]\n",
+	  "t.conf:3: [global] given twice "
+	  "(first at line 1)",
+	  1 },
 	{ "[global x]\n[node b]\n", "t.conf:1: [global] takes no name", 1 },
 	{ "[global]\n", "t.conf: no [node NAME] section", 1 },
 	{ "", "t.conf: no [node NAME] section", 1 },
-	{ "[node a]\nweight = 5\n[node a]\n", "t.conf:3: duplicate node 'a' "
-	  "(first at line 1)", 1 },
+	{ "[node a]\nweight = 5\n[node a]\n",
+	  "t.conf:3: duplicate node 'a' "
+	  "(first at line 1)",
+	  1 },
 	/* node names */
-	{ "[node bad/name]\n", "t.conf:1: node name 'bad/name': '/' is not "
-	  "allowed (use A-Z a-z 0-9 _ . -)", 1 },
+	{ "[node bad/name]\n",
+	  "t.conf:1: node name 'bad/name': '/' is not "
+	  "allowed (use A-Z a-z 0-9 _ . -)",
+	  1 },
 	{ "[node a b]\n", "t.conf:1: node name 'a b': ' ' is not allowed", 1 },
 	{ "[node]\n", "t.conf:1: node without a name: write [node NAME]", 1 },
-	{ "[node 0123456789012345678901234567890x]\n", "t.conf:1: node name "
+	{ "[node 0123456789012345678901234567890x]\n",
+	  "t.conf:1: node name "
 	  "'0123456789012345678901234567890x' is longer than 31 characters",
 	  1 },
-	{ "[node ..]\n", "t.conf:1: node name '..' must not start with '.'", 1 },
-	{ "[node -x]\n", "t.conf:1: node name '-x' must not start with '-'", 1 },
-	{ "[global]\nbackend = ipmidev\n[node ipmi0]\n", "t.conf:3: node "
-	  "'ipmi0' would be /dev/ipmi0, the backend device itself", 1 },
+	{ "[node ..]\n", "t.conf:1: node name '..' must not start with '.'",
+	  1 },
+	{ "[node -x]\n", "t.conf:1: node name '-x' must not start with '-'",
+	  1 },
+	{ "[global]\nbackend = ipmidev\n[node ipmi0]\n",
+	  "t.conf:3: node "
+	  "'ipmi0' would be /dev/ipmi0, the backend device itself",
+	  1 },
 	/* keys */
-	{ "[node a]\npol_us = 1\n", "t.conf:2: unknown key 'pol_us' (did you "
-	  "mean 'poll_us'?)", 1 },
+	{ "[node a]\npol_us = 1\n",
+	  "t.conf:2: unknown key 'pol_us' (did you "
+	  "mean 'poll_us'?)",
+	  1 },
 	{ "[node a]\nfrobnicate = 1\n", "t.conf:2: unknown key 'frobnicate'",
 	  1 },
-	{ "[global]\nbackned = kcsraw\n[node a]\n", "t.conf:2: unknown key "
-	  "'backned' (did you mean 'backend'?)", 1 },
-	{ "[node a]\nuser = root\n", "t.conf:2: 'user' belongs in the [global] "
-	  "section", 1 },
-	{ "[global]\npoll_us = 5\n[node a]\n", "t.conf:2: 'poll_us' belongs in "
-	  "a [node NAME] section", 1 },
-	{ "[global]\nallow = app\n[node a]\n", "t.conf:2: 'allow' belongs in "
-	  "a [node NAME] section", 1 },
-	{ "weight = 5\n[node a]\n", "t.conf:1: 'weight' before any section: "
-	  "put it in [global] or [node NAME]", 1 },
-	{ "[node a]\npoll_us = 1\npoll_us = 2\n", "t.conf:3: 'poll_us' given "
-	  "twice in this section (first at line 2)", 1 },
-	{ "[node a]\nmode = 0600\n\nmode = 0600\n", "t.conf:4: 'mode' given "
-	  "twice in this section (first at line 2)", 1 },
-	{ "[global]\nuser =\nuser =\n[node a]\n", "t.conf:3: 'user' given "
-	  "twice", 1 },
+	{ "[global]\nbackned = kcsraw\n[node a]\n",
+	  "t.conf:2: unknown key "
+	  "'backned' (did you mean 'backend'?)",
+	  1 },
+	{ "[node a]\nuser = root\n",
+	  "t.conf:2: 'user' belongs in the [global] "
+	  "section",
+	  1 },
+	{ "[global]\npoll_us = 5\n[node a]\n",
+	  "t.conf:2: 'poll_us' belongs in "
+	  "a [node NAME] section",
+	  1 },
+	{ "[global]\nallow = app\n[node a]\n",
+	  "t.conf:2: 'allow' belongs in "
+	  "a [node NAME] section",
+	  1 },
+	{ "weight = 5\n[node a]\n",
+	  "t.conf:1: 'weight' before any section: "
+	  "put it in [global] or [node NAME]",
+	  1 },
+	{ "[node a]\npoll_us = 1\npoll_us = 2\n",
+	  "t.conf:3: 'poll_us' given "
+	  "twice in this section (first at line 2)",
+	  1 },
+	{ "[node a]\nmode = 0600\n\nmode = 0600\n",
+	  "t.conf:4: 'mode' given "
+	  "twice in this section (first at line 2)",
+	  1 },
+	{ "[global]\nuser =\nuser =\n[node a]\n",
+	  "t.conf:3: 'user' given "
+	  "twice",
+	  1 },
 	{ "[node a]\n= 5\n", "t.conf:2: missing key name before '='", 1 },
 	/* syntax */
-	{ "[node a]\nthis is not a key\n", "t.conf:2: syntax error: expected "
-	  "KEY = VALUE, [SECTION] or a comment", 1 },
+	{ "[node a]\nthis is not a key\n",
+	  "t.conf:2: syntax error: expected "
+	  "KEY = VALUE, [SECTION] or a comment",
+	  1 },
 	{ "[node a\n", "t.conf:1: missing ']' in section header", 2 },
 	{ "[node a] x\n", "t.conf:1: unexpected text after ']'", 2 },
 	{ "[node a ;x]\n", "t.conf:1: ';' in section header", 2 },
 	/* values */
-	{ "[node a]\nbackoff = linear\n", "t.conf:2: backoff: 'linear' is not "
-	  "fixed, exp or adaptive", 1 },
-	{ "[node a]\nweight = 0\n", "t.conf:2: weight: expected an integer "
-	  "from 1 to 10000, not '0'", 1 },
-	{ "[node a]\nuse_irq = maybe\n", "t.conf:2: use_irq: expected yes/no", 1 },
-	{ "[node a]\nevents = sometimes\n", "t.conf:2: events: expected "
-	  "yes/no", 1 },
-	{ "[node a]\npolicy = fast\n", "t.conf:2: policy: 'fast' is not "
-	  "normal, interactive, monitor or bulk", 1 },
-	{ "[node a]\naccess = ro\n", "t.conf:2: access: 'ro' is not none, "
-	  "readonly, sensors, monitoring or all", 1 },
-	{ "[node a]\nmax_outstanding = 0\n", "t.conf:2: max_outstanding: "
-	  "expected an integer from 1 to 10000, not '0'", 1 },
-	{ "[node a]\nmax_clients = 10001\n", "t.conf:2: max_clients: expected "
-	  "an integer from 1 to 10000", 1 },
-	{ "[node a]\nmode = 01777\n", "t.conf:2: mode: expected octal "
-	  "permission bits from 0000 to 0777, not '01777'", 1 },
+	{ "[node a]\nbackoff = linear\n",
+	  "t.conf:2: backoff: 'linear' is not "
+	  "fixed, exp or adaptive",
+	  1 },
+	{ "[node a]\nweight = 0\n",
+	  "t.conf:2: weight: expected an integer "
+	  "from 1 to 10000, not '0'",
+	  1 },
+	{ "[node a]\nuse_irq = maybe\n", "t.conf:2: use_irq: expected yes/no",
+	  1 },
+	{ "[node a]\nevents = sometimes\n",
+	  "t.conf:2: events: expected "
+	  "yes/no",
+	  1 },
+	{ "[node a]\npolicy = fast\n",
+	  "t.conf:2: policy: 'fast' is not "
+	  "normal, interactive, monitor or bulk",
+	  1 },
+	{ "[node a]\naccess = ro\n",
+	  "t.conf:2: access: 'ro' is not none, "
+	  "readonly, sensors, monitoring or all",
+	  1 },
+	{ "[node a]\nmax_outstanding = 0\n",
+	  "t.conf:2: max_outstanding: "
+	  "expected an integer from 1 to 10000, not '0'",
+	  1 },
+	{ "[node a]\nmax_clients = 10001\n",
+	  "t.conf:2: max_clients: expected "
+	  "an integer from 1 to 10000",
+	  1 },
+	{ "[node a]\nmode = 01777\n",
+	  "t.conf:2: mode: expected octal "
+	  "permission bits from 0000 to 0777, not '01777'",
+	  1 },
 	{ "[node a]\nmode = 0800\n", "t.conf:2: mode: expected octal", 1 },
 	{ "[node a]\nmode = rw\n", "t.conf:2: mode: expected octal", 1 },
 	{ "[node a]\nmode = -600\n", "t.conf:2: mode: expected octal", 1 },
 	{ "[node a]\nmode =\n", "t.conf:2: mode: expected octal", 1 },
-	{ "[node a]\nowner = nosuchuser-kcsmux\n", "t.conf:2: owner: unknown "
-	  "user 'nosuchuser-kcsmux'", 1 },
-	{ "[node a]\ngroup = nosuchgroup-kcsmux\n", "t.conf:2: group: unknown "
-	  "group 'nosuchgroup-kcsmux'", 1 },
-	{ "[node a]\nowner = 4294967295\n", "t.conf:2: owner: expected an "
-	  "integer from 0 to 4294967294", 1 },
-	{ "[global]\nuser = nosuchuser-kcsmux\n[node a]\n", "t.conf:2: user: "
-	  "unknown user 'nosuchuser-kcsmux'", 1 },
-	{ "[global]\nuser = 4000000\n[node a]\n", "t.conf:2: user: no user "
-	  "with uid 4000000", 1 },
-	{ "[global]\nadmin_group = nosuchgroup-kcsmux\n[node a]\n", "t.conf:2: "
-	  "admin_group: unknown group 'nosuchgroup-kcsmux'", 1 },
-	{ "[global]\nbackend = smbus\n[node a]\n", "t.conf:2: backend: 'smbus' "
-	  "is not kcsraw or ipmidev", 1 },
-	{ "[global]\nlog_level = verbose\n[node a]\n", "t.conf:2: log_level: "
-	  "'verbose' is not err, warning, notice, info or debug", 1 },
-	{ "[global]\ndevice = dev/ipmi0\n[node a]\n", "t.conf:2: device: "
-	  "'dev/ipmi0' is not an absolute path", 1 },
-	{ "[global]\ncontrol_socket =\n[node a]\n", "t.conf:2: control_socket: "
-	  "'' is not an absolute path", 1 },
+	{ "[node a]\nowner = nosuchuser-kcsmux\n",
+	  "t.conf:2: owner: unknown "
+	  "user 'nosuchuser-kcsmux'",
+	  1 },
+	{ "[node a]\ngroup = nosuchgroup-kcsmux\n",
+	  "t.conf:2: group: unknown "
+	  "group 'nosuchgroup-kcsmux'",
+	  1 },
+	{ "[node a]\nowner = 4294967295\n",
+	  "t.conf:2: owner: expected an "
+	  "integer from 0 to 4294967294",
+	  1 },
+	{ "[global]\nuser = nosuchuser-kcsmux\n[node a]\n",
+	  "t.conf:2: user: "
+	  "unknown user 'nosuchuser-kcsmux'",
+	  1 },
+	{ "[global]\nuser = 4000000\n[node a]\n",
+	  "t.conf:2: user: no user "
+	  "with uid 4000000",
+	  1 },
+	{ "[global]\nadmin_group = nosuchgroup-kcsmux\n[node a]\n",
+	  "t.conf:2: "
+	  "admin_group: unknown group 'nosuchgroup-kcsmux'",
+	  1 },
+	{ "[global]\nbackend = smbus\n[node a]\n",
+	  "t.conf:2: backend: 'smbus' "
+	  "is not kcsraw or ipmidev",
+	  1 },
+	{ "[global]\nlog_level = verbose\n[node a]\n",
+	  "t.conf:2: log_level: "
+	  "'verbose' is not err, warning, notice, info or debug",
+	  1 },
+	{ "[global]\ndevice = dev/ipmi0\n[node a]\n",
+	  "t.conf:2: device: "
+	  "'dev/ipmi0' is not an absolute path",
+	  1 },
+	{ "[global]\ncontrol_socket =\n[node a]\n",
+	  "t.conf:2: control_socket: "
+	  "'' is not an absolute path",
+	  1 },
 	{ "[global]\ncontrol_socket = /run/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	  "aaaaaaaa.sock\n[node a]\n", "t.conf:2: control_socket: path longer "
-	  "than 107 characters", 1 },
-	{ "[global]\nevent_backlog = 10001\n[node a]\n", "t.conf:2: "
-	  "event_backlog: expected an integer from 0 to 10000", 1 },
-	{ "[global]\nmetrics_listen = localhost\n[node a]\n", "t.conf:2: "
+	  "aaaaaaaa.sock\n[node a]\n",
+	  "t.conf:2: control_socket: path longer "
+	  "than 107 characters",
+	  1 },
+	{ "[global]\nevent_backlog = 10001\n[node a]\n",
+	  "t.conf:2: "
+	  "event_backlog: expected an integer from 0 to 10000",
+	  1 },
+	{ "[global]\nmetrics_listen = localhost\n[node a]\n",
+	  "t.conf:2: "
 	  "metrics_listen: expected HOST:PORT or [ADDRESS]:PORT, not "
-	  "'localhost'", 1 },
-	{ "[global]\nmetrics_listen = :9623\n[node a]\n", "t.conf:2: "
-	  "metrics_listen: expected HOST:PORT", 1 },
-	{ "[global]\nmetrics_listen = ::1:9623\n[node a]\n", "t.conf:2: "
+	  "'localhost'",
+	  1 },
+	{ "[global]\nmetrics_listen = :9623\n[node a]\n",
+	  "t.conf:2: "
+	  "metrics_listen: expected HOST:PORT",
+	  1 },
+	{ "[global]\nmetrics_listen = ::1:9623\n[node a]\n",
+	  "t.conf:2: "
 	  "metrics_listen: put an IPv6 address in brackets, like [::1]:9623",
 	  1 },
-	{ "[global]\nmetrics_listen = [::1:9623\n[node a]\n", "t.conf:2: "
-	  "metrics_listen: missing ']'", 1 },
-	{ "[global]\nmetrics_listen = host:0\n[node a]\n", "t.conf:2: "
+	{ "[global]\nmetrics_listen = [::1:9623\n[node a]\n",
+	  "t.conf:2: "
+	  "metrics_listen: missing ']'",
+	  1 },
+	{ "[global]\nmetrics_listen = host:0\n[node a]\n",
+	  "t.conf:2: "
 	  "metrics_listen port: expected an integer from 1 to 65535, not '0'",
 	  1 },
-	{ "[global]\nmetrics_listen = host:70000\n[node a]\n", "t.conf:2: "
-	  "metrics_listen port:", 1 },
+	{ "[global]\nmetrics_listen = host:70000\n[node a]\n",
+	  "t.conf:2: "
+	  "metrics_listen port:",
+	  1 },
 	{ "[global]\nmetrics_textfile = /tmp/kcsmux.txt\n[node a]\n",
 	  "t.conf:2: metrics_textfile: '/tmp/kcsmux.txt' must end in '.prom' "
-	  "(node_exporter reads only *.prom)", 1 },
+	  "(node_exporter reads only *.prom)",
+	  1 },
 	{ "[global]\nmetrics_textfile = kcsmux.prom\n[node a]\n",
 	  "t.conf:2: metrics_textfile: 'kcsmux.prom' is not an absolute path",
 	  1 },
 	/* access lists */
-	{ "[node a]\nallow = 0x06:0x40-0x30\n", "t.conf:2: allow: "
+	{ "[node a]\nallow = 0x06:0x40-0x30\n",
+	  "t.conf:2: allow: "
 	  "'0x06:0x40-0x30': bad cmd '0x40-0x30' (expected hex 00-ff, a LO-HI "
-	  "range with LO <= HI, or '*')", 1 },
-	{ "[node a]\nallow = 0x07:0x01\n", "t.conf:2: allow: '0x07:0x01': "
+	  "range with LO <= HI, or '*')",
+	  1 },
+	{ "[node a]\nallow = 0x07:0x01\n",
+	  "t.conf:2: allow: '0x07:0x01': "
 	  "netfn 0x07 is a response netfn; requests use the even one, 0x06",
 	  1 },
-	{ "[node a]\ndeny = 0x40:0x01\n", "t.conf:2: deny: '0x40:0x01': bad "
-	  "netfn '0x40'", 1 },
-	{ "[node a]\nallow = app:0x100\n", "t.conf:2: allow: 'app:0x100': bad "
-	  "cmd '0x100'", 1 },
+	{ "[node a]\ndeny = 0x40:0x01\n",
+	  "t.conf:2: deny: '0x40:0x01': bad "
+	  "netfn '0x40'",
+	  1 },
+	{ "[node a]\nallow = app:0x100\n",
+	  "t.conf:2: allow: 'app:0x100': bad "
+	  "cmd '0x100'",
+	  1 },
 	{ "[node a]\nallow = app:\n", "t.conf:2: allow: 'app:': bad cmd ''",
 	  1 },
-	{ "[node a]\nallow = foo:01\n", "t.conf:2: allow: 'foo:01': bad netfn "
-	  "'foo'", 1 },
-	{ "[node a]\nallow = app:0x01-\n", "t.conf:2: allow: 'app:0x01-': bad "
-	  "cmd", 1 },
-	{ "[node a]\nallow = app:0x01,,0x06:0x0g\n", "t.conf:2: allow: "
-	  "'0x06:0x0g': bad cmd '0x0g'", 1 },
-	{ "[node a]\ndeny =\n", "t.conf:2: deny: empty list (expected "
-	  "NETFN[:CMD], ...)", 1 },
+	{ "[node a]\nallow = foo:01\n",
+	  "t.conf:2: allow: 'foo:01': bad netfn "
+	  "'foo'",
+	  1 },
+	{ "[node a]\nallow = app:0x01-\n",
+	  "t.conf:2: allow: 'app:0x01-': bad "
+	  "cmd",
+	  1 },
+	{ "[node a]\nallow = app:0x01,,0x06:0x0g\n",
+	  "t.conf:2: allow: "
+	  "'0x06:0x0g': bad cmd '0x0g'",
+	  1 },
+	{ "[node a]\ndeny =\n",
+	  "t.conf:2: deny: empty list (expected "
+	  "NETFN[:CMD], ...)",
+	  1 },
 };
 
 START_TEST(test_errors)
@@ -755,33 +884,34 @@ START_TEST(test_multiple_errors)
 		"t.conf:4: poll_max_us (10) is less than poll_us (50)",
 		"t.conf:5: duplicate node 'a' (first at line 1)",
 		"t.conf:6: mode: expected octal permission bits from 0000 to "
-		    "0777, not '999'",
+		"0777, not '999'",
 		"t.conf:8: unknown section '[nodes c]' (did you mean "
-		    "[node NAME]?)",
+		"[node NAME]?)",
 		"t.conf:11: syntax error: expected KEY = VALUE, [SECTION] or a "
-		    "comment",
+		"comment",
 		"t.conf:12: allow: 'app:zz': bad cmd 'zz' (expected hex 00-ff, a "
-		    "LO-HI range with LO <= HI, or '*')",
+		"LO-HI range with LO <= HI, or '*')",
 		"t.conf:13: poll_max_us (10) is less than poll_us (50)",
 	};
 	char *line, *save = NULL;
 	size_t i = 0;
 
 	ck_assert_int_eq(load("[node a]\n"
-	    "pol_us = 100\n"
-	    "weight = 0\n"
-	    "poll_max_us = 10\n"		/* found at the end, sorted */
-	    "[node a]\n"
-	    "mode = 999\n"
-	    "; comment\n"
-	    "[nodes c]\n"
-	    "ignored = keys of an unknown section\n"
-	    "[node d]\n"
-	    "no equals sign here\n"
-	    "allow = app:zz\n"
-	    "poll_max_us = 10\n"), -1);
+			      "pol_us = 100\n"
+			      "weight = 0\n"
+			      "poll_max_us = 10\n" /* found at the end, sorted */
+			      "[node a]\n"
+			      "mode = 999\n"
+			      "; comment\n"
+			      "[nodes c]\n"
+			      "ignored = keys of an unknown section\n"
+			      "[node d]\n"
+			      "no equals sign here\n"
+			      "allow = app:zz\n"
+			      "poll_max_us = 10\n"),
+			 -1);
 	for (line = strtok_r(cause, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save), i++) {
+	     line = strtok_r(NULL, "\n", &save), i++) {
 		ck_assert_msg(i < ARRAY_SIZE(want), "extra error: %s", line);
 		ck_assert_str_eq(line, want[i]);
 	}
@@ -810,18 +940,18 @@ START_TEST(test_lines_and_syntax)
 	char longline[300];
 
 	load_ok("\xef\xbb\xbf; with a UTF-8 BOM\r\n"
-	    "# hash comment\r\n"
-	    "[global]   ; inline comment\r\n"
-	    "\r\n"
-	    "   log_level = notice ; trailing comment\r\n"
-	    "[ node  spaced ]\n"
-	    "    poll_us = 300\n"		/* indented: not a continuation */
-	    "\tweight = 7\n"
-	    "    allow = app:01\n"
-	    "    allow = storage:0x40-0x43\n"	/* repeated, added up */
-	    "    deny = app:01 ; but not that\n"
-	    "[node e]\n"
-	    "mode: 0644\n");			/* ':' like configparser */
+		"# hash comment\r\n"
+		"[global]   ; inline comment\r\n"
+		"\r\n"
+		"   log_level = notice ; trailing comment\r\n"
+		"[ node  spaced ]\n"
+		"    poll_us = 300\n" /* indented: not a continuation */
+		"\tweight = 7\n"
+		"    allow = app:01\n"
+		"    allow = storage:0x40-0x43\n" /* repeated, added up */
+		"    deny = app:01 ; but not that\n"
+		"[node e]\n"
+		"mode: 0644\n"); /* ':' like configparser */
 	ck_assert_int_eq(cfg.log_level, LOG_NOTICE);
 	ck_assert_uint_eq(node("spaced")->line, 6);
 	ck_assert_uint_eq(node("spaced")->pol.poll_us, 300);
@@ -835,32 +965,35 @@ START_TEST(test_lines_and_syntax)
 	memset(longline, 'a', sizeof(longline));
 	memcpy(longline, "[node a]\nallow = ", 17);
 	strcpy(longline + 280, "\nweight = 0\n");
-	load_fails(longline, "t.conf:2: line too long (271 characters, at "
-	    "most 199 after leading blanks)", 2);
+	load_fails(longline,
+		   "t.conf:2: line too long (271 characters, at "
+		   "most 199 after leading blanks)",
+		   2);
 	ck_assert_ptr_nonnull(strstr(cause, "t.conf:3: weight:"));
 
 	/* An unterminated header does not let its keys into the node above. */
-	load_fails("[node a]\n[node b\nweight = 0\n", "t.conf:2: missing ']'", 1);
+	load_fails("[node a]\n[node b\nweight = 0\n", "t.conf:2: missing ']'",
+		   1);
 }
 END_TEST
 
 START_TEST(test_node_names)
 {
 	load_ok("[node 0123456789012345678901234567890]\n"
-	    "[node A.b-c_9]\n[node ipmi0]\n");
+		"[node A.b-c_9]\n[node ipmi0]\n");
 	ck_assert_uint_eq(cfg.nnodes, 3);
 	ck_assert_str_eq(cfg.nodes[0].name, "0123456789012345678901234567890");
 	node("A.b-c_9");
-	node("ipmi0");		/* fine with the kcsraw backend */
+	node("ipmi0"); /* fine with the kcsraw backend */
 }
 END_TEST
 
 START_TEST(test_ids)
 {
 	load_ok("[global]\nuser = 0\nadmin_group = root\n"
-	    "[node a]\nowner = 1234\ngroup = 5678\n"
-	    "[node b]\nowner = root\ngroup = root\nmode = 0\n"
-	    "[node c]\nmode = 777\n");
+		"[node a]\nowner = 1234\ngroup = 5678\n"
+		"[node b]\nowner = root\ngroup = root\nmode = 0\n"
+		"[node c]\nmode = 777\n");
 	ck_assert_str_eq(cfg.user, "0");
 	ck_assert_uint_eq(cfg.user_uid, 0);
 	ck_assert_uint_eq(cfg.admin_gid, 0);
@@ -877,8 +1010,8 @@ END_TEST
 START_TEST(test_interface)
 {
 	load_ok("[node ipmi0]\n[node ipmi12]\n[node ipmi-mon]\n"
-	    "[node ipmi00]\n[node ipmi256]\n[node mon]\ninterface = 7\n"
-	    "[node ipmi3]\ninterface = none\n[node ipmi4]\ninterface = 5\n");
+		"[node ipmi00]\n[node ipmi256]\n[node mon]\ninterface = 7\n"
+		"[node ipmi3]\ninterface = none\n[node ipmi4]\ninterface = 5\n");
 	ck_assert_int_eq(node("ipmi0")->interface, 0);
 	ck_assert_int_eq(node("ipmi12")->interface, 12);
 	ck_assert_int_eq(node("ipmi-mon")->interface, -1);
@@ -887,11 +1020,14 @@ START_TEST(test_interface)
 	ck_assert_int_eq(node("mon")->interface, 7);
 	ck_assert_int_eq(node("ipmi3")->interface, -1);
 	ck_assert_int_eq(node("ipmi4")->interface, 5);
-	load_fails("[node a]\ninterface = 256\n", "t.conf:2: interface: "
-	    "expected an integer from 0 to 255 or 'none', not '256'", 1);
+	load_fails("[node a]\ninterface = 256\n",
+		   "t.conf:2: interface: "
+		   "expected an integer from 0 to 255 or 'none', not '256'",
+		   1);
 	load_fails("[node a]\ninterface = -1\n", "interface:", 1);
 	load_fails("[node ipmi2]\n[node mon]\ninterface = 2\n",
-	    "t.conf:2: node 'mon': interface 2 is node 'ipmi2''s already", 1);
+		   "t.conf:2: node 'mon': interface 2 is node 'ipmi2''s already",
+		   1);
 }
 END_TEST
 
@@ -901,41 +1037,44 @@ START_TEST(test_access_presets)
 	char *s;
 
 	load_ok("[node ro]\naccess = readonly\n"
-	    "[node se]\naccess = sensors\n"
-	    "[node no]\naccess = none\n"
-	    "[node al]\naccess = all\n");
+		"[node se]\naccess = sensors\n"
+		"[node no]\naccess = none\n"
+		"[node al]\naccess = all\n");
 
 	acc = node("ro")->acc;
-	ck_assert(access_allows(&acc, 0x06, 0x01));	/* Get Device ID */
-	ck_assert(access_allows(&acc, 0x04, 0x2d));	/* Get Sensor Reading */
-	ck_assert(access_allows(&acc, 0x0a, 0x43));	/* Get SEL Entry */
-	ck_assert(access_allows(&acc, 0x0a, 0x11));	/* Read FRU Data */
-	ck_assert(access_allows(&acc, 0x0c, 0x02));	/* Get LAN Config */
-	ck_assert(!access_allows(&acc, 0x06, 0x34));	/* Send Message */
-	ck_assert(!access_allows(&acc, 0x00, 0x02));	/* Chassis Control */
-	ck_assert(!access_allows(&acc, 0x0a, 0x44));	/* Add SEL Entry */
-	ck_assert(!access_allows(&acc, 0x0a, 0x47));	/* Clear SEL */
-	ck_assert(!access_allows(&acc, 0x0a, 0x12));	/* Write FRU Data */
-	ck_assert(!access_allows(&acc, 0x06, 0x24));	/* Set Watchdog */
-	ck_assert(!access_allows(&acc, 0x0c, 0x01));	/* Set LAN Config */
+	ck_assert(access_allows(&acc, 0x06, 0x01));  /* Get Device ID */
+	ck_assert(access_allows(&acc, 0x04, 0x2d));  /* Get Sensor Reading */
+	ck_assert(access_allows(&acc, 0x0a, 0x43));  /* Get SEL Entry */
+	ck_assert(access_allows(&acc, 0x0a, 0x11));  /* Read FRU Data */
+	ck_assert(access_allows(&acc, 0x0c, 0x02));  /* Get LAN Config */
+	ck_assert(!access_allows(&acc, 0x06, 0x34)); /* Send Message */
+	ck_assert(!access_allows(&acc, 0x00, 0x02)); /* Chassis Control */
+	ck_assert(!access_allows(&acc, 0x0a, 0x44)); /* Add SEL Entry */
+	ck_assert(!access_allows(&acc, 0x0a, 0x47)); /* Clear SEL */
+	ck_assert(!access_allows(&acc, 0x0a, 0x12)); /* Write FRU Data */
+	ck_assert(!access_allows(&acc, 0x06, 0x24)); /* Set Watchdog */
+	ck_assert(!access_allows(&acc, 0x0c, 0x01)); /* Set LAN Config */
 	s = cmdset_format(&acc.eff);
-	ck_assert_str_eq(s, "0x00:0x00-0x01, 0x00:0x07, 0x00:0x09, "
-	    "0x00:0x0f, 0x04:0x01, 0x04:0x20-0x23, 0x04:0x25, 0x04:0x27, "
-	    "0x04:0x29, 0x04:0x2b, 0x04:0x2d, 0x04:0x2f, 0x06:0x01, "
-	    "0x06:0x04, 0x06:0x07-0x08, 0x06:0x25, 0x06:0x2f, "
-	    "0x06:0x37-0x38, 0x06:0x41-0x42, 0x06:0x59, 0x0a:0x10-0x11, "
-	    "0x0a:0x20-0x23, "
-	    "0x0a:0x28, 0x0a:0x40-0x43, 0x0a:0x48, 0x0a:0x5c, 0x0c:0x02, "
-	    "0x2c:0x00-0x01/0x00, 0x2c:0x00/0x03, 0x2c:0x01-0x02/0xdc");
+	ck_assert_str_eq(
+		s,
+		"0x00:0x00-0x01, 0x00:0x07, 0x00:0x09, "
+		"0x00:0x0f, 0x04:0x01, 0x04:0x20-0x23, 0x04:0x25, 0x04:0x27, "
+		"0x04:0x29, 0x04:0x2b, 0x04:0x2d, 0x04:0x2f, 0x06:0x01, "
+		"0x06:0x04, 0x06:0x07-0x08, 0x06:0x25, 0x06:0x2f, "
+		"0x06:0x37-0x38, 0x06:0x41-0x42, 0x06:0x59, 0x0a:0x10-0x11, "
+		"0x0a:0x20-0x23, "
+		"0x0a:0x28, 0x0a:0x40-0x43, 0x0a:0x48, 0x0a:0x5c, 0x0c:0x02, "
+		"0x2c:0x00-0x01/0x00, 0x2c:0x00/0x03, 0x2c:0x01-0x02/0xdc");
 	free(s);
 
 	acc = node("se")->acc;
 	s = cmdset_format(&acc.eff);
-	ck_assert_str_eq(s, "0x04:0x20-0x23, 0x04:0x25, 0x04:0x27, "
-	    "0x04:0x29, 0x04:0x2b, 0x04:0x2d, 0x04:0x2f, 0x06:0x01, "
-	    "0x0a:0x10-0x11, 0x0a:0x20-0x23");
+	ck_assert_str_eq(
+		s, "0x04:0x20-0x23, 0x04:0x25, 0x04:0x27, "
+		   "0x04:0x29, 0x04:0x2b, 0x04:0x2d, 0x04:0x2f, 0x06:0x01, "
+		   "0x0a:0x10-0x11, 0x0a:0x20-0x23");
 	free(s);
-	ck_assert(!access_allows(&acc, 0x0a, 0x40));	/* no SEL */
+	ck_assert(!access_allows(&acc, 0x0a, 0x40)); /* no SEL */
 
 	acc = node("no")->acc;
 	ck_assert(cmdset_empty(&acc.eff));
@@ -946,13 +1085,13 @@ START_TEST(test_access_presets)
 	acc = node("al")->acc;
 	ck_assert(access_allows(&acc, 0x06, 0x34));
 	ck_assert(access_allows(&acc, 0x3f, 0xff));
-	ck_assert(access_allows(&acc, 0x07, 0x00));	/* odd: still a bit */
-	ck_assert(!access_allows(&acc, 0x40, 0x00));	/* beyond 6 bits */
+	ck_assert(access_allows(&acc, 0x07, 0x00));  /* odd: still a bit */
+	ck_assert(!access_allows(&acc, 0x40, 0x00)); /* beyond 6 bits */
 	ck_assert(!access_allows(&acc, 0xff, 0xff));
 
 	ck_assert_str_eq(access_preset_name(KCSMUX_ACCESS_SENSORS), "sensors");
 	ck_assert_str_eq(access_preset_name(KCSMUX_ACCESS_MONITORING),
-	    "monitoring");
+			 "monitoring");
 	ck_assert_ptr_null(access_preset_name((enum kcsmux_access_preset)5));
 }
 END_TEST
@@ -962,15 +1101,15 @@ START_TEST(test_access_lists)
 	const struct kcsmux_access *a;
 	char *s;
 
-	load_ok("[node only]\nallow = app:0x01\n"	/* allow: base none */
-	    "[node dw]\ndeny = 0x06:*\nallow = app:0x01\n"
-	    "[node dw2]\naccess = all\ndeny = 0x00:0x02\n"
-	    "[node rng]\nallow = 0x0a:0x20-0x2f\n"
-	    "[node nf]\nallow = 0x30-0x3f:*, 0x2c\n"
-	    "[node wild]\nallow = *:0x01\n"
-	    "[node names]\nallow = storage chassis:2 OEM, APP:0X3A\n"
-	    "[node extra]\naccess = sensors\nallow = 0x06:0x04\n"
-	    "deny = sensor:0x2d\n");
+	load_ok("[node only]\nallow = app:0x01\n" /* allow: base none */
+		"[node dw]\ndeny = 0x06:*\nallow = app:0x01\n"
+		"[node dw2]\naccess = all\ndeny = 0x00:0x02\n"
+		"[node rng]\nallow = 0x0a:0x20-0x2f\n"
+		"[node nf]\nallow = 0x30-0x3f:*, 0x2c\n"
+		"[node wild]\nallow = *:0x01\n"
+		"[node names]\nallow = storage chassis:2 OEM, APP:0X3A\n"
+		"[node extra]\naccess = sensors\nallow = 0x06:0x04\n"
+		"deny = sensor:0x2d\n");
 
 	a = &node("only")->acc;
 	ck_assert_int_eq(a->preset, KCSMUX_ACCESS_NONE);
@@ -978,7 +1117,7 @@ START_TEST(test_access_lists)
 	ck_assert(!access_allows(a, 0x06, 0x02));
 	ck_assert(!access_allows(a, 0x00, 0x01));
 
-	a = &node("dw")->acc;			/* deny wins, before or after */
+	a = &node("dw")->acc; /* deny wins, before or after */
 	ck_assert(!access_allows(a, 0x06, 0x01));
 	ck_assert(cmdset_empty(&a->eff));
 
@@ -1010,9 +1149,11 @@ START_TEST(test_access_lists)
 
 	a = &node("names")->acc;
 	s = cmdset_format(&a->eff);
-	ck_assert_str_eq(s, "0x00:0x02, 0x06:0x3a, 0x0a:*, 0x30:*, 0x31:*, "
-	    "0x32:*, 0x33:*, 0x34:*, 0x35:*, 0x36:*, 0x37:*, 0x38:*, 0x39:*, "
-	    "0x3a:*, 0x3b:*, 0x3c:*, 0x3d:*, 0x3e:*, 0x3f:*");
+	ck_assert_str_eq(
+		s,
+		"0x00:0x02, 0x06:0x3a, 0x0a:*, 0x30:*, 0x31:*, "
+		"0x32:*, 0x33:*, 0x34:*, 0x35:*, 0x36:*, 0x37:*, 0x38:*, 0x39:*, "
+		"0x3a:*, 0x3b:*, 0x3c:*, 0x3d:*, 0x3e:*, 0x3f:*");
 	free(s);
 
 	a = &node("extra")->acc;
@@ -1032,9 +1173,10 @@ START_TEST(test_cmdset)
 	ck_assert(cmdset_empty(&s));
 	/* A bad item leaves the set as it was. */
 	ck_assert_int_eq(cmdset_parse(&s, "0x06:01, bogus", &c), -1);
-	ck_assert_str_eq(c, "'bogus': bad netfn 'bogus' (expected hex 00-3f, "
-	    "a LO-HI range, '*' or a name such as app, chassis, sensor, "
-	    "storage, transport, oem)");
+	ck_assert_str_eq(
+		c, "'bogus': bad netfn 'bogus' (expected hex 00-3f, "
+		   "a LO-HI range, '*' or a name such as app, chassis, sensor, "
+		   "storage, transport, oem)");
 	free(c);
 	ck_assert(cmdset_empty(&s));
 	ck_assert_int_eq(cmdset_parse(&s, " 06:1\t0x0a:0x0000ff,", NULL), 0);
@@ -1046,7 +1188,7 @@ START_TEST(test_cmdset)
 	ck_assert_str_eq(t, "*");
 	free(t);
 	cmdset_clear(&s);
-	cmdset_add(&s, 0x40, 0x01);			/* ignored */
+	cmdset_add(&s, 0x40, 0x01); /* ignored */
 	ck_assert(cmdset_empty(&s));
 	cmdset_add(&s, 0x06, 0xff);
 	cmdset_add(&s, 0x06, 0x00);
@@ -1061,8 +1203,8 @@ END_TEST
 
 START_TEST(test_suggest)
 {
-	static const char *const cands[] = { "poll_us", "poll_max_us",
-		"weight", NULL };
+	static const char *const cands[] = { "poll_us", "poll_max_us", "weight",
+					     NULL };
 
 	ck_assert_str_eq(value_suggest("pol_us", cands), "poll_us");
 	ck_assert_str_eq(value_suggest("POLL_US", cands), "poll_us");
@@ -1070,7 +1212,8 @@ START_TEST(test_suggest)
 	ck_assert_str_eq(value_suggest("wieght", cands), "weight");
 	ck_assert_ptr_null(value_suggest("x", cands));
 	ck_assert_ptr_null(value_suggest("completely_different", cands));
-	ck_assert_str_eq(config_backend_name(KCSMUX_BACKEND_IPMIDEV), "ipmidev");
+	ck_assert_str_eq(config_backend_name(KCSMUX_BACKEND_IPMIDEV),
+			 "ipmidev");
 	ck_assert_str_eq(config_log_level_name(LOG_WARNING), "warning");
 	ck_assert_ptr_null(config_log_level_name(LOG_CRIT));
 }
@@ -1091,7 +1234,7 @@ START_TEST(test_load_file)
 
 	ck_assert_int_eq(ftruncate(fd, 0), 0);
 	ck_assert_int_eq(pwrite(fd, text, sizeof(text) - 1, 0),
-	    (ssize_t)sizeof(text) - 1);
+			 (ssize_t)sizeof(text) - 1);
 	ck_assert_int_eq(config_load(&cfg, path, &cause), -1);
 	snprintf(want, sizeof(want), "%s:3: NUL byte in line", path);
 	ck_assert_str_eq(cause, want);

@@ -38,7 +38,7 @@ END_TEST
 START_TEST(test_hdr_roundtrip)
 {
 	static const uint8_t want[CTL_HDR_LEN] = {
-		'K', 'C', 'S', 'M', 0x01, 0x00, 0x03, 0x80,
+		'K',  'C',  'S',  'M',	0x01, 0x00, 0x03, 0x80,
 		0x34, 0x12, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,
 	};
 	uint8_t raw[CTL_HDR_LEN];
@@ -96,7 +96,7 @@ START_TEST(test_names)
 
 	ck_assert_str_eq(ctl_type_name(CTL_SHOW, b, sizeof(b)), "show");
 	ck_assert_str_eq(ctl_type_name(CTL_REPLY | CTL_STATS, b, sizeof(b)),
-	    "reply to stats");
+			 "reply to stats");
 	ck_assert_str_eq(ctl_type_name(0x77, b, sizeof(b)), "type 0x0077");
 	ck_assert_str_eq(ctl_type_name(0, b, sizeof(b)), "type 0x0000");
 	ck_assert_str_eq(ctl_status_name(CTL_OK), "ok");
@@ -127,10 +127,9 @@ START_TEST(test_kv_roundtrip)
 	ck_assert_int_eq(ctl_kv_addf(&b, "k", "%s", "a\nb"), -1);
 	ck_assert(!b.oom);
 	ck_assert_str_eq(b.data, "node=ipmi1\nclient=id=1 pid=2 uid=0\n"
-	    "empty=\npolicy.poll_us=50\nnode=ipmi2\n");
+				 "empty=\npolicy.poll_us=50\nnode=ipmi2\n");
 
-	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)),
-	    0);
+	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.n, 5);
 	ck_assert_str_eq(l.kv[1].key, "client");
 	ck_assert_str_eq(l.kv[1].value, "id=1 pid=2 uid=0");
@@ -157,13 +156,11 @@ START_TEST(test_kv_parse_errors)
 
 	ck_assert_int_eq(ctl_kv_parse("a=1", 3, &l, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "last line has no newline");
-	ck_assert_int_eq(ctl_kv_parse("a=1\nb\n", 6, &l, err, sizeof(err)),
-	    -1);
+	ck_assert_int_eq(ctl_kv_parse("a=1\nb\n", 6, &l, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "line 2: no '=' in 'b'");
 	ck_assert_int_eq(ctl_kv_parse("=1\n", 3, &l, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "line 1: bad key ''");
-	ck_assert_int_eq(ctl_kv_parse("a b=1\n", 6, &l, err, sizeof(err)),
-	    -1);
+	ck_assert_int_eq(ctl_kv_parse("a b=1\n", 6, &l, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "line 1: bad key 'a b'");
 	ck_assert_int_eq(ctl_kv_parse("a=\0\n", 4, &l, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "NUL byte in text payload");
@@ -176,14 +173,14 @@ END_TEST
 START_TEST(test_kv_records)
 {
 	static const char text[] = "protocol=1\nbackend=kcsraw\n"
-	    "node=a\nx=1\nnode=b\nx=2\ny=3\nnode=c\n";
+				   "node=a\nx=1\nnode=b\nx=2\ny=3\nnode=c\n";
 	struct ctl_kvlist l;
 	char err[128];
 	size_t s, e = 0, n = 0;
 	const char *want[] = { "a", "b", "c" };
 
-	ck_assert_int_eq(ctl_kv_parse(text, strlen(text), &l, err,
-	    sizeof(err)), 0);
+	ck_assert_int_eq(ctl_kv_parse(text, strlen(text), &l, err, sizeof(err)),
+			 0);
 	while (ctl_kv_record(&l, "node", e, &s, &e)) {
 		ck_assert_uint_lt(n, 3);
 		ck_assert_str_eq(l.kv[s].value, want[n]);
@@ -217,8 +214,8 @@ START_TEST(test_req_show)
 	ck_assert_int_eq(ctl_req_show(&b, "-x"), -1);
 	ck_assert_int_eq(ctl_req_show(&b, ".x"), -1);
 	ck_assert_int_eq(ctl_req_show(&b, "a/b"), -1);
-	ck_assert_int_eq(ctl_req_show(&b,
-	    "0123456789012345678901234567890x"), -1);
+	ck_assert_int_eq(ctl_req_show(&b, "0123456789012345678901234567890x"),
+			 -1);
 	ck_assert(ctl_node_name_valid("0123456789012345678901234567890"));
 	ck_assert(ctl_node_name_valid("a.b-c_d"));
 	ck_assert_str_eq(b.data, "node=ipmi1\n");
@@ -229,7 +226,7 @@ END_TEST
 START_TEST(test_req_set)
 {
 	char *good[] = { "max_busy_us=0", "poll_us=200", "cpu_budget=0.5%",
-		"latency_target_us=" };
+			 "latency_target_us=" };
 	char *bad1[] = { "max_busy_us=0", "poll_us" };
 	char *bad2[] = { "=5" };
 	char *bad3[] = { "node=ipmi2" };
@@ -242,35 +239,34 @@ START_TEST(test_req_set)
 
 	ctl_buf_init(&b);
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", good, 4, err, sizeof(err)),
-	    0);
+			 0);
 	ck_assert_str_eq(b.data, "node=ipmi1\nmax_busy_us=0\npoll_us=200\n"
-	    "cpu_budget=0.5%\nlatency_target_us=\n");
-	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)),
-	    0);
+				 "cpu_budget=0.5%\nlatency_target_us=\n");
+	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.n, 5);
 	ck_assert_str_eq(l.kv[3].value, "0.5%");
 	ctl_kvlist_free(&l);
 
 	/* Errors leave the buffer as it was. */
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", bad1, 2, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_str_eq(err, "'poll_us' is not KEY=VALUE");
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", bad2, 1, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", bad3, 1, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", bad4, 1, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", bad5, 1, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_int_eq(ctl_req_set(&b, "ipmi1", good, 0, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_str_eq(err, "nothing to set");
 	ck_assert_int_eq(ctl_req_set(&b, "ip mi", good, 1, err, sizeof(err)),
-	    -1);
+			 -1);
 	ck_assert_str_eq(err, "bad node name 'ip mi'");
 	ck_assert_str_eq(b.data, "node=ipmi1\nmax_busy_us=0\npoll_us=200\n"
-	    "cpu_budget=0.5%\nlatency_target_us=\n");
+				 "cpu_budget=0.5%\nlatency_target_us=\n");
 	ctl_buf_free(&b);
 }
 END_TEST
@@ -306,7 +302,7 @@ START_TEST(test_json_str)
 	ctl_buf_init(&b);
 	ctl_json_str(&b, "a\"b\\c\nd\te\x01\x1f\x7f/é");
 	ck_assert_str_eq(b.data,
-	    "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001f\\u007f/é\"");
+			 "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001f\\u007f/é\"");
 	ck_assert(json_valid(b.data, b.len));
 	ctl_buf_reset(&b);
 	ctl_json_str(&b, "");
@@ -330,8 +326,12 @@ static void sample(struct ctl_node_info *ni, struct ctl_client_info *cl)
 	ni->policy[0].value = "unlimited";
 	ni->policy[1].key = "cpu_budget";
 	ni->policy[1].value = "0.5%";
-	cl[0] = (struct ctl_client_info){ .id = 7, .pid = 1234, .uid = 0,
-		.outstanding = 1, .queued = 2, .events = true };
+	cl[0] = (struct ctl_client_info){ .id = 7,
+					  .pid = 1234,
+					  .uid = 0,
+					  .outstanding = 1,
+					  .queued = 2,
+					  .events = true };
 	cl[1] = (struct ctl_client_info){ .id = 9, .pid = 99, .uid = 65534 };
 	ni->nclients = 2;
 	ni->clients = cl;
@@ -340,7 +340,7 @@ static void sample(struct ctl_node_info *ni, struct ctl_client_info *cl)
 	ni->requests = 1000;
 	ni->completed = 998;
 	ni->errors = 1;
-	ni->cpu_ns = 998ULL * 1500;	/* 1.5 us per request */
+	ni->cpu_ns = 998ULL * 1500; /* 1.5 us per request */
 	ni->spin_ns = 0;
 	ni->lat_p50_ns = 312400;
 	ni->lat_p90_ns = 500000;
@@ -362,18 +362,18 @@ START_TEST(test_node_kv)
 	ctl_buf_init(&b);
 	ctl_node_kv(&b, &ni);
 	ck_assert(!b.oom);
-	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)),
-	    0);
+	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)), 0);
 	ck_assert_str_eq(l.kv[0].key, "node");
 	ck_assert_str_eq(l.kv[0].value, "ipmi1");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "preset"), "interactive");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "custom"), "yes");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "policy.max_busy_us"),
-	    "unlimited");
+			 "unlimited");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "policy.cpu_budget"), "0.5%");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "clients"), "2");
-	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "client"), "id=7 pid=1234 "
-	    "uid=0 outstanding=1 queued=2 events=yes");
+	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "client"),
+			 "id=7 pid=1234 "
+			 "uid=0 outstanding=1 queued=2 events=yes");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue"), "3");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue_max"), "64");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "requests"), "1000");
@@ -394,8 +394,7 @@ START_TEST(test_node_kv)
 	ni.clients = NULL;
 	ctl_buf_reset(&b);
 	ctl_node_kv(&b, &ni);
-	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)),
-	    0);
+	ck_assert_int_eq(ctl_kv_parse(b.data, b.len, &l, err, sizeof(err)), 0);
 	ck_assert_ptr_null(ctl_kv_find(&l, 0, 99, "client"));
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "clients"), "2");
 	ctl_kvlist_free(&l);
@@ -421,18 +420,22 @@ START_TEST(test_node_json)
 	ck_assert(!b.oom);
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"name\": \"ipmi1\""));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\"policy\": {\"max_busy_us\": \"unlimited\", "
-	    "\"cpu_budget\": \"0.5%\"}"));
-	ck_assert_ptr_nonnull(strstr(b.data, "{\"id\": 7, \"pid\": 1234, "
-	    "\"uid\": 0, \"outstanding\": 1, \"queued\": 2, \"events\": "
-	    "true}"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "\"policy\": {\"max_busy_us\": \"unlimited\", "
+			       "\"cpu_budget\": \"0.5%\"}"));
+	ck_assert_ptr_nonnull(strstr(
+		b.data,
+		"{\"id\": 7, \"pid\": 1234, "
+		"\"uid\": 0, \"outstanding\": 1, \"queued\": 2, \"events\": "
+		"true}"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spin_ns\": 0,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ns_per_req\": 1500,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"latency_p99_us\": 2000,"));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 1234, "
-	    "\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
-	    "\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0}"));
+	ck_assert_ptr_nonnull(strstr(
+		b.data,
+		"\"cpu_ppm\": 1234, "
+		"\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
+		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0}"));
 	/* a budget: in % of one CPU as the config writes it */
 	ni.cpu_budget_ppm = 5000;
 	ni.cheapened = 3;
@@ -440,13 +443,17 @@ START_TEST(test_node_json)
 	ctl_buf_reset(&b);
 	ctl_node_json(&b, &ni);
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
-	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_budget_pct\": 0.5000, "
-	    "\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2}"));
+	ck_assert_ptr_nonnull(strstr(
+		b.data,
+		"\"cpu_budget_pct\": 0.5000, "
+		"\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2}"));
 	ctl_buf_reset(&b);
 	ctl_node_kv(&b, &ni);
-	ck_assert_ptr_nonnull(strstr(b.data, "\ncpu_used_pct=0.1234\n"
-	    "cpu_budget_pct=0.5000\nbudget_used_pct=24.7\ncheapened=3\n"
-	    "held=2\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.data,
+		"\ncpu_used_pct=0.1234\n"
+		"cpu_budget_pct=0.5000\nbudget_used_pct=24.7\ncheapened=3\n"
+		"held=2\n"));
 
 	/* Strings are escaped; no clients; NaN is not JSON. */
 	ni.name = "a\"b";
@@ -458,7 +465,8 @@ START_TEST(test_node_json)
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"name\": \"a\\\"b\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"clients\": []"));
-	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ppm\": 0, \"cpu_used_pct\": 0.0000,"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "\"cpu_ppm\": 0, \"cpu_used_pct\": 0.0000,"));
 
 	/* Clients not collected: an empty array, still valid. */
 	ni.clients = NULL;

@@ -27,19 +27,19 @@
 static struct event_base *base;
 static struct daemon d;
 static struct fake_be *fb;
-static struct node na, nb;	/* a: policy bulk, b: interactive */
+static struct node na, nb; /* a: policy bulk, b: interactive */
 static struct kcsmux_config cfg;
 
 /* what went up */
 static struct {
 	unsigned int bridged, commands, events, gone, done;
-	void *owner;			/* of the last bridged / done */
-	struct ipmb_user_msg msg;	/* the last bridged/command/event */
+	void *owner;		  /* of the last bridged / done */
+	struct ipmb_user_msg msg; /* the last bridged/command/event */
 	bool take_commands;
-	int status;			/* of the last done */
+	int status; /* of the last done */
 	uint8_t resp[64];
 	unsigned int len;
-	uint8_t order[16];		/* netfn of each done, in order */
+	uint8_t order[16]; /* netfn of each done, in order */
 } up;
 
 static void up_bridged(struct daemon *dd, void *owner,
@@ -110,9 +110,11 @@ static void setup(void)
 
 	memset(&up, 0, sizeof(up));
 	memset(&cfg, 0, sizeof(cfg));
-	ck_assert_msg(config_load_string(&cfg, "[node a]\npolicy = bulk\n"
+	ck_assert_msg(config_load_string(&cfg,
+					 "[node a]\npolicy = bulk\n"
 					 "[node b]\npolicy = interactive\n",
-					 "t.conf", &cause) == 0, "%s", cause);
+					 "t.conf", &cause) == 0,
+		      "%s", cause);
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	memset(&d, 0, sizeof(d));
@@ -156,8 +158,7 @@ static void rec_done(struct xact *x, int status, const uint8_t *resp,
 }
 
 /* A node's (or, n NULL, the daemon's own) request netfn/cmd. */
-static struct xact *mk(struct node *n, void *owner, uint8_t netfn,
-		       uint8_t cmd)
+static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd)
 {
 	struct xact *x = xact_new(&d, n);
 
@@ -202,7 +203,7 @@ START_TEST(test_submit_complete)
 	ck_assert_uint_eq(up.done, 2);
 	ck_assert_uint_eq(na.st.completed, 2);
 	ck_assert_uint_eq(fb->nsubs, 2);
-	ck_assert_uint_eq(up.gone, 0);	/* unowned: nothing to drop */
+	ck_assert_uint_eq(up.gone, 0); /* unowned: nothing to drop */
 }
 END_TEST
 
@@ -245,9 +246,9 @@ START_TEST(test_cancel_queued)
 	ck_assert_uint_eq(na.st.cancelled, 1);
 	fake_answer(fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 1);
-	ck_assert_ptr_null(up.owner);	/* completes into nothing */
+	ck_assert_ptr_null(up.owner); /* completes into nothing */
 	ck_assert_uint_eq(up.gone, 0);
-	ck_assert_uint_eq(fb->nsubs, 1);	/* x2 never reached the BMC */
+	ck_assert_uint_eq(fb->nsubs, 1); /* x2 never reached the BMC */
 }
 END_TEST
 
@@ -259,7 +260,7 @@ START_TEST(test_owned_free)
 	ck_assert_int_eq(xact_enqueue(x), 0);
 	fake_answer(fb, NULL, 0);
 	ck_assert_ptr_eq(up.owner, &owner);
-	ck_assert_uint_eq(up.gone, 1);	/* freed: the owner was told */
+	ck_assert_uint_eq(up.gone, 1); /* freed: the owner was told */
 }
 END_TEST
 
@@ -294,7 +295,7 @@ START_TEST(test_queue_full)
 			continue;
 		}
 		ck_assert_int_eq(rv, -EBUSY);
-		free(x);	/* never queued: the caller's */
+		free(x); /* never queued: the caller's */
 	}
 	ck_assert_uint_eq(ok, q + 1);
 	ck_assert_uint_eq(na.st.rejected, 1);
@@ -310,7 +311,7 @@ START_TEST(test_node_gone)
 	xact_node_gone(&na);
 	fake_answer(fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 1);
-	ck_assert_uint_eq(na.st.completed, 0);	/* not accounted */
+	ck_assert_uint_eq(na.st.completed, 0); /* not accounted */
 }
 END_TEST
 
@@ -324,7 +325,9 @@ static const uint8_t send_getdevid[] = {
 };
 
 static const struct abi_addr ipmb82 = {
-	.addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0, .slave_addr = 0x82,
+	.addr_type = IPMI_IPMB_ADDR_TYPE,
+	.channel = 0,
+	.slave_addr = 0x82,
 };
 
 static void want_req(const struct fake_sub *s, uint8_t cmd)
@@ -342,9 +345,9 @@ static unsigned int get_msg_rsp(uint8_t seq, uint8_t *out)
 	unsigned int n = 0, start;
 	uint8_t sum = 0;
 
-	out[n++] = 0x00;		/* channel 0 */
-	out[n++] = 0x07 << 2 | 2;	/* App response to LUN 2 */
-	out[n] = (uint8_t)-(0x20 + out[n - 1]);
+	out[n++] = 0x00;	  /* channel 0 */
+	out[n++] = 0x07 << 2 | 2; /* App response to LUN 2 */
+	out[n] = (uint8_t) - (0x20 + out[n - 1]);
 	n++;
 	start = n;
 	out[n++] = 0x82;
@@ -385,12 +388,12 @@ START_TEST(test_bridge_response)
 	unsigned int n;
 
 	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0), 0);
+				     -1, 0, 0),
+			 0);
 	ck_assert_uint_eq(fb->nsubs, 1);
 	ck_assert_uint_eq(fb->subs[0].len, sizeof(send_getdevid));
-	ck_assert_mem_eq(fb->subs[0].req, send_getdevid,
-			 sizeof(send_getdevid));
-	send_taken(0x01);			/* a message waits */
+	ck_assert_mem_eq(fb->subs[0].req, send_getdevid, sizeof(send_getdevid));
+	send_taken(0x01); /* a message waits */
 	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
 	n = get_msg_rsp(0, rsp);
 	fake_answer(fb, rsp, n);
@@ -422,9 +425,10 @@ START_TEST(test_bridge_retry_timeout)
 	int owner;
 
 	/* 1 retry, 1000 ms (the shortest the table keeps) */
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0,
-				     1, 1000, 0), 0);
-	send_taken(0x00);			/* no answer yet */
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
+				     1000, 0),
+			 0);
+	send_taken(0x00); /* no answer yet */
 	ck_assert_ptr_null(fake_pending(fb));
 	/* the retry: the same request again, after the retry time */
 	while (!fake_pending(fb) && up.bridged == 0)
@@ -450,8 +454,9 @@ START_TEST(test_bridge_refused)
 	/* Send Message refused with a cc that is no "try again" */
 	uint8_t busy[3] = { 0x1c, 0x34, 0xcc };
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0,
-				     0, 1000, 0), 0);
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
+				     1000, 0),
+			 0);
 	fake_complete(fb, fake_pending(fb), 0, busy, 3);
 	ck_assert_uint_eq(up.bridged, 1);
 	ck_assert_ptr_eq(up.owner, &owner);
@@ -469,12 +474,13 @@ START_TEST(test_bridge_owner_gone)
 	unsigned int n;
 
 	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0), 0);
+				     -1, 0, 0),
+			 0);
 	bridge_owner_gone(&d, &owner);
 	send_taken(0x01);
 	n = get_msg_rsp(0, rsp);
 	fake_answer(fb, rsp, n);
-	ck_assert_uint_eq(up.bridged, 0);	/* nobody to tell */
+	ck_assert_uint_eq(up.bridged, 0); /* nobody to tell */
 	fake_complete(fb, fake_pending(fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
 	ck_assert_ptr_null(fake_pending(fb));
@@ -559,7 +565,6 @@ START_TEST(test_command_unregistered)
 }
 END_TEST
 
-
 /* ------------------------------------------------------------------ */
 /* BMC setup */
 
@@ -618,7 +623,7 @@ START_TEST(test_bmc_setup)
 			event_base_loop(base, EVLOOP_ONCE);
 	}
 	want_req(fake_pending(fb), IPMI_GET_BMC_GLOBAL_ENABLES_CMD);
-	fake_answer(fb, (const uint8_t[]){ 0x0c }, 1);	/* already right */
+	fake_answer(fb, (const uint8_t[]){ 0x0c }, 1); /* already right */
 	ck_assert_ptr_null(fake_pending(fb));
 }
 END_TEST

@@ -9,9 +9,10 @@
 
 #include "delay_model.h"
 
-#define NEAR(a, b, eps) ck_assert_msg(fabs((a) - (b)) <= (eps), \
-	"%s = %.6f, expected %.6f +- %g", #a, (double)(a), (double)(b), \
-	(double)(eps))
+#define NEAR(a, b, eps)                                                  \
+	ck_assert_msg(fabs((a) - (b)) <= (eps),                          \
+		      "%s = %.6f, expected %.6f +- %g", #a, (double)(a), \
+		      (double)(b), (double)(eps))
 
 static struct delay_model parse_ok(const char *spec)
 {
@@ -111,23 +112,31 @@ START_TEST(table_text)
 
 	ck_assert_int_eq(delay_model_parse_table("", &m, err, sizeof(err)), -1);
 	ck_assert_int_eq(delay_model_parse_table("# only\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("100 0.5\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("200 0\n100 1\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("100 0\n100 1\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("100 0.6\n200 0.5\n300 1\n",
-						 &m, err, sizeof(err)), -1);
+						 &m, err, sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("100 1.5\n", &m, err,
-						 sizeof(err)), -1);
-	ck_assert_int_eq(delay_model_parse_table("100\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
+	ck_assert_int_eq(delay_model_parse_table("100\n", &m, err, sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("100 1 7\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_int_eq(delay_model_parse_table("-5 0\n100 1\n", &m, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(err, "line 1"));
 }
 END_TEST
@@ -136,7 +145,8 @@ START_TEST(table_file)
 {
 	char path[] = "/tmp/kcsmux-delay-table-XXXXXX";
 	int fd = mkstemp(path);
-	const char text[] = "# upper_us\tcum\n200\t0.00\n400\t0.50\n600\t1.00\n";
+	const char text[] =
+		"# upper_us\tcum\n200\t0.00\n400\t0.50\n600\t1.00\n";
 	char spec[64];
 	struct delay_model m;
 

@@ -22,15 +22,17 @@ static void assert_bytes(const uint8_t *got, int got_len, const uint8_t *want,
 {
 	ck_assert_int_eq(got_len, (int)want_len);
 	for (size_t i = 0; i < want_len; i++)
-		ck_assert_msg(got[i] == want[i], "byte %zu: 0x%02x, want 0x%02x",
-			      i, got[i], want[i]);
+		ck_assert_msg(got[i] == want[i],
+			      "byte %zu: 0x%02x, want 0x%02x", i, got[i],
+			      want[i]);
 }
 
 static struct abi_addr ipmb_addr(int32_t type, int16_t chan, uint8_t sa,
 				 uint8_t lun)
 {
-	return (struct abi_addr){ .addr_type = type, .channel = chan,
-				  .slave_addr = sa, .lun = lun };
+	return (struct abi_addr){
+		.addr_type = type, .channel = chan, .slave_addr = sa, .lun = lun
+	};
 }
 
 /* Get Device ID to 0x82 on channel 0, seq 5, from 0x20 LUN 2 */
@@ -39,8 +41,8 @@ static const uint8_t v_getdevid[] = {
 };
 /* the same as a broadcast with data {1, 2}, seq 0 */
 static const uint8_t v_bcast[] = {
-	0x18, 0x34, 0x00, 0x00, 0x82, 0x18, 0x66, 0x20, 0x02, 0x01,
-	0x01, 0x02, 0xda,
+	0x18, 0x34, 0x00, 0x00, 0x82, 0x18, 0x66,
+	0x20, 0x02, 0x01, 0x01, 0x02, 0xda,
 };
 /* storage 0x0a cmd 0x10 data {0} to 0x72 LUN 1 on channel 7, seq 63 */
 static const uint8_t v_storage[] = {
@@ -48,8 +50,8 @@ static const uint8_t v_storage[] = {
 };
 /* Get Message: 0x82 answers v_getdevid (cc 0, data 20 01 00) */
 static const uint8_t v_rsp[] = {
-	0x1c, 0x33, 0x00, 0x00, 0x1e, 0xc2, 0x82, 0x14, 0x01,
-	0x00, 0x20, 0x01, 0x00, 0x48,
+	0x1c, 0x33, 0x00, 0x00, 0x1e, 0xc2, 0x82,
+	0x14, 0x01, 0x00, 0x20, 0x01, 0x00, 0x48,
 };
 /* Get Message: 0x40 LUN 0 sends netfn 0x2e cmd 5 seq 9 data DE AD to our
  * LUN 2, channel 0, privilege 4 */
@@ -79,8 +81,14 @@ START_TEST(test_build_vectors)
 	static const uint8_t d0[] = { 0 };
 	uint8_t out[ABI_MAX_MSG_LENGTH];
 	struct ipmb_tx tx = {
-		.channel = 0, .dest_sa = 0x82, .dest_lun = 0, .netfn = 6,
-		.cmd = 1, .src_sa = 0x20, .src_lun = 2, .seq = 5,
+		.channel = 0,
+		.dest_sa = 0x82,
+		.dest_lun = 0,
+		.netfn = 6,
+		.cmd = 1,
+		.src_sa = 0x20,
+		.src_lun = 2,
+		.seq = 5,
 	};
 
 	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)),
@@ -89,20 +97,26 @@ START_TEST(test_build_vectors)
 	tx.seq = 0;
 	tx.data = d12;
 	tx.data_len = 2;
-	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)),
-		     v_bcast, sizeof(v_bcast));
-	tx = (struct ipmb_tx){ .channel = 7, .dest_sa = 0x72, .dest_lun = 1,
-			       .netfn = 0x0a, .cmd = 0x10, .src_sa = 0x20,
-			       .src_lun = 2, .seq = 63, .data = d0,
+	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)), v_bcast,
+		     sizeof(v_bcast));
+	tx = (struct ipmb_tx){ .channel = 7,
+			       .dest_sa = 0x72,
+			       .dest_lun = 1,
+			       .netfn = 0x0a,
+			       .cmd = 0x10,
+			       .src_sa = 0x20,
+			       .src_lun = 2,
+			       .seq = 63,
+			       .data = d0,
 			       .data_len = 1 };
-	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)),
-		     v_storage, sizeof(v_storage));
+	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)), v_storage,
+		     sizeof(v_storage));
 	/* seq and LUNs are masked, never spill into other bits */
 	tx.seq = 63 | 0x40;
 	tx.src_lun = 2 | 0x4;
 	tx.dest_lun = 1 | 0x8;
-	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)),
-		     v_storage, sizeof(v_storage));
+	assert_bytes(out, ipmb_build_send_msg(&tx, out, sizeof(out)), v_storage,
+		     sizeof(v_storage));
 }
 END_TEST
 
@@ -126,20 +140,25 @@ START_TEST(test_build_from_addr)
 	ck_assert_uint_eq(out[2] & 0xc0, 0);
 
 	ck_assert_int_eq(ipmb_build_from_addr(&si, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)), -EINVAL);
+					      out, sizeof(out)),
+			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 4);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)), -EINVAL);
+					      out, sizeof(out)),
+			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 16, 0x82, 0);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)), -EINVAL);
+					      out, sizeof(out)),
+			 -EINVAL);
 	/* LAN is framed too (test_build_lan); a LAN channel past 15 not */
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 2, 0x82, 0);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)), 11);
+					      out, sizeof(out)),
+			 11);
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 16, 0x82, 0);
 	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)), -EINVAL);
+					      out, sizeof(out)),
+			 -EINVAL);
 }
 END_TEST
 
@@ -149,11 +168,11 @@ START_TEST(test_build_response_seq)
 	static const uint8_t cc0[] = { 0 };
 	uint8_t out[32];
 	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x40, 0);
-	int64_t msgid = 0x1c9;	/* & 0x3f = 9 */
+	int64_t msgid = 0x1c9; /* & 0x3f = 9 */
 	int n;
 
-	n = ipmb_build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2,
-				 (uint8_t)msgid, out, sizeof(out));
+	n = ipmb_build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2, (uint8_t)msgid,
+				 out, sizeof(out));
 	ck_assert_int_eq(n, 11);
 	ck_assert_uint_eq(out[3], 0x40);
 	ck_assert_uint_eq(out[4], 0x2f << 2);
@@ -167,8 +186,11 @@ START_TEST(test_build_limits)
 {
 	static uint8_t data[ABI_MAX_MSG_LENGTH];
 	uint8_t out[ABI_MAX_MSG_LENGTH + 8];
-	struct ipmb_tx tx = { .dest_sa = 0x82, .netfn = 6, .cmd = 1,
-			      .src_sa = 0x20, .data = data };
+	struct ipmb_tx tx = { .dest_sa = 0x82,
+			      .netfn = 6,
+			      .cmd = 1,
+			      .src_sa = 0x20,
+			      .data = data };
 
 	tx.data_len = 262;
 	ck_assert_int_eq(ipmb_build_send_msg(&tx, out, sizeof(out)), 272);
@@ -197,9 +219,15 @@ END_TEST
 START_TEST(test_build_all_lengths)
 {
 	uint8_t data[ABI_MAX_MSG_LENGTH], out[ABI_MAX_MSG_LENGTH];
-	struct ipmb_tx tx = { .channel = 3, .dest_sa = 0xb0, .dest_lun = 3,
-			      .netfn = 0x30, .cmd = 0x99, .src_sa = 0x81,
-			      .src_lun = 1, .seq = 42, .data = data,
+	struct ipmb_tx tx = { .channel = 3,
+			      .dest_sa = 0xb0,
+			      .dest_lun = 3,
+			      .netfn = 0x30,
+			      .cmd = 0x99,
+			      .src_sa = 0x81,
+			      .src_lun = 1,
+			      .seq = 42,
+			      .data = data,
 			      .broadcast = _i & 1 };
 	uint16_t len = (uint16_t)(_i >> 1);
 	size_t b = tx.broadcast;
@@ -239,8 +267,9 @@ START_TEST(test_parse_response)
 	ck_assert_uint_eq(rx.cmd, 1);
 	ck_assert_ptr_eq(rx.data, v_rsp + 9);
 	ck_assert_uint_eq(rx.data_len, 4);
-	ck_assert_uint_eq(rx.data[0], 0);	/* cc */
-	ck_assert_int_eq(ipmb_parse_get_msg(v_rsp, sizeof(v_rsp), 0x20, &rx), 0);
+	ck_assert_uint_eq(rx.data[0], 0); /* cc */
+	ck_assert_int_eq(ipmb_parse_get_msg(v_rsp, sizeof(v_rsp), 0x20, &rx),
+			 0);
 	/* checksum 1 says it was for 0x20, not 0x22 */
 	ck_assert_int_eq(ipmb_parse_get_msg(v_rsp, sizeof(v_rsp), 0x22, &rx),
 			 -EBADMSG);
@@ -251,12 +280,14 @@ END_TEST
 
 START_TEST(test_parse_command)
 {
-	static const uint8_t nodata[] = {	/* v_cmd without data */
+	static const uint8_t nodata[] = {
+		/* v_cmd without data */
 		0x1c, 0x33, 0x00, 0x40, 0xba, 0x26, 0x40, 0x24, 0x05, 0x97,
 	};
 	struct ipmb_rx rx;
 
-	ck_assert_int_eq(ipmb_parse_get_msg(v_cmd, sizeof(v_cmd), 0x20, &rx), 0);
+	ck_assert_int_eq(ipmb_parse_get_msg(v_cmd, sizeof(v_cmd), 0x20, &rx),
+			 0);
 	ck_assert(!rx.is_response);
 	ck_assert_uint_eq(rx.channel, 0);
 	ck_assert_uint_eq(rx.priv, 4);
@@ -271,7 +302,8 @@ START_TEST(test_parse_command)
 	ck_assert_uint_eq(rx.data[1], 0xad);
 	/* a command without data is 10 bytes and valid */
 	ck_assert_uint_eq(ipmb_checksum(nodata + 6, 3), nodata[9]);
-	ck_assert_int_eq(ipmb_parse_get_msg(nodata, sizeof(nodata), -1, &rx), 0);
+	ck_assert_int_eq(ipmb_parse_get_msg(nodata, sizeof(nodata), -1, &rx),
+			 0);
 	ck_assert_uint_eq(rx.data_len, 0);
 	ck_assert_int_eq(ipmb_parse_get_msg(nodata, 9, -1, &rx), -EINVAL);
 }
@@ -308,7 +340,7 @@ START_TEST(test_parse_errors)
 	b[1] = 0x35;
 	ck_assert_int_eq(ipmb_parse_get_msg(b, sizeof(b), -1, &rx), -EPROTO);
 	b[1] = 0x33;
-	b[0] = 0x18;	/* a request netfn */
+	b[0] = 0x18; /* a request netfn */
 	ck_assert_int_eq(ipmb_parse_get_msg(b, sizeof(b), -1, &rx), -EPROTO);
 	ck_assert_int_eq(ipmb_parse_get_msg(v_rsp, 2, -1, &rx), -EPROTO);
 	/* short: a response needs its cc (11 bytes), anything needs 10 */
@@ -345,7 +377,8 @@ END_TEST
 
 START_TEST(test_user_error_and_results)
 {
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_BROADCAST_ADDR_TYPE, 3, 0x72, 1);
+	struct abi_addr a =
+		ipmb_addr(IPMI_IPMB_BROADCAST_ADDR_TYPE, 3, 0x72, 1);
 	struct ipmb_user_msg m;
 
 	ipmb_user_error(&a, -5, 0x0a, 0x10, IPMI_TIMEOUT_ERR, &m);
@@ -392,8 +425,8 @@ START_TEST(test_user_command)
 	ck_assert_uint_eq(m.data[1], 0xad);
 
 	/* nobody registered: the driver's 0xC1 reply */
-	assert_bytes(out, ipmb_build_invalid_cmd_reply(&rx, 0x20, out,
-						       sizeof(out)),
+	assert_bytes(out,
+		     ipmb_build_invalid_cmd_reply(&rx, 0x20, out, sizeof(out)),
 		     v_cmd_reply, sizeof(v_cmd_reply));
 	ck_assert_int_eq(ipmb_build_invalid_cmd_reply(&rx, 0x20, out, 10),
 			 -ENOSPC);
@@ -401,9 +434,10 @@ START_TEST(test_user_command)
 	{
 		static const uint8_t c1[] = { 0xc1 };
 
-		assert_bytes(out, ipmb_build_from_addr(&m.addr, 0x2f, 5, c1, 1,
-						       0x20, 2, (uint8_t)m.msgid,
-						       out, sizeof(out)),
+		assert_bytes(out,
+			     ipmb_build_from_addr(&m.addr, 0x2f, 5, c1, 1, 0x20,
+						  2, (uint8_t)m.msgid, out,
+						  sizeof(out)),
 			     v_cmd_reply, sizeof(v_cmd_reply));
 	}
 }
@@ -413,8 +447,12 @@ END_TEST
 START_TEST(test_build_lan)
 {
 	const struct abi_addr lan = {
-		.addr_type = IPMI_LAN_ADDR_TYPE, .channel = 1, .lun = 2,
-		.privilege = 4, .session_handle = 0x11, .remote_swid = 0x81,
+		.addr_type = IPMI_LAN_ADDR_TYPE,
+		.channel = 1,
+		.lun = 2,
+		.privilege = 4,
+		.session_handle = 0x11,
+		.remote_swid = 0x81,
 		.local_swid = 0x20,
 	};
 	const uint8_t d[2] = { 0xaa, 0xbb };
@@ -430,12 +468,15 @@ START_TEST(test_build_lan)
 	ck_assert_mem_eq(out, want, 13);
 	ck_assert_uint_eq((uint8_t)(out[4] + out[5] + out[6]), 0);
 	ck_assert_uint_eq((uint8_t)(out[7] + out[8] + out[9] + out[10] +
-				    out[11] + out[12]), 0);
+				    out[11] + out[12]),
+			  0);
 	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 262, 1, 3, out,
-					sizeof(out)), -EMSGSIZE);
+					sizeof(out)),
+			 -EMSGSIZE);
 	bad.channel = 16;
 	ck_assert_int_eq(ipmb_build_lan(&bad, 6, 1, d, 2, 1, 3, out,
-					sizeof(out)), -EINVAL);
+					sizeof(out)),
+			 -EINVAL);
 	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12),
 			 -ENOSPC);
 }

@@ -77,7 +77,8 @@ START_TEST(test_native_req)
 
 	/* plain SEND: the first sizeof(struct ipmi_req) bytes */
 	ck_assert_int_eq(abi_decode_req(buf, sizeof(struct ipmi_req), false,
-					false, &r), 0);
+					false, &r),
+			 0);
 	ck_assert_uint_eq(r.addr_ptr, BIG_PTR_A);
 	ck_assert_uint_eq(r.addr_len, 0x01020304);
 	ck_assert_int_eq(r.msgid, -123456789L);
@@ -97,14 +98,16 @@ START_TEST(test_native_req)
 
 	/* short buffers */
 	ck_assert_int_eq(abi_decode_req(buf, sizeof(struct ipmi_req) - 1, false,
-					false, &r), -EINVAL);
+					false, &r),
+			 -EINVAL);
 	ck_assert_int_eq(abi_decode_req(buf, sizeof(st) - 1, false, true, &r),
 			 -EINVAL);
 	ck_assert_int_eq(abi_decode_req(NULL, 100, false, false, &r), -EINVAL);
 
 	/* decode at an odd address: no alignment assumptions */
 	memmove(buf + 1, buf, sizeof(st));
-	ck_assert_int_eq(abi_decode_req(buf + 1, sizeof(st), false, true, &r), 0);
+	ck_assert_int_eq(abi_decode_req(buf + 1, sizeof(st), false, true, &r),
+			 0);
 	ck_assert_int_eq(r.msgid, -123456789L);
 	ck_assert_uint_eq(r.retry_time_ms, 0xfedcba98u);
 }
@@ -114,9 +117,15 @@ START_TEST(test_native_req_encode)
 {
 	struct ipmi_req_settime st, ref;
 	struct abi_req r = {
-		.addr_ptr = BIG_PTR_A, .addr_len = 8, .msgid = -2,
-		.netfn = 0x0a, .cmd = 0x44, .data_len = 16,
-		.data_ptr = BIG_PTR_B, .retries = 3, .retry_time_ms = 500,
+		.addr_ptr = BIG_PTR_A,
+		.addr_len = 8,
+		.msgid = -2,
+		.netfn = 0x0a,
+		.cmd = 0x44,
+		.data_len = 16,
+		.data_ptr = BIG_PTR_B,
+		.retries = 3,
+		.retry_time_ms = 500,
 		.settime = true,
 	};
 
@@ -136,10 +145,12 @@ START_TEST(test_native_req_encode)
 	ck_assert_mem_eq(&st, &ref, sizeof(st));
 
 	r.settime = false;
-	ck_assert_int_eq(abi_encode_req(&st, sizeof(struct ipmi_req), false, &r),
+	ck_assert_int_eq(abi_encode_req(&st, sizeof(struct ipmi_req), false,
+					&r),
 			 (int)sizeof(struct ipmi_req));
 	ck_assert_int_eq(abi_encode_req(&st, sizeof(struct ipmi_req) - 1, false,
-					&r), -EINVAL);
+					&r),
+			 -EINVAL);
 }
 END_TEST
 
@@ -176,9 +187,13 @@ START_TEST(test_native_recv)
 	/* encode over a poisoned buffer: fields land where the struct has them,
 	 * padding keeps the poison */
 	e = (struct abi_recv){ .recv_type = IPMI_RESPONSE_RECV_TYPE,
-			       .addr_ptr = BIG_PTR_B, .addr_len = 8,
-			       .msgid = -42, .netfn = 0x07, .cmd = 0x01,
-			       .data_len = 16, .data_ptr = BIG_PTR_A };
+			       .addr_ptr = BIG_PTR_B,
+			       .addr_len = 8,
+			       .msgid = -42,
+			       .netfn = 0x07,
+			       .cmd = 0x01,
+			       .data_len = 16,
+			       .data_ptr = BIG_PTR_A };
 	memset(buf, 0xa5, sizeof(buf));
 	ck_assert_int_eq(abi_encode_recv(buf, sizeof(buf), false, &e),
 			 (int)sizeof(rv));
@@ -206,7 +221,7 @@ START_TEST(test_native_recv)
 		z.msg.cmd = 0xff;
 		z.msg.data_len = 0xffff;
 		z.msg.data = fake_ptr(UINTPTR_MAX);
-		memcpy(zb, &z, sizeof(z));	/* 0xff = field, 0 = padding */
+		memcpy(zb, &z, sizeof(z)); /* 0xff = field, 0 = padding */
 		for (size_t i = 0; i < sizeof(zb); i++)
 			if (zb[i] == 0)
 				ck_assert_uint_eq(buf[i], 0xa5);
@@ -226,20 +241,20 @@ START_TEST(test_compat_req)
 
 	ck_assert_uint_eq(abi_req_size(true, false), 20);
 	ck_assert_uint_eq(abi_req_size(true, true), 28);
-	put32(b + 0, 0xfffff000u);	/* addr */
-	put32(b + 4, 8);		/* addr_len */
-	put32(b + 8, 0xfffffffbu);	/* msgid -5 */
-	b[12] = 0x06;			/* netfn */
-	b[13] = 0x01;			/* cmd */
-	put16(b + 14, 3);		/* data_len */
-	put32(b + 16, 0x80001234u);	/* data */
-	put32(b + 20, 0xffffffffu);	/* retries -1 */
-	put32(b + 24, 1500);		/* retry_time_ms */
+	put32(b + 0, 0xfffff000u);  /* addr */
+	put32(b + 4, 8);	    /* addr_len */
+	put32(b + 8, 0xfffffffbu);  /* msgid -5 */
+	b[12] = 0x06;		    /* netfn */
+	b[13] = 0x01;		    /* cmd */
+	put16(b + 14, 3);	    /* data_len */
+	put32(b + 16, 0x80001234u); /* data */
+	put32(b + 20, 0xffffffffu); /* retries -1 */
+	put32(b + 24, 1500);	    /* retry_time_ms */
 
 	ck_assert_int_eq(abi_decode_req(b, 20, true, false, &r), 0);
-	ck_assert_uint_eq(r.addr_ptr, 0xfffff000u);	/* zero-extended */
+	ck_assert_uint_eq(r.addr_ptr, 0xfffff000u); /* zero-extended */
 	ck_assert_uint_eq(r.addr_len, 8);
-	ck_assert_int_eq(r.msgid, -5);			/* sign-extended */
+	ck_assert_int_eq(r.msgid, -5); /* sign-extended */
 	ck_assert_uint_eq(r.netfn, 0x06);
 	ck_assert_uint_eq(r.cmd, 0x01);
 	ck_assert_uint_eq(r.data_len, 3);
@@ -272,14 +287,14 @@ START_TEST(test_compat_recv)
 	struct abi_recv r;
 
 	ck_assert_uint_eq(abi_recv_size(true), 24);
-	put32(b + 0, 3);		/* recv_type */
-	put32(b + 4, 0xbfff0000u);	/* addr */
-	put32(b + 8, 40);		/* addr_len */
-	put32(b + 12, 0x80000000u);	/* msgid INT32_MIN */
-	b[16] = 0x2c;			/* netfn */
-	b[17] = 0x99;			/* cmd */
-	put16(b + 18, 1024);		/* data_len */
-	put32(b + 20, 0xbfff1000u);	/* data */
+	put32(b + 0, 3);	    /* recv_type */
+	put32(b + 4, 0xbfff0000u);  /* addr */
+	put32(b + 8, 40);	    /* addr_len */
+	put32(b + 12, 0x80000000u); /* msgid INT32_MIN */
+	b[16] = 0x2c;		    /* netfn */
+	b[17] = 0x99;		    /* cmd */
+	put16(b + 18, 1024);	    /* data_len */
+	put32(b + 20, 0xbfff1000u); /* data */
 
 	ck_assert_int_eq(abi_decode_recv(b, sizeof(b), true, &r), 0);
 	ck_assert_int_eq(r.recv_type, 3);
@@ -342,12 +357,15 @@ static const struct exp_ioctl native_exp[] = {
 	  sizeof(struct ipmi_req_settime), 0 },
 	{ IPMICTL_SET_TIMING_PARMS_CMD, ABI_SET_TIMING_PARMS, 8, 0 },
 	{ IPMICTL_GET_TIMING_PARMS_CMD, ABI_GET_TIMING_PARMS, 0, 8 },
-	{ IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, ABI_SET_MY_CHANNEL_ADDRESS, 4, 0 },
-	{ IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, ABI_GET_MY_CHANNEL_ADDRESS, 4, 4 },
+	{ IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD, ABI_SET_MY_CHANNEL_ADDRESS, 4,
+	  0 },
+	{ IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD, ABI_GET_MY_CHANNEL_ADDRESS, 4,
+	  4 },
 	{ IPMICTL_SET_MY_CHANNEL_LUN_CMD, ABI_SET_MY_CHANNEL_LUN, 4, 0 },
 	{ IPMICTL_GET_MY_CHANNEL_LUN_CMD, ABI_GET_MY_CHANNEL_LUN, 4, 4 },
 	{ IPMICTL_REGISTER_FOR_CMD_CHANS, ABI_REGISTER_FOR_CMD_CHANS, 12, 0 },
-	{ IPMICTL_UNREGISTER_FOR_CMD_CHANS, ABI_UNREGISTER_FOR_CMD_CHANS, 12, 0 },
+	{ IPMICTL_UNREGISTER_FOR_CMD_CHANS, ABI_UNREGISTER_FOR_CMD_CHANS, 12,
+	  0 },
 	{ IPMICTL_GET_MAINTENANCE_MODE_CMD, ABI_GET_MAINTENANCE_MODE, 0, 4 },
 	{ IPMICTL_SET_MAINTENANCE_MODE_CMD, ABI_SET_MAINTENANCE_MODE, 4, 0 },
 };
@@ -368,8 +386,8 @@ START_TEST(test_ioctl_native)
 			const struct abi_ioctl *e =
 				abi_ioctl_lookup(native_exp[i].cmd, compat);
 
-			ck_assert_msg(e, "native %#x compat %d", native_exp[i].cmd,
-				      compat);
+			ck_assert_msg(e, "native %#x compat %d",
+				      native_exp[i].cmd, compat);
 			ck_assert_uint_eq(e->cmd, native_exp[i].cmd);
 			ck_assert_int_eq(e->op, native_exp[i].op);
 			ck_assert_uint_eq(e->in_size, native_exp[i].in);
@@ -387,17 +405,17 @@ END_TEST
 START_TEST(test_ioctl_compat)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(compat_exp); i++) {
-		const struct abi_ioctl *e = abi_ioctl_lookup(compat_exp[i].cmd,
-							     true);
+		const struct abi_ioctl *e =
+			abi_ioctl_lookup(compat_exp[i].cmd, true);
 
 		ck_assert_msg(e, "compat %#x", compat_exp[i].cmd);
 		ck_assert_int_eq(e->op, compat_exp[i].op);
 		ck_assert_uint_eq(e->in_size, compat_exp[i].in);
 		ck_assert_uint_eq(e->out_size, compat_exp[i].out);
 		ck_assert(e->layout32);
-		if (sizeof(long) == 8)	/* a 64-bit caller cannot use them */
-			ck_assert_ptr_null(abi_ioctl_lookup(compat_exp[i].cmd,
-							    false));
+		if (sizeof(long) == 8) /* a 64-bit caller cannot use them */
+			ck_assert_ptr_null(
+				abi_ioctl_lookup(compat_exp[i].cmd, false));
 	}
 }
 END_TEST
@@ -417,8 +435,10 @@ START_TEST(test_ioctl_pointer_free_same)
 	ck_assert_uint_eq(_IOC(R, M, 20, 4), IPMICTL_GET_MY_LUN_CMD);
 	ck_assert_uint_eq(_IOC(R, M, 22, 8), IPMICTL_SET_TIMING_PARMS_CMD);
 	ck_assert_uint_eq(_IOC(R, M, 23, 8), IPMICTL_GET_TIMING_PARMS_CMD);
-	ck_assert_uint_eq(_IOC(R, M, 24, 4), IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD);
-	ck_assert_uint_eq(_IOC(R, M, 25, 4), IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD);
+	ck_assert_uint_eq(_IOC(R, M, 24, 4),
+			  IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD);
+	ck_assert_uint_eq(_IOC(R, M, 25, 4),
+			  IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD);
 	ck_assert_uint_eq(_IOC(R, M, 26, 4), IPMICTL_SET_MY_CHANNEL_LUN_CMD);
 	ck_assert_uint_eq(_IOC(R, M, 27, 4), IPMICTL_GET_MY_CHANNEL_LUN_CMD);
 	ck_assert_uint_eq(_IOC(R, M, 28, 12), IPMICTL_REGISTER_FOR_CMD_CHANS);
@@ -438,9 +458,10 @@ END_TEST
 START_TEST(test_ioctl_unknown)
 {
 	static const unsigned int bad[] = {
-		TCGETS, FIONREAD, TIOCGWINSZ, 0, 0xffffffffu, 0x6901,
-		0x8014690Cu,		/* compat size, wrong nr */
-		0x4014690Du,		/* compat SEND with _IOW direction */
+		TCGETS,	     FIONREAD,	  TIOCGWINSZ,
+		0,	     0xffffffffu, 0x6901,
+		0x8014690Cu, /* compat size, wrong nr */
+		0x4014690Du, /* compat SEND with _IOW direction */
 		0x8018690Du, 0xdeadbeefu, _IOC(_IOC_READ, 'j', 13, 20),
 	};
 	unsigned int hits[2] = { 0, 0 };
@@ -453,7 +474,8 @@ START_TEST(test_ioctl_unknown)
 	for (unsigned int dir = 0; dir < 4; dir++)
 		for (unsigned int nr = 0; nr < 256; nr++)
 			for (unsigned int size = 0; size <= 64; size++) {
-				unsigned int c = _IOC(dir, IPMI_IOC_MAGIC, nr, size);
+				unsigned int c =
+					_IOC(dir, IPMI_IOC_MAGIC, nr, size);
 
 				for (int compat = 0; compat < 2; compat++)
 					if (abi_ioctl_lookup(c, compat))
@@ -464,7 +486,8 @@ START_TEST(test_ioctl_unknown)
 	/* random numbers */
 	srand(12345);
 	for (int i = 0; i < 100000; i++) {
-		unsigned int c = (unsigned int)rand() << 16 ^ (unsigned int)rand();
+		unsigned int c =
+			(unsigned int)rand() << 16 ^ (unsigned int)rand();
 		int known = 0;
 
 		for (size_t j = 0; j < ARRAY_SIZE(native_exp); j++)
@@ -483,7 +506,8 @@ END_TEST
 START_TEST(test_small_structs)
 {
 	struct ipmi_cmdspec cs = { .netfn = 0x2e, .cmd = 0x12 };
-	struct ipmi_cmdspec_chans cc = { .netfn = 0x1234, .cmd = 0x1ff,
+	struct ipmi_cmdspec_chans cc = { .netfn = 0x1234,
+					 .cmd = 0x1ff,
 					 .chans = 0x8001 };
 	struct ipmi_timing_parms tp = { .retries = -1, .retry_time_ms = 0 };
 	struct ipmi_channel_lun_address_set cv;
@@ -502,7 +526,7 @@ START_TEST(test_small_structs)
 	ck_assert_int_eq(abi_decode_cmdspec(&cs, 1, &s), -EINVAL);
 
 	ck_assert_int_eq(abi_decode_cmdspec_chans(&cc, sizeof(cc), &s), 0);
-	ck_assert_uint_eq(s.netfn, 0x34);	/* truncated like the driver */
+	ck_assert_uint_eq(s.netfn, 0x34); /* truncated like the driver */
 	ck_assert_uint_eq(s.cmd, 0xff);
 	ck_assert_uint_eq(s.chans, 0x8001);
 	ck_assert_int_eq(abi_decode_cmdspec_chans(&cc, 11, &s), -EINVAL);
@@ -560,7 +584,8 @@ START_TEST(test_addr_si)
 {
 	struct ipmi_system_interface_addr si = {
 		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-		.channel = IPMI_BMC_CHANNEL, .lun = 2,
+		.channel = IPMI_BMC_CHANNEL,
+		.lun = 2,
 	};
 	uint8_t big[ABI_MAX_ADDR_LEN + 1];
 	struct abi_addr a;
@@ -613,7 +638,8 @@ END_TEST
 START_TEST(test_addr_ipmb)
 {
 	struct ipmi_ipmb_addr ib = { .addr_type = IPMI_IPMB_ADDR_TYPE,
-				     .channel = 0, .slave_addr = 0x72,
+				     .channel = 0,
+				     .slave_addr = 0x72,
 				     .lun = 1 };
 	struct abi_addr a, r, b;
 	uint8_t enc[16];
@@ -630,7 +656,7 @@ START_TEST(test_addr_ipmb)
 
 	ib.channel = 14;
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), 0);
-	ib.channel = 15;	/* the BMC channel is for SI addresses only */
+	ib.channel = 15; /* the BMC channel is for SI addresses only */
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), -EINVAL);
 	ib.channel = 16;
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), -EINVAL);
@@ -663,12 +689,18 @@ END_TEST
 START_TEST(test_addr_lan_direct_unknown)
 {
 	struct ipmi_lan_addr lan = { .addr_type = IPMI_LAN_ADDR_TYPE,
-				     .channel = 3, .privilege = 4,
-				     .session_handle = 5, .remote_SWID = 0x81,
-				     .local_SWID = 0x20, .lun = 2 };
-	struct ipmi_ipmb_direct_addr d = { .addr_type = IPMI_IPMB_DIRECT_ADDR_TYPE,
-					   .channel = 0, .slave_addr = 0x40,
-					   .rs_lun = 1, .rq_lun = 2 };
+				     .channel = 3,
+				     .privilege = 4,
+				     .session_handle = 5,
+				     .remote_SWID = 0x81,
+				     .local_SWID = 0x20,
+				     .lun = 2 };
+	struct ipmi_ipmb_direct_addr d = { .addr_type =
+						   IPMI_IPMB_DIRECT_ADDR_TYPE,
+					   .channel = 0,
+					   .slave_addr = 0x40,
+					   .rs_lun = 1,
+					   .rq_lun = 2 };
 	struct abi_addr a, b;
 	uint8_t enc[16], raw[40];
 
@@ -717,15 +749,17 @@ START_TEST(test_addr_lan_direct_unknown)
 	/* unknown types, even with a full-size buffer */
 	memset(raw, 0, sizeof(raw));
 	for (int t = -1; t < 0x100; t++) {
-		if (t == IPMI_SYSTEM_INTERFACE_ADDR_TYPE || t == IPMI_IPMB_ADDR_TYPE ||
-		    t == IPMI_IPMB_BROADCAST_ADDR_TYPE || t == IPMI_LAN_ADDR_TYPE ||
-		    t == IPMI_IPMB_DIRECT_ADDR_TYPE)
+		if (t == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
+		    t == IPMI_IPMB_ADDR_TYPE ||
+		    t == IPMI_IPMB_BROADCAST_ADDR_TYPE ||
+		    t == IPMI_LAN_ADDR_TYPE || t == IPMI_IPMB_DIRECT_ADDR_TYPE)
 			continue;
 		put32(raw, (uint32_t)t);
 		ck_assert_int_eq(parse(raw, sizeof(raw), &a), -EINVAL);
 		ck_assert_uint_eq(abi_addr_length(t), 0);
 		a.addr_type = t;
-		ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), -EINVAL);
+		ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)),
+				 -EINVAL);
 	}
 }
 END_TEST
@@ -735,8 +769,10 @@ END_TEST
 
 START_TEST(test_req_sizes)
 {
-	struct abi_req r = { .addr_ptr = 0x1000, .addr_len = 8,
-			     .data_ptr = 0x2000, .data_len = 272 };
+	struct abi_req r = { .addr_ptr = 0x1000,
+			     .addr_len = 8,
+			     .data_ptr = 0x2000,
+			     .data_len = 272 };
 
 	ck_assert_int_eq(abi_check_req_sizes(&r), 0);
 	ck_assert_uint_eq(abi_req_data_len(&r), 272);
@@ -744,7 +780,7 @@ START_TEST(test_req_sizes)
 	ck_assert_int_eq(abi_check_req_sizes(&r), 0);
 	r.addr_len = 41;
 	ck_assert_int_eq(abi_check_req_sizes(&r), -EINVAL);
-	r.data_len = 273;	/* addr_len is checked first */
+	r.data_len = 273; /* addr_len is checked first */
 	ck_assert_int_eq(abi_check_req_sizes(&r), -EINVAL);
 	r.addr_len = 0xffffffffu;
 	ck_assert_int_eq(abi_check_req_sizes(&r), -EINVAL);
@@ -771,7 +807,8 @@ END_TEST
 static struct abi_addr si_addr(uint8_t lun)
 {
 	return (struct abi_addr){ .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-				  .channel = IPMI_BMC_CHANNEL, .lun = lun };
+				  .channel = IPMI_BMC_CHANNEL,
+				  .lun = lun };
 }
 
 START_TEST(test_si_checks)
@@ -782,7 +819,8 @@ START_TEST(test_si_checks)
 	ck_assert_int_eq(abi_check_si_request(0x06, 0x01, 0, 0), 0);
 	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 3, 270), 0);
 	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 3, 271), -EMSGSIZE);
-	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 0, 0xffff), -EMSGSIZE);
+	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 0, 0xffff),
+			 -EMSGSIZE);
 	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 4, 0), -EINVAL);
 	/* odd netfn: a response may not go to the BMC */
 	for (unsigned int n = 1; n < 64; n += 2)
@@ -835,10 +873,13 @@ END_TEST
 START_TEST(test_ipmb_lan_checks)
 {
 	uint8_t media[ABI_MAX_CHANNELS] = { 0 };
-	struct abi_addr ib = { .addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0,
-			       .slave_addr = 0x72, .lun = 0 };
+	struct abi_addr ib = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+			       .channel = 0,
+			       .slave_addr = 0x72,
+			       .lun = 0 };
 	struct abi_addr bc = ib, lan = { .addr_type = IPMI_LAN_ADDR_TYPE,
-					 .channel = 2, .lun = 0 };
+					 .channel = 2,
+					 .lun = 0 };
 	struct abi_addr dir = { .addr_type = IPMI_IPMB_DIRECT_ADDR_TYPE };
 	struct abi_addr unk = { .addr_type = 0x55 };
 	unsigned int fl;
@@ -849,11 +890,13 @@ START_TEST(test_ipmb_lan_checks)
 	media[3] = IPMI_CHANNEL_MEDIUM_ASYNC;
 
 	/* data bound: 272 - 9 header - 1 checksum (- 1 broadcast) */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 262, media, &fl), 0);
+	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 262, media, &fl),
+			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ);
 	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 263, media, &fl),
 			 -EMSGSIZE);
-	ck_assert_int_eq(abi_check_request(&bc, 0x06, 0x01, 261, media, &fl), 0);
+	ck_assert_int_eq(abi_check_request(&bc, 0x06, 0x01, 261, media, &fl),
+			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ | ABI_REQF_BROADCAST);
 	ck_assert_int_eq(abi_check_request(&bc, 0x06, 0x01, 262, media, &fl),
 			 -EMSGSIZE);
@@ -879,24 +922,25 @@ START_TEST(test_ipmb_lan_checks)
 	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, NULL, &fl), 0);
-	ib.channel = 2;	/* a LAN channel */
+	ib.channel = 2; /* a LAN channel */
 	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
-	ib.channel = 16;	/* defensive: never index media out of range */
+	ib.channel = 16; /* defensive: never index media out of range */
 	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 
 	/* LAN: 272 - 11 - 1 */
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 260, media, &fl), 0);
+	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 260, media, &fl),
+			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ);
 	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 261, media, &fl),
 			 -EMSGSIZE);
 	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x02, 0, media, &fl), 0);
-	ck_assert_uint_eq(fl, ABI_REQF_SEQ);	/* no IPMB maintenance */
+	ck_assert_uint_eq(fl, ABI_REQF_SEQ); /* no IPMB maintenance */
 	lan.channel = 3;
 	ck_assert_int_eq(abi_check_request(&lan, 0x07, 0x01, 1, media, &fl), 0);
 	ck_assert_uint_eq(fl, ABI_REQF_RESPONSE);
-	lan.channel = 0;	/* IPMB medium */
+	lan.channel = 0; /* IPMB medium */
 	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 	lan.channel = 2;
@@ -976,7 +1020,8 @@ START_TEST(test_recv_fit)
 
 	memset(&f, 0x5c, sizeof(f));
 	ck_assert_int_eq(abi_recv_fit(c->want_addr, c->msg_addr, c->want_data,
-				      c->msg_data, c->trunc, &f), c->err);
+				      c->msg_data, c->trunc, &f),
+			 c->err);
 	ck_assert_int_eq(f.err, c->err);
 	ck_assert(f.consume == c->consume);
 	ck_assert(f.write_addr == c->w_addr);
@@ -989,8 +1034,10 @@ END_TEST
 /* The output a RECEIVE writes, and how two plans compare. */
 START_TEST(test_recv_spans)
 {
-	struct abi_recv r = { .addr_ptr = 0x1000, .addr_len = 40,
-			      .data_ptr = 0x2000, .data_len = 100 };
+	struct abi_recv r = { .addr_ptr = 0x1000,
+			      .addr_len = 40,
+			      .data_ptr = 0x2000,
+			      .data_len = 100 };
 	struct abi_span a[ABI_RECV_SPANS], b[ABI_RECV_SPANS];
 	struct abi_recv_fit f;
 	int na, nb;
@@ -1038,8 +1085,10 @@ END_TEST
 /* The memory a SEND reads, and the page test its guesses must pass. */
 START_TEST(test_send_spans)
 {
-	struct abi_req r = { .addr_ptr = 0x7f00, .addr_len = 8,
-			     .data_ptr = 0x7f40, .data_len = 6 };
+	struct abi_req r = { .addr_ptr = 0x7f00,
+			     .addr_len = 8,
+			     .data_ptr = 0x7f40,
+			     .data_len = 6 };
 	struct abi_span sp[ABI_RECV_SPANS];
 	int n;
 
@@ -1071,8 +1120,8 @@ START_TEST(test_send_spans)
 	ck_assert(abi_spans_in_pages(sp, n, 0x7ff0, 0x8018, 0x1000));
 	/* no wrap at the top of the address space */
 	sp[0] = (struct abi_span){ UINT64_MAX - 8, 8 };
-	ck_assert(!abi_spans_in_pages(sp, 1, UINT64_MAX - 8, UINT64_MAX,
-				      0x1000));
+	ck_assert(
+		!abi_spans_in_pages(sp, 1, UINT64_MAX - 8, UINT64_MAX, 0x1000));
 	sp[0] = (struct abi_span){ 0x7e00, UINT32_MAX };
 	ck_assert(!abi_spans_in_pages(sp, 1, 0x7e00, 0x7e28, 0x1000));
 }
@@ -1093,9 +1142,12 @@ START_TEST(test_values)
 	ck_assert_int_eq(abi_check_channel(15), 0);
 	ck_assert_int_eq(abi_check_channel(16), -EINVAL);
 	ck_assert_int_eq(abi_check_channel(0xffff), -EINVAL);
-	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_AUTO), 0);
-	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_OFF), 0);
-	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_ON), 0);
+	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_AUTO),
+			 0);
+	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_OFF),
+			 0);
+	ck_assert_int_eq(abi_check_maintenance_mode(IPMI_MAINTENANCE_MODE_ON),
+			 0);
 	ck_assert_int_eq(abi_check_maintenance_mode(3), -EINVAL);
 	ck_assert_int_eq(abi_check_maintenance_mode(-1), -EINVAL);
 	ck_assert_int_eq(abi_check_maintenance_mode(INT32_MIN), -EINVAL);

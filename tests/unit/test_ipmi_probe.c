@@ -36,9 +36,10 @@ static void run(const char *flags, const char *args, struct result *r)
 	fd = mkstemp(logpath);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "FAKE_IPMI='%s' FAKE_IPMI_LOG='%s' '%s' -d /dev/null %s 2>/dev/null",
-		 flags, logpath, PROBE_FAKE_BIN, args);
+	snprintf(
+		cmd, sizeof(cmd),
+		"FAKE_IPMI='%s' FAKE_IPMI_LOG='%s' '%s' -d /dev/null %s 2>/dev/null",
+		flags, logpath, PROBE_FAKE_BIN, args);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	n = fread(r->out, 1, sizeof(r->out) - 1, p);
@@ -83,7 +84,8 @@ START_TEST(test_all_ok)
 
 	run("", "-n 50 -k", &r);
 	ck_assert_int_eq(r.rc, 0);
-	ck_assert_msg(!strncmp(r.out, "probe: dev=/dev/null mode=req n=50 ", 35),
+	ck_assert_msg(!strncmp(r.out, "probe: dev=/dev/null mode=req n=50 ",
+			       35),
 		      "%s", r.out);
 	ck_assert_int_eq(kv(&r, "ok"), 50);
 	ck_assert_int_eq(kv(&r, "err"), 0);
@@ -92,7 +94,11 @@ START_TEST(test_all_ok)
 	ck_assert_int_ge(kv(&r, "p99_us"), kv(&r, "p50_us"));
 	ck_assert_int_ge(kv(&r, "max_us"), kv(&r, "p99_us"));
 	ck_assert_int_eq(count_lines(r.log, "send "), 50);
-	ck_assert_int_eq(count_lines(r.log, "type=0xc ch=15 len=8 netfn=0x06 cmd=0x01 dlen=0 bad=0"), 50);
+	ck_assert_int_eq(
+		count_lines(
+			r.log,
+			"type=0xc ch=15 len=8 netfn=0x06 cmd=0x01 dlen=0 bad=0"),
+		50);
 	ck_assert_int_eq(count_lines(r.log, "events"), 0);
 }
 END_TEST
@@ -116,7 +122,8 @@ START_TEST(test_request_data_and_ipmb)
 
 	run("", "-n 2 -r '0a,43 00 00 01 ff' -k", &r);
 	ck_assert_int_eq(r.rc, 0);
-	ck_assert_int_eq(count_lines(r.log, "netfn=0x0a cmd=0x43 dlen=4 bad=0"), 2);
+	ck_assert_int_eq(count_lines(r.log, "netfn=0x0a cmd=0x43 dlen=4 bad=0"),
+			 2);
 
 	run("", "-n 3 -t 0x72 -b 6 -k", &r);
 	ck_assert_int_eq(r.rc, 0);
@@ -191,7 +198,7 @@ START_TEST(test_timeouts)
 	ck_assert_int_eq(kv(&r, "ok"), 0);
 	ck_assert_int_eq(kv(&r, "err_timeout"), 2);
 	ck_assert_int_eq(kv(&r, "err_msgid"), 2);
-	ck_assert_int_eq(kv(&r, "p50_us"), -1);	/* no samples, no field */
+	ck_assert_int_eq(kv(&r, "p50_us"), -1); /* no samples, no field */
 }
 END_TEST
 

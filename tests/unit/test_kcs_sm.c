@@ -14,14 +14,14 @@
 #include "kcs_model.h"
 #include "kcs_sm.h"
 
-#define S_US		1000000ULL
-#define DEF_TIMEOUT	(5 * S_US)
-#define CAP		400000u
+#define S_US	    1000000ULL
+#define DEF_TIMEOUT (5 * S_US)
+#define CAP	    400000u
 
 static struct kcs_model m;
 static struct kcs_sm sm;
-static unsigned int wait_seen;	/* 1 << enum kcs_wait of every KCS_WAIT */
-static unsigned int waits;	/* KCS_WAIT answers in the last drive() */
+static unsigned int wait_seen; /* 1 << enum kcs_wait of every KCS_WAIT */
+static unsigned int waits;     /* KCS_WAIT answers in the last drive() */
 static u8 res[KCS_MAX_RESPONSE + 16];
 static unsigned int res_len;
 
@@ -30,7 +30,7 @@ static const u8 devid_resp[] = {
 	0x1c, 0x01, 0x00, 0x20, 0x81, 0x02, 0x10, 0x02, 0xbf,
 	0x57, 0x01, 0x00, 0x34, 0x12, 0x01, 0x02, 0x03, 0x04,
 };
-#define DEVID_LEN	((unsigned int)sizeof(devid_resp))
+#define DEVID_LEN ((unsigned int)sizeof(devid_resp))
 
 static void setup(void)
 {
@@ -135,9 +135,8 @@ static unsigned int sized_handler(void *ctx, const u8 *req, unsigned int len,
 }
 
 /* Answers netfn+1, cmd, 0, len low, len high, xor of the request. */
-static unsigned int summary_handler(void *ctx, const u8 *req,
-				    unsigned int len, u8 *resp,
-				    unsigned int max)
+static unsigned int summary_handler(void *ctx, const u8 *req, unsigned int len,
+				    u8 *resp, unsigned int max)
 {
 	unsigned int i;
 	u8 x = 0;
@@ -176,7 +175,7 @@ START_TEST(test_init_defaults)
 	ck_assert_int_eq(kcs_sm_event(&sm, 0), KCS_IDLE);
 	ck_assert_int_eq(kcs_sm_event(&sm, 123456789), KCS_IDLE);
 	ck_assert_uint_eq(kcs_sm_get_result(&sm, res, sizeof(res)), 0);
-	ck_assert_uint_eq(m.st.writes, 0);	/* idle steps only look */
+	ck_assert_uint_eq(m.st.writes, 0); /* idle steps only look */
 	assert_stats(0, 0, 0, 0, 0);
 }
 END_TEST
@@ -299,7 +298,7 @@ START_TEST(test_response_too_short)
 	static const u8 req[] = { 0x18, 0x22 };
 	static const u8 want[] = { 0x1c, 0x22, 0xff };
 
-	use_sized((unsigned int)_i);	/* 0, 1 or 2 bytes */
+	use_sized((unsigned int)_i); /* 0, 1 or 2 bytes */
 	ck_assert_int_eq(transact(req, 2, 1), KCS_DONE);
 	ck_assert_uint_eq(res_len, 3);
 	ck_assert_mem_eq(res, want, 3);
@@ -318,7 +317,7 @@ START_TEST(test_dropped_and_extra_bytes)
 	ck_assert_uint_eq(res_len, DEVID_LEN - 5);
 	ck_assert_mem_eq(res, devid_resp, DEVID_LEN - 5);
 
-	m.cfg.drop_resp = 16;	/* two bytes left: too short */
+	m.cfg.drop_resp = 16; /* two bytes left: too short */
 	ck_assert_int_eq(transact(get_devid, 2, 1), KCS_DONE);
 	ck_assert_uint_eq(res_len, 3);
 	ck_assert_uint_eq(res[2], KCS_CC_UNSPECIFIED);
@@ -426,7 +425,7 @@ END_TEST
 /* Write numbers of Get Device ID: WRITE_START, 0x18, WRITE_END, 0x01. */
 START_TEST(test_ibf_stall_hosed)
 {
-	unsigned int at = (unsigned int)_i;	/* 1..4 */
+	unsigned int at = (unsigned int)_i; /* 1..4 */
 	u64 ideal = 11 * DEF_TIMEOUT;
 
 	m.cfg.stall_ibf_at = at;
@@ -439,10 +438,10 @@ START_TEST(test_ibf_stall_hosed)
 	/* Eleven 5 s waits, each measured to within a poll or two. */
 	ck_assert_uint_ge(m.now_us, ideal);
 	ck_assert_uint_le(m.now_us, ideal + 11 * 2000);
-	ck_assert(wait_seen & (1u << (at == 4 ? KCS_WAIT_RESPONSE :
-					KCS_WAIT_IBF)));
+	ck_assert(wait_seen &
+		  (1u << (at == 4 ? KCS_WAIT_RESPONSE : KCS_WAIT_IBF)));
 	ck_assert(wait_seen & (1u << KCS_WAIT_RECOVERY));
-	ck_assert_uint_eq(m.st.writes, at);	/* nothing written after it */
+	ck_assert_uint_eq(m.st.writes, at); /* nothing written after it */
 	assert_clean();
 }
 END_TEST
@@ -450,7 +449,7 @@ END_TEST
 START_TEST(test_ibf_stall_then_recovers)
 {
 	m.cfg.stall_ibf_at = 1;
-	m.cfg.stall_ibf_us = 12 * S_US;	/* BMC busy for 12 s, once */
+	m.cfg.stall_ibf_us = 12 * S_US; /* BMC busy for 12 s, once */
 	m.cfg.fault_attempts = 1;
 	assert_devid(transact(get_devid, 2, 1000));
 	assert_stats(1, 2, 2, 0, 0);
@@ -467,7 +466,7 @@ START_TEST(test_hung_first_k_attempts)
 {
 	unsigned int k = hung_attempts[_i];
 
-	m.cfg.stall_obf_at = 1;	/* never answers the request */
+	m.cfg.stall_obf_at = 1; /* never answers the request */
 	m.cfg.fault_attempts = k;
 	assert_devid(transact(get_devid, 2, 2000));
 	assert_stats(1, k, k, 0, 0);
@@ -527,8 +526,8 @@ END_TEST
  * exit fails too).
  */
 struct flap {
-	bool writing, reading;	/* the phase the host has driven it into */
-	bool end_next;		/* WRITE_END seen: the next data byte ends */
+	bool writing, reading; /* the phase the host has driven it into */
+	bool end_next;	       /* WRITE_END seen: the next data byte ends */
 	unsigned int reads;
 };
 
@@ -743,7 +742,7 @@ END_TEST
 
 START_TEST(test_error_mid_write)
 {
-	unsigned int w = (unsigned int)_i;	/* 1..7 for a 5-byte request */
+	unsigned int w = (unsigned int)_i; /* 1..7 for a 5-byte request */
 	static const u8 req[] = { 0x18, 0x01, 0x11, 0x22, 0x33 };
 
 	m.cfg.handler = summary_handler;
@@ -775,8 +774,7 @@ START_TEST(test_error_mid_read)
 	m.cfg.error_at_read = read_err_at[_i];
 	m.cfg.fault_attempts = 1;
 	assert_devid(transact(get_devid, 2, 1));
-	ck_assert_uint_eq(m.st.writes,
-			  4 + read_err_at[_i] + 3 + 4 + DEVID_LEN);
+	ck_assert_uint_eq(m.st.writes, 4 + read_err_at[_i] + 3 + 4 + DEVID_LEN);
 	ck_assert_uint_eq(m.st.requests, 2);
 	ck_assert_uint_eq(m.st.aborts, 1);
 	assert_stats(1, 1, 0, 0, 1);
@@ -803,7 +801,7 @@ START_TEST(test_not_idle_at_start)
 	kcs_model_force_error(&m);
 	assert_devid(transact(get_devid, 2, 1));
 	assert_stats(1, 1, 0, 0, 1);
-	ck_assert_uint_eq(m.st.attempts, 1);	/* recovered before starting */
+	ck_assert_uint_eq(m.st.attempts, 1); /* recovered before starting */
 	ck_assert_uint_eq(m.st.aborts, 1);
 }
 END_TEST
@@ -854,8 +852,10 @@ START_TEST(test_abort_never_answered)
 	sm.max_retries = 3;
 	ck_assert_int_eq(transact(get_devid, 2, 1000), KCS_HOSED);
 	ck_assert_uint_eq(res_len, 3);
-	ck_assert_uint_eq(res[2], m.cfg.abort_mode == KCS_MODEL_ABORT_NO_STATUS ?
-			  KCS_CC_TIMEOUT : KCS_CC_UNSPECIFIED);
+	ck_assert_uint_eq(res[2],
+			  m.cfg.abort_mode == KCS_MODEL_ABORT_NO_STATUS ?
+				  KCS_CC_TIMEOUT :
+				  KCS_CC_UNSPECIFIED);
 	ck_assert_uint_eq(sm.stats.retries, 3);
 	ck_assert_uint_eq(sm.stats.hosed, 1);
 	ck_assert_uint_eq(sm.stats.timeouts + sm.stats.protocol_errors, 4);
@@ -993,7 +993,7 @@ START_TEST(test_stats_sequence)
 	assert_stats(1, 0, 0, 0, 0);
 
 	m.cfg.error_at_write = 3;
-	m.cfg.fault_attempts = 2;	/* attempt 2 is this one's first */
+	m.cfg.fault_attempts = 2; /* attempt 2 is this one's first */
 	assert_devid(transact(get_devid, 2, 1));
 	assert_stats(2, 1, 0, 0, 1);
 

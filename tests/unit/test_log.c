@@ -43,10 +43,10 @@ START_TEST(journal_prefix_every_line)
 {
 	/* a rejected file's cause spans lines: none may fall to info */
 	char *s = fmt_journal(LOG_ERR, "reload rejected:\nkcsmux.conf:6: bad\n"
-			      "kcsmux.conf:9: worse");
+				       "kcsmux.conf:9: worse");
 
 	ck_assert_str_eq(s, "<3>reload rejected:\n<3>kcsmux.conf:6: bad\n"
-			 "<3>kcsmux.conf:9: worse\n");
+			    "<3>kcsmux.conf:9: worse\n");
 	free(s);
 	/* a trailing newline adds no empty entry */
 	s = fmt_journal(LOG_CRIT, "a\nb\n");
@@ -113,7 +113,7 @@ START_TEST(journal_stream_must_match_stderr)
 	buf[n] = '\0';
 	fclose(tmp);
 	ck_assert_str_eq(buf, "<4>budget 5%\n<3>two\n<3>lines\n"
-			 "kcsmuxd: plain\n");
+			      "kcsmuxd: plain\n");
 }
 END_TEST
 

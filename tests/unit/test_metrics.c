@@ -35,10 +35,10 @@
 /* The parser's error messages and keys are cut to size on purpose. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-#define US	1000ULL
-#define MS	1000000ULL
-#define SEC	1000000000ULL
-#define T0	(1000 * SEC)
+#define US  1000ULL
+#define MS  1000000ULL
+#define SEC 1000000000ULL
+#define T0  (1000 * SEC)
 
 /* kcsmuxd's clock (xact.c): fixed, so the CPU estimate is exact. */
 uint64_t now_ns(void)
@@ -49,7 +49,7 @@ uint64_t now_ns(void)
 /* --- a parser of the text exposition format 0.0.4 --- */
 
 struct series {
-	char key[256];		/* name{labels}, le removed for buckets */
+	char key[256]; /* name{labels}, le removed for buckets */
 	double last_le;
 	uint64_t last_count;
 	bool inf_seen, sum_seen, count_seen;
@@ -58,27 +58,28 @@ struct series {
 
 struct parsed {
 	size_t families, samples, buckets;
-	char fam[64][96];	/* family names in order */
+	char fam[64][96]; /* family names in order */
 	char type[64][16];
 	struct series hist[64];
 	size_t nhist;
-	char (*seen)[640];	/* every sample's name{labels}, decoded */
+	char (*seen)[640]; /* every sample's name{labels}, decoded */
 	size_t nseen;
-	char err[512];		/* the first error */
+	char err[512]; /* the first error */
 };
 
 /* Fail the parse with a message (the enclosing function returns false). */
-#define REQ(p, cond, ...) do {						\
-		if (!(cond)) {						\
+#define REQ(p, cond, ...)                                                  \
+	do {                                                               \
+		if (!(cond)) {                                             \
 			snprintf((p)->err, sizeof((p)->err), __VA_ARGS__); \
-			return false;					\
-		}							\
+			return false;                                      \
+		}                                                          \
 	} while (0)
 
 static bool name_char(char c, bool first, bool metric)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	    (metric && c == ':') || (!first && c >= '0' && c <= '9');
+	       (metric && c == ':') || (!first && c >= '0' && c <= '9');
 }
 
 /* Length of a metric or label name at S (0: none). */
@@ -133,7 +134,7 @@ static struct series *hist_series(struct parsed *p, const char *key)
 
 /* One sample line; CUR/TYPE: the family of the last # TYPE. */
 static bool parse_sample(struct parsed *p, const char *line, const char *cur,
-    const char *type)
+			 const char *type)
 {
 	char name[128], labels[512] = "", nole[512] = "", le[64] = "";
 	char key[640], skey[640];
@@ -166,13 +167,16 @@ static bool parse_sample(struct parsed *p, const char *line, const char *cur,
 			for (; *s != '"'; s++) {
 				char c = *s;
 
-				REQ(p, c != '\0', "unterminated label value: "
-				    "'%s'", line);
+				REQ(p, c != '\0',
+				    "unterminated label value: "
+				    "'%s'",
+				    line);
 				if (c == '\\') {
 					s++;
-					REQ(p, *s == '\\' || *s == '"' ||
-					    *s == 'n', "bad escape: '%s'",
-					    line);
+					REQ(p,
+					    *s == '\\' || *s == '"' ||
+						    *s == 'n',
+					    "bad escape: '%s'", line);
 					c = *s == 'n' ? '\n' : *s;
 				}
 				REQ(p, vl < sizeof(lval) - 1, "long label");
@@ -187,17 +191,16 @@ static bool parse_sample(struct parsed *p, const char *line, const char *cur,
 				size_t l = strlen(nole);
 
 				snprintf(nole + l, sizeof(nole) - l, "%s%s=%s",
-				    l ? "," : "", lname, lval);
+					 l ? "," : "", lname, lval);
 			}
-			nl += (size_t)snprintf(labels + nl,
-			    sizeof(labels) - nl, "%s%s=%s", nl ? "," : "",
-			    lname, lval);
+			nl += (size_t)snprintf(labels + nl, sizeof(labels) - nl,
+					       "%s%s=%s", nl ? "," : "", lname,
+					       lval);
 			REQ(p, nl < sizeof(labels), "long labels");
 			if (*s == ',')
 				s++;
 			else
-				REQ(p, *s == '}', "bad label list: '%s'",
-				    line);
+				REQ(p, *s == '}', "bad label list: '%s'", line);
 		}
 		s++;
 	}
@@ -231,9 +234,10 @@ static bool parse_sample(struct parsed *p, const char *line, const char *cur,
 	REQ(p, strncmp(name, cur, strlen(cur)) == 0,
 	    "sample %s under # TYPE %s", name, cur);
 	suffix = name + strlen(cur);
-	REQ(p, strcmp(suffix, "_bucket") == 0 || strcmp(suffix, "_sum") == 0 ||
-	    strcmp(suffix, "_count") == 0, "sample %s in histogram %s", name,
-	    cur);
+	REQ(p,
+	    strcmp(suffix, "_bucket") == 0 || strcmp(suffix, "_sum") == 0 ||
+		    strcmp(suffix, "_count") == 0,
+	    "sample %s in histogram %s", name, cur);
 	snprintf(skey, sizeof(skey), "%s{%s}", cur, nole);
 	h = hist_series(p, skey);
 	if (strcmp(suffix, "_bucket") == 0) {
@@ -292,8 +296,9 @@ static bool parse_text(const char *text, struct parsed *p)
 			size_t n = name_len(line + 7, true);
 			const char *e;
 
-			REQ(p, n > 0 && n < sizeof(help_for) &&
-			    line[7 + n] == ' ', "bad HELP: '%s'", line);
+			REQ(p,
+			    n > 0 && n < sizeof(help_for) && line[7 + n] == ' ',
+			    "bad HELP: '%s'", line);
 			memcpy(help_for, line + 7, n);
 			help_for[n] = '\0';
 			for (e = line; (e = strchr(e, '\\')); e += 2)
@@ -306,18 +311,22 @@ static bool parse_text(const char *text, struct parsed *p)
 			const char *t = line + 8 + n;
 			char *f = p->fam[p->families];
 
-			REQ(p, n > 0 && n < sizeof(p->fam[0]) &&
-			    line[7 + n] == ' ', "bad TYPE: '%s'", line);
+			REQ(p,
+			    n > 0 && n < sizeof(p->fam[0]) &&
+				    line[7 + n] == ' ',
+			    "bad TYPE: '%s'", line);
 			REQ(p, p->families < 64, "too many families");
 			memcpy(f, line + 7, n);
 			f[n] = '\0';
-			REQ(p, strcmp(t, "counter") == 0 ||
-			    strcmp(t, "gauge") == 0 ||
-			    strcmp(t, "histogram") == 0 ||
-			    strcmp(t, "summary") == 0 ||
-			    strcmp(t, "untyped") == 0, "bad type: '%s'", line);
+			REQ(p,
+			    strcmp(t, "counter") == 0 ||
+				    strcmp(t, "gauge") == 0 ||
+				    strcmp(t, "histogram") == 0 ||
+				    strcmp(t, "summary") == 0 ||
+				    strcmp(t, "untyped") == 0,
+			    "bad type: '%s'", line);
 			snprintf(p->type[p->families], sizeof(p->type[0]), "%s",
-			    t);
+				 t);
 			REQ(p, strcmp(help_for, f) == 0,
 			    "# TYPE %s not right after its # HELP", f);
 			for (i = 0; i < p->families; i++)
@@ -333,9 +342,10 @@ static bool parse_text(const char *text, struct parsed *p)
 			return false;
 	}
 	for (i = 0; i < p->nhist; i++)
-		REQ(p, p->hist[i].inf_seen && p->hist[i].sum_seen &&
-		    p->hist[i].count_seen, "histogram %s incomplete",
-		    p->hist[i].key);
+		REQ(p,
+		    p->hist[i].inf_seen && p->hist[i].sum_seen &&
+			    p->hist[i].count_seen,
+		    "histogram %s incomplete", p->hist[i].key);
 	return true;
 }
 
@@ -365,7 +375,7 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->st.errors = 10 * k + 3;
 	m->st.rejected = 10 * k + 4;
 	m->st.cancelled = 10 * k + 5;
-	m->st.service_ns = 1500 * US * k;	/* 1.5 ms x k */
+	m->st.service_ns = 1500 * US * k; /* 1.5 ms x k */
 	m->st.cpu_ns = 250 * US * k + 1;
 	m->st.spin_ns = 2 * SEC * k;
 	m->cnt.busy = 10 * k + 6;
@@ -505,8 +515,10 @@ static const char empty_golden[] =
 START_TEST(test_golden_no_nodes)
 {
 	struct metrics_snapshot s = {
-		.version = "1.2.3", .backend = "kcsraw",
-		.device = "/dev/kcsraw0", .inflight = 2,
+		.version = "1.2.3",
+		.backend = "kcsraw",
+		.device = "/dev/kcsraw0",
+		.inflight = 2,
 		.last_reload_ok = true,
 	};
 	struct metrics_buf b;
@@ -527,11 +539,18 @@ START_TEST(test_counters_exact)
 {
 	struct metrics_node nodes[2];
 	struct metrics_snapshot s = {
-		.version = "0.1.0", .backend = "ipmidev",
-		.device = "/dev/ipmi0", .nodes = nodes, .nnodes = 2,
-		.health = { .completions = 1000, .hosed = 3, .kcs_errors = 7,
+		.version = "0.1.0",
+		.backend = "ipmidev",
+		.device = "/dev/ipmi0",
+		.nodes = nodes,
+		.nnodes = 2,
+		.health = { .completions = 1000,
+			    .hosed = 3,
+			    .kcs_errors = 7,
 			    .retries = 5 },
-		.reloads = 6, .reload_failures = 2, .last_reload_ok = false,
+		.reloads = 6,
+		.reload_failures = 2,
+		.last_reload_ok = false,
 		.last_reload_unix = 1764590400,
 	};
 	struct metrics_buf b;
@@ -542,85 +561,86 @@ START_TEST(test_counters_exact)
 	node_fill(&nodes[1], "ipmi2", 2);
 	render(&s, &b);
 
-#define SAMPLES(name, want) do {					\
-		t = samples_of(b.p, name);				\
-		ck_assert_str_eq(t, want);				\
-		free(t);						\
+#define SAMPLES(name, want)                \
+	do {                               \
+		t = samples_of(b.p, name); \
+		ck_assert_str_eq(t, want); \
+		free(t);                   \
 	} while (0)
-	SAMPLES("kcsmux_info", "kcsmux_info{version=\"0.1.0\","
-	    "backend=\"ipmidev\",device=\"/dev/ipmi0\"} 1\n");
+	SAMPLES("kcsmux_info",
+		"kcsmux_info{version=\"0.1.0\","
+		"backend=\"ipmidev\",device=\"/dev/ipmi0\"} 1\n");
 	SAMPLES("kcsmux_interface_inflight", "kcsmux_interface_inflight 0\n");
-	SAMPLES("kcsmux_clients",
-	    "kcsmux_clients{node=\"ipmi1\"} 3\n"
-	    "kcsmux_clients{node=\"ipmi2\"} 6\n");
-	SAMPLES("kcsmux_queue_depth",
-	    "kcsmux_queue_depth{node=\"ipmi1\"} 3\n"
-	    "kcsmux_queue_depth{node=\"ipmi2\"} 5\n");
+	SAMPLES("kcsmux_clients", "kcsmux_clients{node=\"ipmi1\"} 3\n"
+				  "kcsmux_clients{node=\"ipmi2\"} 6\n");
+	SAMPLES("kcsmux_queue_depth", "kcsmux_queue_depth{node=\"ipmi1\"} 3\n"
+				      "kcsmux_queue_depth{node=\"ipmi2\"} 5\n");
 	SAMPLES("kcsmux_opens_total",
-	    "kcsmux_opens_total{node=\"ipmi1\"} 18\n"
-	    "kcsmux_opens_total{node=\"ipmi2\"} 28\n");
+		"kcsmux_opens_total{node=\"ipmi1\"} 18\n"
+		"kcsmux_opens_total{node=\"ipmi2\"} 28\n");
 	SAMPLES("kcsmux_requests_total",
-	    "kcsmux_requests_total{node=\"ipmi1\"} 101\n"
-	    "kcsmux_requests_total{node=\"ipmi2\"} 201\n");
+		"kcsmux_requests_total{node=\"ipmi1\"} 101\n"
+		"kcsmux_requests_total{node=\"ipmi2\"} 201\n");
 	SAMPLES("kcsmux_responses_total",
-	    "kcsmux_responses_total{node=\"ipmi1\"} 102\n"
-	    "kcsmux_responses_total{node=\"ipmi2\"} 202\n");
+		"kcsmux_responses_total{node=\"ipmi1\"} 102\n"
+		"kcsmux_responses_total{node=\"ipmi2\"} 202\n");
 	SAMPLES("kcsmux_errors_total",
-	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"completion\"} 13\n"
-	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"busy\"} 16\n"
-	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"denied\"} 17\n"
-	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"rejected\"} 14\n"
-	    "kcsmux_errors_total{node=\"ipmi1\",kind=\"cancelled\"} 15\n"
-	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"completion\"} 23\n"
-	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"busy\"} 26\n"
-	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"denied\"} 27\n"
-	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"rejected\"} 24\n"
-	    "kcsmux_errors_total{node=\"ipmi2\",kind=\"cancelled\"} 25\n");
+		"kcsmux_errors_total{node=\"ipmi1\",kind=\"completion\"} 13\n"
+		"kcsmux_errors_total{node=\"ipmi1\",kind=\"busy\"} 16\n"
+		"kcsmux_errors_total{node=\"ipmi1\",kind=\"denied\"} 17\n"
+		"kcsmux_errors_total{node=\"ipmi1\",kind=\"rejected\"} 14\n"
+		"kcsmux_errors_total{node=\"ipmi1\",kind=\"cancelled\"} 15\n"
+		"kcsmux_errors_total{node=\"ipmi2\",kind=\"completion\"} 23\n"
+		"kcsmux_errors_total{node=\"ipmi2\",kind=\"busy\"} 26\n"
+		"kcsmux_errors_total{node=\"ipmi2\",kind=\"denied\"} 27\n"
+		"kcsmux_errors_total{node=\"ipmi2\",kind=\"rejected\"} 24\n"
+		"kcsmux_errors_total{node=\"ipmi2\",kind=\"cancelled\"} 25\n");
 	/* seconds exactly, from ns */
 	SAMPLES("kcsmux_service_seconds_total",
-	    "kcsmux_service_seconds_total{node=\"ipmi1\"} 0.0015\n"
-	    "kcsmux_service_seconds_total{node=\"ipmi2\"} 0.003\n");
+		"kcsmux_service_seconds_total{node=\"ipmi1\"} 0.0015\n"
+		"kcsmux_service_seconds_total{node=\"ipmi2\"} 0.003\n");
 	SAMPLES("kcsmux_poller_cpu_seconds_total",
-	    "kcsmux_poller_cpu_seconds_total{node=\"ipmi1\"} 0.000250001\n"
-	    "kcsmux_poller_cpu_seconds_total{node=\"ipmi2\"} 0.000500001\n");
+		"kcsmux_poller_cpu_seconds_total{node=\"ipmi1\"} 0.000250001\n"
+		"kcsmux_poller_cpu_seconds_total{node=\"ipmi2\"} 0.000500001\n");
 	SAMPLES("kcsmux_poller_spin_seconds_total",
-	    "kcsmux_poller_spin_seconds_total{node=\"ipmi1\"} 2\n"
-	    "kcsmux_poller_spin_seconds_total{node=\"ipmi2\"} 4\n");
+		"kcsmux_poller_spin_seconds_total{node=\"ipmi1\"} 2\n"
+		"kcsmux_poller_spin_seconds_total{node=\"ipmi2\"} 4\n");
 	SAMPLES("kcsmux_poller_sleeps_total",
-	    "kcsmux_poller_sleeps_total{node=\"ipmi1\"} 19\n"
-	    "kcsmux_poller_sleeps_total{node=\"ipmi2\"} 29\n");
+		"kcsmux_poller_sleeps_total{node=\"ipmi1\"} 19\n"
+		"kcsmux_poller_sleeps_total{node=\"ipmi2\"} 29\n");
 	SAMPLES("kcsmux_poller_cpu_ratio",
-	    "kcsmux_poller_cpu_ratio{node=\"ipmi1\"} 0.005\n"
-	    "kcsmux_poller_cpu_ratio{node=\"ipmi2\"} 0.01\n");
+		"kcsmux_poller_cpu_ratio{node=\"ipmi1\"} 0.005\n"
+		"kcsmux_poller_cpu_ratio{node=\"ipmi2\"} 0.01\n");
 	SAMPLES("kcsmux_cpu_budget_ratio",
-	    "kcsmux_cpu_budget_ratio{node=\"ipmi1\"} 0.02\n"
-	    "kcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.04\n");
+		"kcsmux_cpu_budget_ratio{node=\"ipmi1\"} 0.02\n"
+		"kcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.04\n");
 	SAMPLES("kcsmux_cpu_budget_throttled_total",
-	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi1\"} 10\n"
-	    "kcsmux_cpu_budget_throttled_total{node=\"ipmi2\"} 20\n");
+		"kcsmux_cpu_budget_throttled_total{node=\"ipmi1\"} 10\n"
+		"kcsmux_cpu_budget_throttled_total{node=\"ipmi2\"} 20\n");
 	SAMPLES("kcsmux_cpu_budget_held_total",
-	    "kcsmux_cpu_budget_held_total{node=\"ipmi1\"} 4\n"
-	    "kcsmux_cpu_budget_held_total{node=\"ipmi2\"} 8\n");
+		"kcsmux_cpu_budget_held_total{node=\"ipmi1\"} 4\n"
+		"kcsmux_cpu_budget_held_total{node=\"ipmi2\"} 8\n");
 	SAMPLES("kcsmux_interface_completions_total",
-	    "kcsmux_interface_completions_total 1000\n");
-	SAMPLES("kcsmux_interface_hosed_total", "kcsmux_interface_hosed_total 3\n");
+		"kcsmux_interface_completions_total 1000\n");
+	SAMPLES("kcsmux_interface_hosed_total",
+		"kcsmux_interface_hosed_total 3\n");
 	SAMPLES("kcsmux_interface_kcs_errors_total",
-	    "kcsmux_interface_kcs_errors_total 7\n");
+		"kcsmux_interface_kcs_errors_total 7\n");
 	SAMPLES("kcsmux_interface_retries_total",
-	    "kcsmux_interface_retries_total 5\n");
+		"kcsmux_interface_retries_total 5\n");
 	SAMPLES("kcsmux_reloads_total",
-	    "kcsmux_reloads_total{result=\"applied\"} 4\n"
-	    "kcsmux_reloads_total{result=\"rejected\"} 2\n");
+		"kcsmux_reloads_total{result=\"applied\"} 4\n"
+		"kcsmux_reloads_total{result=\"rejected\"} 2\n");
 	SAMPLES("kcsmux_reload_last_success", "kcsmux_reload_last_success 0\n");
 	SAMPLES("kcsmux_reload_last_timestamp_seconds",
-	    "kcsmux_reload_last_timestamp_seconds 1764590400\n");
+		"kcsmux_reload_last_timestamp_seconds 1764590400\n");
 	/* empty histograms: every bucket 0, sum 0 */
 	SAMPLES("kcsmux_queue_wait_seconds_count",
-	    "kcsmux_queue_wait_seconds_count{node=\"ipmi1\"} 0\n"
-	    "kcsmux_queue_wait_seconds_count{node=\"ipmi2\"} 0\n");
+		"kcsmux_queue_wait_seconds_count{node=\"ipmi1\"} 0\n"
+		"kcsmux_queue_wait_seconds_count{node=\"ipmi2\"} 0\n");
 	SAMPLES("kcsmux_queue_wait_seconds_sum",
-	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi1\"} 0\n"
-	    "kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
+		"kcsmux_queue_wait_seconds_sum{node=\"ipmi1\"} 0\n"
+		"kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
 	ck_assert_uint_eq(p.families, 25);
@@ -637,8 +657,8 @@ END_TEST
 START_TEST(test_histogram_exact)
 {
 	static const uint64_t lat[] = {
-		40 * US, 50 * US, 250 * US, 300 * US, 2 * MS, 10 * SEC,
-		20 * SEC,
+		40 * US, 50 * US,  250 * US, 300 * US,
+		2 * MS,	 10 * SEC, 20 * SEC,
 	};
 	struct metrics_node n;
 	struct metrics_snapshot s = { .nodes = &n, .nnodes = 1 };
@@ -654,60 +674,64 @@ START_TEST(test_histogram_exact)
 	render(&s, &b);
 
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_bucket");
-	ck_assert_str_eq(t,
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00005\"} 2\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00007\"} 2\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0001\"} 2\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00015\"} 2\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0002\"} 2\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0003\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0004\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0005\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0007\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.001\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0015\"} 4\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.002\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.003\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.004\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.005\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.007\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.01\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.015\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.02\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.03\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.04\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.05\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.07\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.1\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.15\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.2\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.3\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.4\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.5\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.7\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1.5\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"2\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"3\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"4\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"5\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"7\"} 5\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"10\"} 6\n"
-	    "kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"+Inf\"} 7\n");
+	ck_assert_str_eq(
+		t,
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00005\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00007\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0001\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00015\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0002\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0003\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0004\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0005\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0007\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.001\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0015\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.002\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.003\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.004\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.005\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.007\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.01\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.015\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.02\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.03\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.04\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.05\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.07\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.1\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.15\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.2\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.3\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.4\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.7\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1.5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"2\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"3\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"4\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"7\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"10\"} 6\n"
+		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"+Inf\"} 7\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_sum");
 	/* 40 + 50 + 250 + 300 us + 2 ms + 30 s */
-	ck_assert_str_eq(t,
-	    "kcsmux_request_duration_seconds_sum{node=\"a\"} 30.00264\n");
+	ck_assert_str_eq(
+		t,
+		"kcsmux_request_duration_seconds_sum{node=\"a\"} 30.00264\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_count");
-	ck_assert_str_eq(t,
-	    "kcsmux_request_duration_seconds_count{node=\"a\"} 7\n");
+	ck_assert_str_eq(
+		t, "kcsmux_request_duration_seconds_count{node=\"a\"} 7\n");
 	free(t);
-	ck_assert_ptr_nonnull(strstr(b.p,
-	    "kcsmux_queue_wait_seconds_bucket{node=\"a\",le=\"0.00005\"} 1\n"));
-	ck_assert_ptr_nonnull(strstr(b.p,
-	    "kcsmux_queue_wait_seconds_sum{node=\"a\"} 0.000000001\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p,
+		"kcsmux_queue_wait_seconds_bucket{node=\"a\",le=\"0.00005\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p,
+		"kcsmux_queue_wait_seconds_sum{node=\"a\"} 0.000000001\n"));
 	parse_exposition(b.p, &p);
 	ck_assert_uint_eq(p.nhist, 2);
 	ck_assert_uint_eq(p.hist[0].inf_count, 7);
@@ -721,32 +745,39 @@ START_TEST(test_escaping)
 {
 	struct metrics_node n;
 	struct metrics_snapshot s = {
-		.version = "v\"1\"", .backend = "a\\b",
-		.device = "/dev/x\ny", .nodes = &n, .nnodes = 1,
+		.version = "v\"1\"",
+		.backend = "a\\b",
+		.device = "/dev/x\ny",
+		.nodes = &n,
+		.nnodes = 1,
 	};
 	struct metrics_buf b;
 	struct parsed p;
 
 	node_fill(&n, "we\"ird\\name\n", 1);
 	render(&s, &b);
-	ck_assert_ptr_nonnull(strstr(b.p, "kcsmux_info{version=\"v\\\"1\\\"\","
-	    "backend=\"a\\\\b\",device=\"/dev/x\\ny\"} 1\n"));
-	ck_assert_ptr_nonnull(strstr(b.p,
-	    "kcsmux_clients{node=\"we\\\"ird\\\\name\\n\"} 3\n"));
-	ck_assert_ptr_nonnull(strstr(b.p, "kcsmux_request_duration_seconds_"
-	    "bucket{node=\"we\\\"ird\\\\name\\n\",le=\"+Inf\"} 0\n"));
+	ck_assert_ptr_nonnull(
+		strstr(b.p, "kcsmux_info{version=\"v\\\"1\\\"\","
+			    "backend=\"a\\\\b\",device=\"/dev/x\\ny\"} 1\n"));
+	ck_assert_ptr_nonnull(
+		strstr(b.p,
+		       "kcsmux_clients{node=\"we\\\"ird\\\\name\\n\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p, "kcsmux_request_duration_seconds_"
+		     "bucket{node=\"we\\\"ird\\\\name\\n\",le=\"+Inf\"} 0\n"));
 	/* the parser decodes them back */
 	parse_exposition(b.p, &p);
-	ck_assert_ptr_nonnull(strstr(p.seen[0],
-	    "version=v\"1\",backend=a\\b,device=/dev/x\ny"));
+	ck_assert_ptr_nonnull(
+		strstr(p.seen[0],
+		       "version=v\"1\",backend=a\\b,device=/dev/x\ny"));
 	parsed_free(&p);
 	metrics_buf_free(&b);
 
 	/* missing strings render as empty values */
 	memset(&s, 0, sizeof(s));
 	render(&s, &b);
-	ck_assert_ptr_nonnull(strstr(b.p,
-	    "kcsmux_info{version=\"\",backend=\"\",device=\"\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p, "kcsmux_info{version=\"\",backend=\"\",device=\"\"} 1\n"));
 	metrics_buf_free(&b);
 }
 END_TEST
@@ -793,10 +824,12 @@ START_TEST(test_parser_accepts)
 {
 	struct parsed p;
 
-	parse_exposition("# HELP h x\n# TYPE h histogram\n"
-	    "h_bucket{a=\"1\",le=\"1\"} 1\nh_bucket{a=\"1\",le=\"+Inf\"} 2\n"
-	    "h_sum{a=\"1\"} 1.5\nh_count{a=\"1\"} 2\n"
-	    "# HELP g y\n# TYPE g gauge\ng 1e-05\n", &p);
+	parse_exposition(
+		"# HELP h x\n# TYPE h histogram\n"
+		"h_bucket{a=\"1\",le=\"1\"} 1\nh_bucket{a=\"1\",le=\"+Inf\"} 2\n"
+		"h_sum{a=\"1\"} 1.5\nh_count{a=\"1\"} 2\n"
+		"# HELP g y\n# TYPE g gauge\ng 1e-05\n",
+		&p);
 	ck_assert_uint_eq(p.families, 2);
 	ck_assert_uint_eq(p.samples, 5);
 	parsed_free(&p);
@@ -835,7 +868,7 @@ static void daemon_setup(void)
 	D.be = &fake_be;
 	D.cfg.device = "/dev/kcsraw0";
 	fake_node(&N[0], "ipmi1", 1);
-	fake_node(&N[1], "ipmi3", 3);	/* in the list before ipmi1 */
+	fake_node(&N[1], "ipmi3", 3); /* in the list before ipmi1 */
 	fake_node(&N[2], "ipmi2", 2);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/kcsmux-metrics-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
@@ -859,17 +892,19 @@ START_TEST(test_daemon_snapshot)
 	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
 	t = samples_of(b.p, "kcsmux_queue_depth");
 	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi1\"} 2\n"
-	    "kcsmux_queue_depth{node=\"ipmi2\"} 3\n");
+			    "kcsmux_queue_depth{node=\"ipmi2\"} 3\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_info");
 	ck_assert_str_eq(t, "kcsmux_info{version=\"" KCSMUX_VERSION "\","
-	    "backend=\"kcsraw\",device=\"/dev/kcsraw0\"} 1\n");
+			    "backend=\"kcsraw\",device=\"/dev/kcsraw0\"} 1\n");
 	free(t);
 	ck_assert_ptr_nonnull(strstr(b.p, "\nkcsmux_interface_inflight 1\n"));
-	ck_assert_ptr_nonnull(strstr(b.p,
-	    "\nkcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.001\n"));
-	ck_assert_ptr_nonnull(strstr(b.p, "\nkcsmux_request_duration_seconds_"
-	    "bucket{node=\"ipmi2\",le=\"0.0003\"} 1\n"));
+	ck_assert_ptr_nonnull(
+		strstr(b.p,
+		       "\nkcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.001\n"));
+	ck_assert_ptr_nonnull(
+		strstr(b.p, "\nkcsmux_request_duration_seconds_"
+			    "bucket{node=\"ipmi2\",le=\"0.0003\"} 1\n"));
 	parse_exposition(b.p, &p);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -884,14 +919,14 @@ START_TEST(test_daemon_node_order)
 	struct metrics_buf b = { 0 };
 	char *t;
 
-	N[0].conf.line = 9;	/* ipmi1 */
-	N[1].conf.line = 5;	/* ipmi3 */
-	N[2].conf.line = 2;	/* ipmi2 */
+	N[0].conf.line = 9; /* ipmi1 */
+	N[1].conf.line = 5; /* ipmi3 */
+	N[2].conf.line = 2; /* ipmi2 */
 	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
 	t = samples_of(b.p, "kcsmux_queue_depth");
 	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi2\"} 3\n"
-	    "kcsmux_queue_depth{node=\"ipmi3\"} 4\n"
-	    "kcsmux_queue_depth{node=\"ipmi1\"} 2\n");
+			    "kcsmux_queue_depth{node=\"ipmi3\"} 4\n"
+			    "kcsmux_queue_depth{node=\"ipmi1\"} 2\n");
 	free(t);
 	metrics_buf_free(&b);
 }
@@ -929,7 +964,7 @@ static void on_resp(struct evhttp_request *req, void *arg)
 }
 
 static struct resp *http(enum evhttp_cmd_type cmd, const char *host,
-    const char *path)
+			 const char *path)
 {
 	static struct resp r;
 	struct evhttp_connection *c;
@@ -937,12 +972,12 @@ static struct resp *http(enum evhttp_cmd_type cmd, const char *host,
 
 	memset(&r, 0, sizeof(r));
 	c = evhttp_connection_base_new(D.base, NULL, host,
-	    (unsigned short)metrics_http_port(&D));
+				       (unsigned short)metrics_http_port(&D));
 	ck_assert_ptr_nonnull(c);
 	evhttp_connection_set_timeout(c, 5);
 	req = evhttp_request_new(on_resp, &r);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
-	    "localhost");
+			  "localhost");
 	ck_assert_int_eq(evhttp_make_request(c, req, cmd, path), 0);
 	event_base_dispatch(D.base);
 	evhttp_connection_free(c);
@@ -974,9 +1009,11 @@ static void on_raw(evutil_socket_t fd, short what, void *arg)
 static struct raw *raw_http(const char *req)
 {
 	static struct raw r;
-	struct sockaddr_in sa = { .sin_family = AF_INET,
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-		.sin_port = htons((unsigned short)metrics_http_port(&D)) };
+		.sin_port = htons((unsigned short)metrics_http_port(&D))
+	};
 	struct timeval tv = { 5, 0 };
 	struct event *ev;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -1014,36 +1051,39 @@ START_TEST(test_http_raw)
 
 	r = raw_http("GET /metrics HTTP/1.0\r\n\r\n");
 	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 200 OK\r\n", 17) == 0, "%s",
-	    r->buf);
+		      r->buf);
 	ck_assert_str_eq(raw_body(r), b.p);
 
 	/* HEAD: the headers of a GET, no body (HTTP/1.0 and 1.1) */
 	snprintf(want, sizeof(want), "\r\nContent-Length: %zu\r\n", b.len);
 	r = raw_http("HEAD /metrics HTTP/1.0\r\n\r\n");
 	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 200 OK\r\n", 17) == 0, "%s",
-	    r->buf);
+		      r->buf);
 	ck_assert_ptr_nonnull(strstr(r->buf, want));
-	ck_assert_ptr_nonnull(strstr(r->buf, "\r\nContent-Type: text/plain; "
-	    "version=0.0.4; charset=utf-8\r\n"));
+	ck_assert_ptr_nonnull(strstr(r->buf,
+				     "\r\nContent-Type: text/plain; "
+				     "version=0.0.4; charset=utf-8\r\n"));
 	ck_assert_str_eq(raw_body(r), "");
 	r = raw_http("HEAD /metrics HTTP/1.1\r\nHost: x\r\n"
-	    "Connection: close\r\n\r\n");
+		     "Connection: close\r\n\r\n");
 	ck_assert_msg(strncmp(r->buf, "HTTP/1.1 200 OK\r\n", 17) == 0, "%s",
-	    r->buf);
+		      r->buf);
 	ck_assert_ptr_nonnull(strstr(r->buf, want));
 	ck_assert_str_eq(raw_body(r), "");
 	r = raw_http("HEAD /nothing HTTP/1.0\r\n\r\n");
 	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 404 Not Found\r\n", 24) == 0,
-	    "%s", r->buf);
+		      "%s", r->buf);
 	ck_assert_str_eq(raw_body(r), "");
 
 	r = raw_http("OPTIONS /metrics HTTP/1.0\r\n\r\n");
 	ck_assert_msg(strncmp(r->buf, "HTTP/1.0 405 Method Not Allowed\r\n",
-	    33) == 0, "%s", r->buf);
+			      33) == 0,
+		      "%s", r->buf);
 	ck_assert_ptr_nonnull(strstr(r->buf, "\r\nAllow: GET, HEAD\r\n"));
 	ck_assert_str_eq(raw_body(r), "method not allowed: GET or HEAD\n");
 	r = raw_http("GET /x HTTP/1.0\r\n\r\n");
-	ck_assert_str_eq(raw_body(r), "not found: the metrics are at /metrics\n");
+	ck_assert_str_eq(raw_body(r),
+			 "not found: the metrics are at /metrics\n");
 	metrics_buf_free(&b);
 }
 END_TEST
@@ -1073,8 +1113,9 @@ START_TEST(test_http)
 	N[0].st.requests = 12345;
 	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics?x=1");
 	ck_assert_int_eq(r->code, 200);
-	ck_assert_ptr_nonnull(strstr(r->body,
-	    "\nkcsmux_requests_total{node=\"ipmi1\"} 12345\n"));
+	ck_assert_ptr_nonnull(
+		strstr(r->body,
+		       "\nkcsmux_requests_total{node=\"ipmi1\"} 12345\n"));
 
 	r = http(EVHTTP_REQ_HEAD, "127.0.0.1", "/metrics");
 	ck_assert_int_eq(r->code, 200);
@@ -1102,7 +1143,7 @@ START_TEST(test_http)
 
 	metrics_fini(&D);
 	ck_assert_uint_eq(metrics_http_port(&D), 0);
-	metrics_fini(&D);	/* twice is fine */
+	metrics_fini(&D); /* twice is fine */
 }
 END_TEST
 
@@ -1110,7 +1151,7 @@ END_TEST
 static bool have_ipv6_loopback(void)
 {
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6,
-		.sin6_addr = IN6ADDR_LOOPBACK_INIT };
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	int fd = socket(AF_INET6, SOCK_STREAM, 0);
 	bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 
@@ -1134,7 +1175,7 @@ END_TEST
 START_TEST(test_http_bind_fails)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sa);
 	char listen_on[64], path[128];
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -1145,17 +1186,17 @@ START_TEST(test_http_bind_fails)
 	ck_assert_int_eq(listen(fd, 1), 0);
 	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
 	snprintf(listen_on, sizeof(listen_on), "127.0.0.1:%u",
-	    ntohs(sa.sin_port));
+		 ntohs(sa.sin_port));
 	snprintf(path, sizeof(path), "%s/kcsmux.prom", tmpdir);
 	D.cfg.metrics_listen = listen_on;
 	D.cfg.metrics_textfile = path;
 	ck_assert_int_eq(metrics_init(&D, &cause), -1);
 	ck_assert_ptr_nonnull(cause);
 	ck_assert_msg(strstr(cause, "Address already in use") != NULL, "%s",
-	    cause);
+		      cause);
 	free(cause);
 	ck_assert_uint_eq(metrics_http_port(&D), 0);
-	ck_assert_int_eq(access(path, F_OK), -1);	/* nothing started */
+	ck_assert_int_eq(access(path, F_OK), -1); /* nothing started */
 	close(fd);
 
 	/* and it can start afterwards */
@@ -1170,7 +1211,7 @@ START_TEST(test_off)
 {
 	char *cause = NULL;
 
-	ck_assert_int_eq(metrics_init(&D, &cause), 0);	/* NULL: off */
+	ck_assert_int_eq(metrics_init(&D, &cause), 0); /* NULL: off */
 	ck_assert_uint_eq(metrics_http_port(&D), 0);
 	metrics_fini(&D);
 	D.cfg.metrics_listen = "";
@@ -1230,17 +1271,20 @@ START_TEST(test_textfile)
 	/* on demand */
 	N[0].st.requests = 777;
 	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), 0);
-	ck_assert_ptr_nonnull(strstr(slurp(path),
-	    "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+	ck_assert_ptr_nonnull(
+		strstr(slurp(path),
+		       "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
 
 	/* and by the timer, every 10 s */
 	N[0].st.requests = 888;
 	loop_for(METRICS_TEXTFILE_INTERVAL_S - 1);
-	ck_assert_ptr_nonnull(strstr(slurp(path),
-	    "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+	ck_assert_ptr_nonnull(
+		strstr(slurp(path),
+		       "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
 	loop_for(1.5);
-	ck_assert_ptr_nonnull(strstr(slurp(path),
-	    "\nkcsmux_requests_total{node=\"ipmi1\"} 888\n"));
+	ck_assert_ptr_nonnull(
+		strstr(slurp(path),
+		       "\nkcsmux_requests_total{node=\"ipmi1\"} 888\n"));
 	ck_assert_int_eq(access(tmp, F_OK), -1);
 
 	/* removed at exit */
@@ -1294,9 +1338,11 @@ START_TEST(test_textfile_fails)
 	D.cfg.metrics_textfile = path;
 	ck_assert_int_eq(metrics_init(&D, &cause), -1);
 	ck_assert_ptr_nonnull(cause);
-	ck_assert_msg(strstr(cause, "metrics_textfile: open ") == cause &&
-	    strstr(cause, "nodir/kcsmux.prom.tmp: No such file or directory"),
-	    "%s", cause);
+	ck_assert_msg(
+		strstr(cause, "metrics_textfile: open ") == cause &&
+			strstr(cause,
+			       "nodir/kcsmux.prom.tmp: No such file or directory"),
+		"%s", cause);
 	free(cause);
 	/* the HTTP server started first is stopped again */
 	ck_assert_uint_eq(metrics_http_port(&D), 0);
@@ -1305,8 +1351,8 @@ START_TEST(test_textfile_fails)
 	snprintf(path, sizeof(path), "%s/dir.prom", tmpdir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), -1);
-	ck_assert_msg(strstr(cause, "metrics_textfile: rename ") == cause,
-	    "%s", cause);
+	ck_assert_msg(strstr(cause, "metrics_textfile: rename ") == cause, "%s",
+		      cause);
 	free(cause);
 	ck_assert_int_eq(access("dir.prom.tmp", F_OK), -1);
 	{
@@ -1371,7 +1417,7 @@ int main(int argc, char **argv)
 
 	if (ipv6 && !have_ipv6_loopback()) {
 		fprintf(stderr, "test_metrics ipv6: no IPv6 loopback here: "
-		    "skipped\n");
+				"skipped\n");
 		return KCSMUX_TEST_SKIP;
 	}
 	sr = srunner_create(ipv6 ? metrics_ipv6_suite() : metrics_suite());

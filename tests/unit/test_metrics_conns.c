@@ -41,7 +41,7 @@
 #include "admin/metrics.h"
 #include "core/nodestats.h"
 
-#define UID0	3101		/* the users the children become */
+#define UID0 3101 /* the users the children become */
 
 uint64_t now_ns(void)
 {
@@ -140,9 +140,11 @@ static bool wait_for(char (*ready)[128], int n, unsigned int conns)
 
 static int tcp_connect(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET,
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-		.sin_port = htons((unsigned short)metrics_http_port(&D)) };
+		.sin_port = htons((unsigned short)metrics_http_port(&D))
+	};
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -177,7 +179,7 @@ static int scrape(int fd)
 	if (write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1)
 		return -1;
 	while (len < sizeof(buf) - 1 &&
-	    (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)n;
 	buf[len] = '\0';
 	if (strncmp(buf, "HTTP/1.0 200 OK\r\n", 17) != 0 ||
@@ -197,12 +199,12 @@ static int touch(const char *path)
 }
 
 struct peer {
-	uid_t uid;		/* 0: stay root */
-	int keep;		/* connections opened and held */
-	bool refused;		/* one more must be closed by the server */
-	bool scrape;		/* then one of the held ones scrapes */
-	const char *ready;	/* created when done, NULL: none */
-	const char *release;	/* then held until it exists (30 s at
+	uid_t uid;	     /* 0: stay root */
+	int keep;	     /* connections opened and held */
+	bool refused;	     /* one more must be closed by the server */
+	bool scrape;	     /* then one of the held ones scrapes */
+	const char *ready;   /* created when done, NULL: none */
+	const char *release; /* then held until it exists (30 s at
 				   most), NULL: not held */
 };
 
@@ -211,7 +213,7 @@ static int run_peer(const struct peer *c)
 	int fds[METRICS_MAX_CONNS], i, fd;
 
 	if (c->uid != 0 && (setgroups(0, NULL) < 0 || setgid(c->uid) < 0 ||
-	    setuid(c->uid) < 0))
+			    setuid(c->uid) < 0))
 		return 20;
 	for (i = 0; i < c->keep; i++)
 		if ((fds[i] = tcp_connect()) < 0)
@@ -234,7 +236,7 @@ static int run_peer(const struct peer *c)
 	if (c->ready && touch(c->ready) < 0)
 		return 26;
 	for (i = 0; c->release && i < 3000 && access(c->release, F_OK) != 0;
-	    i++)
+	     i++)
 		usleep(10000);
 	return 0;
 }
@@ -266,14 +268,15 @@ static int root_scrape(void)
 	int code = 0;
 
 	c = evhttp_connection_base_new(D.base, NULL, "127.0.0.1",
-	    (unsigned short)metrics_http_port(&D));
+				       (unsigned short)metrics_http_port(&D));
 	ck_assert_ptr_nonnull(c);
 	evhttp_connection_set_timeout(c, 5);
 	req = evhttp_request_new(on_resp, &code);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
-	    "localhost");
+			  "localhost");
 	ck_assert_int_eq(evhttp_make_request(c, req, EVHTTP_REQ_GET,
-	    "/metrics"), 0);
+					     "/metrics"),
+			 0);
 	event_base_dispatch(D.base);
 	evhttp_connection_free(c);
 	return code;
@@ -295,8 +298,12 @@ START_TEST(test_per_uid)
 {
 	char ready[1][128], release[128];
 	struct peer hog = {
-		.uid = UID0, .keep = METRICS_MAX_PER_UID, .refused = true,
-		.scrape = true, .ready = ready[0], .release = release,
+		.uid = UID0,
+		.keep = METRICS_MAX_PER_UID,
+		.refused = true,
+		.scrape = true,
+		.ready = ready[0],
+		.release = release,
 	};
 	struct peer other = { .uid = UID0 + 1, .keep = 1, .scrape = true };
 	unsigned long r0 = metrics_http_refused(&D);
@@ -307,8 +314,8 @@ START_TEST(test_per_uid)
 	pid = spawn(&hog);
 	/* all its connections but the refused one and the scraped one */
 	ck_assert_msg(wait_for(ready, 1, METRICS_MAX_PER_UID - 1),
-	    "the client did not get ready: %u connections, exit %d",
-	    metrics_http_conns(&D), serve(pid));
+		      "the client did not get ready: %u connections, exit %d",
+		      metrics_http_conns(&D), serve(pid));
 	ck_assert_uint_eq(metrics_http_refused(&D), r0 + 1);
 	/* another user, and root, while the first holds its share */
 	ck_assert_int_eq(serve(spawn(&other)), 0);
@@ -328,31 +335,34 @@ END_TEST
 
 START_TEST(test_in_all)
 {
-	enum { USERS = (METRICS_MAX_CONNS - METRICS_ROOT_SLOTS) /
-	    METRICS_MAX_PER_UID };
+	enum {
+		USERS = (METRICS_MAX_CONNS - METRICS_ROOT_SLOTS) /
+			METRICS_MAX_PER_UID
+	};
 	char ready[USERS][128], release[128];
-	struct peer extra = { .uid = UID0 + USERS, .keep = 0,
-		.refused = true };
+	struct peer extra = { .uid = UID0 + USERS, .keep = 0, .refused = true };
 	unsigned long r0 = metrics_http_refused(&D);
 	pid_t pid[USERS];
 	int k;
 
 	ck_assert_int_eq(USERS * METRICS_MAX_PER_UID,
-	    METRICS_MAX_CONNS - METRICS_ROOT_SLOTS);
+			 METRICS_MAX_CONNS - METRICS_ROOT_SLOTS);
 	snprintf(release, sizeof(release), "%s/release", dir);
 	for (k = 0; k < USERS; k++) {
 		struct peer hog = {
-			.uid = (uid_t)(UID0 + k), .keep = METRICS_MAX_PER_UID,
-			.ready = ready[k], .release = release,
+			.uid = (uid_t)(UID0 + k),
+			.keep = METRICS_MAX_PER_UID,
+			.ready = ready[k],
+			.release = release,
 		};
 
 		snprintf(ready[k], sizeof(ready[k]), "%s/ready%d", dir, k);
 		pid[k] = spawn(&hog);
 	}
 	ck_assert_msg(wait_for(ready, USERS,
-	    METRICS_MAX_CONNS - METRICS_ROOT_SLOTS),
-	    "the users did not fill their slots: %u connections",
-	    metrics_http_conns(&D));
+			       METRICS_MAX_CONNS - METRICS_ROOT_SLOTS),
+		      "the users did not fill their slots: %u connections",
+		      metrics_http_conns(&D));
 	ck_assert_uint_eq(metrics_http_refused(&D), r0);
 	/* one more user: refused; root: served from the slots kept */
 	ck_assert_int_eq(serve(spawn(&extra)), 0);
@@ -417,7 +427,7 @@ START_TEST(test_emfile)
 		close(fds[i]);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	ck_assert_msg(e1 > e0 && e1 - e0 <= 4, "accept errors in 1.5 s: %lu",
-	    e1 - e0);
+		      e1 - e0);
 	ck_assert_int_eq(serve(pid), 0);
 	settles_to_zero();
 }
@@ -452,7 +462,7 @@ int main(void)
 		return EXIT_FAILURE;
 	if (!is_root) {
 		fprintf(stderr, "test_per_uid, test_in_all: need root (clients "
-		    "of other uids): skipped\n");
+				"of other uids): skipped\n");
 		return 77;
 	}
 	return EXIT_SUCCESS;

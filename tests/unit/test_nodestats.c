@@ -13,18 +13,18 @@
 
 #include "core/nodestats.h"
 
-#define US	1000ULL
-#define MS	1000000ULL
-#define SEC	1000000000ULL
-#define T0	(1000 * SEC)
-#define INF	(NODESTATS_NBUCKETS - 1)
+#define US  1000ULL
+#define MS  1000000ULL
+#define SEC 1000000000ULL
+#define T0  (1000 * SEC)
+#define INF (NODESTATS_NBUCKETS - 1)
 
 static uint64_t lcg_state;
 
 static uint64_t lcg(void)
 {
 	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return lcg_state >> 11;		/* 53 bits */
+	return lcg_state >> 11; /* 53 bits */
 }
 
 static double unif(void)
@@ -97,7 +97,7 @@ START_TEST(test_hist_basic)
 	nodestats_hist_add(&h, 730 * US);
 	for (i = 0; i <= 10; i++)
 		ck_assert_uint_eq(nodestats_hist_quantile(&h, i / 10.0),
-		    730 * US);
+				  730 * US);
 	nodestats_hist_add(&h, 0);
 	nodestats_hist_add(&h, 20 * SEC);
 	ck_assert_uint_eq(h.count, 3);
@@ -105,8 +105,8 @@ START_TEST(test_hist_basic)
 	ck_assert_uint_eq(h.min_ns, 0);
 	ck_assert_uint_eq(h.max_ns, 20 * SEC);
 	ck_assert_uint_eq(h.bucket[0], 1);
-	ck_assert_uint_eq(h.bucket[8], 0);	/* (500, 700] us */
-	ck_assert_uint_eq(h.bucket[9], 1);	/* (700, 1000] us */
+	ck_assert_uint_eq(h.bucket[8], 0); /* (500, 700] us */
+	ck_assert_uint_eq(h.bucket[9], 1); /* (700, 1000] us */
 	ck_assert_uint_eq(h.bucket[INF], 1);
 	/* The +Inf bucket is bounded by the max seen. */
 	ck_assert_uint_le(nodestats_hist_quantile(&h, 0.99), 20 * SEC);
@@ -147,7 +147,7 @@ static uint64_t width_of(uint64_t v, uint64_t max)
  * distribution smooth at the bucket scale, interpolation does much better.
  */
 static void check_quantiles(const char *what, uint64_t (*gen)(void),
-    double smooth_tol)
+			    double smooth_tol)
 {
 	enum { N = 100000 };
 	static uint64_t v[N];
@@ -169,32 +169,34 @@ static void check_quantiles(const char *what, uint64_t (*gen)(void),
 		est = nodestats_hist_quantile(&h, qs[i]);
 		err = est > exact ? est - exact : exact - est;
 		printf("nodestats: %s q%.3f exact %.1f us est %.1f us "
-		    "(err %.2f%%, bucket width %.0f us)\n", what, qs[i],
-		    exact / 1e3, est / 1e3, 100.0 * err / exact,
-		    width_of(exact, h.max_ns) / 1e3);
+		       "(err %.2f%%, bucket width %.0f us)\n",
+		       what, qs[i], exact / 1e3, est / 1e3, 100.0 * err / exact,
+		       width_of(exact, h.max_ns) / 1e3);
 		ck_assert_uint_le(err, width_of(exact, h.max_ns));
 		if (smooth_tol > 0)
 			ck_assert_msg(err <= smooth_tol * exact,
-			    "%s q%.3f: error %.3f%% > %.1f%%", what, qs[i],
-			    100.0 * err / exact, 100 * smooth_tol);
+				      "%s q%.3f: error %.3f%% > %.1f%%", what,
+				      qs[i], 100.0 * err / exact,
+				      100 * smooth_tol);
 	}
 	/* Monotonic in q. */
 	for (i = 1; i <= 1000; i++)
 		ck_assert_uint_ge(nodestats_hist_quantile(&h, i / 1000.0),
-		    nodestats_hist_quantile(&h, (i - 1) / 1000.0));
+				  nodestats_hist_quantile(&h,
+							  (i - 1) / 1000.0));
 }
 
-static uint64_t gen_uniform(void)	/* 200 us .. 2 ms, a KCS BMC */
+static uint64_t gen_uniform(void) /* 200 us .. 2 ms, a KCS BMC */
 {
 	return 200 * US + (uint64_t)(unif() * (1800 * US));
 }
 
-static uint64_t gen_loguniform(void)	/* 20 us .. 20 s */
+static uint64_t gen_loguniform(void) /* 20 us .. 20 s */
 {
 	return (uint64_t)(20e3 * pow(1e6, unif()));
 }
 
-static uint64_t gen_bimodal(void)	/* fast sensor reads, slow SDR */
+static uint64_t gen_bimodal(void) /* fast sensor reads, slow SDR */
 {
 	if (lcg() % 100 < 97)
 		return 300 * US + lcg() % (100 * US);
@@ -229,12 +231,13 @@ START_TEST(test_cpu_converges)
 	}
 	at5 = nodestats_cpu_ppm(&c, t);
 	printf("nodestats: steady 1%% CPU: %.0f ppm after 1 s (want ~6321), "
-	    "%.0f after 5 s (want 10000)\n", at1, at5);
+	       "%.0f after 5 s (want 10000)\n",
+	       at1, at5);
 	ck_assert_msg(at1 > 6300 && at1 < 6360, "after tau: %f", at1);
 	ck_assert_msg(at5 > 9900 && at5 < 10100, "after 5 tau: %f", at5);
 	ck_assert(nodestats_cpu_over(&c, t, 9000));
 	ck_assert(!nodestats_cpu_over(&c, t, 11000));
-	ck_assert(!nodestats_cpu_over(&c, t, 0));	/* no budget */
+	ck_assert(!nodestats_cpu_over(&c, t, 0)); /* no budget */
 
 	/* Step to 5%: within 5% of it after 3 tau. */
 	for (i = 1; i <= 3000; i++) {
@@ -263,7 +266,8 @@ START_TEST(test_cpu_decay)
 
 		p = nodestats_cpu_ppm(&c, T0 + dt);
 		ck_assert_msg(fabs(p - want) <= 1e-9 * p0 + 1e-12,
-		    "dt %llu: %g vs %g", (unsigned long long)dt, p, want);
+			      "dt %llu: %g vs %g", (unsigned long long)dt, p,
+			      want);
 	}
 	/* Far in the future: 0, not NaN. */
 	ck_assert(nodestats_cpu_ppm(&c, T0 + 1000000 * SEC) == 0);
@@ -292,7 +296,8 @@ START_TEST(test_cpu_budget)
 	u = nodestats_cpu_under_at(&c, t, 10000);
 	/* ~ tau * ln(4) = 1.386 s */
 	printf("nodestats: 20 x 2 ms burst: %.0f ppm, under 1%% after "
-	    "%.3f s\n", p, (u - t) / 1e9);
+	       "%.3f s\n",
+	       p, (u - t) / 1e9);
 	ck_assert_uint_gt(u, t + 1300 * MS);
 	ck_assert_uint_lt(u, t + 1400 * MS);
 	ck_assert(!nodestats_cpu_over(&c, u, 10000));
@@ -307,8 +312,10 @@ START_TEST(test_counters)
 {
 	struct nodestats st;
 	struct nodestats_txn ok = {
-		.latency_ns = 1200 * US, .service_ns = 900 * US,
-		.cpu_ns = 100 * US, .spin_ns = 30 * US,
+		.latency_ns = 1200 * US,
+		.service_ns = 900 * US,
+		.cpu_ns = 100 * US,
+		.spin_ns = 30 * US,
 	};
 	struct nodestats_txn bad = ok;
 
@@ -337,7 +344,7 @@ START_TEST(test_counters)
 	ck_assert_uint_eq(st.spin_ns, 60 * US);
 	ck_assert_uint_eq(st.queue_wait.count, 2);
 	ck_assert_uint_eq(st.queue_wait.bucket[5], 1);	/* (200, 300] us */
-	ck_assert_uint_eq(st.queue_wait.bucket[11], 1);	/* (1.5, 2] ms */
+	ck_assert_uint_eq(st.queue_wait.bucket[11], 1); /* (1.5, 2] ms */
 	ck_assert_uint_eq(st.latency.count, 2);
 	ck_assert_uint_eq(st.latency.max_ns, 3 * SEC);
 	ck_assert_uint_eq(st.latency.bucket[nodestats_bucket(3 * SEC)], 1);

@@ -14,12 +14,13 @@ START_TEST(test_hex_byte)
 		int ok;
 		uint8_t v;
 	} c[] = {
-		{ "6", 1, 0x06 }, { "06", 1, 0x06 }, { "0x06", 1, 0x06 },
+		{ "6", 1, 0x06 },   { "06", 1, 0x06 }, { "0x06", 1, 0x06 },
 		{ "0X6", 1, 0x06 }, { "ff", 1, 0xff }, { "0xFF", 1, 0xff },
-		{ "10", 1, 0x10 },	/* hex, not decimal */
-		{ "0", 1, 0 }, { "00", 1, 0 }, { "0x0", 1, 0 },
-		{ "", 0, 0 }, { "0x", 0, 0 }, { "100", 0, 0 }, { "0x100", 0, 0 },
-		{ "g", 0, 0 }, { "1g", 0, 0 }, { "-1", 0, 0 }, { " 1", 0, 0 },
+		{ "10", 1, 0x10 }, /* hex, not decimal */
+		{ "0", 1, 0 },	    { "00", 1, 0 },    { "0x0", 1, 0 },
+		{ "", 0, 0 },	    { "0x", 0, 0 },    { "100", 0, 0 },
+		{ "0x100", 0, 0 },  { "g", 0, 0 },     { "1g", 0, 0 },
+		{ "-1", 0, 0 },	    { " 1", 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -43,7 +44,8 @@ START_TEST(test_request_default_form)
 	ck_assert_uint_eq(r.cmd, 0x01);
 	ck_assert_uint_eq(r.data_len, 0);
 
-	ck_assert_int_eq(probe_parse_request("  0a,0x43 , 00 00\t01 ff\n", &r), 0);
+	ck_assert_int_eq(probe_parse_request("  0a,0x43 , 00 00\t01 ff\n", &r),
+			 0);
 	ck_assert_uint_eq(r.netfn, 0x0a);
 	ck_assert_uint_eq(r.cmd, 0x43);
 	ck_assert_uint_eq(r.data_len, 4);
@@ -126,8 +128,9 @@ START_TEST(test_device_path)
 	ck_assert_int_eq(probe_device_path("", buf, sizeof(buf)), -1);
 	ck_assert_int_eq(probe_device_path(NULL, buf, sizeof(buf)), -1);
 	ck_assert_int_eq(probe_device_path("/a/very/long/path/that/does/not/fit",
-					   buf, sizeof(buf)), -1);
-	ck_assert_int_eq(probe_device_path("7", buf, 10), -1);	/* needs 11 */
+					   buf, sizeof(buf)),
+			 -1);
+	ck_assert_int_eq(probe_device_path("7", buf, 10), -1); /* needs 11 */
 	ck_assert_int_eq(probe_device_path("7", buf, 11), 0);
 }
 END_TEST
@@ -141,7 +144,7 @@ START_TEST(test_build_addr)
 	len = probe_build_addr(&a, 0, 7, 0x40, 2);
 	ck_assert_uint_eq(len, sizeof(struct ipmi_system_interface_addr));
 	ck_assert_int_eq(a.si.addr_type, IPMI_SYSTEM_INTERFACE_ADDR_TYPE);
-	ck_assert_int_eq(a.si.channel, IPMI_BMC_CHANNEL);	/* ignores 7 */
+	ck_assert_int_eq(a.si.channel, IPMI_BMC_CHANNEL); /* ignores 7 */
 	ck_assert_uint_eq(a.si.lun, 2);
 
 	memset(&a, 0x5a, sizeof(a));
@@ -186,41 +189,53 @@ START_TEST(test_classify)
 	struct fixture f;
 
 	fx_init(&f);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     2),
 			 PROBE_OK);
 	/* Not a response: skipped, whatever else it carries. */
-	ck_assert_int_eq(fx_classify(&f, IPMI_ASYNC_EVENT_RECV_TYPE, 0, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_ASYNC_EVENT_RECV_TYPE, 0, 0x07,
+				     0x01, 2),
 			 PROBE_NOT_RESPONSE);
-	ck_assert_int_eq(fx_classify(&f, IPMI_ASYNC_EVENT_RECV_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_ASYNC_EVENT_RECV_TYPE, 5, 0x07,
+				     0x01, 2),
 			 PROBE_NOT_RESPONSE);
 	ck_assert_int_eq(fx_classify(&f, IPMI_CMD_RECV_TYPE, 5, 0x06, 0x01, 2),
 			 PROBE_NOT_RESPONSE);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RESPONSE_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RESPONSE_TYPE, 5, 0x07,
+				     0x01, 2),
 			 PROBE_NOT_RESPONSE);
 	/* Someone else's msgid. */
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 4, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 4, 0x07, 0x01,
+				     2),
 			 PROBE_MSGID_MISMATCH);
 	/* Wrong netfn (request netfn echoed, or another one) or cmd. */
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x06, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x06, 0x01,
+				     2),
 			 PROBE_BAD);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x0b, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x0b, 0x01,
+				     2),
 			 PROBE_BAD);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x02, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x02,
+				     2),
 			 PROBE_BAD);
 	/* No completion code byte. */
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 0),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     0),
 			 PROBE_BAD);
 	/* Completion codes. */
 	f.data[0] = IPMI_INVALID_CMD_COMPLETION_CODE;
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 1),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     1),
 			 PROBE_CC);
 	f.data[0] = IPMI_UNKNOWN_ERR_COMPLETION_CODE;
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 1),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     1),
 			 PROBE_CC);
 	f.data[0] = 0;
 	/* Response from a different address type or channel. */
 	probe_build_addr(&f.from, 1, 0, 0x20, 0);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     2),
 			 PROBE_BAD);
 }
 END_TEST
@@ -232,15 +247,18 @@ START_TEST(test_classify_ipmb)
 	fx_init(&f);
 	probe_build_addr(&f.sent, 1, 6, 0x72, 0);
 	probe_build_addr(&f.from, 1, 6, 0x72, 0);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     2),
 			 PROBE_OK);
 	/* The driver's "retries exhausted" answer. */
 	f.data[0] = IPMI_TIMEOUT_COMPLETION_CODE;
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 1),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     1),
 			 PROBE_CC);
 	f.data[0] = 0;
 	probe_build_addr(&f.from, 1, 5, 0x72, 0);
-	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01, 2),
+	ck_assert_int_eq(fx_classify(&f, IPMI_RESPONSE_RECV_TYPE, 5, 0x07, 0x01,
+				     2),
 			 PROBE_BAD);
 }
 END_TEST
@@ -249,7 +267,8 @@ START_TEST(test_verdict_names)
 {
 	ck_assert_str_eq(probe_verdict_name(PROBE_OK), "ok");
 	ck_assert_str_eq(probe_verdict_name(PROBE_CC), "completion-code");
-	ck_assert_str_eq(probe_verdict_name(PROBE_MSGID_MISMATCH), "msgid-mismatch");
+	ck_assert_str_eq(probe_verdict_name(PROBE_MSGID_MISMATCH),
+			 "msgid-mismatch");
 	ck_assert_str_eq(probe_verdict_name((enum probe_verdict)99), "?");
 }
 END_TEST

@@ -15,21 +15,25 @@
 #include "core/sched.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define US	1000ULL
-#define MS	1000000ULL
-#define SEC	1000000000ULL
-#define T0	(1000 * SEC)	/* a clock that does not start at 0 */
+#define US	      1000ULL
+#define MS	      1000000ULL
+#define SEC	      1000000000ULL
+#define T0	      (1000 * SEC) /* a clock that does not start at 0 */
 
-#define INTER	KCSMUX_PRIO_INTERACTIVE
-#define NORMAL	KCSMUX_PRIO_NORMAL
-#define BULK	KCSMUX_PRIO_BULK
+#define INTER  KCSMUX_PRIO_INTERACTIVE
+#define NORMAL KCSMUX_PRIO_NORMAL
+#define BULK   KCSMUX_PRIO_BULK
 
 static struct kcsmux_policy pol(enum kcsmux_prio prio, uint32_t weight,
-    uint32_t rate_milli, uint32_t burst, uint32_t queue)
+				uint32_t rate_milli, uint32_t burst,
+				uint32_t queue)
 {
 	return (struct kcsmux_policy){
-		.prio = prio, .weight = weight, .rate_milli = rate_milli,
-		.burst = burst, .queue = queue,
+		.prio = prio,
+		.weight = weight,
+		.rate_milli = rate_milli,
+		.burst = burst,
+		.queue = queue,
 	};
 }
 
@@ -50,7 +54,7 @@ static struct sched_item *item(uint64_t hint)
 
 /* A recycled item for long runs: the previous user must be done with it. */
 static struct sched_item *ring_item(struct sched_item *ring, size_t n,
-    size_t *next, uint64_t hint)
+				    size_t *next, uint64_t hint)
 {
 	struct sched_item *it = &ring[(*next)++ % n];
 
@@ -64,8 +68,8 @@ static void setup(void)
 	memset(pool, 0, sizeof(pool));
 }
 
-static void enq_ok(struct sched *s, struct sched_flow *f,
-    struct sched_item *it, uint64_t now)
+static void enq_ok(struct sched *s, struct sched_flow *f, struct sched_item *it,
+		   uint64_t now)
 {
 	ck_assert_int_eq(sched_enqueue(s, f, it, now), 0);
 }
@@ -188,14 +192,15 @@ END_TEST
  * every step.
  */
 static void run_pair(uint32_t wa, uint32_t wb, uint64_t ca, uint64_t cb,
-    bool charge, unsigned n, unsigned cnt[2], uint64_t svc[2])
+		     bool charge, unsigned n, unsigned cnt[2], uint64_t svc[2])
 {
 	static struct sched_item ring[2][8];
 	size_t next[2] = { 0, 0 };
 	struct sched s;
 	struct sched_flow f[2];
 	struct kcsmux_policy p[2] = {
-		pol(NORMAL, wa, 0, 10, 64), pol(NORMAL, wb, 0, 10, 64),
+		pol(NORMAL, wa, 0, 10, 64),
+		pol(NORMAL, wb, 0, 10, 64),
 	};
 	const uint64_t cost[2] = { ca, cb };
 	const uint32_t w[2] = { wa, wb };
@@ -208,8 +213,10 @@ static void run_pair(uint32_t wa, uint32_t wb, uint64_t ca, uint64_t cb,
 		cnt[k] = 0;
 		svc[k] = 0;
 		for (i = 0; i < 4; i++)
-			enq_ok(&s, &f[k], ring_item(ring[k], 8, &next[k],
-			    charge ? 0 : cost[k]), T0);
+			enq_ok(&s, &f[k],
+			       ring_item(ring[k], 8, &next[k],
+					 charge ? 0 : cost[k]),
+			       T0);
 	}
 	/* SFQ: |Sa/wa - Sb/wb| <= Cmax_a/wa + Cmax_b/wb (+ the estimate
 	 * in flight, which is corrected before the next dispatch here). */
@@ -223,11 +230,12 @@ static void run_pair(uint32_t wa, uint32_t wb, uint64_t ca, uint64_t cb,
 			sched_charge(&s, it, cost[k]);
 		cnt[k]++;
 		svc[k] += cost[k];
-		enq_ok(&s, &f[k], ring_item(ring[k], 8, &next[k],
-		    charge ? 0 : cost[k]), T0);
+		enq_ok(&s, &f[k],
+		       ring_item(ring[k], 8, &next[k], charge ? 0 : cost[k]),
+		       T0);
 		lag = (double)svc[0] / w[0] - (double)svc[1] / w[1];
 		ck_assert_msg(lag <= bound + 1 && -lag <= bound + 1,
-		    "step %u: lag %.0f beyond %.0f", i, lag, bound);
+			      "step %u: lag %.0f beyond %.0f", i, lag, bound);
 	}
 	ck_assert_uint_eq(f[0].charged_ns, svc[0]);
 	ck_assert_uint_eq(f[1].charged_ns, svc[1]);
@@ -239,8 +247,8 @@ START_TEST(test_weights_by_count)
 	uint64_t svc[2];
 
 	run_pair(1, 3, 1 * MS, 1 * MS, false, 4000, cnt, svc);
-	printf("sched: weights 1:3 by count, 4000 dispatches: %u:%u\n",
-	    cnt[0], cnt[1]);
+	printf("sched: weights 1:3 by count, 4000 dispatches: %u:%u\n", cnt[0],
+	       cnt[1]);
 	ck_assert_uint_ge(cnt[0], 999);
 	ck_assert_uint_le(cnt[0], 1001);
 	ck_assert_uint_eq(cnt[0] + cnt[1], 4000);
@@ -262,7 +270,8 @@ START_TEST(test_weights_by_time)
 	 * interface time, so 1:4 in count. */
 	run_pair(100, 100, 4 * MS, 1 * MS, true, 5000, cnt, svc);
 	printf("sched: equal weights, 4 ms vs 1 ms items: count %u:%u, "
-	    "time %.3f:%.3f s\n", cnt[0], cnt[1], svc[0] / 1e9, svc[1] / 1e9);
+	       "time %.3f:%.3f s\n",
+	       cnt[0], cnt[1], svc[0] / 1e9, svc[1] / 1e9);
 	ck_assert_uint_ge(cnt[0], 995);
 	ck_assert_uint_le(cnt[0], 1005);
 	share = (double)svc[0] / (double)(svc[0] + svc[1]);
@@ -272,7 +281,8 @@ START_TEST(test_weights_by_time)
 	run_pair(1, 3, 3 * MS, 1 * MS, true, 6000, cnt, svc);
 	share = (double)svc[0] / (double)(svc[0] + svc[1]);
 	printf("sched: weights 1:3 by time, 3 ms vs 1 ms items: count %u:%u, "
-	    "time share %.4f (want 0.25)\n", cnt[0], cnt[1], share);
+	       "time share %.4f (want 0.25)\n",
+	       cnt[0], cnt[1], share);
 	ck_assert_msg(share > 0.249 && share < 0.251, "time share %f", share);
 
 	/* Hints instead of charges give the same. */
@@ -309,7 +319,7 @@ START_TEST(test_no_idle_credit)
 		bool isb = it->flow == &b;
 
 		enq_ok(&s, it->flow, ring_item(ring[isb], 8, &next[isb], 0),
-		    T0);
+		       T0);
 		nb += isb;
 		run = isb ? run + 1 : 0;
 		maxrun = run > maxrun ? run : maxrun;
@@ -364,7 +374,8 @@ START_TEST(test_aging_bound)
 
 	w = bulk_wait_under_saturation(500 * MS, 10 * SEC);
 	printf("sched: lone bulk request under saturating interactive load, "
-	    "aging 500 ms: served after %.3f ms (bound 502 ms)\n", w / 1e6);
+	       "aging 500 ms: served after %.3f ms (bound 502 ms)\n",
+	       w / 1e6);
 	ck_assert_uint_ge(w, 500 * MS);
 	ck_assert_uint_le(w, 500 * MS + 2 * MS);
 
@@ -390,7 +401,8 @@ START_TEST(test_aging_floor)
 	struct sched s;
 	struct sched_flow f[3];
 	struct kcsmux_policy p[3] = {
-		pol(INTER, 100, 0, 10, 64), pol(NORMAL, 100, 0, 10, 64),
+		pol(INTER, 100, 0, 10, 64),
+		pol(NORMAL, 100, 0, 10, 64),
 		pol(BULK, 100, 0, 10, 64),
 	};
 	uint64_t t = T0, last[3] = { T0, T0, T0 }, maxgap[3] = { 0 };
@@ -402,7 +414,7 @@ START_TEST(test_aging_floor)
 		sched_flow_attach(&s, &f[k], &p[k], T0);
 		for (i = 0; i < 64; i++)
 			enq_ok(&s, &f[k], ring_item(ring[k], 80, &next[k], 0),
-			    t);
+			       t);
 	}
 	while (t < T0 + dur) {
 		struct sched_item *it = deq_ok(&s, t);
@@ -417,9 +429,10 @@ START_TEST(test_aging_floor)
 		t += 1 * MS;
 	}
 	printf("sched: aging floor over 10 s saturated: interactive %u, "
-	    "normal %u (max gap %.1f ms), bulk %u (max gap %.1f ms), "
-	    "promoted %llu\n", cnt[0], cnt[1], maxgap[1] / 1e6, cnt[2],
-	    maxgap[2] / 1e6, (unsigned long long)s.promoted);
+	       "normal %u (max gap %.1f ms), bulk %u (max gap %.1f ms), "
+	       "promoted %llu\n",
+	       cnt[0], cnt[1], maxgap[1] / 1e6, cnt[2], maxgap[2] / 1e6,
+	       (unsigned long long)s.promoted);
 	for (k = 1; k < 3; k++) {
 		ck_assert_uint_ge(cnt[k], 19);
 		ck_assert_uint_le(cnt[k], 21);
@@ -515,7 +528,7 @@ START_TEST(test_token_bucket_fractional)
 {
 	struct sched s;
 	struct sched_flow f, g;
-	struct kcsmux_policy p = pol(NORMAL, 100, 3000, 2, 64);	/* 3/s */
+	struct kcsmux_policy p = pol(NORMAL, 100, 3000, 2, 64); /* 3/s */
 	uint64_t t = T0, retry;
 	int i;
 
@@ -587,7 +600,7 @@ START_TEST(test_rate_skip)
 		if (it->flow == &fa) {
 			/* within one transaction of its token */
 			ck_assert_uint_le(t - (T0 + (uint64_t)na * 10 * MS),
-			    1 * MS);
+					  1 * MS);
 			na++;
 		} else {
 			nb++;
@@ -642,20 +655,20 @@ START_TEST(test_remove)
 	sched_init(&s, 0);
 	sched_flow_attach(&s, &f, &p, T0);
 	x = item(0);
-	ck_assert(!sched_remove(&s, x));	/* never enqueued */
+	ck_assert(!sched_remove(&s, x)); /* never enqueued */
 	for (i = 0; i < 5; i++) {
 		it[i] = item(0);
 		enq_ok(&s, &f, it[i], T0 + i);
 	}
-	ck_assert(sched_remove(&s, it[2]));	/* middle */
-	ck_assert(!sched_remove(&s, it[2]));	/* twice */
-	ck_assert(sched_remove(&s, it[0]));	/* head */
-	ck_assert(sched_remove(&s, it[4]));	/* tail */
+	ck_assert(sched_remove(&s, it[2]));  /* middle */
+	ck_assert(!sched_remove(&s, it[2])); /* twice */
+	ck_assert(sched_remove(&s, it[0]));  /* head */
+	ck_assert(sched_remove(&s, it[4]));  /* tail */
 	ck_assert_uint_eq(f.qlen, 2);
 	ck_assert_uint_eq(s.queued, 2);
 	ck_assert_ptr_eq(sched_flow_first(&f), it[1]);
 	ck_assert_ptr_eq(deq_ok(&s, T0 + 10), it[1]);
-	ck_assert(!sched_remove(&s, it[1]));	/* dispatched */
+	ck_assert(!sched_remove(&s, it[1])); /* dispatched */
 	ck_assert_ptr_eq(deq_ok(&s, T0 + 10), it[3]);
 	deq_none(&s, T0 + 10, SCHED_NEVER);
 	/* A removed item can be queued again. */
@@ -821,9 +834,9 @@ START_TEST(test_many_flows)
 	}
 	for (k = 0; k < NF; k++)
 		ck_assert_msg(cnt[k] + 1 >= (k + 1) * ROUNDS &&
-		    cnt[k] <= (k + 1) * ROUNDS + 1,
-		    "flow %u (weight %u): %u, want %u", k, k + 1, cnt[k],
-		    (k + 1) * ROUNDS);
+				      cnt[k] <= (k + 1) * ROUNDS + 1,
+			      "flow %u (weight %u): %u, want %u", k, k + 1,
+			      cnt[k], (k + 1) * ROUNDS);
 	ck_assert_uint_eq(s.nflows, NF);
 }
 END_TEST
@@ -876,14 +889,14 @@ static uint64_t pctl(uint64_t *v, size_t n, unsigned pct)
 	if (n == 0)
 		return 0;
 	qsort(v, n, sizeof(*v), cmp_u64);
-	r = (n * pct + 99) / 100;	/* nearest rank */
+	r = (n * pct + 99) / 100; /* nearest rank */
 	return v[r == 0 ? 0 : r - 1];
 }
 
 struct sim_result {
 	size_t n_inter;
 	uint64_t p50, p99, max;
-	uint64_t busy[3];		/* service time per flow */
+	uint64_t busy[3]; /* service time per flow */
 	unsigned cnt[3];
 	uint64_t dur;
 };
@@ -895,7 +908,7 @@ struct sim_result {
  * in [svc_min, svc_max]; charged after each transaction.
  */
 static void simulate(bool others, uint64_t svc_min, uint64_t svc_max,
-    struct sim_result *r)
+		     struct sim_result *r)
 {
 	enum { I, M, B };
 	static uint64_t waits[4000];
@@ -904,7 +917,8 @@ static void simulate(bool others, uint64_t svc_min, uint64_t svc_max,
 	struct sched s;
 	struct sched_flow f[3];
 	struct kcsmux_policy p[3] = {
-		pol(INTER, 100, 0, 10, 64), pol(NORMAL, 100, 50000, 20, 64),
+		pol(INTER, 100, 0, 10, 64),
+		pol(NORMAL, 100, 50000, 20, 64),
 		pol(BULK, 100, 0, 10, 64),
 	};
 	const uint64_t dur = 60 * SEC;
@@ -919,18 +933,18 @@ static void simulate(bool others, uint64_t svc_min, uint64_t svc_max,
 	if (others)
 		for (k = M; k <= B; k++)
 			for (i = 0; i < 64; i++)
-				enq_ok(&s, &f[k], ring_item(ring[k], 80,
-				    &next[k], 0), T0);
+				enq_ok(&s, &f[k],
+				       ring_item(ring[k], 80, &next[k], 0), T0);
 	arr = T0 + 5 * MS;
 	while (t < T0 + dur) {
 		struct sched_item *it;
 
 		while (arr <= t) {
 			enq_ok(&s, &f[I], ring_item(ring[I], 80, &next[I], 0),
-			    arr);
+			       arr);
 			narr++;
 			arr = T0 + (narr + 1) * 20 * MS - 5 * MS +
-			    lcg() % (10 * MS);
+			      lcg() % (10 * MS);
 		}
 		it = sched_dequeue(&s, t, &retry);
 		if (it == NULL) {
@@ -942,15 +956,15 @@ static void simulate(bool others, uint64_t svc_min, uint64_t svc_max,
 			ck_assert_uint_lt(r->n_inter, ARRAY_SIZE(waits));
 			waits[r->n_inter++] = t - it->enq_ns;
 		}
-		svc = svc_min + (svc_max > svc_min ?
-		    lcg() % (svc_max - svc_min + 1) : 0);
+		svc = svc_min +
+		      (svc_max > svc_min ? lcg() % (svc_max - svc_min + 1) : 0);
 		sched_charge(&s, it, svc);
 		r->busy[k] += svc;
 		r->cnt[k]++;
 		t += svc;
 		if (k != I)
 			enq_ok(&s, &f[k], ring_item(ring[k], 80, &next[k], 0),
-			    t - svc);
+			       t - svc);
 	}
 	r->dur = t - T0;
 	r->max = pctl(waits, r->n_inter, 100);
@@ -962,12 +976,13 @@ static void simulate(bool others, uint64_t svc_min, uint64_t svc_max,
 static void sim_report(const char *what, const struct sim_result *r)
 {
 	printf("sched sim %s: interactive n=%zu wait p50 %.3f p99 %.3f max "
-	    "%.3f ms; shares of %.1f s: interactive %.2f%% (%u) monitor "
-	    "%.2f%% (%u, %.1f/s) bulk %.2f%% (%u)\n", what, r->n_inter,
-	    r->p50 / 1e6, r->p99 / 1e6, r->max / 1e6, r->dur / 1e9,
-	    100.0 * r->busy[0] / r->dur, r->cnt[0],
-	    100.0 * r->busy[1] / r->dur, r->cnt[1], r->cnt[1] / (r->dur / 1e9),
-	    100.0 * r->busy[2] / r->dur, r->cnt[2]);
+	       "%.3f ms; shares of %.1f s: interactive %.2f%% (%u) monitor "
+	       "%.2f%% (%u, %.1f/s) bulk %.2f%% (%u)\n",
+	       what, r->n_inter, r->p50 / 1e6, r->p99 / 1e6, r->max / 1e6,
+	       r->dur / 1e9, 100.0 * r->busy[0] / r->dur, r->cnt[0],
+	       100.0 * r->busy[1] / r->dur, r->cnt[1],
+	       r->cnt[1] / (r->dur / 1e9), 100.0 * r->busy[2] / r->dur,
+	       r->cnt[2]);
 }
 
 START_TEST(test_sim_fixed)
@@ -989,8 +1004,7 @@ START_TEST(test_sim_fixed)
 	ck_assert_uint_le(busy.cnt[1], 50 * 60 + 20 + 2);
 	/* Bulk gets the rest: the interface never idles. */
 	ck_assert_uint_ge(busy.busy[2], busy.dur * 89 / 100);
-	ck_assert_uint_eq(busy.busy[0] + busy.busy[1] + busy.busy[2],
-	    busy.dur);
+	ck_assert_uint_eq(busy.busy[0] + busy.busy[1] + busy.busy[2], busy.dur);
 }
 END_TEST
 

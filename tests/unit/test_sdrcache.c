@@ -16,7 +16,7 @@
 
 #include "core/sdrcache.h"
 
-#define NREC_MAX	16
+#define NREC_MAX 16
 
 /* ---- the model BMC ---- */
 
@@ -27,16 +27,16 @@ struct model {
 	uint8_t data[NREC_MAX][64];
 	uint16_t res;
 	uint32_t add_ts, erase_ts, clock;
-	bool frozen_ts;		/* a BMC that never updates its timestamps */
-	unsigned int cap;	/* response bytes (cc + data) it can carry */
+	bool frozen_ts;	  /* a BMC that never updates its timestamps */
+	unsigned int cap; /* response bytes (cc + data) it can carry */
 	uint8_t fru[300];
 	unsigned int fru_size;
-	unsigned int nreq;	/* requests it was sent */
-	unsigned int nget;	/* of those, Get SDR / Read FRU */
-	unsigned int steal_at;	/* another client reserves before this
+	unsigned int nreq;     /* requests it was sent */
+	unsigned int nget;     /* of those, Get SDR / Read FRU */
+	unsigned int steal_at; /* another client reserves before this
 				 * Get SDR (1: the next one) */
-	unsigned int nres;	/* Reserves it answered */
-	unsigned int next_id;	/* for Add SDR */
+	unsigned int nres;     /* Reserves it answered */
+	unsigned int next_id;  /* for Add SDR */
 	/* device SDRs (netfn 04, LUN 0), static population as ipmi_sim's */
 	unsigned int ndev;
 	uint16_t dev_id[4];
@@ -97,7 +97,7 @@ static void model_init(void)
 	model_add(9, 0);
 	model_add(0x30, 59);
 	model_add(0x31, 32);
-	model_add_pad(0x32, 17, 6);	/* 28 bytes, as ipmi_sim's first */
+	model_add_pad(0x32, 17, 6); /* 28 bytes, as ipmi_sim's first */
 	for (unsigned int i = 0; i < 200; i++)
 		bmc.fru[i] = (uint8_t)(i * 3 + 1);
 	bmc.ndev = 3;
@@ -127,20 +127,19 @@ static int model_find(unsigned int id)
 }
 
 /* What ipmi_sim answers (bmc_storage.c), resp = cc + data. */
-static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
-				 const uint8_t *d, unsigned int len,
-				 uint8_t *resp)
+static unsigned int model_answer(uint8_t netfn, uint8_t cmd, const uint8_t *d,
+				 unsigned int len, uint8_t *resp)
 {
 	unsigned int off, cnt;
 	int i;
 
 	resp[0] = 0;
-	if (netfn == 0x04 && cmd == 0x20) {	/* sensors, flags: static */
+	if (netfn == 0x04 && cmd == 0x20) { /* sensors, flags: static */
 		resp[1] = 7;
 		resp[2] = 0x01;
 		return 3;
 	}
-	if (netfn == 0x04 && cmd == 0x21) {	/* no reservation: static */
+	if (netfn == 0x04 && cmd == 0x21) { /* no reservation: static */
 		if (len < 6) {
 			resp[0] = 0xc7;
 			return 1;
@@ -164,11 +163,12 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
 		if (off + cnt > bmc.dev_len[i])
 			cnt = bmc.dev_len[i] - off;
 		if (cnt + 3 > bmc.cap) {
-			resp[0] = 0xc8;	/* ipmi_sim's Get Device SDR */
+			resp[0] = 0xc8; /* ipmi_sim's Get Device SDR */
 			return 1;
 		}
 		put16(resp + 1, (unsigned int)i + 1 < bmc.ndev ?
-		      bmc.dev_id[i + 1] : 0xffff);
+					bmc.dev_id[i + 1] :
+					0xffff);
 		memcpy(resp + 3, bmc.dev_data[i] + off, cnt);
 		return 3 + cnt;
 	}
@@ -269,7 +269,7 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd,
 		if (off + cnt > bmc.fru_size)
 			cnt = bmc.fru_size - off;
 		if (cnt + 2 > bmc.cap) {
-			resp[0] = 0xc8;	/* ipmi_sim's Read FRU Data */
+			resp[0] = 0xc8; /* ipmi_sim's Read FRU Data */
 			return 1;
 		}
 		resp[1] = (uint8_t)cnt;
@@ -292,7 +292,7 @@ static unsigned int model_send(uint8_t netfn, uint8_t cmd, const uint8_t *d,
 	if (cmd == 0x22)
 		bmc.nres++;
 	if (cmd == 0x23 && bmc.steal_at && --bmc.steal_at == 0)
-		bmc.res++;	/* someone else's Reserve */
+		bmc.res++; /* someone else's Reserve */
 	return model_answer(netfn, cmd, d, len, resp);
 }
 
@@ -348,18 +348,18 @@ static uint16_t reserve(const void *owner)
 	bool fwd;
 	unsigned int n = ask(owner, 0x0a, 0x22, NULL, 0, resp, &fwd);
 
-	ck_assert(fwd);		/* reservations are the BMC's */
+	ck_assert(fwd); /* reservations are the BMC's */
 	ck_assert_uint_eq(n, 3);
 	ck_assert_uint_eq(resp[0], 0);
 	return (uint16_t)(resp[1] | resp[2] << 8);
 }
 
 static unsigned int get_sdr(const void *owner, uint16_t res, uint16_t id,
-			    uint8_t off, uint8_t cnt, uint8_t *resp,
-			    bool *fwd)
+			    uint8_t off, uint8_t cnt, uint8_t *resp, bool *fwd)
 {
-	uint8_t d[6] = { (uint8_t)res, (uint8_t)(res >> 8), (uint8_t)id,
-			 (uint8_t)(id >> 8), off, cnt };
+	uint8_t d[6] = { (uint8_t)res, (uint8_t)(res >> 8),
+			 (uint8_t)id,  (uint8_t)(id >> 8),
+			 off,	       cnt };
 
 	return ask(owner, 0x0a, 0x23, d, 6, resp, fwd);
 }
@@ -395,7 +395,7 @@ START_TEST(every_record_offset_count)
 		ids[nid++] = bmc.id[i];
 	ids[nid++] = 0;
 	ids[nid++] = 0xffff;
-	ids[nid++] = 3;		/* absent */
+	ids[nid++] = 3; /* absent */
 	ids[nid++] = 0xfffe;
 	/* the fill happens on the first read */
 	get_sdr(&owner_a, res, 0, 0, 5, got, &fwd);
@@ -406,16 +406,18 @@ START_TEST(every_record_offset_count)
 		for (unsigned int off = 0; off < 70; off++)
 			for (unsigned int cnt = 0; cnt < 256; cnt++) {
 				uint8_t d[6] = { (uint8_t)bmc.res,
-					(uint8_t)(bmc.res >> 8),
-					(uint8_t)ids[k], (uint8_t)(ids[k] >> 8),
-					(uint8_t)off, (uint8_t)cnt };
+						 (uint8_t)(bmc.res >> 8),
+						 (uint8_t)ids[k],
+						 (uint8_t)(ids[k] >> 8),
+						 (uint8_t)off,
+						 (uint8_t)cnt };
 
 				ng = get_sdr(&owner_a, res, ids[k],
 					     (uint8_t)off, (uint8_t)cnt, got,
 					     &fwd);
 				nw = model_answer(0x0a, 0x23, d, 6, want);
-				ck_assert_msg(ng == nw &&
-					      memcmp(got, want, nw) == 0,
+				ck_assert_msg(ng == nw && memcmp(got, want,
+								 nw) == 0,
 					      "id %u off %u cnt %u: %u bytes "
 					      "cc %02x, BMC %u bytes cc %02x",
 					      ids[k], off, cnt, ng, got[0], nw,
@@ -449,14 +451,14 @@ START_TEST(info_and_malformed)
 	ck_assert_uint_eq(ng, nw);
 	ck_assert_mem_eq(got, want, nw);
 	before = bmc.nreq;
-	ask(&owner_a, 0x0a, 0x23, d, 5, got, &fwd);	/* short */
+	ask(&owner_a, 0x0a, 0x23, d, 5, got, &fwd); /* short */
 	ck_assert(fwd);
 	ck_assert_uint_eq(got[0], 0xc7);
-	ask(&owner_a, 0x0a, 0x23, d, 7, got, &fwd);	/* long */
+	ask(&owner_a, 0x0a, 0x23, d, 7, got, &fwd); /* long */
 	ck_assert(fwd);
 	ask(&owner_a, 0x0a, 0x20, d, 1, got, &fwd);
 	ck_assert(fwd);
-	ask(&owner_a, 0x04, 0x20, d, 0, got, &fwd);	/* device SDR info */
+	ask(&owner_a, 0x04, 0x20, d, 0, got, &fwd); /* device SDR info */
 	ck_assert(fwd);
 	ck_assert_uint_eq(bmc.nreq, before + 4);
 	{
@@ -464,8 +466,9 @@ START_TEST(info_and_malformed)
 		uint8_t dd[6] = { 0, 0, 0, 0, 0, 5 };
 
 		/* device SDRs of another LUN go to the BMC */
-		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x21, dd,
-					      6, now, got, &n), SDRC_FORWARD);
+		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x21, dd, 6,
+					      now, got, &n),
+				 SDRC_FORWARD);
 	}
 }
 END_TEST
@@ -484,16 +487,16 @@ START_TEST(reservation_rules)
 	rb = reserve(&owner_b);
 	ck_assert_uint_ne(ra, rb);
 	get_sdr(&owner_a, ra, 2, 5, 8, got, &fwd);
-	ck_assert_uint_eq(got[0], 0);		/* B cancelled nothing */
+	ck_assert_uint_eq(got[0], 0); /* B cancelled nothing */
 	get_sdr(&owner_a, rb, 2, 5, 8, got, &fwd);
-	ck_assert_uint_eq(got[0], 0xc5);	/* B's id is not A's */
+	ck_assert_uint_eq(got[0], 0xc5); /* B's id is not A's */
 	ra2 = reserve(&owner_a);
 	get_sdr(&owner_a, ra, 2, 5, 8, got, &fwd);
-	ck_assert_uint_eq(got[0], 0xc5);	/* A's own new Reserve */
+	ck_assert_uint_eq(got[0], 0xc5); /* A's own new Reserve */
 	get_sdr(&owner_a, ra2, 2, 5, 8, got, &fwd);
 	ck_assert_uint_eq(got[0], 0);
 	get_sdr(&owner_a, 0, 2, 5, 8, got, &fwd);
-	ck_assert_uint_eq(got[0], 0);		/* 0000: no reservation */
+	ck_assert_uint_eq(got[0], 0); /* 0000: no reservation */
 	/* a change of the repository cancels everyone's */
 	{
 		uint8_t add[11] = { 0, 0, 0x51, 1, 5, 1, 2, 3, 4, 5 };
@@ -536,20 +539,19 @@ START_TEST(lockstep)
 			for (i = 0; i < 2; i++) {
 				if (done[i])
 					continue;
-				get_sdr(who[i], res[i], id[i], 0, 5, got,
-					&fwd);
+				get_sdr(who[i], res[i], id[i], 0, 5, got, &fwd);
 				ck_assert_uint_eq(got[0], 0);
 				len[i] = got[3 + 4] + 5u;
 				next[i] = (uint16_t)(got[1] | got[2] << 8);
 				memcpy(rec[i], got + 3, 5);
-				for (off[i] = 5; off[i] < len[i];
-				     off[i] += 8) {
+				for (off[i] = 5; off[i] < len[i]; off[i] += 8) {
 					get_sdr(who[i], res[i], id[i],
 						(uint8_t)off[i], 8, got, &fwd);
 					ck_assert_uint_eq(got[0], 0);
 					memcpy(rec[i] + off[i], got + 3,
 					       len[i] - off[i] < 8 ?
-					       len[i] - off[i] : 8);
+						       len[i] - off[i] :
+						       8);
 					/* the other one re-reserves midway */
 					if (off[i] == 13 && id[i] == 2) {
 						res[!i] = reserve(who[!i]);
@@ -565,7 +567,7 @@ START_TEST(lockstep)
 				id[i] = next[i];
 				done[i] = next[i] == 0xffff;
 			}
-			now += 300;	/* revalidations happen meanwhile */
+			now += 300; /* revalidations happen meanwhile */
 		}
 		/* the first round fills; later rounds read nothing */
 		if (round)
@@ -604,10 +606,10 @@ START_TEST(invalidation)
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	model_add(0x77, 4);
 	get_sdr(&owner_a, 0, 0x77, 0, 5, got, &fwd);
-	ck_assert_uint_eq(got[0], 0xcb);	/* still fresh: not seen */
+	ck_assert_uint_eq(got[0], 0xcb); /* still fresh: not seen */
 	now += 1001;
 	get_sdr(&owner_a, 0, 0x77, 0, 5, got, &fwd);
-	ck_assert_uint_eq(got[0], 0);		/* revalidated, refilled */
+	ck_assert_uint_eq(got[0], 0); /* revalidated, refilled */
 	ck_assert_uint_eq(sdrc_records(c), bmc.nrec);
 	/* and at once after a Reserve */
 	model_add(0x78, 4);
@@ -724,14 +726,16 @@ START_TEST(fill_fails)
 	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got, &n);
 	ck_assert_int_eq(v, SDRC_PARK);
 	ck_assert(sdrc_next_request(c, now, &r));
-	ck_assert(!sdrc_next_request(c, now, &r));	/* one at a time */
-	sdrc_answer(c, 0, (const uint8_t[15]){ 0, 0x51, 6, 0, 0, 0x10,
-		    1, 0, 0, 0, 0, 0, 0, 0, 0x22 }, 15, now);
-	ck_assert(sdrc_next_request(c, now, &r));	/* reserve */
+	ck_assert(!sdrc_next_request(c, now, &r)); /* one at a time */
+	sdrc_answer(c, 0,
+		    (const uint8_t[15]){ 0, 0x51, 6, 0, 0, 0x10, 1, 0, 0, 0, 0,
+					 0, 0, 0, 0x22 },
+		    15, now);
+	ck_assert(sdrc_next_request(c, now, &r)); /* reserve */
 	sdrc_answer(c, 0, (const uint8_t[3]){ 0, 1, 0 }, 3, now);
-	ck_assert(sdrc_next_request(c, now, &r));	/* first read */
+	ck_assert(sdrc_next_request(c, now, &r)); /* first read */
 	ck_assert_uint_eq(r.cmd, 0x23);
-	sdrc_answer(c, -5, NULL, 0, now);		/* hosed */
+	sdrc_answer(c, -5, NULL, 0, now); /* hosed */
 	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got, &n);
 	ck_assert_int_eq(v, SDRC_FORWARD);
 	ck_assert_str_eq(sdrc_state_name(c), "failed");
@@ -786,48 +790,51 @@ START_TEST(randomized)
 		r = seed >> 8;
 		op = r % 100;
 		now += r % 3;
-		if (op < 55) {			/* Get SDR, reservation 0 */
+		if (op < 55) { /* Get SDR, reservation 0 */
 			unsigned int k = (r >> 8) % (bmc.nrec + 3);
-			uint16_t id = k < bmc.nrec ? bmc.id[k] :
-				      k == bmc.nrec ? 0 :
-				      k == bmc.nrec + 1 ? 0xffff : 0x55;
-			uint8_t dd[6] = { 0, 0, (uint8_t)id,
+			uint16_t id = k < bmc.nrec	? bmc.id[k] :
+				      k == bmc.nrec	? 0 :
+				      k == bmc.nrec + 1 ? 0xffff :
+							  0x55;
+			uint8_t dd[6] = { 0,
+					  0,
+					  (uint8_t)id,
 					  (uint8_t)(id >> 8),
 					  (uint8_t)((r >> 12) % 72),
 					  (uint8_t)(r >> 20) };
 
 			ng = get_sdr(&owner_a, 0, id, dd[4], dd[5], got, &fwd);
 			nw = model_answer(0x0a, 0x23, dd, 6, want);
-		} else if (op < 65) {		/* Repository Info */
+		} else if (op < 65) { /* Repository Info */
 			ng = ask(&owner_a, 0x0a, 0x20, NULL, 0, got, &fwd);
 			nw = model_answer(0x0a, 0x20, NULL, 0, want);
-		} else if (op < 80) {		/* FRU */
+		} else if (op < 80) { /* FRU */
 			d[0] = (uint8_t)((r >> 8) % 2);
 			d[1] = (uint8_t)(r >> 10);
 			d[2] = (uint8_t)((r >> 18) % 2);
 			d[3] = (uint8_t)(r >> 20);
 			ng = ask(&owner_a, 0x0a, 0x11, d, 4, got, &fwd);
 			nw = model_answer(0x0a, 0x11, d, 4, want);
-		} else if (op < 85) {		/* Add through another node */
-			uint8_t add[10] = { 0, 0, 0x51, 0xc0, 4, 1, 2, 3,
-					    (uint8_t)r };
+		} else if (op < 85) { /* Add through another node */
+			uint8_t add[10] = { 0, 0, 0x51, 0xc0,	   4,
+					    1, 2, 3,	(uint8_t)r };
 
 			if (bmc.nrec < NREC_MAX - 1)
 				ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
 			continue;
-		} else if (op < 89) {		/* Delete through another */
+		} else if (op < 89) { /* Delete through another */
 			uint8_t del[4] = { 0, 0, (uint8_t)bmc.id[0],
 					   (uint8_t)(bmc.id[0] >> 8) };
 
 			if (bmc.nrec > 2)
 				ask(&owner_b, 0x0a, 0x26, del, 4, got, &fwd);
 			continue;
-		} else if (op < 92) {		/* the BMC changes by itself */
+		} else if (op < 92) { /* the BMC changes by itself */
 			if (bmc.nrec < NREC_MAX - 1)
 				model_add(bmc.next_id++, (r >> 8) % 30);
-			now += 1001;	/* seen after the interval */
+			now += 1001; /* seen after the interval */
 			continue;
-		} else if (op < 94) {		/* FRU written through B */
+		} else if (op < 94) { /* FRU written through B */
 			d[0] = 0;
 			d[1] = (uint8_t)(r >> 8);
 			d[2] = 0;
@@ -835,9 +842,9 @@ START_TEST(randomized)
 			ask(&owner_b, 0x0a, 0x12, d, 4, got, &fwd);
 			bmc.fru[d[1]] = d[3];
 			continue;
-		} else if (op < 96) {		/* a BMC reset */
-			sdrc_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0,
-				     0, got, 1);
+		} else if (op < 96) { /* a BMC reset */
+			sdrc_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0, 0,
+				     got, 1);
 			continue;
 		} else {
 			reserve(op % 2 ? &owner_a : &owner_b);
@@ -846,8 +853,8 @@ START_TEST(randomized)
 		from_memory += !fwd;
 		ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
 			      "seed %u step %d op %u: %u bytes cc %02x, BMC "
-			      "%u bytes cc %02x", (unsigned)_i, step, op, ng,
-			      got[0], nw, want[0]);
+			      "%u bytes cc %02x",
+			      (unsigned)_i, step, op, ng, got[0], nw, want[0]);
 	}
 	ck_assert_uint_gt(from_memory, 1000);
 }
@@ -895,28 +902,30 @@ START_TEST(device_sdrs)
 	}
 	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
 	ck_assert_uint_eq(sdrc_device_records(c), bmc.ndev);
-	ck_assert_str_eq(sdrc_state_name(c), "empty");	/* not asked */
+	ck_assert_str_eq(sdrc_state_name(c), "empty"); /* not asked */
 	before = bmc.nreq;
 	for (unsigned int k = 0; k < nid; k++)
 		for (unsigned int off = 0; off < 60; off++)
 			for (unsigned int cnt = 0; cnt < 256; cnt += 3) {
 				/* any reservation: static, none checked */
-				uint8_t d[6] = { (uint8_t)(off * 7), 0,
-					(uint8_t)ids[k], (uint8_t)(ids[k] >> 8),
-					(uint8_t)off, (uint8_t)cnt };
+				uint8_t d[6] = { (uint8_t)(off * 7),
+						 0,
+						 (uint8_t)ids[k],
+						 (uint8_t)(ids[k] >> 8),
+						 (uint8_t)off,
+						 (uint8_t)cnt };
 
-				ng = ask(&owner_a, 0x04, 0x21, d, 6, got,
-					 &fwd);
+				ng = ask(&owner_a, 0x04, 0x21, d, 6, got, &fwd);
 				nw = model_answer(0x04, 0x21, d, 6, want);
-				ck_assert_msg(ng == nw &&
-					      memcmp(got, want, nw) == 0,
-					      "dev id %u off %u cnt %u: cc %02x "
-					      "vs %02x", ids[k], off, cnt,
-					      got[0], want[0]);
+				ck_assert_msg(
+					ng == nw && memcmp(got, want, nw) == 0,
+					"dev id %u off %u cnt %u: cc %02x "
+					"vs %02x",
+					ids[k], off, cnt, got[0], want[0]);
 				fwd_count += fwd;
 			}
 	ck_assert_uint_eq(fwd_count, 0);
-	ck_assert_uint_le(bmc.nreq, before + 60);	/* revalidations */
+	ck_assert_uint_le(bmc.nreq, before + 60); /* revalidations */
 	/* the main repository fills on its own; a write drops both */
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	ck_assert_str_eq(sdrc_state_name(c), "valid");

@@ -16,8 +16,8 @@
 #include "core/ipmb.h"
 #include "core/seqtab.h"
 
-#define MS	1000000ull
-#define T0	(1000 * MS)	/* an arbitrary start time */
+#define MS 1000000ull
+#define T0 (1000 * MS) /* an arbitrary start time */
 
 static struct seqtab tab;
 static int owner_a, owner_b;
@@ -27,8 +27,10 @@ static struct seqtab_req req_to(uint8_t sa, void *owner, int64_t msgid)
 	return (struct seqtab_req){
 		.owner = owner,
 		.msgid = msgid,
-		.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE, .channel = 0,
-			  .slave_addr = sa, .lun = 0 },
+		.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+			  .channel = 0,
+			  .slave_addr = sa,
+			  .lun = 0 },
 		.netfn = 6,
 		.cmd = 1,
 		.my_sa = 0x20,
@@ -77,7 +79,7 @@ START_TEST(test_alloc_errors)
 	struct seqtab_req r = req_to(0x82, &owner_a, 1);
 	const struct seqtab_entry *e;
 
-	r.netfn = 7;	/* responses have no slot */
+	r.netfn = 7; /* responses have no slot */
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EINVAL);
 	r = req_to(0x82, &owner_a, 1);
 	r.addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
@@ -122,7 +124,7 @@ START_TEST(test_exhaustion)
 	ck_assert_int_eq(seqtab_match(&tab, 17, 0, 0x82, 0, 7, 1, &gone), 0);
 	ck_assert_int_eq(gone.msgid, 17);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 17);
-	ck_assert_uint_eq(e->token & 0x3ffffff, 2);	/* second generation */
+	ck_assert_uint_eq(e->token & 0x3ffffff, 2); /* second generation */
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EAGAIN);
 }
 END_TEST
@@ -159,21 +161,22 @@ START_TEST(test_match)
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 1);
 	/* seq, channel, responder SA, LUN, netfn, cmd must all agree */
 	ck_assert_int_eq(seqtab_match(&tab, 2, 2, 0x82, 1, 0x0b, 0x10, &gone),
-			 -ENOENT);	/* unused seq */
+			 -ENOENT); /* unused seq */
 	ck_assert_int_eq(seqtab_match(&tab, 64, 2, 0x82, 1, 0x0b, 0x10, &gone),
 			 -ENOENT);
 	ck_assert_int_eq(seqtab_match(&tab, 1, 3, 0x82, 1, 0x0b, 0x10, &gone),
-			 -ENOENT);	/* channel */
+			 -ENOENT); /* channel */
 	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x84, 1, 0x0b, 0x10, &gone),
-			 -ENOENT);	/* SA */
+			 -ENOENT); /* SA */
 	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 0, 0x0b, 0x10, &gone),
-			 -ENOENT);	/* LUN */
+			 -ENOENT); /* LUN */
 	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0d, 0x10, &gone),
-			 -ENOENT);	/* netfn */
+			 -ENOENT); /* netfn */
 	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x11, &gone),
-			 -ENOENT);	/* cmd */
+			 -ENOENT); /* cmd */
 	ck_assert_uint_eq(seqtab_in_use(&tab), 2);
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone), 0);
+	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone),
+			 0);
 	ck_assert_uint_eq(gone.seq, 1);
 	ck_assert_int_eq(gone.msgid, 55);
 	ck_assert_ptr_eq(gone.owner, &owner_a);
@@ -196,7 +199,8 @@ START_TEST(test_send_done)
 	r.retry_ms = 1500;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	tok = e->token;
-	ck_assert_int_eq(seqtab_send_done(&tab, tok ^ 1, 0, T0, &gone), -ENOENT);
+	ck_assert_int_eq(seqtab_send_done(&tab, tok ^ 1, 0, T0, &gone),
+			 -ENOENT);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0, T0 + 3 * MS, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert(e->timing);
@@ -207,11 +211,13 @@ START_TEST(test_send_done)
 					  T0 + 5 * MS, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, IPMI_LOST_ARBITRATION_ERR,
-					  T0, &gone), SEQTAB_TIMER_STARTED);
+					  T0, &gone),
+			 SEQTAB_TIMER_STARTED);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, IPMI_BUS_ERR, T0, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, IPMI_NAK_ON_WRITE_ERR, T0,
-					  &gone), SEQTAB_TIMER_STARTED);
+					  &gone),
+			 SEQTAB_TIMER_STARTED);
 	ck_assert_uint_eq(seqtab_in_use(&tab), 1);
 	/* anything else fails the request now */
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0xcc, T0, &gone),
@@ -224,7 +230,7 @@ START_TEST(test_send_done)
 	ck_assert_int_eq(seqtab_match(&tab, 1, 0, 0x82, 0, 7, 1, &gone), 0);
 	for (int i = 2; i < SEQTAB_SLOTS; i++)
 		ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), i);
-	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);	/* reused */
+	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0); /* reused */
 	ck_assert_uint_ne(e->token, tok);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0xcc, T0, &gone), -ENOENT);
 	ck_assert_int_eq(seqtab_send_done(&tab, e->token, 0xff, T0, &gone),
@@ -252,7 +258,7 @@ START_TEST(test_retries_then_timeout)
 	memcpy(first, e->req, first_len);
 	ck_assert_uint_eq(e->retries_left, 2);
 
-	now += 2 * MS;	/* the Send Message completes */
+	now += 2 * MS; /* the Send Message completes */
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0, now, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert_uint_eq(seqtab_next_deadline(&tab), now + 1000 * MS);
@@ -266,7 +272,7 @@ START_TEST(test_retries_then_timeout)
 			break;
 		resends++;
 		ck_assert_uint_eq(x.retries_left, (unsigned int)(2 - resends));
-		ck_assert_uint_eq(x.token, tok);	/* same seq, same id */
+		ck_assert_uint_eq(x.token, tok); /* same seq, same id */
 		ck_assert_uint_eq(x.req_len, first_len);
 		ck_assert_mem_eq(x.req, first, first_len);
 		ck_assert(!x.timing);
@@ -336,7 +342,7 @@ START_TEST(test_broadcast)
 	struct ipmb_user_msg m;
 
 	r.addr.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
-	r.retries = 4;	/* ignored: broadcasts are never retried */
+	r.retries = 4; /* ignored: broadcasts are never retried */
 	r.retry_ms = 500;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert(e->broadcast);
@@ -347,7 +353,8 @@ START_TEST(test_broadcast)
 	ck_assert_int_eq(seqtab_send_done(&tab, e->token, 0, T0, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert_int_eq(seqtab_expire(&tab, T0 + 499 * MS, &x), SEQTAB_NONE);
-	ck_assert_int_eq(seqtab_expire(&tab, T0 + 500 * MS, &x), SEQTAB_TIMEOUT);
+	ck_assert_int_eq(seqtab_expire(&tab, T0 + 500 * MS, &x),
+			 SEQTAB_TIMEOUT);
 	ck_assert(x.broadcast);
 	/* the client sees a plain IPMB address, netfn | 1, {0xC3} */
 	ipmb_user_error(&x.addr, x.msgid, x.netfn, x.cmd, IPMI_TIMEOUT_ERR, &m);
@@ -403,7 +410,8 @@ START_TEST(test_cancel_owner)
 	rb.retries = 0;
 
 	for (int i = 0; i < 5; i++) {
-		ck_assert_int_ge(seqtab_alloc(&tab, i & 1 ? &rb : &ra, T0, &e), 0);
+		ck_assert_int_ge(seqtab_alloc(&tab, i & 1 ? &rb : &ra, T0, &e),
+				 0);
 		if (i == 0)
 			tok_a = e->token;
 	}
@@ -458,19 +466,23 @@ START_TEST(test_clamp_timing)
 	int32_t rt;
 	uint32_t ms;
 
-	rt = 1000000; ms = 1;
+	rt = 1000000;
+	ms = 1;
 	seqtab_clamp_timing(&rt, &ms);
 	ck_assert_int_eq(rt, SEQTAB_MAX_RETRIES);
 	ck_assert_uint_eq(ms, SEQTAB_MIN_RETRY_MS);
-	rt = INT32_MAX; ms = UINT32_MAX;
+	rt = INT32_MAX;
+	ms = UINT32_MAX;
 	seqtab_clamp_timing(&rt, &ms);
 	ck_assert_int_eq(rt, SEQTAB_MAX_RETRIES);
 	ck_assert_uint_eq(ms, SEQTAB_MAX_RETRY_MS);
-	rt = 4; ms = 2000;		/* the defaults pass as they are */
+	rt = 4;
+	ms = 2000; /* the defaults pass as they are */
 	seqtab_clamp_timing(&rt, &ms);
 	ck_assert_int_eq(rt, 4);
 	ck_assert_uint_eq(ms, 2000);
-	rt = 0; ms = 1000;
+	rt = 0;
+	ms = 1000;
 	seqtab_clamp_timing(&rt, &ms);
 	ck_assert_int_eq(rt, 0);
 	ck_assert_uint_eq(ms, 1000);

@@ -21,8 +21,9 @@ static void assert_bytes(const uint8_t *got, size_t got_len,
 {
 	ck_assert_uint_eq(got_len, want_len);
 	for (size_t i = 0; i < want_len; i++)
-		ck_assert_msg(got[i] == want[i], "byte %zu: 0x%02x, want 0x%02x",
-			      i, got[i], want[i]);
+		ck_assert_msg(got[i] == want[i],
+			      "byte %zu: 0x%02x, want 0x%02x", i, got[i],
+			      want[i]);
 }
 
 /* decoded request: seq, netfn << 2 | lun, cmd, data..., checksum */
@@ -76,8 +77,8 @@ static bool ask(struct sms_inject *s, uint8_t seq, uint8_t cmd,
 }
 
 /* check a decoded response's header, cc and checksum */
-static void check_rsp(const uint8_t *rsp, size_t len, uint8_t seq,
-		      uint8_t cmd, uint8_t cc)
+static void check_rsp(const uint8_t *rsp, size_t len, uint8_t seq, uint8_t cmd,
+		      uint8_t cc)
 {
 	ck_assert_uint_ge(len, 5);
 	ck_assert_uint_eq(rsp[0], seq);
@@ -98,12 +99,19 @@ static const uint8_t v_devid[] = { 0x00, 0x18, 0xc8, 0x81, 0x00, 0x01, 0x7e };
 START_TEST(ipmb_request_vectors)
 {
 	static const uint8_t dead[] = { 0xde, 0xad };
-	struct sms_ipmb_req a = { .channel = 0x40, .rs_sa = 0x20, .rs_lun = 2,
-				  .netfn = 0x2e, .rq_sa = 0x40, .rq_seq = 9,
-				  .rq_lun = 0, .cmd = 0x05, .data = dead,
+	struct sms_ipmb_req a = { .channel = 0x40,
+				  .rs_sa = 0x20,
+				  .rs_lun = 2,
+				  .netfn = 0x2e,
+				  .rq_sa = 0x40,
+				  .rq_seq = 9,
+				  .rq_lun = 0,
+				  .cmd = 0x05,
+				  .data = dead,
 				  .data_len = 2 };
-	struct sms_ipmb_req b = { .rs_sa = 0x20, .netfn = 0x06, .rq_sa = 0x81,
-				  .cmd = 0x01 };
+	struct sms_ipmb_req b = {
+		.rs_sa = 0x20, .netfn = 0x06, .rq_sa = 0x81, .cmd = 0x01
+	};
 	uint8_t out[64];
 
 	assert_bytes(out, sms_ipmb_request(&a, out, sizeof(out)), v_cmd,
@@ -123,9 +131,15 @@ END_TEST
 START_TEST(ipmb_request_fields_masked_and_checksums)
 {
 	uint8_t data[40], out[64];
-	struct sms_ipmb_req r = { .channel = 0x07, .rs_sa = 0x20, .rs_lun = 7,
-				  .netfn = 0xff, .rq_sa = 0xa0, .rq_seq = 0xff,
-				  .rq_lun = 5, .cmd = 0xaa, .data = data,
+	struct sms_ipmb_req r = { .channel = 0x07,
+				  .rs_sa = 0x20,
+				  .rs_lun = 7,
+				  .netfn = 0xff,
+				  .rq_sa = 0xa0,
+				  .rq_seq = 0xff,
+				  .rq_lun = 5,
+				  .cmd = 0xaa,
+				  .data = data,
 				  .data_len = sizeof(data) };
 	size_t n;
 	uint8_t s1;
@@ -304,8 +318,9 @@ START_TEST(limits)
 	}
 	for (unsigned int i = 3; i < SMS_QUEUE_MAX + 3; i++) {
 		ck_assert(ask(&s, 1, SMS_CMD_READ_EVENT_BUF, NULL, 0, rsp, &n));
-		ck_assert_uint_eq(rsp[4], i < SMS_QUEUE_MAX ? i :
-				  100 + i - SMS_QUEUE_MAX);
+		ck_assert_uint_eq(rsp[4], i < SMS_QUEUE_MAX ?
+						  i :
+						  100 + i - SMS_QUEUE_MAX);
 	}
 	ck_assert_uint_eq(s.ev_count, 0);
 	/* the largest message still fits a frame */

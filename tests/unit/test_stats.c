@@ -14,8 +14,14 @@ START_TEST(test_empty)
 	struct kcsmux_stats st;
 
 	/* Poison first: compute must reset every field. */
-	st = (struct kcsmux_stats){ .n = 9, .min = 9, .max = 9, .p50 = 9,
-				    .p90 = 9, .p99 = 9, .sum = 9, .mean = 9 };
+	st = (struct kcsmux_stats){ .n = 9,
+				    .min = 9,
+				    .max = 9,
+				    .p50 = 9,
+				    .p90 = 9,
+				    .p99 = 9,
+				    .sum = 9,
+				    .mean = 9 };
 	kcsmux_stats_compute(NULL, 0, &st);
 	ck_assert_uint_eq(st.n, 0);
 	ck_assert_uint_eq(st.min, 0);
@@ -55,9 +61,9 @@ START_TEST(test_two)
 	struct kcsmux_stats st;
 
 	kcsmux_stats_compute(v, 2, &st);
-	ck_assert_uint_eq(v[0], 10);	/* sorted in place */
+	ck_assert_uint_eq(v[0], 10); /* sorted in place */
 	ck_assert_uint_eq(v[1], 20);
-	ck_assert_uint_eq(st.p50, 10);	/* lower middle */
+	ck_assert_uint_eq(st.p50, 10); /* lower middle */
 	ck_assert_uint_eq(st.p90, 20);
 	ck_assert_uint_eq(st.p99, 20);
 	ck_assert_double_eq(st.mean, 15.0);
@@ -100,7 +106,7 @@ START_TEST(test_hundred_thousand)
 	ck_assert_uint_eq(kcsmux_stats_percentile(v, 100, 0.0), 1);
 
 	for (size_t i = 0; i < 1000; i++)
-		v[i] = (uint64_t)((i * 7919) % 1000) + 1;	/* a permutation */
+		v[i] = (uint64_t)((i * 7919) % 1000) + 1; /* a permutation */
 	kcsmux_stats_sort(v, 1000);
 	for (size_t i = 0; i < 1000; i++)
 		ck_assert_uint_eq(v[i], i + 1);
@@ -136,7 +142,7 @@ START_TEST(test_duplicates_and_extremes)
 	ck_assert_uint_eq(st.max, UINT64_MAX);
 	ck_assert_uint_eq(st.p50, 5);
 	ck_assert_uint_eq(st.p90, UINT64_MAX);
-	ck_assert_uint_eq(st.sum, UINT64_MAX);	/* saturated */
+	ck_assert_uint_eq(st.sum, UINT64_MAX); /* saturated */
 }
 END_TEST
 
@@ -152,7 +158,7 @@ START_TEST(test_sort_random)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		v[i] = x % 997;	/* many duplicates */
+		v[i] = x % 997; /* many duplicates */
 		sum += v[i];
 	}
 	kcsmux_stats_sort(v, N);

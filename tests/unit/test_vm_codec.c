@@ -54,7 +54,8 @@ static void feed(struct vm_parser *p, const uint8_t *buf, size_t len,
 START_TEST(get_device_id_request)
 {
 	uint8_t out[16];
-	size_t n = vm_encode_msg(0x01, 0x06, 0, 0x01, NULL, 0, out, sizeof(out));
+	size_t n =
+		vm_encode_msg(0x01, 0x06, 0, 0x01, NULL, 0, out, sizeof(out));
 	const uint8_t want[] = { 0x01, 0x18, 0x01, 0xE6, 0xA0 };
 	struct vm_msg_info mi;
 	struct vm_parser p;
@@ -84,10 +85,11 @@ END_TEST
 START_TEST(escapes_set_bit4_and_decode)
 {
 	const uint8_t data[] = { 0xA0, 0x00, 0xA1, 0xAA, 0xB0, 0x10 };
-	const uint8_t want[] = { 0xAA, 0xB0, 0x00, 0xAA, 0xB1, 0xAA, 0xBA,
-				 0xB0, 0x10, 0xA1 };
+	const uint8_t want[] = { 0xAA, 0xB0, 0x00, 0xAA, 0xB1,
+				 0xAA, 0xBA, 0xB0, 0x10, 0xA1 };
 	uint8_t out[32];
-	size_t n = vm_encode(VM_FRAME_CMD, data, sizeof(data), out, sizeof(out));
+	size_t n =
+		vm_encode(VM_FRAME_CMD, data, sizeof(data), out, sizeof(out));
 	struct vm_parser p;
 	struct got g = { 0 };
 
@@ -128,7 +130,8 @@ static size_t build_stream(uint8_t *s, size_t cap, uint8_t data[][8],
 	uint8_t attn[] = { VM_CMD_ATTN };
 	size_t m;
 
-	m = vm_encode_msg(0x05, 0x07, 0, 0x01, pl1, sizeof(pl1), s + n, cap - n);
+	m = vm_encode_msg(0x05, 0x07, 0, 0x01, pl1, sizeof(pl1), s + n,
+			  cap - n);
 	ck_assert_uint_gt(m, 0);
 	data[k][0] = 0x05;
 	data[k][1] = 0x07 << 2;
@@ -252,8 +255,8 @@ END_TEST
 
 START_TEST(empty_frames_and_bad_escape)
 {
-	const uint8_t s[] = { 0xA0, 0xA1, 0x05, 0xAA, 0xA0, 0x07, 0xA1,
-			      0xAA, 0xAA, 0xB1, 0xA1 };
+	const uint8_t s[] = { 0xA0, 0xA1, 0x05, 0xAA, 0xA0, 0x07,
+			      0xA1, 0xAA, 0xAA, 0xB1, 0xA1 };
 	struct vm_parser p;
 	struct got g = { 0 };
 
