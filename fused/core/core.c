@@ -85,6 +85,24 @@ static int node_order(const void *a, const void *b)
 	return strcmp(x->conf.name, y->conf.name);
 }
 
+void core_node_init(struct daemon *d, struct node *n,
+		    const struct kcsmux_node_conf *conf)
+{
+	n->d = d;
+	n->conf = *conf;
+	memcpy(n->chan_address, d->chan_address, sizeof(n->chan_address));
+	memcpy(n->chan_lun, d->chan_lun, sizeof(n->chan_lun));
+	LIST_INIT(&n->clients);
+	nodestats_init(&n->st, now_ns(), 0);
+	adapt_init(&n->adapt);
+}
+
+void core_node_attach(struct node *n)
+{
+	sched_flow_attach(&n->d->sched, &n->flow, &n->conf.pol, now_ns());
+	LIST_INSERT_HEAD(&n->d->nodes, n, link);
+}
+
 struct node **core_nodes(struct daemon *d, size_t *count)
 {
 	struct node **v, *n;

@@ -213,6 +213,16 @@ void core_fini(struct daemon *d);
  */
 struct node **core_nodes(struct daemon *d, size_t *count);
 
+/*
+ * A node's core half: core_node_init fills n (zeroed by the caller) from
+ * conf and the daemon's defaults (IPMB address and LUN per channel,
+ * statistics, adaptive model); core_node_attach gives it its queue in the
+ * scheduler and puts it on d->nodes, once the front end's half is made.
+ */
+void core_node_init(struct daemon *d, struct node *n,
+		    const struct kcsmux_node_conf *conf);
+void core_node_attach(struct node *n);
+
 /* bmcsetup.c: global enables and channel media, as the stock drivers */
 void bmc_setup_start(struct daemon *d);
 void bmc_setup_recheck(struct daemon *d);

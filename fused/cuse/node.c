@@ -382,13 +382,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	n->buf = calloc(1, sizeof(struct fuse_buf));
 	if (!n->buf)
 		goto nomem;
-	n->d = d;
-	n->conf = *conf;
-	memcpy(n->chan_address, d->chan_address, sizeof(n->chan_address));
-	memcpy(n->chan_lun, d->chan_lun, sizeof(n->chan_lun));
-	LIST_INIT(&n->clients);
-	nodestats_init(&n->st, now_ns(), 0);
-	adapt_init(&n->adapt);
+	core_node_init(d, n, conf);
 
 	snprintf(devname, sizeof(devname), "DEVNAME=%s", conf->name);
 	memset(&ci, 0, sizeof(ci));
@@ -424,8 +418,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		asprintf(cause, "node %s: event_add failed", conf->name);
 		goto fail;
 	}
-	sched_flow_attach(&d->sched, &n->flow, &n->conf.pol, now_ns());
-	LIST_INSERT_HEAD(&d->nodes, n, link);
+	core_node_attach(n);
 	return 0;
 nomem:
 	asprintf(cause, "node %s: out of memory", conf->name);

@@ -74,3 +74,30 @@ __attribute__((weak)) void sched_init(struct sched *s, uint64_t aging_ns)
 	(void)aging_ns;
 	abort();
 }
+
+__attribute__((weak)) void nodestats_init(struct nodestats *st, uint64_t now,
+					  uint64_t cpu_tau_ns)
+{
+	(void)st;
+	(void)now;
+	(void)cpu_tau_ns;
+	abort();
+}
+
+__attribute__((weak)) void adapt_init(struct adapt *a)
+{
+	(void)a;
+	abort();
+}
+
+__attribute__((weak)) void sched_flow_attach(struct sched *s,
+					     struct sched_flow *f,
+					     const struct kcsmux_policy *pol,
+					     uint64_t now)
+{
+	(void)s;
+	(void)f;
+	(void)pol;
+	(void)now;
+	abort();
+}

@@ -199,15 +199,8 @@ static int ph_dummy;
 static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
 {
 	memset(n, 0, sizeof(*n));
-	n->d = &d;
-	n->conf = *conf;
-	memset(n->chan_address, 0x20, sizeof(n->chan_address));
-	memset(n->chan_lun, 2, sizeof(n->chan_lun));
-	LIST_INIT(&n->clients);
-	nodestats_init(&n->st, now_ns(), 0);
-	adapt_init(&n->adapt);
-	sched_flow_attach(&d.sched, &n->flow, &n->conf.pol, now_ns());
-	LIST_INSERT_HEAD(&d.nodes, n, link);
+	core_node_init(&d, n, conf);
+	core_node_attach(n);
 	n->ready = true;
 }
 
@@ -251,6 +244,8 @@ static void setup(void)
 	core_init(&d, base);
 	ck_assert_int_eq(frontend_init(&d, NULL), 0);
 	d.my_address = 0x20;
+	memset(d.chan_address, 0x20, sizeof(d.chan_address));
+	memset(d.chan_lun, 2, sizeof(d.chan_lun));
 	d.media_ready = true;
 	d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
 	fb = fake_backend_new(1, false, &core_backend_cbs, &d);

@@ -93,15 +93,8 @@ static const struct core_upcalls rec_up = {
 static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
 {
 	memset(n, 0, sizeof(*n));
-	n->d = &d;
-	n->conf = *conf;
-	memset(n->chan_address, 0x20, sizeof(n->chan_address));
-	memset(n->chan_lun, 2, sizeof(n->chan_lun));
-	LIST_INIT(&n->clients);
-	nodestats_init(&n->st, now_ns(), 0);
-	adapt_init(&n->adapt);
-	sched_flow_attach(&d.sched, &n->flow, &n->conf.pol, now_ns());
-	LIST_INSERT_HEAD(&d.nodes, n, link);
+	core_node_init(&d, n, conf);
+	core_node_attach(n);
 }
 
 static void setup(void)
@@ -121,6 +114,8 @@ static void setup(void)
 	core_init(&d, base);
 	d.up = &rec_up;
 	d.my_address = 0x20;
+	memset(d.chan_address, 0x20, sizeof(d.chan_address));
+	memset(d.chan_lun, 2, sizeof(d.chan_lun));
 	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
 	node_init(&na, &cfg.nodes[0]);
