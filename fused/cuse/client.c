@@ -864,88 +864,142 @@ static void take_event_backlog(struct client *c)
 	}
 }
 
-static void do_simple(struct client *c, fuse_req_t req,
-		      const struct abi_ioctl *ent, const uint8_t *in,
-		      size_t in_len)
+/* do_simple's parts: 0 or -errno for do_simple to reply with, or
+ * REPLIED when the part answered itself (a GET with its value). */
+#define REPLIED 1
+
+static int simple_events(struct client *c, const uint8_t *in, size_t in_len)
 {
-	struct daemon *d = c->node->d;
-	struct node *n = c->node;
-	struct abi_timing t;
-	struct abi_chan_val cv;
 	int32_t v = 0;
-	uint8_t b[ABI_TIMING_SIZE];
-	int rv = 0;
+
+	abi_decode_int(in, in_len, &v);
+	if (abi_gets_events_value(v) && !c->node->conf.events)
+		return -EPERM;
+	c->gets_events = abi_gets_events_value(v);
+	if (c->gets_events)
+		take_event_backlog(c);
+	return 0;
+}
+
+/* The node's IPMB source address and LUN: plain (channel 0) and per
+ * channel, as the stock driver keeps them, but per node. */
+static int simple_address(struct client *c, fuse_req_t req,
+			  const struct abi_ioctl *ent, const uint8_t *in,
+			  size_t in_len)
+{
+	struct node *n = c->node;
+	struct abi_chan_val cv;
+	uint8_t b[ABI_CHAN_VAL_SIZE];
+	int32_t v = 0;
+	int rv;
 
 	switch (ent->op) {
-	case ABI_SET_GETS_EVENTS:
-		abi_decode_int(in, in_len, &v);
-		if (abi_gets_events_value(v) && !c->node->conf.events) {
-			rv = -EPERM;
-			break;
-		}
-		c->gets_events = abi_gets_events_value(v);
-		if (c->gets_events)
-			take_event_backlog(c);
-		break;
 	case ABI_SET_MY_ADDRESS:
 		abi_decode_int(in, in_len, &v);
 		n->chan_address[0] = abi_my_address_value((uint32_t)v);
-		break;
+		return 0;
 	case ABI_GET_MY_ADDRESS:
 		reply_int(req, n->chan_address[0]);
-		return;
+		return REPLIED;
 	case ABI_SET_MY_LUN:
 		abi_decode_int(in, in_len, &v);
 		n->chan_lun[0] = abi_my_lun_value((uint32_t)v);
-		break;
+		return 0;
 	case ABI_GET_MY_LUN:
 		reply_int(req, n->chan_lun[0]);
-		return;
-	case ABI_SET_MY_CHANNEL_ADDRESS:
-	case ABI_SET_MY_CHANNEL_LUN:
-		abi_decode_chan_val(in, in_len, &cv);
-		rv = abi_check_channel(cv.channel);
-		if (rv)
-			break;
-		/* Per channel, as the stock driver keeps them, but per node;
-		 * channel 0's are also the plain MY_ADDRESS/MY_LUN. */
-		if (ent->op == ABI_SET_MY_CHANNEL_ADDRESS)
-			n->chan_address[cv.channel] = cv.value;
-		else
-			n->chan_lun[cv.channel] = cv.value & 3;
+		return REPLIED;
+	default:
 		break;
-	case ABI_GET_MY_CHANNEL_ADDRESS:
-	case ABI_GET_MY_CHANNEL_LUN:
-		abi_decode_chan_val(in, in_len, &cv);
-		rv = abi_check_channel(cv.channel);
-		if (rv)
-			break;
+	}
+	abi_decode_chan_val(in, in_len, &cv);
+	rv = abi_check_channel(cv.channel);
+	if (rv)
+		return rv;
+	switch (ent->op) {
+	case ABI_SET_MY_CHANNEL_ADDRESS:
+		n->chan_address[cv.channel] = cv.value;
+		return 0;
+	case ABI_SET_MY_CHANNEL_LUN:
+		n->chan_lun[cv.channel] = cv.value & 3;
+		return 0;
+	default: /* GET_MY_CHANNEL_ADDRESS, GET_MY_CHANNEL_LUN */
 		cv.value = ent->op == ABI_GET_MY_CHANNEL_ADDRESS ?
 				   n->chan_address[cv.channel] :
 				   n->chan_lun[cv.channel];
 		memcpy(b, in, ABI_CHAN_VAL_SIZE);
 		abi_encode_chan_val(b, ABI_CHAN_VAL_SIZE, &cv);
 		fuse_reply_ioctl(req, 0, b, ABI_CHAN_VAL_SIZE);
-		return;
-	case ABI_SET_TIMING_PARMS:
+		return REPLIED;
+	}
+}
+
+static int simple_timing(struct client *c, fuse_req_t req,
+			 const struct abi_ioctl *ent, const uint8_t *in,
+			 size_t in_len)
+{
+	struct abi_timing t;
+	uint8_t b[ABI_TIMING_SIZE];
+
+	if (ent->op == ABI_SET_TIMING_PARMS) {
 		abi_decode_timing(in, in_len, &t);
 		c->timing_retries = t.retries;
 		c->timing_retry_ms = t.retry_time_ms;
-		break;
-	case ABI_GET_TIMING_PARMS:
-		t.retries = c->timing_retries;
-		t.retry_time_ms = c->timing_retry_ms;
-		abi_encode_timing(b, sizeof(b), &t);
-		fuse_reply_ioctl(req, 0, b, ABI_TIMING_SIZE);
-		return;
-	case ABI_GET_MAINTENANCE_MODE:
+		return 0;
+	}
+	t.retries = c->timing_retries;
+	t.retry_time_ms = c->timing_retry_ms;
+	abi_encode_timing(b, sizeof(b), &t);
+	fuse_reply_ioctl(req, 0, b, ABI_TIMING_SIZE);
+	return REPLIED;
+}
+
+static int simple_maintenance(struct daemon *d, fuse_req_t req,
+			      const struct abi_ioctl *ent, const uint8_t *in,
+			      size_t in_len)
+{
+	int32_t v = 0;
+	int rv;
+
+	if (ent->op == ABI_GET_MAINTENANCE_MODE) {
 		reply_int(req, d->maintenance_mode);
-		return;
+		return REPLIED;
+	}
+	abi_decode_int(in, in_len, &v);
+	rv = abi_check_maintenance_mode(v);
+	if (!rv)
+		d->maintenance_mode = v;
+	return rv;
+}
+
+/* The ioctls that are not SEND or RECEIVE: settings of the file, the
+ * node or the daemon, and command registration. */
+static void do_simple(struct client *c, fuse_req_t req,
+		      const struct abi_ioctl *ent, const uint8_t *in,
+		      size_t in_len)
+{
+	int rv;
+
+	switch (ent->op) {
+	case ABI_SET_GETS_EVENTS:
+		rv = simple_events(c, in, in_len);
+		break;
+	case ABI_SET_MY_ADDRESS:
+	case ABI_GET_MY_ADDRESS:
+	case ABI_SET_MY_LUN:
+	case ABI_GET_MY_LUN:
+	case ABI_SET_MY_CHANNEL_ADDRESS:
+	case ABI_SET_MY_CHANNEL_LUN:
+	case ABI_GET_MY_CHANNEL_ADDRESS:
+	case ABI_GET_MY_CHANNEL_LUN:
+		rv = simple_address(c, req, ent, in, in_len);
+		break;
+	case ABI_SET_TIMING_PARMS:
+	case ABI_GET_TIMING_PARMS:
+		rv = simple_timing(c, req, ent, in, in_len);
+		break;
+	case ABI_GET_MAINTENANCE_MODE:
 	case ABI_SET_MAINTENANCE_MODE:
-		abi_decode_int(in, in_len, &v);
-		rv = abi_check_maintenance_mode(v);
-		if (!rv)
-			d->maintenance_mode = v;
+		rv = simple_maintenance(c->node->d, req, ent, in, in_len);
 		break;
 	case ABI_REGISTER_FOR_CMD:
 	case ABI_REGISTER_FOR_CMD_CHANS:
@@ -957,6 +1011,8 @@ static void do_simple(struct client *c, fuse_req_t req,
 		rv = -ENOTTY;
 		break;
 	}
+	if (rv == REPLIED)
+		return;
 	if (rv)
 		fuse_reply_err(req, -rv);
 	else
