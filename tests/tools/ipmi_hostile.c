@@ -377,6 +377,7 @@ static void pick_cmd(uint8_t *netfn, uint8_t *cmd)
 		{ 0x0a, 0x47 }, { 0x0a, 0x40 }, { 0x0a, 0x23 }, { 0x04, 0x2d },
 		{ 0x02, 0x01 }, { 0x2c, 0x00 }, { 0x2e, 0x01 }, { 0x30, 0x05 },
 		{ 0x3e, 0x01 }, { 0x0c, 0x01 }, { 0x08, 0x00 }, { 0x06, 0x02 },
+		{ 0x2c, 0x01 }, { 0x2c, 0x02 }, { 0x2c, 0x03 },
 	};
 	unsigned int k = rnd(10);
 
@@ -390,6 +391,21 @@ static void pick_cmd(uint8_t *netfn, uint8_t *cmd)
 	}
 	if (rnd(20) == 0)
 		*netfn |= 1; /* a response netfn */
+}
+
+/* Group extension data (netfn 2c): mostly a defining body the presets name
+ * (00 PICMG, 03 VITA, dc DCMI), so the body rules are tried every run. */
+static size_t gx_data(uint8_t *d, size_t len)
+{
+	static const uint8_t bodies[] = { 0x00, 0x03, 0xdc, 0x01 };
+
+	if (len == 0 && rnd(4))
+		len = 1 + rnd(4);
+	for (size_t k = 0; k < len; k++)
+		d[k] = (uint8_t)rnd(256);
+	if (len && rnd(4))
+		d[0] = bodies[rnd(sizeof(bodies))];
+	return len;
 }
 
 /* A Send Message body nested DEPTH more times at OUT; returns its length. */
@@ -425,6 +441,8 @@ static size_t body(uint8_t *out, size_t cap, unsigned int depth)
 	else
 		for (k = rnd(6); k; k--)
 			inner[ilen++] = (uint8_t)rnd(256);
+	if (!depth && netfn == 0x2c)
+		ilen = gx_data(inner, ilen);
 	memcpy(out + n, inner, ilen);
 	n += ilen;
 	out[n] = cks(out + start, n - start);
@@ -492,6 +510,8 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 			len = rnd(4) ? rnd(8) : rnd(40);
 			for (k = 0; k < len; k++)
 				data[k] = (uint8_t)rnd(256);
+			if (netfn == 0x2c)
+				len = gx_data(data, len);
 		}
 		memset(&r, 0, sizeof(r));
 		r.addr = (unsigned char *)&ad;

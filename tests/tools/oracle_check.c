@@ -15,7 +15,10 @@
  * daemon's code (only the rule sets come from config.c):
  *  - a request to the system interface: its (netfn, cmd) in the node's
  *    set, and an opaque tunnel (06:33, 06:52, netfns 02, 2c, 2e, 30-3f)
- *    only if the set is everything or an allow line names it;
+ *    only if the set is everything or an allow line names it; a group
+ *    extension request (netfn 2c) whose defining body (its first data
+ *    byte) and cmd the preset or an allow line names passes, one a deny
+ *    line names is refused (kcsmux.conf(5), "group extensions");
  *  - Send Message (06:34), the daemon's wrap of a client's IPMB request:
  *    the frame is read as the receivers may read it (after a leading 00,
  *    the broadcast address or a LAN session handle; otherwise on a channel
@@ -46,10 +49,18 @@ static bool is_tunnel(unsigned nf, unsigned cmd)
 	       (nf == 0x06 && (cmd == 0x33 || cmd == 0x52));
 }
 
-static bool allowed(unsigned nf, unsigned cmd)
+/* (NF, CMD) with its data D (N bytes) allowed by the node's rules? */
+static bool allowed(unsigned nf, unsigned cmd, const unsigned char *d, size_t n)
 {
 	if (acc->eff_full)
 		return true;
+	if (nf == 0x2c && n >= 1) {
+		if (cmdset_has_gx(&acc->deny, d[0], (uint8_t)cmd) ||
+		    cmdset_has(&acc->deny, 0x2c, (uint8_t)cmd))
+			return false;
+		if (cmdset_has_gx(&acc->eff, d[0], (uint8_t)cmd))
+			return true;
+	}
 	if (!cmdset_has(&acc->eff, (uint8_t)nf, (uint8_t)cmd))
 		return false;
 	return !is_tunnel(nf, cmd) ||
@@ -100,7 +111,8 @@ static bool frame_ok(const unsigned char *f, size_t n, unsigned depth,
 	}
 	nf = f[1] >> 2;
 	cmd = f[5];
-	if (!allowed(nf, cmd)) {
+	/* the frame's data, without the checksum that ends it */
+	if (!allowed(nf, cmd, f + 6, n > 6 ? n - 7 : 0)) {
 		snprintf(why, wlen, "%02x:%02x at depth %u not allowed", nf,
 			 cmd, depth);
 		return false;
@@ -121,7 +133,7 @@ static bool request_ok(unsigned nf, unsigned cmd, const unsigned char *d,
 {
 	if (nf == 0x06 && cmd == 0x34)
 		return body_ok(d, n, 0, why, wlen);
-	if (!allowed(nf, cmd)) {
+	if (!allowed(nf, cmd, d, n)) {
 		snprintf(why, wlen, "%02x:%02x not allowed", nf, cmd);
 		return false;
 	}

@@ -14,7 +14,7 @@ expect() {	# expect WANT_EXIT WANT_TEXT LOG
 		echo "ok: $3: exit $st, $2"
 	fi
 }
-expect 0 'checked=8 daemon_own=2 outside=1 violations=0 markers=ok' clean.log
-expect 1 'violations=9 markers=ok' bad.log
+expect 0 'checked=11 daemon_own=2 outside=1 violations=0 markers=ok' clean.log
+expect 1 'violations=12 markers=ok' bad.log
 expect 1 'markers=BAD' forged.log
 exit $rc
