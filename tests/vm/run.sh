@@ -280,16 +280,56 @@ if [ $shell = 1 ]; then
 	"${qemu[@]}" -chardev stdio,id=con,mux=on,signal=off -mon chardev=con,mode=readline
 	exit 0
 fi
-log "booting $kver (${script##*/}), log: $logfile"
-set +e
-if [ $quiet = 1 ]; then
-	timeout --foreground -k 5 "$timeout" "${qemu[@]}" -chardev "file,id=con,path=$logfile" </dev/null 9>&-
-else
-	timeout --foreground -k 5 "$timeout" "${qemu[@]}" -chardev "stdio,id=con,signal=off" \
-		</dev/null 9>&- | tee "$logfile"
-fi
-qrc=${PIPESTATUS[0]}
-set -e
+
+# A guest vCPU that stops for good during boot is a hazard of QEMU's
+# multi-threaded TCG (seen about once in twenty 2-vCPU boots on the 2-core
+# rig, before any kcsmux code ran): the kernel's RCU and soft-lockup
+# watchdogs report it ~20 s later, and the guest init's CPU check
+# (guest/init) prints KCSMUX-RIG-STALL. If that happens *before the guest
+# script starts*, the boot is the rig's failure, not the code's: run.sh
+# ends it and boots once more, and says so. A stall reported after the
+# script started fails the run like any other error.
+stall_re='KCSMUX-RIG-STALL|BUG: soft lockup|rcu: INFO|timer wakeup didn.t happen'
+watch_boot() {	# kill QEMU if the kernel stalls before the script starts
+	while sleep 0.5; do
+		[ -f "$run/qemu.pid" ] && kill -0 "$(cat "$run/qemu.pid")" 2>/dev/null || continue
+		[ -f "$logfile" ] || continue
+		grep -q -a '^kcsmux-guest: ' "$logfile" && return 0
+		if grep -q -a -E "$stall_re" "$logfile"; then
+			: >"$run/rig-stall"
+			kill "$(cat "$run/qemu.pid")" 2>/dev/null
+			return 0
+		fi
+	done
+}
+attempt=1
+while :; do
+	rm -f "$run/rig-stall" "$run/qemu.pid" "$run/out.b64"
+	log "booting $kver (${script##*/}), log: $logfile"
+	watch_boot 9>&- &
+	wpid=$!
+	set +e
+	if [ $quiet = 1 ]; then
+		timeout --foreground -k 5 "$timeout" "${qemu[@]}" -pidfile "$run/qemu.pid" \
+			-chardev "file,id=con,path=$logfile" </dev/null 9>&-
+	else
+		timeout --foreground -k 5 "$timeout" "${qemu[@]}" -pidfile "$run/qemu.pid" \
+			-chardev "stdio,id=con,signal=off" </dev/null 9>&- | tee "$logfile"
+	fi
+	qrc=${PIPESTATUS[0]}
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	set -e
+	[ -f "$run/rig-stall" ] || break
+	what=$(grep -a -m 1 -E "$stall_re" "$logfile" | tr -d '\r')
+	mv "$logfile" "$logfile.stalled-$attempt"
+	if [ $attempt -ge 2 ]; then
+		log "rig: a guest vCPU stalled before the script started, in both boots ($what; logs: $logfile.stalled-*)"
+		exit 125
+	fi
+	log "rig: a guest vCPU stalled before the script started ($what; log kept as $logfile.stalled-$attempt): booting again"
+	attempt=$((attempt + 1))
+done
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
 
 if [ -s "$run/out.b64" ]; then
