@@ -29,6 +29,7 @@
 #include <kcsmux/control.h>
 
 #include "admin/control.h"
+#include "fd_exhaust.h"
 #include "json_valid.h"
 #include "unit_skip.h"
 #include "kcsmuxd.h"
@@ -825,8 +826,8 @@ END_TEST
 START_TEST(test_conn_emfile)
 {
 	struct timeval tv = { 0, 10000 };
-	struct rlimit rl, low;
-	int fds[4096], nfd = 0, i, p[2], rc;
+	static struct fd_exhaust fx;
+	int i, p[2], rc;
 	unsigned long e0, e1;
 	pid_t pid;
 
@@ -849,18 +850,7 @@ START_TEST(test_conn_emfile)
 		_exit(raw_client(b, CTL_HDR_LEN, CTL_E_TYPE, "type 0x0063"));
 	}
 	close(p[0]);
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-	low = rl;
-	low.rlim_cur = 256;
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
-	while (nfd < (int)(sizeof(fds) / sizeof(fds[0]))) {
-		int fd = dup(0);
-
-		if (fd < 0)
-			break;
-		fds[nfd++] = fd;
-	}
-	ck_assert_int_eq(errno, EMFILE);
+	ck_assert_int_eq(fd_exhaust_start(&fx), 0);
 	e0 = control_accept_errors(&d);
 	ck_assert_int_eq(write(p[1], "x", 1), 1);
 	/* 1.5 s of the loop while the client waits: paused, not spinning.
@@ -874,9 +864,7 @@ START_TEST(test_conn_emfile)
 	close(p[1]);
 	e1 = control_accept_errors(&d);
 	ck_assert_msg(e1 > e0 && e1 - e0 <= 4, "accept errors: %lu", e1 - e0);
-	for (i = 0; i < nfd; i++)
-		close(fds[i]);
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(fd_exhaust_end(&fx), 0);
 	rc = serve(pid);
 	ck_assert_int_eq(rc, 0);
 }

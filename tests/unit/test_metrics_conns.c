@@ -37,6 +37,7 @@
 #include <event2/http.h>
 
 #include "backend/backend.h"
+#include "fd_exhaust.h"
 #include "kcsmuxd.h"
 #include "admin/metrics.h"
 #include "core/nodestats.h"
@@ -384,9 +385,8 @@ END_TEST
 START_TEST(test_emfile)
 {
 	struct peer c = { .uid = 0, .keep = 1, .scrape = true };
-	struct rlimit rl, low;
-	static int fds[4096];
-	int nfd = 0, i, p[2];
+	static struct fd_exhaust fx;
+	int i, p[2];
 	unsigned long e0, e1;
 	pid_t pid;
 	char x;
@@ -402,18 +402,7 @@ START_TEST(test_emfile)
 		_exit(run_peer(&c));
 	}
 	close(p[0]);
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-	low = rl;
-	low.rlim_cur = 256;
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
-	while (nfd < (int)(sizeof(fds) / sizeof(fds[0]))) {
-		int fd = dup(0);
-
-		if (fd < 0)
-			break;
-		fds[nfd++] = fd;
-	}
-	ck_assert_int_eq(errno, EMFILE);
+	ck_assert_int_eq(fd_exhaust_start(&fx), 0);
 	e0 = metrics_http_accept_errors(&D);
 	/* p[1] stays open: closing it would free the descriptor accept()
 	 * needs */
@@ -423,9 +412,7 @@ START_TEST(test_emfile)
 	e1 = metrics_http_accept_errors(&D);
 	ck_assert_uint_eq(metrics_http_conns(&D), 0);
 	close(p[1]);
-	for (i = 0; i < nfd; i++)
-		close(fds[i]);
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(fd_exhaust_end(&fx), 0);
 	ck_assert_msg(e1 > e0 && e1 - e0 <= 4, "accept errors in 1.5 s: %lu",
 		      e1 - e0);
 	ck_assert_int_eq(serve(pid), 0);
