@@ -288,7 +288,8 @@ fi
 # (guest/init) prints KCSMUX-RIG-STALL. If that happens *before the guest
 # script starts*, the boot is the rig's failure, not the code's: run.sh
 # ends it and boots once more, and says so. A stall reported after the
-# script started fails the run like any other error.
+# script started fails the run like any other error. Only boots with more
+# than one vCPU are watched: the hazard is theirs.
 stall_re='KCSMUX-RIG-STALL|BUG: soft lockup|rcu: INFO|timer wakeup didn.t happen'
 watch_boot() {	# kill QEMU if the kernel stalls before the script starts
 	while sleep 0.5; do
@@ -306,8 +307,11 @@ attempt=1
 while :; do
 	rm -f "$run/rig-stall" "$run/qemu.pid" "$run/out.b64"
 	log "booting $kver (${script##*/}), log: $logfile"
-	watch_boot 9>&- &
-	wpid=$!
+	wpid=""
+	if [ "$smp" -gt 1 ]; then
+		watch_boot 9>&- &
+		wpid=$!
+	fi
 	set +e
 	if [ $quiet = 1 ]; then
 		timeout --foreground -k 5 "$timeout" "${qemu[@]}" -pidfile "$run/qemu.pid" \
@@ -317,8 +321,10 @@ while :; do
 			-chardev "stdio,id=con,signal=off" </dev/null 9>&- | tee "$logfile"
 	fi
 	qrc=${PIPESTATUS[0]}
-	kill "$wpid" 2>/dev/null
-	wait "$wpid" 2>/dev/null
+	if [ -n "$wpid" ]; then
+		kill "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+	fi
 	set -e
 	[ -f "$run/rig-stall" ] || break
 	what=$(grep -a -m 1 -E "$stall_re" "$logfile" | tr -d '\r')
