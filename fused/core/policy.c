@@ -1189,7 +1189,7 @@ enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
 {
 	struct access_why dummy;
 
-	return check_level(acc, netfn, cmd, data, len, 0,
+	return check_level(acc, netfn & 0x3f, cmd, data, len, 0,
 			   why != NULL ? why : &dummy);
 }
 
@@ -1215,6 +1215,7 @@ enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
 
 	if (why == NULL)
 		why = &dummy;
+	netfn &= 0x3f;
 	v = check_level(acc, netfn, cmd, data, len, 0, why);
 	if (v != ACCESS_OK || acc->eff_full)
 		return v;

@@ -66,8 +66,9 @@
 #define SDR_MAX_LEN	512 /* may run past what the header says */
 #define MAX_REFUSED	8
 #define FAILED_RETRY_MS 30000
-#define MAX_C5		16 /* fill reservations lost in a row */
-#define MAX_ATTEMPTS	3  /* fills that saw the repository move */
+#define MAX_C5		16   /* fill reservations lost in a row */
+#define MAX_ATTEMPTS	3    /* fills that saw the repository move */
+#define SAME_SECOND_MS	2000 /* writes this close may share a timestamp */
 
 enum mstate { M_EMPTY, M_FILLING, M_VALID, M_FAILED, M_OFF };
 enum job {
@@ -147,9 +148,11 @@ struct sdrc {
 	unsigned int jr;
 	uint32_t gen, out_gen;
 
-	/* a write was seen: its timestamps before, to see that they move */
+	/* a write was seen: its timestamps before, to see that they move;
+	 * when the last completed write was seen (0: none) */
 	bool write_check;
 	uint8_t write_info[INFO_LEN];
+	uint64_t changed_ms;
 
 	struct owner *own;
 	unsigned int nown, cown;
@@ -467,7 +470,9 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 		cmd = cmd == CMD_DEV_INFO ? 0 :
 		      cmd == CMD_DEV_GET  ? CMD_SDR_GET :
 					    CMD_SDR_RESERVE;
-	} else if (netfn != NETFN_STORAGE) {
+	} else if (netfn != NETFN_STORAGE || lun != 0) {
+		/* the BMC's repository and FRU answer on LUN 0; another LUN
+		 * is the BMC's to answer */
 		return SDRC_FORWARD;
 	}
 	switch (cmd) {
@@ -1000,12 +1005,14 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 
 void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
 		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len)
+		  int status, const uint8_t *resp, unsigned int resp_len,
+		  uint64_t now_ms)
 {
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
 	bool judge = false;
 	struct owner *o;
 
+	netfn &= 0x3f;
 	if (netfn == NETFN_APP) {
 		if (cmd == CMD_COLD_RESET || cmd == CMD_WARM_RESET ||
 		    cmd == CMD_SEND_MSG)
@@ -1051,11 +1058,22 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
 			return;
 		break;
 	}
-	/* A completed change must move the timestamps we last saw. */
-	if (judge && c->rp[0].st == M_VALID && !c->write_check) {
+	/* The BMC refused it: nothing changed, no reservation went. */
+	if (status == 0 && !ok)
+		return;
+	/*
+	 * A completed change must move the timestamps we last saw, unless
+	 * the last change we saw was within their resolution (1 s, with a
+	 * second for the round trips): two writes in one second leave them
+	 * as they were on a BMC that keeps them well.
+	 */
+	if (judge && c->rp[0].st == M_VALID && !c->write_check &&
+	    (!c->changed_ms || now_ms - c->changed_ms >= SAME_SECOND_MS)) {
 		c->write_check = true;
 		memcpy(c->write_info, c->rp[0].info, INFO_LEN);
 	}
+	if (judge)
+		c->changed_ms = now_ms;
 	sdrc_invalidate(c);
 }
 

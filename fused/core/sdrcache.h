@@ -70,7 +70,8 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms);
 void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
 		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len);
+		  int status, const uint8_t *resp, unsigned int resp_len,
+		  uint64_t now_ms);
 void sdrc_owner_gone(struct sdrc *c, const void *owner);
 
 /* Drop everything (the BMC's contents may have changed behind us). */

@@ -163,7 +163,7 @@ void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		status = -EIO;
 	sdrc_observe(x->d->sdrc, x->owner, x->netfn, x->req[0] & 3, x->cmd,
 		     x->req + 2, x->req_len - 2u, status,
-		     status ? NULL : resp + 2, status ? 0 : len - 2);
+		     status ? NULL : resp + 2, status ? 0 : len - 2, now_ms());
 }
 
 void sdrglue_fini(struct daemon *d)

@@ -255,6 +255,8 @@ int client_send(struct client *c, const struct abi_addr *addr,
 	struct access_why why;
 	int rv;
 
+	/* The wire keeps 6 bits (netfn << 2): judge what the BMC gets. */
+	netfn &= 0x3f;
 	/* On a raw KCS the channel media are ours to check (the stock
 	 * driver underneath checks them on ipmidev). */
 	if (!n->d->be->bridges && !n->d->media_ready &&

@@ -391,6 +391,8 @@ static void pick_cmd(uint8_t *netfn, uint8_t *cmd)
 	}
 	if (rnd(20) == 0)
 		*netfn |= 1; /* a response netfn */
+	if (rnd(16) == 0)    /* bits the wire drops (netfn << 2) */
+		*netfn = (uint8_t)(*netfn | (1 + rnd(3)) << 6);
 }
 
 /* Group extension data (netfn 2c): mostly a defining body the presets name

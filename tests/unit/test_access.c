@@ -595,6 +595,28 @@ START_TEST(test_commands_default)
 }
 END_TEST
 
+/* netfn is a byte in struct ipmi_msg; the wire keeps its low 6
+ * bits (netfn << 2 in a uint8_t), so 0x46 is app (06) at the BMC. */
+START_TEST(test_netfn_high_bits)
+{
+	const struct kcsmux_access *acc = rules("access = all\n");
+	uint8_t in[64], mid[96];
+	size_t nin, nmid;
+
+	nin = frame(in, 0, false, 0x00, 0x02, chassis_off, 1);
+	nmid = frame(mid, 0, false, 0x06, 0x34, in, nin);
+	/* the daemon wraps an IPMB request in one Send Message; a client
+	 * Send Message carrying another is refused on every node ... */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x20, 0, 0x20, 0x06,
+					   0x34, mid, nmid, NULL),
+			 ACCESS_TOO_DEEP);
+	/* ... and must be when the netfn byte is 0x46 (06 on the wire) */
+	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x20, 0, 0x20, 0x46,
+					   0x34, mid, nmid, NULL),
+			 ACCESS_TOO_DEEP);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -613,6 +635,7 @@ int main(void)
 	tcase_add_test(tc, test_appended_checksum);
 	tcase_add_test(tc, test_commands_default);
 	tcase_add_test(tc, test_group_extension);
+	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_group_extension_syntax);
 	tcase_add_test(tc, test_monitoring_preset);
 	suite_add_tcase(s, tc);

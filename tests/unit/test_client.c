@@ -471,6 +471,31 @@ START_TEST(test_denied)
 }
 END_TEST
 
+/* The wire keeps a netfn's low six bits (netfn << 2): 0x46 is app (06)
+ * at the BMC, and is judged so by the stock checks and the rules. */
+START_TEST(test_netfn_high_bits)
+{
+	struct client *a = open_file(&na), *b = open_file(&nb);
+	struct rx x;
+
+	/* Get Message and Send Message are the daemon's, even as 0x46 */
+	ck_assert_int_eq(send_si(a, 1, 0x46, 0x33), -EINVAL);
+	ck_assert_int_eq(send_si(a, 2, 0x46, 0x34), -EINVAL);
+	ck_assert_uint_eq(fb->nsubs, 0);
+	/* Cold Reset as 0x46 on a readonly node: refused like 06:02 */
+	ck_assert_int_eq(send_si(b, 3, 0x46, 0x02), 0);
+	ck_assert_uint_eq(fb->nsubs, 0);
+	ck_assert_uint_eq(nb.cnt.denied, 1);
+	ck_assert_int_eq(recv_msg(b, &x), 0);
+	ck_assert_uint_eq(x.data[0], 0xd4);
+	/* Get Device ID as 0x46: allowed, and 06:01 on the wire */
+	ck_assert_int_eq(send_si(b, 4, 0x46, 0x01), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
+}
+END_TEST
+
 START_TEST(test_busy)
 {
 	struct client *c = open_file(&na);
@@ -567,6 +592,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_receive_small_buffer);
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
 	tcase_add_test(tc, test_bridged_answer);

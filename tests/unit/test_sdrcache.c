@@ -337,7 +337,7 @@ static unsigned int ask(const void *owner, uint8_t netfn, uint8_t cmd,
 		 * for) run ahead of the nodes' queues */
 		pump();
 		n = model_send(netfn, cmd, d, len, resp);
-		sdrc_observe(c, owner, netfn, 0, cmd, d, len, 0, resp, n);
+		sdrc_observe(c, owner, netfn, 0, cmd, d, len, 0, resp, n, now);
 	}
 	return n;
 }
@@ -600,7 +600,7 @@ START_TEST(invalidation)
 	ck_assert_uint_eq(sdrc_stats(c)->fills, 2);
 	ck_assert_uint_eq(sdrc_records(c), bmc.nrec);
 	/* a reset */
-	sdrc_observe(c, NULL, 0x06, 0, 0x02, NULL, 0, 0, got, 1);
+	sdrc_observe(c, NULL, 0x06, 0, 0x02, NULL, 0, 0, got, 1, now);
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
 	/* a change the daemon did not see: the BMC adds a record itself */
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
@@ -844,7 +844,7 @@ START_TEST(randomized)
 			continue;
 		} else if (op < 96) { /* a BMC reset */
 			sdrc_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0, 0,
-				     got, 1);
+				     got, 1, now);
 			continue;
 		} else {
 			reserve(op % 2 ? &owner_a : &owner_b);
@@ -930,9 +930,97 @@ START_TEST(device_sdrs)
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	ck_assert_str_eq(sdrc_state_name(c), "valid");
 	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
-	sdrc_observe(c, NULL, 0x06, 0, 0x03, NULL, 0, 0, got, 1);
+	sdrc_observe(c, NULL, 0x06, 0, 0x03, NULL, 0, 0, got, 1, now);
 	ck_assert_str_eq(sdrc_device_state_name(c), "empty");
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
+}
+END_TEST
+
+/* a write the BMC refused changed nothing and cancelled no
+ * reservation there; the cache must not cancel A's either. */
+START_TEST(failed_write_keeps_reservations)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	uint8_t add[3] = { 0, 0, 0x51 }; /* too short: cc c7 */
+	uint16_t ra;
+	unsigned int ng, nw;
+	bool fwd;
+
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd); /* the fill, first */
+	ra = reserve(&owner_a);
+	uint8_t d[6] = { (uint8_t)ra, (uint8_t)(ra >> 8), 2, 0, 5, 8 };
+	get_sdr(&owner_a, ra, 2, 5, 8, got, &fwd);
+	ck_assert_uint_eq(got[0], 0);
+	/* B's Add SDR, refused by the BMC (no Reserve involved) */
+	nw = model_answer(0x0a, 0x23, d, 6, want); /* BMC without cache */
+	sdrc_observe(c, &owner_b, 0x0a, 0, 0x24, add, 3, 0,
+		     (const uint8_t[1]){ 0xc7 }, 1, now);
+	ng = get_sdr(&owner_a, ra, 2, 5, 8, got, &fwd);
+	ck_assert_uint_eq(want[0], 0); /* the BMC: still A's */
+	ck_assert_msg(ng == nw && got[0] == want[0],
+		      "cache cc %02x, BMC cc %02x", got[0], want[0]);
+}
+END_TEST
+
+/* a reset sent with netfn byte 0x46 is app 06:02 at the BMC. */
+START_TEST(netfn_high_bits_reset)
+{
+	uint8_t got[SDRC_MAX_RESP];
+	bool fwd;
+
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert_str_eq(sdrc_state_name(c), "valid");
+	sdrc_observe(c, &owner_b, 0x46, 0, 0x02, NULL, 0, 0, got, 1, now);
+	ck_assert_str_eq(sdrc_state_name(c), "empty");
+}
+END_TEST
+
+/* Only LUN 0 is answered from memory: another LUN is the BMC's. */
+START_TEST(other_lun_forwarded)
+{
+	uint8_t got[SDRC_MAX_RESP], d[6] = { 0, 0, 0, 0, 0, 5 };
+	unsigned int n = 0;
+	bool fwd;
+
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert(!fwd);
+	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now,
+				      got, &n),
+			 SDRC_ANSWERED);
+	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 1, 0x23, d, 6, now,
+				      got, &n),
+			 SDRC_FORWARD);
+	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 3, 0x20, NULL, 0, now,
+				      got, &n),
+			 SDRC_FORWARD);
+}
+END_TEST
+
+/* two writes within one second: the BMC's timestamps (1 s) stay
+ * but the count moves; a correct BMC, yet the cache turns off for good. */
+START_TEST(two_writes_one_second)
+{
+	uint8_t got[SDRC_MAX_RESP];
+	uint8_t add[10] = { 0, 0, 0x51, 1, 4, 1, 2, 3, 4 };
+	bool fwd;
+
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd); /* refilled */
+	ck_assert_str_eq(sdrc_state_name(c), "valid");
+	bmc.frozen_ts = true; /* same second as the last write */
+	ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+	bmc.frozen_ts = false;
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert_str_eq(sdrc_state_name(c), "valid");
+	/* but a write seconds after the last that leaves them is judged */
+	now += 2500;
+	bmc.frozen_ts = true;
+	add[0] = 0;
+	ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+	ck_assert_uint_eq(got[0], 0);
+	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
+	ck_assert_str_eq(sdrc_state_name(c), "off");
 }
 END_TEST
 
@@ -954,6 +1042,10 @@ static Suite *suite(void)
 	tcase_add_test(t, fill_reservation_lost);
 	tcase_add_test(t, same_second_change);
 	tcase_add_test(t, device_sdrs);
+	tcase_add_test(t, failed_write_keeps_reservations);
+	tcase_add_test(t, netfn_high_bits_reset);
+	tcase_add_test(t, other_lun_forwarded);
+	tcase_add_test(t, two_writes_one_second);
 	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;
