@@ -148,7 +148,8 @@ int daemon_reload(struct daemon *d, char **cause)
 {
 	struct kcsmux_config nc;
 	struct node *n, *tmp;
-	size_t i, added = 0, removed = 0, kept = 0;
+	size_t i, j, added = 0, removed = 0, kept = 0, failed = 0;
+	char *msg = NULL, *first = NULL;
 
 	if (config_load(&nc, d->cfg_path, cause) < 0)
 		return -1;
@@ -165,6 +166,19 @@ int daemon_reload(struct daemon *d, char **cause)
 		config_free(&nc);
 		return -1;
 	}
+	/* A new node whose /dev name is taken: refused before anything
+	 * changes, as kcsmuxd -n and the start refuse it. */
+	for (i = 0; i < nc.nnodes; i++) {
+		if (find_node(d, nc.nodes[i].name) ||
+		    node_name_check(nc.nodes[i].name, cause) == 0)
+			continue;
+		asprintf(&msg, "%s: %s; nothing was changed", d->cfg_path,
+			 *cause);
+		free(*cause);
+		*cause = msg;
+		config_free(&nc);
+		return -1;
+	}
 	for (n = LIST_FIRST(&d->nodes); n; n = tmp) {
 		tmp = LIST_NEXT(n, link);
 		if (!config_find_node(&nc, n->conf.name)) {
@@ -174,7 +188,9 @@ int daemon_reload(struct daemon *d, char **cause)
 			removed++;
 		}
 	}
-	for (i = 0; i < nc.nnodes; i++) {
+	/* The running configuration lists the nodes that run: one that
+	 * could not be created (a CUSE error) is left out of it. */
+	for (i = j = 0; i < nc.nnodes; i++) {
 		n = find_node(d, nc.nodes[i].name);
 		if (n) {
 			update_node(n, &nc.nodes[i]);
@@ -183,10 +199,16 @@ int daemon_reload(struct daemon *d, char **cause)
 			added++;
 		} else {
 			log_err("reload: %s", *cause);
-			free(*cause);
+			if (!failed++)
+				first = *cause;
+			else
+				free(*cause);
 			*cause = NULL;
+			continue;
 		}
+		nc.nodes[j++] = nc.nodes[i];
 	}
+	nc.nnodes = j;
 	log_set_level(nc.log_level);
 	/* Keep what the running daemon was set up with (socket paths,
 	 * user, metrics address need a restart); take the rest. */
@@ -203,5 +225,13 @@ int daemon_reload(struct daemon *d, char **cause)
 	config_free(&nc);
 	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept, added,
 		 removed);
+	if (failed) {
+		asprintf(cause,
+			 "%s: %zu new node(s) could not be created (%s); "
+			 "the rest was applied",
+			 d->cfg_path, failed, first ? first : "see the log");
+		free(first);
+		return -1;
+	}
 	return 0;
 }

@@ -350,6 +350,9 @@ int bridge_send(struct node *nd, void *owner, const struct abi_addr *addr,
 	r.group = nd;
 	r.group_max =
 		SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
+	if (seqtab_owner_count(&d->br.tab, owner) >=
+	    (r.group_max / 2 ? r.group_max / 2 : 1))
+		return -EAGAIN;
 	n = seqtab_alloc(&d->br.tab, &r, now_ns(), &e);
 	if (n < 0)
 		return n;
@@ -362,7 +365,17 @@ int bridge_send(struct node *nd, void *owner, const struct abi_addr *addr,
  * completion finds no slot (ignored), like a late answer. */
 void bridge_owner_gone(struct daemon *d, void *owner)
 {
-	seqtab_cancel_owner(&d->br.tab, owner);
+	struct xact *x, *next;
+
+	if (!seqtab_cancel_owner(&d->br.tab, owner))
+		return;
+	for (x = TAILQ_FIRST(&d->br.pending); x; x = next) {
+		next = TAILQ_NEXT(x, qlink);
+		if (!seqtab_live(&d->br.tab, (uint32_t)(uintptr_t)x->priv)) {
+			TAILQ_REMOVE(&d->br.pending, x, qlink);
+			xact_free(x);
+		}
+	}
 }
 
 void bridge_set_media(struct daemon *d, const uint8_t *media)

@@ -186,6 +186,22 @@ unsigned int seqtab_cancel_owner(struct seqtab *t, const void *owner)
 	return n;
 }
 
+bool seqtab_live(const struct seqtab *t, uint32_t token)
+{
+	const struct seqtab_entry *e = &t->e[(token >> 26) & 0x3f];
+
+	return e->inuse && e->token == token;
+}
+
+unsigned int seqtab_owner_count(const struct seqtab *t, const void *owner)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SEQTAB_SLOTS; i++)
+		n += t->e[i].inuse && t->e[i].owner == owner;
+	return n;
+}
+
 unsigned int seqtab_in_use(const struct seqtab *t)
 {
 	unsigned int n = 0;

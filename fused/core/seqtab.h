@@ -158,4 +158,6 @@ unsigned int seqtab_cancel_owner(struct seqtab *t, const void *owner);
 
 unsigned int seqtab_in_use(const struct seqtab *t);
 
+bool seqtab_live(const struct seqtab *t, uint32_t token);
+unsigned int seqtab_owner_count(const struct seqtab *t, const void *owner);
 #endif /* KCSMUX_SEQTAB_H */

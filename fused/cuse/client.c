@@ -20,6 +20,7 @@
 #include <fuse_lowlevel.h>
 
 #include "core/sdrglue.h"
+#include "core/seqtab.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "util/log.h"
@@ -91,6 +92,7 @@ void client_deliver(struct client *c, struct kmsg *m)
 {
 	TAILQ_INSERT_TAIL(&c->rq, m, link);
 	c->rq_len++;
+	c->rq_events += m->recv_type == IPMI_ASYNC_EVENT_RECV_TYPE;
 	client_notify(c);
 }
 
@@ -107,6 +109,7 @@ void client_revoke(struct client *c)
 		free(m);
 	}
 	c->rq_len = 0;
+	c->rq_events = 0;
 	client_notify(c);
 }
 
@@ -311,6 +314,9 @@ int client_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
+	/* the kernel bridges it (ipmidev): the same clamp as ours */
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		seqtab_clamp_timing(&retries, &retry_ms);
 	x = xact_new(n->d, n);
 	if (!x)
 		return -ENOMEM;
@@ -412,7 +418,7 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
 			if (!c->gets_events ||
-			    c->rq_len >= d->cfg.event_backlog ||
+			    c->rq_events >= d->cfg.event_backlog ||
 			    !(m = kmsg_new(ev)))
 				continue;
 			client_deliver(c, m);
@@ -849,6 +855,7 @@ static void do_receive(struct client *c, fuse_req_t req,
 	if (fit.consume) {
 		TAILQ_REMOVE(&c->rq, m, link);
 		c->rq_len--;
+		c->rq_events -= m->recv_type == IPMI_ASYNC_EVENT_RECV_TYPE;
 		free(m);
 	}
 }

@@ -48,6 +48,7 @@ struct client {
 
 	struct kmsg_list rq; /* received messages */
 	unsigned int rq_len;
+	unsigned int rq_events;	    /* of rq_len: events */
 	struct fuse_pollhandle *ph; /* last poll() that asked to be told */
 
 	unsigned int outstanding; /* requests sent, not yet answered */
@@ -103,6 +104,9 @@ void node_destroy(struct node *n);
 /* -1 with *cause if /dev/NAME exists (a node must not take another
  * device's name); kcsmuxd -n and node_create() ask. */
 int node_name_check(const char *name, char **cause);
+/* Open files of UID on N, and how many one uid may have. */
+unsigned int node_uid_files(const struct node *n, uid_t uid);
+unsigned int node_uid_open_share(const struct node *n);
 /* Owner and mode of the node's device, through an O_PATH|O_NOFOLLOW
  * descriptor, only if it is the node's CUSE character device; NARROW (or
  * (mode_t)-1) is applied first. */

@@ -242,6 +242,23 @@ static void node_init_done(void *userdata)
 	evtimer_add(n->ready_ev, &tv);
 }
 
+unsigned int node_uid_files(const struct node *n, uid_t uid)
+{
+	const struct client *c;
+	unsigned int k = 0;
+
+	LIST_FOREACH (c, &n->clients, link)
+		k += c->uid == uid;
+	return k;
+}
+
+/* The files one uid may hold open on N: three quarters of max_clients
+ * (at least one), as of the queue, so the node's other users get in. */
+unsigned int node_uid_open_share(const struct node *n)
+{
+	return xact_uid_share(n->conf.max_clients);
+}
+
 static void node_open(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct node *n = fuse_req_userdata(req);
@@ -252,7 +269,8 @@ static void node_open(fuse_req_t req, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENODEV);
 		return;
 	}
-	if (n->nclients >= n->conf.max_clients) {
+	if (n->nclients >= n->conf.max_clients ||
+	    node_uid_files(n, ctx->uid) >= node_uid_open_share(n)) {
 		n->cnt.busy++;
 		fuse_reply_err(req, EBUSY);
 		return;

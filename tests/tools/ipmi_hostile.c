@@ -13,6 +13,9 @@
  *                        the queue to fill: one file gets EBUSY at QUEUE/2
  *                        queued, a second file of the same uid at 3/4 in
  *                        all, a file of UID still gets service
+ *   opens DEV MAX UID    a node with max_clients MAX: this uid opens files
+ *                        until EBUSY, which comes at 3/4 of MAX; a file of
+ *                        UID still opens and gets an answer
  *   revoked DEV FILE     a file opened before a reload that took the
  *                        user's access fails with EACCES once FILE exists
  *   mark DEV NAME        the oracle's phase marker (OEM 3e:7e "KMX" NAME)
@@ -348,6 +351,55 @@ static int cmd_share(const char *dev, int queue, int uid)
 	return 0;
 }
 
+static int cmd_opens(const char *dev, int max, int uid)
+{
+	int fds[256], n = 0, e = 0, pfd[2], st, got = -1;
+	int share = max * 3 / 4 ? max * 3 / 4 : 1;
+	pid_t pid;
+
+	while (n < (int)(sizeof(fds) / sizeof(fds[0])) && n <= max) {
+		fds[n] = open(dev, O_RDWR);
+		if (fds[n] < 0) {
+			e = errno;
+			break;
+		}
+		n++;
+	}
+	CHECK(n == share && e == EBUSY,
+	      "one uid: %d files open, then %s (share %d of max_clients %d)", n,
+	      e ? strerror(e) : "no refusal", share, max);
+	if (pipe(pfd) < 0)
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		int c, r = 0, err;
+
+		close(pfd[0]);
+		if (setuid((uid_t)uid) < 0)
+			_exit(3);
+		c = open(dev, O_RDWR);
+		if (c >= 0) {
+			r = fill(c, 1, &err);
+			r += 10 * drain_max(c, 20000, r);
+		} else {
+			r = -errno;
+		}
+		if (write(pfd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(5);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &got, sizeof(got)) != sizeof(got))
+		got = -1000;
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	CHECK(got == 11, "uid %d still opens the node and is answered (%d)",
+	      uid, got);
+	while (n > 0)
+		close(fds[--n]);
+	return 0;
+}
+
 /* ---- fuzz ---- */
 
 static unsigned int rnd_state;
@@ -612,6 +664,8 @@ int main(int argc, char **argv)
 		cmd_reg_denied(argv[2]);
 	else if (argc >= 5 && strcmp(argv[1], "share") == 0)
 		cmd_share(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (argc >= 5 && strcmp(argv[1], "opens") == 0)
+		cmd_opens(argv[2], atoi(argv[3]), atoi(argv[4]));
 	else if (argc >= 4 && strcmp(argv[1], "mark") == 0)
 		cmd_mark(argv[2], argv[3]);
 	else if (argc >= 4 && strcmp(argv[1], "revoked") == 0)
@@ -623,6 +677,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: kcsmux-ipmi-hostile addr DEV_A DEV_B | "
 			"reg DEV | reg-denied DEV | share DEV QUEUE UID | "
+			"opens DEV MAX UID | "
 			"fuzz DEV SEED COUNT\n");
 		return 2;
 	}

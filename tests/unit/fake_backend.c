@@ -16,8 +16,6 @@ static int fb_submit(struct backend *be, uint64_t cookie,
 	struct fake_sub *s;
 	int rv;
 
-	(void)retries;
-	(void)retry_ms;
 	if (fb->fail_next < 0) {
 		rv = fb->fail_next;
 		fb->fail_next = 0;
@@ -32,6 +30,8 @@ static int fb_submit(struct backend *be, uint64_t cookie,
 	memcpy(s->req, req, len);
 	s->len = len;
 	s->bridged = addr != NULL;
+	s->retries = retries;
+	s->retry_ms = retry_ms;
 	be->inflight++;
 	return 0;
 }

@@ -20,7 +20,9 @@ struct fake_sub {
 	struct kcsraw_policy pol;
 	uint8_t req[KCSRAW_MAX_MSG];
 	unsigned int len;
-	bool bridged; /* submitted with an IPMB address */
+	bool bridged;	 /* submitted with an IPMB address */
+	int32_t retries; /* as submitted */
+	uint32_t retry_ms;
 	bool done;
 };
 

@@ -580,6 +580,159 @@ START_TEST(test_bridged_answer)
 }
 END_TEST
 
+/*
+ * the per-file/uid share covers the node's queue only, not its
+ * share of the 64 IPMB sequence slots: one file of node a (two nodes: 32
+ * slots each) holds all 32 with bridged requests it never lets finish, and
+ * another user's file on the same node gets EAGAIN for its first one.
+ */
+START_TEST(test_bridged_file_share)
+{
+	struct client *hog = client_new(&na, 101, 1000);
+	struct client *other = client_new(&na, 102, 1001);
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x82,
+		.lun = 0,
+	};
+	int i, rv = 0;
+
+	ck_assert_ptr_nonnull(hog);
+	ck_assert_ptr_nonnull(other);
+	LIST_INSERT_HEAD(&na.clients, hog, link);
+	LIST_INSERT_HEAD(&na.clients, other, link);
+	na.nclients += 2;
+	hog->ph = other->ph = (struct fuse_pollhandle *)&ph_dummy;
+	na.conf.max_outstanding = 100; /* the default */
+	for (i = 0; i < 64 && rv == 0; i++)
+		rv = send_to(hog, &ipmb, sizeof(ipmb), i, 6, 1);
+	/* the hog is stopped at the node's share (32) at the latest */
+	ck_assert_int_eq(rv, -EAGAIN);
+	ck_assert_int_le(i - 1, 32);
+	ck_assert_msg(send_to(other, &ipmb, sizeof(ipmb), 1000, 6, 1) == 0,
+		      "one file holds node a's whole share of the IPMB "
+		      "sequence slots (%d); another uid's file on the node "
+		      "gets no bridged request at all",
+		      i - 1);
+}
+END_TEST
+
+/*
+ * a subscriber's unread *answers* count against event_backlog
+ * (up_event() tests c->rq_len, every unread message): a client that has 25
+ * answers waiting (it may have up to max_outstanding = 100) and not one
+ * event unread loses the next event. kcsmux.conf(5)/reliability.md bound
+ * unread *events*; stock ipmi_devintf queues every event for a subscriber.
+ */
+START_TEST(test_event_behind_answers)
+{
+	struct client *c = open_file(&na);
+	struct ipmb_user_msg ev = {
+		.recv_type = IPMI_ASYNC_EVENT_RECV_TYPE,
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL },
+		.netfn = 0x07,
+		.cmd = 0x35,
+		.data_len = 2,
+		.data = { 0xab, 0xcd },
+	};
+	int on = 1, i;
+
+	na.conf.max_outstanding = 100; /* the default */
+	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	for (i = 0; i < 25; i++) {
+		ck_assert_int_eq(send_si(c, i, 6, 1), 0);
+		fake_answer(fb, devid, sizeof(devid));
+	}
+	ck_assert_uint_eq(c->rq_len, 25); /* answers, no event */
+	d.up->event(&d, &ev);
+	ck_assert_msg(c->rq_len == 26,
+		      "an event for a subscriber with 25 unread answers and "
+		      "no unread event was dropped");
+}
+END_TEST
+
+/*
+ * closing a file frees its sequence slots (bridge_owner_gone) but
+ * leaves its Send Messages queued in d->br.pending; they still go to the
+ * BMC, as the daemon's own transactions, ahead of every node. A client
+ * that opens, sends its node's share of bridged requests and closes, in a
+ * loop, grows that queue without bound while the BMC works through dead
+ * requests.
+ */
+START_TEST(test_bridged_close_loop)
+{
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x82,
+		.lun = 0,
+	};
+	unsigned int queued = 0;
+	struct xact *x;
+	int round, i;
+
+	na.conf.max_outstanding = 100;
+	for (round = 0; round < 20; round++) {
+		struct client *c = open_file(&na);
+
+		/* as many as it may (EAGAIN past its share) */
+		for (i = 0; i < 32; i++)
+			if (send_to(c, &ipmb, sizeof(ipmb), i, 6, 1) < 0)
+				break;
+		ck_assert_int_gt(i, 0);
+		close_file(c);
+	}
+	TAILQ_FOREACH (x, &d.br.pending, qlink)
+		queued++;
+	ck_assert_msg(queued <= 32,
+		      "%u Send Messages of closed files still queued for the "
+		      "BMC after 20 open/send/close rounds",
+		      queued);
+}
+END_TEST
+
+/*
+ * on a backend that bridges itself (ipmidev: the stock driver
+ * underneath, depth 1), an IPMB request goes to the kernel with the
+ * client's SEND_COMMAND_SETTIME retries and retry time unclamped, and
+ * holds the daemon's only in-flight slot for retries x retry time: one
+ * request to an address that never answers stops every node.
+ * reliability.md: "Retries are clamped to 10 and the retry time to
+ * 1000-60000 ms".
+ */
+START_TEST(test_settime_clamped_ipmidev)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x90,
+		.lun = 0,
+	};
+	struct ipmi_req_settime rq = {
+		.req = { .addr = (unsigned char *)&ipmb,
+			 .addr_len = sizeof(ipmb),
+			 .msgid = 1,
+			 .msg = { .netfn = 6, .cmd = 1 } },
+		.retries = 0x7fffffff,
+		.retry_time_ms = 0xffffffffu,
+	};
+	struct fake_sub *s;
+
+	fb->be.bridges = true; /* as backend_ipmidev_open() */
+	ck_assert_int_eq(kioctl(c, IPMICTL_SEND_COMMAND_SETTIME, &rq), 0);
+	s = fake_pending(fb);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(s->bridged);
+	ck_assert_msg(s->retries <= 10 && s->retry_ms <= 60000,
+		      "an IPMB request reached the stock driver with %d "
+		      "retries of %u ms each",
+		      (int)s->retries, (unsigned)s->retry_ms);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -596,6 +749,10 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
 	tcase_add_test(tc, test_bridged_answer);
+	tcase_add_test(tc, test_bridged_file_share);
+	tcase_add_test(tc, test_event_behind_answers);
+	tcase_add_test(tc, test_bridged_close_loop);
+	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	suite_add_tcase(s, tc);
 	return s;
 }

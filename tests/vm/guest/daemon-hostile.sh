@@ -20,6 +20,7 @@ mode = 0666
 access = readonly
 [node h-share]
 queue = 8
+max_clients = 4
 mode = 0666
 ; the issue's example, and what keeps the guest alive under fuzzing: no
 ; Cold/Warm Reset, no watchdog
@@ -81,6 +82,9 @@ hp=$!
 sleep 0.5
 hostile share /dev/h-share 8 65534
 wait $hp
+
+say "a uid's share of a node's open files (max_clients = 4)"
+hostile opens /dev/h-share 4 65534
 
 say "a reload that takes a user's access closes that user's open file"
 rm -f /tmp/reloaded
