@@ -1230,6 +1230,73 @@ START_TEST(dev_info_disagrees)
 }
 END_TEST
 
+/* Random Get Device SDR Info forms and device SDR reads, from two owners,
+ * with the population changing (each change followed by more than the
+ * revalidation interval, as the cache's contract has it), resets and SDR
+ * writes: every answer as the model's. Loop: bit 0 a form-aware BMC, bit
+ * 1 one that sends bytes past the spec's. */
+START_TEST(dev_info_randomized)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	unsigned int ng, nw, from_memory = 0, seed = 0xde40000u + (unsigned)_i;
+	bool fwd;
+
+	bmc.dev_form_aware = _i & 1;
+	bmc.dev_extra = _i & 2 ? 3 : 0;
+	for (int step = 0; step < 3000; step++) {
+		unsigned int r, op, k;
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		op = r % 100;
+		now += r % 3;
+		if (op < 50) { /* 04:20, a form, from A or B */
+			k = (r >> 8) % NDFORMS;
+			ng = ask(op % 2 ? &owner_a : &owner_b, 0x04, 0x20,
+				 dforms[k].d, dforms[k].len, got, &fwd);
+			nw = model_answer(0x04, 0x20, dforms[k].d,
+					  dforms[k].len, want);
+		} else if (op < 75) { /* 04:21 */
+			k = (r >> 8) % (bmc.ndev + 1);
+			uint16_t id = k < bmc.ndev ? bmc.dev_id[k] : 0xffff;
+			uint8_t dd[6] = { 0,
+					  0,
+					  (uint8_t)id,
+					  (uint8_t)(id >> 8),
+					  (uint8_t)((r >> 12) % 50),
+					  (uint8_t)(r >> 20) };
+
+			ng = ask(&owner_a, 0x04, 0x21, dd, 6, got, &fwd);
+			nw = model_answer(0x04, 0x21, dd, 6, want);
+		} else if (op < 85) { /* the population changes */
+			bmc.dev_sensors++;
+			now += 1001;
+			continue;
+		} else if (op < 90) {
+			sdrc_observe(c, &owner_b, 0x06, 0, 0x03, NULL, 0, 0,
+				     got, 1, now);
+			continue;
+		} else if (op < 94) {
+			uint8_t add[10] = { 0, 0, 0x51, 0xc0,	   4,
+					    1, 2, 3,	(uint8_t)r };
+
+			if (bmc.nrec < NREC_MAX - 1)
+				ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+			continue;
+		} else {
+			now += 600;
+			continue;
+		}
+		from_memory += !fwd;
+		ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
+			      "loop %u step %d op %u: %u bytes cc %02x, BMC "
+			      "%u bytes cc %02x",
+			      (unsigned)_i, step, op, ng, got[0], nw, want[0]);
+	}
+	ck_assert_uint_gt(from_memory, 1000);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -1257,6 +1324,7 @@ static Suite *suite(void)
 	tcase_add_test(t, dev_info_population_change);
 	tcase_add_test(t, dev_info_dropped);
 	tcase_add_test(t, dev_info_disagrees);
+	tcase_add_loop_test(t, dev_info_randomized, 0, 4);
 	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;
