@@ -26,6 +26,13 @@
  * (ipmi_sim, and IPMI 2.0 33.12). A read longer than any the BMC was seen
  * to answer is answered cc 0xca only when the BMC answered 0xca to one as
  * long or shorter, else forwarded.
+ *
+ * Get Device SDR Info (04:20, LUN 0) is answered per request form (no
+ * data, or one data byte: IPMI 2.0 35.2's "SDR count" / "sensor count"
+ * bit, which ipmi_sim ignores and another BMC may not) with the whole
+ * answer the BMC gave that form since the device copy was (re)validated:
+ * the fill's and each revalidation's own request teach the no-data form,
+ * a client's forwarded request the form it used. They go with the copy.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +76,7 @@
 #define MAX_C5		16   /* fill reservations lost in a row */
 #define MAX_ATTEMPTS	3    /* fills that saw the repository move */
 #define SAME_SECOND_MS	2000 /* writes this close may share a timestamp */
+#define DEV_FORMS	257  /* Get Device SDR Info: no data, 1 byte b */
 
 enum mstate { M_EMPTY, M_FILLING, M_VALID, M_FAILED, M_OFF };
 enum job {
@@ -136,6 +144,12 @@ struct repo {
 	/* longest read answered, shortest refused (0: none), and how */
 	unsigned int sdr_ok, sdr_bad;
 	uint8_t sdr_bad_cc;
+
+	/* device SDRs: Get Device SDR Info's answers (cc first, as long as
+	 * the BMC sent them) per request form (dev_form()), seen while the
+	 * copy was valid; dropped with the records */
+	uint8_t *form[DEV_FORMS];
+	uint16_t form_len[DEV_FORMS];
 };
 
 struct sdrc {
@@ -215,6 +229,34 @@ static void drop_records(struct repo *p)
 	free(p->recs);
 	p->recs = NULL;
 	p->nrec = 0;
+	for (unsigned int i = 0; i < DEV_FORMS; i++) {
+		free(p->form[i]);
+		p->form[i] = NULL;
+		p->form_len[i] = 0;
+	}
+}
+
+/* Get Device SDR Info's request form: 0 without data, 1 + the byte with
+ * one; -1 for longer requests (not answered from memory). */
+static int dev_form(const uint8_t *data, unsigned int len)
+{
+	if (len == 0)
+		return 0;
+	return len == 1 ? 1 + data[0] : -1;
+}
+
+/* The BMC answered form F with RESP: keep it while the copy is valid. */
+static void form_store(struct repo *p, int f, const uint8_t *resp,
+		       unsigned int len)
+{
+	uint8_t *m;
+
+	if (f < 0 || len < 1 || len > SDRC_MAX_RESP || !(m = malloc(len)))
+		return;
+	memcpy(m, resp, len);
+	free(p->form[f]);
+	p->form[f] = m;
+	p->form_len[f] = (uint16_t)len;
 }
 
 static void drop_fru(struct sdrc *c)
@@ -398,6 +440,29 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 	return SDRC_ANSWERED;
 }
 
+/* Get Device SDR Info: the form's answer, if the BMC gave it since the
+ * copy was validated (and the copy is fresh: else it is revalidated
+ * first, which drops the forms if the BMC's answer moved). */
+static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
+				  const uint8_t *data, unsigned int len,
+				  uint64_t now_ms, uint8_t *resp,
+				  unsigned int *resp_len)
+{
+	int f = dev_form(data, len);
+	enum sdrc_verdict v;
+
+	if (f < 0 || p->st != M_VALID || !p->form[f])
+		return SDRC_FORWARD; /* its answer teaches the form */
+	v = need_sdr(c, p, now_ms);
+	if (v != SDRC_ANSWERED)
+		return v;
+	if (!p->form[f])
+		return SDRC_FORWARD;
+	memcpy(resp, p->form[f], p->form_len[f]);
+	*resp_len = p->form_len[f];
+	return SDRC_ANSWERED;
+}
+
 static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 				     const uint8_t *data, unsigned int len,
 				     uint64_t now_ms, uint8_t *resp,
@@ -463,8 +528,7 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 	enum sdrc_verdict v;
 
 	if (netfn == NETFN_SENSOR) {
-		/* the BMC's device SDRs, LUN 0 (Get Device SDR Info and
-		 * Reserve go to the BMC: one each per scan) */
+		/* the BMC's device SDRs, LUN 0 (Reserve goes to the BMC) */
 		if (lun != 0 || cmd < CMD_DEV_INFO || cmd > CMD_DEV_RESERVE)
 			return SDRC_FORWARD;
 		cmd = cmd == CMD_DEV_INFO ? 0 :
@@ -477,7 +541,8 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 	}
 	switch (cmd) {
 	case 0:
-		return SDRC_FORWARD;
+		v = dev_info(c, p, data, len, now_ms, resp, resp_len);
+		break;
 	case CMD_SDR_RESERVE:
 		/* goes to the BMC (the id becomes the owner's); the next
 		 * read waits for a look at the repository's timestamps */
@@ -817,6 +882,7 @@ static void info_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 	 * the population change indicator only when it is dynamic */
 	bool dyn = p->dev && len >= 3 && (resp[2] & 0x80);
 	unsigned int want = p->dev ? (dyn ? 7 : 3) : INFO_LEN;
+	unsigned int full = len; /* the device forms keep all of it */
 
 	if (resp[0] != CC_OK || len < want) {
 		fail(p, now_ms);
@@ -862,6 +928,8 @@ static void info_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 		p->validated_ms = now_ms;
 		c->stats.fills++;
 		c->job = J_NONE;
+		if (p->dev) /* the no-data form, as of the copy's validation */
+			form_store(p, 0, resp, full);
 		return;
 	}
 	/* J_REVAL */
@@ -869,6 +937,8 @@ static void info_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 	c->job = J_NONE;
 	if (same_answer(p, resp, len)) {
 		p->validated_ms = now_ms;
+		if (p->dev)
+			form_store(p, 0, resp, full);
 		return;
 	}
 	if (p->dev) {
@@ -1003,6 +1073,35 @@ void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 
 /* ---- what passed to the BMC ---- */
 
+/*
+ * A client's Get Device SDR Info the BMC answered (cc 0): that form's
+ * answer, kept if the device copy is valid and the answer agrees with
+ * the one that validated it (the no-data form: all the bytes compared;
+ * another: the sensor population change indicator, when dynamic). One
+ * that disagrees is not kept and has the copy revalidated first.
+ */
+static void dev_info_seen(struct repo *p, const uint8_t *data, unsigned int len,
+			  const uint8_t *resp, unsigned int resp_len)
+{
+	int f = dev_form(data, len);
+	bool agrees;
+
+	if (f < 0 || p->st != M_VALID)
+		return;
+	if (f == 0)
+		agrees = resp_len >= p->info_len &&
+			 memcmp(resp, p->info, p->info_len) == 0;
+	else
+		agrees = !(p->info[2] & 0x80) ||
+			 (resp_len >= 7 &&
+			  memcmp(resp + 3, p->info + 3, 4) == 0);
+	if (!agrees) {
+		p->want_reval = true;
+		return;
+	}
+	form_store(p, f, resp, resp_len);
+}
+
 void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
 		  uint8_t cmd, const uint8_t *data, unsigned int len,
 		  int status, const uint8_t *resp, unsigned int resp_len,
@@ -1017,6 +1116,11 @@ void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
 		if (cmd == CMD_COLD_RESET || cmd == CMD_WARM_RESET ||
 		    cmd == CMD_SEND_MSG)
 			sdrc_invalidate(c);
+		return;
+	}
+	if (netfn == NETFN_SENSOR && lun == 0 && cmd == CMD_DEV_INFO) {
+		if (ok)
+			dev_info_seen(&c->rp[1], data, len, resp, resp_len);
 		return;
 	}
 	if (netfn == NETFN_SENSOR && lun == 0 && cmd == CMD_DEV_RESERVE) {

@@ -42,6 +42,14 @@ struct model {
 	uint16_t dev_id[4];
 	uint8_t dev_len[4];
 	uint8_t dev_data[4][64];
+	/* Get Device SDR Info: ipmi_sim ignores the request's data byte and
+	 * answers the sensor count; a form-aware BMC answers the SDR count
+	 * for bit 0 set, cc 0xcc for reserved bits, and may add bytes past
+	 * the spec's three (extra) */
+	unsigned int dev_sensors;
+	bool dev_form_aware;
+	unsigned int dev_extra;
+	unsigned int ndevinfo; /* 04:20 requests it was sent */
 };
 
 static struct model bmc;
@@ -101,6 +109,7 @@ static void model_init(void)
 	for (unsigned int i = 0; i < 200; i++)
 		bmc.fru[i] = (uint8_t)(i * 3 + 1);
 	bmc.ndev = 3;
+	bmc.dev_sensors = 7;
 	for (unsigned int i = 0; i < bmc.ndev; i++) {
 		bmc.dev_id[i] = (uint16_t)(0x100 + i);
 		bmc.dev_len[i] = (uint8_t)(20 + 13 * i);
@@ -135,9 +144,18 @@ static unsigned int model_answer(uint8_t netfn, uint8_t cmd, const uint8_t *d,
 
 	resp[0] = 0;
 	if (netfn == 0x04 && cmd == 0x20) { /* sensors, flags: static */
-		resp[1] = 7;
+		if (bmc.dev_form_aware && len >= 1 && (d[0] & 0xfe)) {
+			resp[0] = 0xcc;
+			return 1;
+		}
+		resp[1] =
+			(uint8_t)(bmc.dev_form_aware && len >= 1 && (d[0] & 1) ?
+					  bmc.ndev :
+					  bmc.dev_sensors);
 		resp[2] = 0x01;
-		return 3;
+		for (unsigned int k = 0; k < bmc.dev_extra; k++)
+			resp[3 + k] = (uint8_t)(0xd0 + k + bmc.dev_sensors);
+		return 3 + bmc.dev_extra;
 	}
 	if (netfn == 0x04 && cmd == 0x21) { /* no reservation: static */
 		if (len < 6) {
@@ -291,6 +309,8 @@ static unsigned int model_send(uint8_t netfn, uint8_t cmd, const uint8_t *d,
 		bmc.nget++;
 	if (cmd == 0x22)
 		bmc.nres++;
+	if (netfn == 0x04 && cmd == 0x20)
+		bmc.ndevinfo++;
 	if (cmd == 0x23 && bmc.steal_at && --bmc.steal_at == 0)
 		bmc.res++; /* someone else's Reserve */
 	return model_answer(netfn, cmd, d, len, resp);
@@ -1024,6 +1044,259 @@ START_TEST(two_writes_one_second)
 }
 END_TEST
 
+/* ---- Get Device SDR Info (04:20, LUN 0), per request form ---- */
+
+/* The forms: no data, one byte 00 (sensor count), 01 (SDR count), 02
+ * (a reserved bit), and a two-byte request (never answered here). */
+static const struct {
+	unsigned int len;
+	uint8_t d[2];
+} dforms[] = { { 0, { 0 } },
+	       { 1, { 0 } },
+	       { 1, { 1 } },
+	       { 1, { 2 } },
+	       { 2, { 1, 0 } } };
+#define NDFORMS (sizeof(dforms) / sizeof(dforms[0]))
+
+/* Asks form K of 04:20; checks the answer against the model's. */
+static bool dev_info_form(const void *owner, unsigned int k)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	unsigned int ng, nw;
+	bool fwd;
+
+	ng = ask(owner, 0x04, 0x20, dforms[k].d, dforms[k].len, got, &fwd);
+	nw = model_answer(0x04, 0x20, dforms[k].d, dforms[k].len, want);
+	ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
+		      "form %u: %u bytes cc %02x count %02x, BMC %u bytes cc "
+		      "%02x count %02x",
+		      k, ng, got[0], ng > 1 ? got[1] : 0, nw, want[0],
+		      nw > 1 ? want[1] : 0);
+	return fwd;
+}
+
+static void fill_device_sdrs(void)
+{
+	uint8_t got[SDRC_MAX_RESP], d[6] = { 0, 0, 0, 0, 0, 5 };
+	bool fwd;
+
+	ask(&owner_a, 0x04, 0x21, d, 6, got, &fwd);
+	ck_assert(!fwd);
+	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
+}
+
+/* Each form answered as the model answers it (loop: 0 ipmi_sim, which
+ * ignores the data byte; 1 a form-aware BMC that also sends two bytes
+ * past the spec's three): no data from the fill's own request at once,
+ * the others once the BMC answered them; an error answer and a longer
+ * request always go to the BMC. Hits and misses counted. */
+START_TEST(dev_info_forms)
+{
+	unsigned int before, hits, misses;
+	bool fwd;
+
+	bmc.dev_form_aware = _i == 1;
+	bmc.dev_extra = _i == 1 ? 2 : 0;
+	fill_device_sdrs();
+	before = bmc.ndevinfo;
+	hits = sdrc_stats(c)->hits;
+	misses = sdrc_stats(c)->misses;
+	ck_assert(!dev_info_form(&owner_a, 0)); /* taught by the fill */
+	for (unsigned int k = 1; k < NDFORMS; k++)
+		ck_assert(dev_info_form(&owner_b, k)); /* not seen yet */
+	ck_assert_uint_eq(bmc.ndevinfo, before + NDFORMS - 1);
+	ck_assert_uint_eq(sdrc_stats(c)->hits, hits + 1);
+	ck_assert_uint_eq(sdrc_stats(c)->misses, misses + NDFORMS - 1);
+	/* the second time: what the BMC answered with cc 0, from memory */
+	before = bmc.ndevinfo;
+	for (unsigned int k = 0; k < NDFORMS; k++) {
+		fwd = dev_info_form(&owner_a, k);
+		if (k == NDFORMS - 1 || (k == 3 && _i == 1))
+			ck_assert_msg(fwd, "form %u answered from memory", k);
+		else
+			ck_assert_msg(!fwd, "form %u forwarded", k);
+	}
+	ck_assert_uint_eq(bmc.ndevinfo, before + (_i == 1 ? 2 : 1));
+	/* another LUN's is the BMC's */
+	{
+		uint8_t got[SDRC_MAX_RESP];
+		unsigned int n = 0;
+
+		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x20, NULL,
+					      0, now, got, &n),
+				 SDRC_FORWARD);
+	}
+}
+END_TEST
+
+/* An answer seen before the device copy is valid is not kept; the copy's
+ * fill does not start for a Get Device SDR Info. */
+START_TEST(dev_info_not_before_valid)
+{
+	bmc.dev_form_aware = true;
+	ck_assert(dev_info_form(&owner_a, 0));
+	ck_assert(dev_info_form(&owner_a, 2));
+	ck_assert_str_eq(sdrc_device_state_name(c), "empty");
+	fill_device_sdrs();
+	ck_assert(dev_info_form(&owner_a, 2)); /* seen while empty */
+	ck_assert(!dev_info_form(&owner_a, 2));
+	ck_assert(!dev_info_form(&owner_a, 0));
+}
+END_TEST
+
+/* A change of the device population: answered from the old copy while
+ * it is fresh (as every cached read), seen by the revalidation after
+ * revalidate_ms, which drops every form; the new answers after that. */
+START_TEST(dev_info_population_change)
+{
+	unsigned int fills;
+
+	bmc.dev_form_aware = true;
+	bmc.dev_extra = 4;
+	fill_device_sdrs();
+	for (unsigned int k = 0; k < 3; k++)
+		dev_info_form(&owner_a, k);
+	for (unsigned int k = 0; k < 3; k++)
+		ck_assert(!dev_info_form(&owner_a, k));
+	fills = sdrc_stats(c)->fills;
+	bmc.dev_sensors = 9; /* one sensor more, one SDR more */
+	bmc.ndev = 4;
+	bmc.dev_id[3] = 0x103;
+	bmc.dev_len[3] = 9;
+	now += 1001;
+	/* revalidated first: changed, so dropped and filled again (the
+	 * new no-data answer comes with the fill) */
+	dev_info_form(&owner_a, 0);
+	ck_assert_uint_eq(sdrc_stats(c)->fills, fills + 1); /* refilled */
+	ck_assert_uint_eq(sdrc_device_records(c), 4);
+	ck_assert(dev_info_form(&owner_a, 1)); /* dropped with the copy */
+	ck_assert(dev_info_form(&owner_a, 2));
+	for (unsigned int k = 0; k < 3; k++)
+		ck_assert(!dev_info_form(&owner_a, k));
+	/* an unchanged revalidation keeps them */
+	now += 1001;
+	for (unsigned int k = 0; k < 3; k++)
+		ck_assert(!dev_info_form(&owner_a, k));
+}
+END_TEST
+
+/* Dropped with the device copy: a reset, an SDR write, a Send Message. */
+START_TEST(dev_info_dropped)
+{
+	static const struct {
+		uint8_t netfn, cmd, len;
+		uint8_t d[10];
+	} drops[] = {
+		{ 0x06, 0x02, 0, { 0 } },
+		{ 0x0a, 0x24, 9, { 0, 0, 0x51, 1, 4, 1, 2, 3, 4 } },
+		{ 0x06, 0x34, 3, { 0, 0x20, 0x18 } },
+		{ 0x06, 0x03, 0, { 0 } },
+	};
+	uint8_t got[SDRC_MAX_RESP] = { 0 };
+
+	bmc.dev_form_aware = true;
+	for (unsigned int i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+		fill_device_sdrs();
+		ck_assert(dev_info_form(&owner_a, 2) == (i == 0));
+		ck_assert(!dev_info_form(&owner_a, 2));
+		ck_assert(!dev_info_form(&owner_a, 0));
+		sdrc_observe(c, &owner_b, drops[i].netfn, 0, drops[i].cmd,
+			     drops[i].d, drops[i].len, 0, got, 1, now);
+		ck_assert_str_eq(sdrc_device_state_name(c), "empty");
+		ck_assert_msg(dev_info_form(&owner_a, 0), "drop %u", i);
+		fill_device_sdrs();
+		ck_assert_msg(dev_info_form(&owner_a, 2), "drop %u", i);
+	}
+}
+END_TEST
+
+/* Another node's Get Device SDR Info whose answer differs from the one
+ * that validated the copy (the BMC changed): not kept, and the copy is
+ * revalidated before the next answer from memory. */
+START_TEST(dev_info_disagrees)
+{
+	uint8_t want[SDRC_MAX_RESP];
+	unsigned int nw, fills;
+
+	fill_device_sdrs();
+	ck_assert(!dev_info_form(&owner_a, 0));
+	fills = sdrc_stats(c)->fills;
+	bmc.dev_sensors = 8;
+	nw = model_send(0x04, 0x20, NULL, 0, want);
+	sdrc_observe(c, &owner_b, 0x04, 0, 0x20, NULL, 0, 0, want, nw, now);
+	dev_info_form(&owner_a, 0); /* revalidated, dropped, refilled */
+	ck_assert_uint_eq(sdrc_stats(c)->fills, fills + 1);
+	ck_assert(!dev_info_form(&owner_a, 0));
+}
+END_TEST
+
+/* Random Get Device SDR Info forms and device SDR reads, from two owners,
+ * with the population changing (each change followed by more than the
+ * revalidation interval, as the cache's contract has it), resets and SDR
+ * writes: every answer as the model's. Loop: bit 0 a form-aware BMC, bit
+ * 1 one that sends bytes past the spec's. */
+START_TEST(dev_info_randomized)
+{
+	uint8_t got[SDRC_MAX_RESP], want[SDRC_MAX_RESP];
+	unsigned int ng, nw, from_memory = 0, seed = 0xde40000u + (unsigned)_i;
+	bool fwd;
+
+	bmc.dev_form_aware = _i & 1;
+	bmc.dev_extra = _i & 2 ? 3 : 0;
+	for (int step = 0; step < 3000; step++) {
+		unsigned int r, op, k;
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		op = r % 100;
+		now += r % 3;
+		if (op < 50) { /* 04:20, a form, from A or B */
+			k = (r >> 8) % NDFORMS;
+			ng = ask(op % 2 ? &owner_a : &owner_b, 0x04, 0x20,
+				 dforms[k].d, dforms[k].len, got, &fwd);
+			nw = model_answer(0x04, 0x20, dforms[k].d,
+					  dforms[k].len, want);
+		} else if (op < 75) { /* 04:21 */
+			k = (r >> 8) % (bmc.ndev + 1);
+			uint16_t id = k < bmc.ndev ? bmc.dev_id[k] : 0xffff;
+			uint8_t dd[6] = { 0,
+					  0,
+					  (uint8_t)id,
+					  (uint8_t)(id >> 8),
+					  (uint8_t)((r >> 12) % 50),
+					  (uint8_t)(r >> 20) };
+
+			ng = ask(&owner_a, 0x04, 0x21, dd, 6, got, &fwd);
+			nw = model_answer(0x04, 0x21, dd, 6, want);
+		} else if (op < 85) { /* the population changes */
+			bmc.dev_sensors++;
+			now += 1001;
+			continue;
+		} else if (op < 90) {
+			sdrc_observe(c, &owner_b, 0x06, 0, 0x03, NULL, 0, 0,
+				     got, 1, now);
+			continue;
+		} else if (op < 94) {
+			uint8_t add[10] = { 0, 0, 0x51, 0xc0,	   4,
+					    1, 2, 3,	(uint8_t)r };
+
+			if (bmc.nrec < NREC_MAX - 1)
+				ask(&owner_b, 0x0a, 0x24, add, 9, got, &fwd);
+			continue;
+		} else {
+			now += 600;
+			continue;
+		}
+		from_memory += !fwd;
+		ck_assert_msg(ng == nw && memcmp(got, want, nw) == 0,
+			      "loop %u step %d op %u: %u bytes cc %02x, BMC "
+			      "%u bytes cc %02x",
+			      (unsigned)_i, step, op, ng, got[0], nw, want[0]);
+	}
+	ck_assert_uint_gt(from_memory, 1000);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sdrcache");
@@ -1046,6 +1319,12 @@ static Suite *suite(void)
 	tcase_add_test(t, netfn_high_bits_reset);
 	tcase_add_test(t, other_lun_forwarded);
 	tcase_add_test(t, two_writes_one_second);
+	tcase_add_loop_test(t, dev_info_forms, 0, 2);
+	tcase_add_test(t, dev_info_not_before_valid);
+	tcase_add_test(t, dev_info_population_change);
+	tcase_add_test(t, dev_info_dropped);
+	tcase_add_test(t, dev_info_disagrees);
+	tcase_add_loop_test(t, dev_info_randomized, 0, 4);
 	tcase_add_loop_test(t, randomized, 0, 8);
 	suite_add_tcase(s, t);
 	return s;

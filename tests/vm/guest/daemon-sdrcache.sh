@@ -6,7 +6,8 @@
 # /dev/kcsraw0 (OEM 30:5x, answered cc 0xc1 by ipmi_sim):
 #   51-52 first pass (the cache fills)   52-53 second pass: no Get SDR or
 #   Read FRU Data may reach the BMC       53-54 list on an uncached node
-#   54-55 list on the caching node: none.
+#   54-55 list on the caching node: none.   56-57 Get Device SDR Info, each
+#   form once (00 and 01 reach the BMC)   57-58 again: none with data may.
 # Checked here: every record x offset x count (partial reads, the last
 # record's next id 0xffff, ids 0/0xffff/absent, offsets past the end) and
 # FRU reads answered as stock answers them, before and after the fill; two
@@ -15,7 +16,9 @@
 # node drops the cache; a record added and one deleted at the
 # BMC behind the daemon's back (straight through /dev/kcsraw0) show up to
 # the next client (a Reserve revalidates) and after sdr_cache_revalidate_ms;
-# ipmitool's and FreeIPMI's views as stock's; the counters.
+# ipmitool's and FreeIPMI's views as stock's; the counters; Get Device SDR
+# Info without data and with 00 and 01 as stock answers, from memory the
+# second time.
 . /guest/lib.sh
 
 W=kcsmux-sdr-walk
@@ -163,6 +166,35 @@ kcsmuxctl show ipmi1 | grep '^sdr_' | tee /tmp/show2
 expect "revalidations counted" '^sdr_cache_revalidations=[1-9]' /tmp/show2
 expect "refilled" '^sdr_cache_fills=[4-9]$' /tmp/show2
 expect "no cacheable read of the node went to the BMC (misses)" '^sdr_cache_misses=0$' /tmp/show2
+
+say "Get Device SDR Info (04:20): no data, 00, 01, as stock answers; the second time from memory"
+ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+t04=$(ms)
+# the writes above dropped the device copy: a device SDR read fills it
+$W raw /dev/ipmi1 04 21 00 00 00 00 00 05 >/dev/null
+m0=$(kv ipmi1 sdr_cache_misses)
+# di ROUND: each form on ipmi1 and on stock, compared
+di() {
+	for f in "" 00 01; do
+		$W raw /dev/ipmi1 04 20 $f >/tmp/di_node
+		$W raw "$stock" 04 20 $f >/tmp/di_stock
+		check "04:20 ${f:-(no data)}, $1: as stock ($(cat /tmp/di_node))" \
+			cmp /tmp/di_node /tmp/di_stock
+	done
+}
+mark 56
+di first
+h0=$(kv ipmi1 sdr_cache_hits)
+m1=$(kv ipmi1 sdr_cache_misses)
+mark 57
+di second
+mark 58
+h1=$(kv ipmi1 sdr_cache_hits)
+check "first round: the forms 00 and 01 went to the BMC (misses $m0 -> $m1)" \
+	test "$((m1 - m0))" -eq 2
+check "second round: all three answered from memory (hits $h0 -> $h1)" \
+	test "$((h1 - h0))" -eq 3
+echo "the 04:20 checks took $(($(ms) - t04)) ms"
 
 kill "$(pidof kcsmuxd)" 2>/dev/null
 sleep 0.5
