@@ -27,8 +27,22 @@ void core_init(struct daemon *d, struct event_base *base)
 	bridge_init(d);
 }
 
+/* What was still queued or at the backend when the daemon stopped: no
+ * one waits for it any more (the nodes and their files are gone). */
+static void free_xacts(struct xact_list *l)
+{
+	struct xact *x;
+
+	while ((x = TAILQ_FIRST(l))) {
+		TAILQ_REMOVE(l, x, qlink);
+		xact_free(x);
+	}
+}
+
 void core_fini(struct daemon *d)
 {
+	free_xacts(&d->running);
+	free_xacts(&d->internal);
 	if (d->retry_ev)
 		event_free(d->retry_ev);
 	d->retry_ev = NULL;

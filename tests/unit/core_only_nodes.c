@@ -11,6 +11,7 @@
 
 #include "kcsmuxd.h"
 #include "core/sdrglue.h"
+#include "core/xact.h"
 
 __attribute__((weak)) void bmc_setup_recheck(struct daemon *d)
 {
@@ -21,6 +22,12 @@ __attribute__((weak)) void bmc_setup_recheck(struct daemon *d)
 __attribute__((weak)) void bmc_setup_fini(struct daemon *d)
 {
 	(void)d;
+	abort();
+}
+
+__attribute__((weak)) void xact_free(struct xact *x)
+{
+	(void)x;
 	abort();
 }
 
