@@ -482,6 +482,31 @@ START_TEST(test_bridge_owner_gone)
 }
 END_TEST
 
+/* The daemon stops with a request at the backend and a bridged Send
+ * Message waiting behind it: core_fini frees both (in kcsmuxd, whose
+ * daemon struct is on main's stack, ASan reported them as leaks). */
+START_TEST(test_stop_in_flight)
+{
+	int owner;
+
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
+	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				     -1, 0, 0),
+			 0);
+	ck_assert_ptr_nonnull(fake_pending(fb));
+	sched_flow_detach(&d.sched, &na.flow);
+	sched_flow_detach(&d.sched, &nb.flow);
+	d.be->ops->destroy(d.be);
+	ck_assert(!TAILQ_EMPTY(&d.running));
+	core_fini(&d);
+	ck_assert(TAILQ_EMPTY(&d.running));
+	ck_assert(TAILQ_EMPTY(&d.internal));
+	ck_assert(TAILQ_EMPTY(&d.br.pending));
+	event_base_free(base);
+	config_free(&cfg);
+}
+END_TEST
+
 START_TEST(test_bridge_event)
 {
 	uint8_t ev[16];
@@ -648,6 +673,10 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_command_taken);
 	tcase_add_test(tc, test_command_unregistered);
 	tcase_add_test(tc, test_bmc_setup);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("stop");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_stop_in_flight);
 	suite_add_tcase(s, tc);
 	return s;
 }
