@@ -31,6 +31,13 @@ struct sandbox_profile {
  */
 int sandbox_apply(const struct sandbox_profile *p, char **cause);
 
+/*
+ * After sandbox_apply: the Landlock ABI whose ruleset confines the writes
+ * (> 0; seccomp = yes after the drop), 0 when none was asked for, or
+ * -ENOSYS / -EOPNOTSUPP when the kernel has none (seccomp only).
+ */
+int sandbox_landlock_abi(void);
+
 /* Built with ASan/UBSan: the filter also admits their runtime's calls. */
 bool sandbox_sanitized(void);
 
