@@ -761,6 +761,60 @@ START_TEST(test_no)
 }
 END_TEST
 
+/*
+ * A kernel without Landlock (before 5.13, or not among its LSMs): a filter
+ * installed first answers landlock_create_ruleset with ERR; then
+ * sandbox_apply still installs its filter when ERR is ENOSYS or
+ * EOPNOTSUPP (seccomp only, sandbox_landlock_abi() says why) and fails on
+ * any other error.
+ */
+static int landlock_err;
+
+static int no_landlock(const char *dir)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	struct sandbox_profile p = profile(KCSMUX_SECCOMP_YES, true, false);
+	char *cause = NULL;
+	int fd;
+
+	(void)dir;
+	if (!ctx ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(landlock_err),
+			     SCMP_SYS(landlock_create_ruleset), 0) < 0 ||
+	    seccomp_load(ctx) < 0)
+		return X_STEP;
+	seccomp_release(ctx);
+	if (sandbox_apply(&p, &cause) < 0)
+		return landlock_err == EPERM && sandbox_landlock_abi() == 0 &&
+				       cause && strstr(cause, "landlock") ?
+			       0 :
+			       X_APPLY;
+	if (landlock_err == EPERM || sandbox_landlock_abi() != -landlock_err)
+		return X_STEP + 1;
+	/* the filter is in: a write open is refused */
+	fd = open("/dev/null", O_WRONLY);
+	return fd < 0 && errno == EACCES ? 0 : X_STEP + 2;
+}
+
+START_TEST(test_landlock_unavailable)
+{
+	static const int errs[] = { ENOSYS, EOPNOTSUPP, EPERM };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		int st;
+
+		landlock_err = errs[i];
+		st = sandboxed(profile(KCSMUX_SECCOMP_NO, true, false),
+			       no_landlock, tmpdir);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			      "landlock_create_ruleset failing with %s: "
+			      "status %#x",
+			      strerror(errs[i]), st);
+	}
+}
+END_TEST
+
 START_TEST(test_log)
 {
 	expect_exit0(sandboxed(profile(KCSMUX_SECCOMP_LOG, true, false),
@@ -793,6 +847,7 @@ static Suite *sandbox_suite(enum suite_kind which)
 		tcase_add_test(tc, test_killed);
 		tcase_add_test(tc, test_refused);
 		tcase_add_test(tc, test_log);
+		tcase_add_test(tc, test_landlock_unavailable);
 	} else if (which == LANDLOCK) {
 		tcase_add_test(tc, test_textfile_dir_escape);
 		tcase_add_test(tc, test_landlock_root);
