@@ -169,6 +169,17 @@ static void apply_sandbox(struct daemon *d)
 		 sandbox_sanitized() ? "; sanitized build: the sanitizers' "
 				       "calls are allowed too" :
 				       "");
+	if (sandbox_landlock_abi() > 0)
+		log_info("landlock ruleset in (ABI %d): writes only in %s",
+			 sandbox_landlock_abi(),
+			 p.textfile ? "the metrics textfile's directory and "
+				      "/dev/cuse" :
+				      "/dev/cuse");
+	else if (sandbox_landlock_abi() < 0)
+		log_warn("no landlock here (%s): seccomp only; a write open, "
+			 "unlink or rename by absolute path is not confined "
+			 "to the metrics textfile's directory",
+			 strerror(-sandbox_landlock_abi()));
 }
 
 /* Every node's device exists: drop root, confine, tell systemd

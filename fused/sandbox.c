@@ -21,15 +21,31 @@
  *    the filter on.
  *
  * Calls from another ABI (x32, i386) kill the process in both modes.
+ *
+ * seccomp sees a path argument only as a pointer: the textfile rules hold
+ * the descriptor argument to the textfile's directory, which openat,
+ * unlinkat and renameat ignore for an absolute path (and "../" climbs out
+ * of it). So after the drop, with seccomp = yes, a Landlock ruleset
+ * (landlock_apply) confines the filesystem's write side by path: writing,
+ * creating, removing and renaming only in the textfile's directory (and
+ * writing /dev/cuse). Reads are not restricted. Without Landlock (kernel
+ * before 5.13, or not in its LSM list) the daemon runs with seccomp only
+ * and says so once.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/landlock.h>
 
 #include <seccomp.h>
 
@@ -298,6 +314,118 @@ static void socket_rules(struct builder *b)
 	rule(b, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1, &other);
 }
 
+/* ---- Landlock (no library in Debian: the raw calls) ---- */
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule	    445
+#define SYS_landlock_restrict_self  446
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
+/* ABI v1's write side: every access but EXECUTE, READ_FILE, READ_DIR */
+#define LL_WRITE_V1                                                      \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |     \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
+	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+/* In the textfile's directory: FILE.tmp created (O_EXCL), written,
+ * renamed over FILE, unlinked (a leftover .tmp, FILE at exit); TRUNCATE
+ * and REFER where the kernel handles them. */
+#define LL_TEXTFILE_DIR                                                   \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
+	 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_TRUNCATE |      \
+	 LANDLOCK_ACCESS_FS_REFER)
+
+static int landlock_abi_applied; /* sandbox_landlock_abi() */
+
+static long ll_create(const struct landlock_ruleset_attr *a, size_t size,
+		      uint32_t flags)
+{
+	return syscall(SYS_landlock_create_ruleset, a, size, flags);
+}
+
+/* Allow ACCESS (masked to HANDLED) beneath the directory or on the file
+ * FD (an O_PATH descriptor will do). */
+static int ll_allow(int ruleset, int fd, uint64_t access, uint64_t handled)
+{
+	struct landlock_path_beneath_attr pb = {
+		.allowed_access = access & handled,
+		.parent_fd = fd,
+	};
+
+	return (int)syscall(SYS_landlock_add_rule, ruleset,
+			    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+}
+
+/*
+ * The daemon's writes after the drop, read from the code: the metrics
+ * textfile (metrics.c, in its directory from its descriptor); /dev/cuse
+ * O_RDWR when reload creates a node (node.c: refused after the drop by
+ * reload.c and the filter, allowed here should that change). Nothing
+ * else is opened for writing, created, removed or renamed then: the
+ * backend device, the control and metrics sockets, the syslog socket
+ * and the NOTIFY_SOCKET are open (or connected, which Landlock does not
+ * handle) before; the control socket's unlink at exit is refused
+ * (EACCES, logged at debug, as its directory already refused nobody);
+ * owners and modes go through O_PATH descriptors (EPERM after the drop
+ * anyway), which Landlock does not handle.
+ *
+ * 0 and the ABI in landlock_abi_applied; -1 (errno) when the kernel has
+ * no Landlock, or a call failed.
+ */
+static int landlock_apply(const struct sandbox_profile *p)
+{
+	struct landlock_ruleset_attr attr = { .handled_access_fs =
+						      LL_WRITE_V1 };
+	int abi, rs, fd, err;
+
+	abi = (int)ll_create(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return -1; /* ENOSYS, EOPNOTSUPP (not in the LSM list) */
+	if (abi >= 2)	   /* renames and links across directories */
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3) /* truncate(2), O_TRUNC, ftruncate */
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	/* later ABIs' IOCTL_DEV, network and scopes are not handled: the
+	 * backend's ioctls and the sockets are seccomp's */
+	rs = (int)ll_create(&attr, sizeof(attr), 0);
+	if (rs < 0)
+		return -1;
+	if (p->textfile && p->textfile_dirfd > 0 &&
+	    ll_allow(rs, p->textfile_dirfd, LL_TEXTFILE_DIR,
+		     attr.handled_access_fs) < 0)
+		goto fail;
+	fd = open("/dev/cuse", O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		err = ll_allow(rs, fd, LANDLOCK_ACCESS_FS_WRITE_FILE,
+			       attr.handled_access_fs);
+		close(fd);
+		if (err < 0)
+			goto fail;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		goto fail;
+	close(rs);
+	landlock_abi_applied = abi;
+	return 0;
+fail:
+	err = errno;
+	close(rs);
+	errno = err;
+	return -1;
+}
+
+int sandbox_landlock_abi(void)
+{
+	return landlock_abi_applied;
+}
+
 bool sandbox_sanitized(void)
 {
 	return SANITIZED;
@@ -318,6 +446,15 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 			"seccomp: the kernel or libseccomp "
 			"is too old (API level %u, needs 3: Linux 4.14)",
 			seccomp_api_get());
+	/* Landlock first: the filter does not list its calls */
+	landlock_abi_applied = 0;
+	if (p->mode == KCSMUX_SECCOMP_YES && p->dropped &&
+	    landlock_apply(p) < 0) {
+		if (errno != ENOSYS && errno != EOPNOTSUPP)
+			return value_error(cause, "landlock: %s",
+					   strerror(errno));
+		landlock_abi_applied = -errno;
+	}
 	dflt = p->mode == KCSMUX_SECCOMP_LOG ? SCMP_ACT_LOG :
 					       SCMP_ACT_KILL_PROCESS;
 	if ((b.ctx = seccomp_init(dflt)) == NULL)

@@ -6,7 +6,9 @@
  * the daemon may make only the system calls its event loop needs (serving
  * the CUSE sessions, the backend, the control and metrics sockets, logging,
  * reload). docs/reliability.md ("Privileges and the seccomp filter") lists
- * them and what the daemon can no longer do.
+ * them and what the daemon can no longer do. With seccomp = yes after the
+ * drop, a Landlock ruleset also keeps its writes, by path, to the metrics
+ * textfile's directory (and /dev/cuse).
  */
 #ifndef KCSMUX_SANDBOX_H
 #define KCSMUX_SANDBOX_H
@@ -30,6 +32,13 @@ struct sandbox_profile {
  * for KCSMUX_SECCOMP_NO), or -1 with *cause. Sets no_new_privs.
  */
 int sandbox_apply(const struct sandbox_profile *p, char **cause);
+
+/*
+ * After sandbox_apply: the Landlock ABI whose ruleset confines the writes
+ * (> 0; seccomp = yes after the drop), 0 when none was asked for, or
+ * -ENOSYS / -EOPNOTSUPP when the kernel has none (seccomp only).
+ */
+int sandbox_landlock_abi(void);
 
 /* Built with ASan/UBSan: the filter also admits their runtime's calls. */
 bool sandbox_sanitized(void);

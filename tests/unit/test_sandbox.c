@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/landlock.h>
 #include <seccomp.h>
 #include <kcsmux/kcsraw.h>
 
@@ -552,6 +553,114 @@ static int textfile(const char *dir)
 	return X_STEP + 4;
 }
 
+/*
+ * review2: the textfile rules hold the *descriptor* argument to the
+ * textfile's directory, but openat/unlinkat/renameat ignore that
+ * descriptor for an absolute path (and "../" climbs out of it). So the
+ * daemon after the drop, under seccomp = yes with a textfile, can still
+ * open any file its user may write, unlink and rename any: issue 12 asks
+ * that it cannot open arbitrary paths for writing.
+ */
+static int escape_what;
+
+static int escape(const char *dir)
+{
+	char path[160], to[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/conf", dir); /* not in tf/ */
+	switch (escape_what) {
+	case 0:
+		fd = openat(textfile_dir, path, O_WRONLY | O_APPEND);
+		if (fd < 0 || write(fd, "owned\n", 6) != 6)
+			return X_STEP;
+		close(fd);
+		return 0;
+	case 1:
+		return unlinkat(textfile_dir, path, 0) == 0 ? 0 : X_STEP;
+	default:
+		snprintf(to, sizeof(to), "%s/moved", dir);
+		return renameat(textfile_dir, path, textfile_dir, to) == 0 ?
+			       0 :
+			       X_STEP;
+	}
+}
+
+/* The same three, each answered EACCES (Landlock's refusal), and the
+ * file untouched. */
+static int escape_errno(const char *dir)
+{
+	char path[160], to[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/conf", dir);
+	snprintf(to, sizeof(to), "%s/moved", dir);
+	fd = openat(textfile_dir, path, O_WRONLY | O_APPEND);
+	if (fd >= 0 || errno != EACCES)
+		return X_STEP;
+	if (unlinkat(textfile_dir, path, 0) == 0 || errno != EACCES)
+		return X_STEP + 1;
+	if (renameat(textfile_dir, path, textfile_dir, to) == 0 ||
+	    errno != EACCES)
+		return X_STEP + 2;
+	/* "../" from the directory's descriptor */
+	fd = openat(textfile_dir, "../conf", O_WRONLY | O_APPEND);
+	if (fd >= 0 || errno != EACCES)
+		return X_STEP + 3;
+	if (unlinkat(textfile_dir, "../conf", 0) == 0 || errno != EACCES)
+		return X_STEP + 4;
+	return 0;
+}
+
+START_TEST(test_textfile_dir_escape)
+{
+	static const char *const what[] = {
+		"a write open of a file outside the textfile's directory",
+		"unlinking a file outside it",
+		"renaming a file outside it",
+	};
+	char dir[128], path[160];
+	struct stat st;
+	int st_;
+
+	snprintf(dir, sizeof(dir), "%s/tf", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	textfile_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(textfile_dir, 0);
+	snprintf(path, sizeof(path), "%s/conf", tmpdir);
+	for (escape_what = 0; escape_what < 3; escape_what++) {
+		struct sandbox_profile p =
+			profile(KCSMUX_SECCOMP_YES, true, true);
+
+		write_file("conf", "x=1\n");
+		p.textfile_dirfd = textfile_dir;
+		st_ = sandboxed(p, escape, tmpdir);
+		ck_assert_msg(!(WIFEXITED(st_) && WEXITSTATUS(st_) == 0),
+			      "%s, by an absolute path from the directory's "
+			      "descriptor, is allowed by the filter",
+			      what[escape_what]);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_int_eq((int)st.st_size, 4);
+	}
+	/* the textfile itself is still written and renamed in tf/, and the
+	 * escapes' errors are Landlock's EACCES */
+	{
+		struct sandbox_profile p =
+			profile(KCSMUX_SECCOMP_YES, true, true);
+
+		p.textfile_dirfd = textfile_dir;
+		textfile_elsewhere = false;
+		expect_exit0(sandboxed(p, textfile, dir),
+			     "the metrics textfile in its directory under "
+			     "landlock");
+		expect_exit0(sandboxed(p, escape_errno, tmpdir),
+			     "each escape refused with EACCES");
+	}
+	close(textfile_dir);
+	textfile_dir = -1;
+}
+END_TEST
+
 /* Still root: reload may create nodes (open O_RDWR) and chmod them. */
 static int as_root(const char *dir)
 {
@@ -564,6 +673,16 @@ static int as_root(const char *dir)
 		return X_STEP;
 	return 0;
 }
+
+/* Still root (no user): no ruleset, as before (reload adds nodes). */
+START_TEST(test_landlock_root)
+{
+	write_file("conf", "x=1\n");
+	expect_exit0(sandboxed(profile(KCSMUX_SECCOMP_YES, false, false),
+			       as_root, tmpdir),
+		     "a root daemon's reload");
+}
+END_TEST
 
 START_TEST(test_refused)
 {
@@ -642,6 +761,60 @@ START_TEST(test_no)
 }
 END_TEST
 
+/*
+ * A kernel without Landlock (before 5.13, or not among its LSMs): a filter
+ * installed first answers landlock_create_ruleset with ERR; then
+ * sandbox_apply still installs its filter when ERR is ENOSYS or
+ * EOPNOTSUPP (seccomp only, sandbox_landlock_abi() says why) and fails on
+ * any other error.
+ */
+static int landlock_err;
+
+static int no_landlock(const char *dir)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	struct sandbox_profile p = profile(KCSMUX_SECCOMP_YES, true, false);
+	char *cause = NULL;
+	int fd;
+
+	(void)dir;
+	if (!ctx ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(landlock_err),
+			     SCMP_SYS(landlock_create_ruleset), 0) < 0 ||
+	    seccomp_load(ctx) < 0)
+		return X_STEP;
+	seccomp_release(ctx);
+	if (sandbox_apply(&p, &cause) < 0)
+		return landlock_err == EPERM && sandbox_landlock_abi() == 0 &&
+				       cause && strstr(cause, "landlock") ?
+			       0 :
+			       X_APPLY;
+	if (landlock_err == EPERM || sandbox_landlock_abi() != -landlock_err)
+		return X_STEP + 1;
+	/* the filter is in: a write open is refused */
+	fd = open("/dev/null", O_WRONLY);
+	return fd < 0 && errno == EACCES ? 0 : X_STEP + 2;
+}
+
+START_TEST(test_landlock_unavailable)
+{
+	static const int errs[] = { ENOSYS, EOPNOTSUPP, EPERM };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
+		int st;
+
+		landlock_err = errs[i];
+		st = sandboxed(profile(KCSMUX_SECCOMP_NO, true, false),
+			       no_landlock, tmpdir);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			      "landlock_create_ruleset failing with %s: "
+			      "status %#x",
+			      strerror(errs[i]), st);
+	}
+}
+END_TEST
+
 START_TEST(test_log)
 {
 	expect_exit0(sandboxed(profile(KCSMUX_SECCOMP_LOG, true, false),
@@ -651,23 +824,33 @@ START_TEST(test_log)
 END_TEST
 
 /*
- * Two suites, two CTest tests: unit.test_sandbox (the seccomp key, and
+ * Three suites, three CTest tests: unit.test_sandbox (the seccomp key, and
  * seccomp = no) runs anywhere; unit.test_sandbox_filter ("filter"
  * argument: the filter itself) needs the kernel's seccomp filters and
- * libseccomp's API level 3, and is reported to CTest as skipped (exit 77)
- * without them.
+ * libseccomp's API level 3; unit.test_sandbox_landlock ("landlock": the
+ * Landlock ruleset after the drop) needs those and Landlock in the kernel.
+ * Each is reported to CTest as skipped (exit 77) without them.
  */
-static Suite *sandbox_suite(bool filter)
+enum suite_kind { CONFIG, FILTER, LANDLOCK };
+
+static Suite *sandbox_suite(enum suite_kind which)
 {
-	Suite *s = suite_create(filter ? "sandbox filter" : "sandbox");
-	TCase *tc = tcase_create(filter ? "filter" : "config");
+	static const char *const names[] = { "sandbox", "sandbox filter",
+					     "sandbox landlock" };
+	static const char *const cases[] = { "config", "filter", "landlock" };
+	Suite *s = suite_create(names[which]);
+	TCase *tc = tcase_create(cases[which]);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	if (filter) {
+	if (which == FILTER) {
 		tcase_add_test(tc, test_steady_state);
 		tcase_add_test(tc, test_killed);
 		tcase_add_test(tc, test_refused);
 		tcase_add_test(tc, test_log);
+		tcase_add_test(tc, test_landlock_unavailable);
+	} else if (which == LANDLOCK) {
+		tcase_add_test(tc, test_textfile_dir_escape);
+		tcase_add_test(tc, test_landlock_root);
 	} else {
 		tcase_add_test(tc, test_config_key);
 		tcase_add_test(tc, test_no);
@@ -676,20 +859,37 @@ static Suite *sandbox_suite(bool filter)
 	return s;
 }
 
+static int landlock_abi(void)
+{
+	return (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+			    LANDLOCK_CREATE_RULESET_VERSION);
+}
+
 int main(int argc, char **argv)
 {
-	bool filter = argc > 1 && strcmp(argv[1], "filter") == 0;
+	enum suite_kind which = CONFIG;
 	SRunner *sr;
 	int failed;
 
-	if (filter && !have_seccomp()) {
+	if (argc > 1 && strcmp(argv[1], "filter") == 0)
+		which = FILTER;
+	else if (argc > 1 && strcmp(argv[1], "landlock") == 0)
+		which = LANDLOCK;
+	if (which != CONFIG && !have_seccomp()) {
 		fprintf(stderr,
-			"test_sandbox filter: no seccomp here "
+			"test_sandbox %s: no seccomp here "
 			"(libseccomp API level %u, want 3): skipped\n",
-			seccomp_api_get());
+			argv[1], seccomp_api_get());
 		return KCSMUX_TEST_SKIP;
 	}
-	sr = srunner_create(sandbox_suite(filter));
+	if (which == LANDLOCK && landlock_abi() < 1) {
+		fprintf(stderr,
+			"test_sandbox landlock: no Landlock in this kernel "
+			"(%s): skipped\n",
+			strerror(errno));
+		return KCSMUX_TEST_SKIP;
+	}
+	sr = srunner_create(sandbox_suite(which));
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
