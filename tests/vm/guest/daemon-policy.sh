@@ -1,6 +1,6 @@
 # Per-node policy reaches the module, and priorities order requests:
 # nodes with a spinning, a sleeping and an adaptive policy against a BMC that
-# answers in 2 ms; a spinning node held to its CPU budget; then a bulk node
+# answers in 8 ms; a spinning node held to its CPU budget; then a bulk node
 # saturating the interface while an interactive node's requests still go
 # first.
 . /guest/lib.sh
@@ -61,6 +61,12 @@ check "the spinning node spins ($(col spin spin_us/r) us per request)" \
 	test "$(col spin spin_us/r)" -gt 1000
 check "the sleeping node never spins" test "$(col sleep spin_us/r)" = 0
 check "the adaptive node never spins" test "$(col adapt spin_us/r)" = 0
+# Sleeps per request: a fixed 100 us poll wakes about (BMC time / the
+# sleep's real length) times, the adaptive one sleeps to the BMC's time
+# first. Under TCG on a loaded host a 100 us sleep lasts up to ~1 ms, so
+# the BMC answers in 8 ms (not 2: there the fixed poll woke only ~5 times
+# a request on a loaded host, 4.3 for adaptive, and the comparison said
+# more about the host than the policy).
 s_sleep=$(colf sleep slp/r)
 # sleeps per request of the adaptive node since the warm-up
 s_adapt=$(awk -v d0="$a_done0" -v s0="$a_sleeps0" -v s="$(colf adapt slp/r)" \
@@ -70,11 +76,11 @@ check "adaptive sleeps far less than a fixed 100 us poll ($s_adapt vs $s_sleep p
 check "adaptive p50 within 25% of the fixed poll's ($(col adapt p50_us) vs $(col sleep p50_us))" \
 	test "$(col adapt p50_us)" -le $(( $(col sleep p50_us) * 5 / 4 ))
 # What it learned, as an admin sees it: the BMC answers Get Device ID in
-# about 2 ms (--delay fixed:2000), and the class's window says so.
+# about 8 ms (--delay fixed:8000), and the class's window says so.
 kcsmuxctl show adapt | grep '^adaptive=' | sed 's/^/    /'
 mid=$(kcsmuxctl show adapt | sed -n 's|^adaptive=class=06/01 .* mid_us=\([0-9]*\) .*|\1|p')
-check "kcsmuxctl show: the adaptive node learned the BMC's ~2000 us (mid_us=$mid)" \
-	test -n "$mid" -a "${mid:-0}" -ge 1500 -a "${mid:-0}" -le 4000
+check "kcsmuxctl show: the adaptive node learned the BMC's ~8000 us (mid_us=$mid)" \
+	test -n "$mid" -a "${mid:-0}" -ge 6000 -a "${mid:-0}" -le 16000
 
 say "a spinning node under cpu_budget = 2%"
 # The same unlimited spin as node spin, closed loop: without the budget it
