@@ -299,11 +299,45 @@ static int fill(int fd, int max, int *err)
 	return i;
 }
 
+/* As UID, open DEV, send N requests and read their answers (20 s each
+ * at most): 100 * sent + answered, or -errno when the open fails, -1000
+ * when the child said nothing. */
+static int as_uid(const char *dev, int uid, int n)
+{
+	int pfd[2], st, got = -1000;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -1000;
+	pid = fork();
+	if (pid == 0) {
+		int c, r, e;
+
+		close(pfd[0]);
+		if (setuid((uid_t)uid) < 0)
+			_exit(3);
+		c = open(dev, O_RDWR);
+		if (c < 0) {
+			r = -errno;
+		} else {
+			r = fill(c, n, &e);
+			r = r * 100 + drain_max(c, 20000, r);
+		}
+		if (write(pfd[1], &r, sizeof(r)) != sizeof(r))
+			_exit(5);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &got, sizeof(got)) != sizeof(got))
+		got = -1000;
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return got;
+}
+
 static int cmd_share(const char *dev, int queue, int uid)
 {
 	int a = open_dev(dev), b = open_dev(dev), na, nb, nc, ea, eb, ec;
-	int pfd[2], st;
-	pid_t pid;
 	int fshare = queue / 2 ? queue / 2 : 1;
 	int ushare = queue * 3 / 4 ? queue * 3 / 4 : 1;
 
@@ -317,29 +351,7 @@ static int cmd_share(const char *dev, int queue, int uid)
 	CHECK(eb == EBUSY && na + nb >= ushare && na + nb <= ushare + 3,
 	      "file 2, same uid: %d accepted, then %s (uid share %d in all)",
 	      nb, strerror(eb), ushare);
-	if (pipe(pfd) < 0)
-		return 2;
-	pid = fork();
-	if (pid == 0) {
-		int c, got = 0, e;
-
-		close(pfd[0]);
-		if (setuid((uid_t)uid) < 0)
-			_exit(3);
-		c = open(dev, O_RDWR);
-		if (c < 0)
-			_exit(4);
-		got = fill(c, 2, &e);
-		got = got * 100 + drain_max(c, 20000, got);
-		if (write(pfd[1], &got, sizeof(got)) != sizeof(got))
-			_exit(5);
-		_exit(0);
-	}
-	close(pfd[1]);
-	nc = -1;
-	if (read(pfd[0], &nc, sizeof(nc)) != sizeof(nc))
-		nc = -1;
-	waitpid(pid, &st, 0);
+	nc = as_uid(dev, uid, 2);
 	ec = nc < 0 ? 0 : nc / 100;
 	CHECK(nc >= 0 && ec >= 1 && nc % 100 == ec,
 	      "uid %d on the same node: %d sent, %d answered", uid, ec,
@@ -353,9 +365,8 @@ static int cmd_share(const char *dev, int queue, int uid)
 
 static int cmd_opens(const char *dev, int max, int uid)
 {
-	int fds[256], n = 0, e = 0, pfd[2], st, got = -1;
+	int fds[256], n = 0, e = 0, got;
 	int share = max * 3 / 4 ? max * 3 / 4 : 1;
-	pid_t pid;
 
 	while (n < (int)(sizeof(fds) / sizeof(fds[0])) && n <= max) {
 		fds[n] = open(dev, O_RDWR);
@@ -368,32 +379,8 @@ static int cmd_opens(const char *dev, int max, int uid)
 	CHECK(n == share && e == EBUSY,
 	      "one uid: %d files open, then %s (share %d of max_clients %d)", n,
 	      e ? strerror(e) : "no refusal", share, max);
-	if (pipe(pfd) < 0)
-		return 2;
-	pid = fork();
-	if (pid == 0) {
-		int c, r = 0, err;
-
-		close(pfd[0]);
-		if (setuid((uid_t)uid) < 0)
-			_exit(3);
-		c = open(dev, O_RDWR);
-		if (c >= 0) {
-			r = fill(c, 1, &err);
-			r += 10 * drain_max(c, 20000, r);
-		} else {
-			r = -errno;
-		}
-		if (write(pfd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(5);
-		_exit(0);
-	}
-	close(pfd[1]);
-	if (read(pfd[0], &got, sizeof(got)) != sizeof(got))
-		got = -1000;
-	close(pfd[0]);
-	waitpid(pid, &st, 0);
-	CHECK(got == 11, "uid %d still opens the node and is answered (%d)",
+	got = as_uid(dev, uid, 1);
+	CHECK(got == 101, "uid %d still opens the node and is answered (%d)",
 	      uid, got);
 	while (n > 0)
 		close(fds[--n]);

@@ -1016,8 +1016,9 @@ START_TEST(other_lun_forwarded)
 }
 END_TEST
 
-/* two writes within one second: the BMC's timestamps (1 s) stay
- * but the count moves; a correct BMC, yet the cache turns off for good. */
+/* Two writes within one second leave the BMC's timestamps (1 s) as they
+ * were on a correct BMC: the cache stays on; a later, spaced write that
+ * leaves them still turns it off. */
 START_TEST(two_writes_one_second)
 {
 	uint8_t got[SDRC_MAX_RESP];
