@@ -112,9 +112,20 @@ run_to /tmp/bF $KCSRAW -b 0 -p 100 -F 1800 -n $N -q raw 06 01
 expect "all ok" "n=$N ok=$N bad=0" /tmp/bF
 sF=$(field sleeps /tmp/bF)
 sf=$(field sleeps /tmp/bf)
-num "first_us and fixed 100 us: sleeps" "$sF" "$sf" &&
-	check "far fewer sleeps than fixed 100 us ($sF * 3 < $sf)" \
-		test $((sF * 3)) -lt "$sf"
+lF=$(field lat_mean_us /tmp/bF)
+lf=$(field lat_mean_us /tmp/bf)
+# A "100 us" sleep lasts longer under TCG, the more so on a loaded host
+# (~250-450 us here): the fixed run gives its real length L = latency x N /
+# sleeps. With first_us a transaction sleeps once through 1800 us, then
+# about (latency - 1800) / L more: at most one more than that each is
+# allowed. Were first_us ignored it would sleep latency / L times (7-10
+# here), well above.
+num "first_us and fixed 100 us: sleeps and latencies" "$sF" "$sf" "$lF" "$lf" &&
+	check "first_us sleeps once through 1800 us, then polls ($sF sleeps for $N transactions; fixed 100 us: $sf sleeps, $lf us a transaction)" \
+		awk -v sF="$sF" -v sf="$sf" -v lF="$lF" -v lf="$lf" -v n="$N" 'BEGIN {
+			L = lf * n / sf; tail = lF > 1800 ? (lF - 1800) / L : 0
+			printf "    real sleep %.0f us; model %.1f sleeps a transaction, measured %.2f\n", L, 1 + tail, sF / n
+			exit !(sF < sf && sF <= n * (2 + tail)) }'
 # Latency is for the benchmarks, not a test: shown, not asserted.
 echo "    mean latency with first_us $(field lat_mean_us /tmp/bF) us, fixed 100 us $(field lat_mean_us /tmp/bf) us"
 
