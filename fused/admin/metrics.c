@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <event2/buffer.h>
 #include <event2/listener.h>
@@ -745,6 +746,27 @@ static int split_listen(const char *v, char **host, unsigned short *port)
 	return 0;
 }
 
+bool metrics_listen_loopback(const char *listen)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned short port;
+	char *host = NULL;
+	bool lo = false;
+
+	if (split_listen(listen, &host, &port) < 0)
+		return false;
+	if (strcmp(host, "localhost") == 0)
+		lo = true;
+	else if (inet_pton(AF_INET, host, &a4) == 1)
+		lo = (ntohl(a4.s_addr) >> 24) == 127;
+	else if (inet_pton(AF_INET6, host, &a6) == 1)
+		lo = IN6_IS_ADDR_LOOPBACK(&a6) ||
+		     (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	free(host);
+	return lo;
+}
+
 static int http_start(struct metrics *mx, const char *listen, char **cause)
 {
 	struct daemon *d = mx->d;
@@ -795,6 +817,11 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 				    on_accept_error);
 	accepting = mx;
 	log_info("metrics: serving http://%s/metrics", listen);
+	if (!metrics_listen_loopback(listen))
+		log_warn("metrics_listen %s is not a loopback address: anyone "
+			 "who reaches the port reads the metrics (no "
+			 "authentication)",
+			 listen);
 	return 0;
 }
 

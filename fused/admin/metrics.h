@@ -103,6 +103,9 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b);
  * One daemon per process.
  */
 int metrics_init(struct daemon *d, char **cause);
+/* Is metrics_listen's HOST a loopback address (127/8, ::1, localhost)?
+ * Anything else serves the unauthenticated metrics off the host. */
+bool metrics_listen_loopback(const char *listen);
 /* Stop serving, stop the timer and remove the textfile. */
 void metrics_fini(struct daemon *d);
 
