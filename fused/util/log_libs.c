@@ -24,8 +24,7 @@ static void from_libevent(int severity, const char *msg)
 	log_msg(pri, "libevent: %s", msg);
 }
 
-static void from_libfuse(enum fuse_log_level level, const char *fmt,
-			 va_list ap)
+static void from_libfuse(enum fuse_log_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
 	size_t len;
