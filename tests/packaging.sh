@@ -120,7 +120,8 @@ for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.servi
 	/usr/share/man/man8/kcsmuxd.8.gz /usr/share/man/man8/kcsmuxctl.8.gz \
 	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright \
 	/usr/sbin/kcsmux-cutover /usr/share/man/man8/kcsmux-cutover.8.gz \
-	/usr/share/doc/kcsmux/admin.md; do
+	/usr/share/doc/kcsmux/admin.md /usr/share/kcsmux/prometheus/kcsmux.rules.yml \
+	/usr/share/kcsmux/grafana/kcsmux.json; do
 	if grep -qxF "$f" "$dest/k.files"; then ok "kcsmux has $f"; else bad "kcsmux lacks $f"; fi
 done
 for f in /usr/src/kcsraw-$ver/dkms.conf /usr/src/kcsraw-$ver/include/kcsmux/kcsraw.h \

@@ -194,6 +194,9 @@ struct daemon {
 	uint64_t started_ns, started_unix;
 	bool bmc_silent;
 	uint64_t bmc_silent_since_ns, bmc_silences;
+	/* events beyond a subscriber's or the backlog's event_backlog
+	 * (cuse/client.c), for the metrics */
+	uint64_t events_dropped;
 
 	/* admin/'s: the control socket (control_init allocates it,
 	 * control_fini frees it) and the metrics server (metrics_init,

@@ -417,16 +417,23 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 		LIST_FOREACH (c, &n->clients, link) {
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
-			if (!c->gets_events ||
-			    c->rq_events >= d->cfg.event_backlog ||
-			    !(m = kmsg_new(ev)))
+			if (!c->gets_events)
 				continue;
+			if (c->rq_events >= d->cfg.event_backlog ||
+			    !(m = kmsg_new(ev))) {
+				d->events_dropped++;
+				continue;
+			}
 			client_deliver(c, m);
 			any = true;
 		}
 	}
-	if (any || fe->event_backlog_len >= d->cfg.event_backlog)
-		return; /* no room: dropped, as the stock driver does */
+	if (any)
+		return;
+	if (fe->event_backlog_len >= d->cfg.event_backlog) {
+		d->events_dropped++; /* no room: dropped, as stock does */
+		return;
+	}
 	m = kmsg_new(ev);
 	if (!m)
 		return;
