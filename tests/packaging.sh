@@ -70,8 +70,11 @@ for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "Requires=kcsmux-modules.ser
 	"DeviceAllow=/dev/cuse rw" "DeviceAllow=/dev/kcsraw0 rw"; do
 	if grep -qxF "$l" "$unit"; then ok "unit: $l"; else bad "unit lacks $l"; fi
 done
-if "$root/sbin/kcsmuxd" -n -c "$root/share/doc/kcsmux/examples/kcsmux.conf" |
-	grep -qx 'configuration OK'; then
+# The example runs as user kcsmux, which the package creates (sysusers.d)
+# and this host need not have: checked as nobody here.
+sed 's/^user = kcsmux /user = nobody /' "$root/share/doc/kcsmux/examples/kcsmux.conf" >"$dest/example.conf"
+if grep -q '^user = nobody ' "$dest/example.conf" &&
+	"$root/sbin/kcsmuxd" -n -c "$dest/example.conf" | grep -qx 'configuration OK'; then
 	ok "the example config passes kcsmuxd -n"
 else
 	bad "the example config fails kcsmuxd -n"
