@@ -451,6 +451,82 @@ static void do_stats(struct ctl_conn *c)
 	ctl_buf_free(&b);
 }
 
+static struct node *req_node(struct ctl_conn *c, uint16_t type,
+			     const struct ctl_kvlist *l);
+
+/* A byte value of a CHECK request: 0..255, decimal or 0x hex; -1 if not. */
+static int byte_value(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end != '\0' || v > 255)
+		return -1;
+	return (int)v;
+}
+
+/* CHECK: the node's access rules against a request, nothing sent. */
+static void do_check(struct ctl_conn *c, const struct ctl_kvlist *l)
+{
+	const char *d = ctl_kv_find(l, 1, l->n, "data");
+	int netfn = byte_value(ctl_kv_find(l, 1, l->n, "netfn"));
+	int cmd = byte_value(ctl_kv_find(l, 1, l->n, "cmd"));
+	uint8_t data[256];
+	size_t len = 0;
+	struct access_why why = { 0 };
+	enum access_verdict v;
+	char rule[128], *tok, *save = NULL, *copy;
+	struct ctl_buf b;
+	struct node *n;
+	int x;
+
+	if ((n = req_node(c, CTL_CHECK, l)) == NULL)
+		return;
+	if (netfn < 0 || cmd < 0) {
+		reply_err(c, CTL_CHECK, CTL_E_INVAL,
+			  "check: netfn and cmd are bytes (0-255, 0x hex)");
+		return;
+	}
+	if (d != NULL) {
+		if ((copy = strdup(d)) == NULL) {
+			reply_err(c, CTL_CHECK, CTL_E_INTERNAL,
+				  "kcsmuxd: out of memory");
+			return;
+		}
+		for (tok = strtok_r(copy, " ", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ", &save)) {
+			if ((x = byte_value(tok)) < 0 || len >= sizeof(data)) {
+				free(copy);
+				reply_err(c, CTL_CHECK, CTL_E_INVAL,
+					  "check: data: bytes 0-255, at most "
+					  "%zu",
+					  sizeof(data));
+				return;
+			}
+			data[len++] = (uint8_t)x;
+		}
+		free(copy);
+	}
+	v = access_check(&n->conf.acc, (uint8_t)netfn, (uint8_t)cmd, data, len,
+			 &why);
+	if (v == ACCESS_OK) {
+		why.netfn = (uint8_t)netfn;
+		why.cmd = (uint8_t)cmd;
+	}
+	access_rule_desc(&n->conf.acc, v, &why, rule, sizeof(rule));
+	ctl_buf_init(&b);
+	ctl_kv_add(&b, "verdict", v == ACCESS_OK ? "allowed" : "denied");
+	ctl_kv_add(&b, "rule", rule);
+	ctl_kv_addf(&b, "command", "netfn 0x%02x cmd 0x%02x", why.netfn,
+		    why.cmd);
+	reply(c, CTL_CHECK, CTL_OK, &b);
+	ctl_buf_free(&b);
+}
+
 /* STATUS's fields, as key=value lines or one JSON object. */
 struct emit {
 	struct ctl_buf *b;
@@ -905,6 +981,7 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 	case CTL_SET:
 	case CTL_RELOAD:
 	case CTL_STATUS:
+	case CTL_CHECK:
 		if (ctl_kv_parse(payload, h->len, &l, err, sizeof(err)) < 0) {
 			reply_err(c, h->type, CTL_E_PROTO, "%s: %s",
 				  ctl_type_name(h->type, tb, sizeof(tb)), err);
@@ -916,6 +993,8 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 			do_set(c, &l);
 		else if (h->type == CTL_STATUS)
 			do_status(c, &l);
+		else if (h->type == CTL_CHECK)
+			do_check(c, &l);
 		else
 			do_reload(c, &l);
 		ctl_kvlist_free(&l);

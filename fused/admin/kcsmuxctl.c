@@ -7,7 +7,7 @@
  *
  * Exit status: 0 done; 1 the daemon refused or failed the request; 2 a
  * usage error (nothing was sent); 3 the daemon could not be reached (not
- * running). docs/man/kcsmuxctl.8.
+ * running); 4 check: the request would be refused. docs/man/kcsmuxctl.8.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +31,7 @@
 #define EXIT_FAIL	 1
 #define EXIT_USAGE	 2
 #define EXIT_NOT_RUNNING 3
+#define EXIT_DENIED	 4
 
 #define REPLY_TIMEOUT_SEC 15
 
@@ -52,16 +53,18 @@ struct reply {
 
 enum argkind {
 	A_END,
-	A_NODE,	   /* a node name */
-	A_KV,	   /* KEY=VALUE */
-	A_KV_MORE, /* KEY=VALUE, then any number more */
-	A_CMD_OPT, /* an optional command word (help) */
+	A_NODE,	     /* a node name */
+	A_KV,	     /* KEY=VALUE */
+	A_KV_MORE,   /* KEY=VALUE, then any number more */
+	A_CMD_OPT,   /* an optional command word (help) */
+	A_BYTE,	     /* a byte: 0-255, decimal or 0x hex */
+	A_BYTE_MORE, /* optional bytes, any number */
 };
 
 struct cmd {
 	const char *name;
 	const char *optstring; /* the command's own options */
-	enum argkind args[3];
+	enum argkind args[5];
 	const char *synopsis; /* after the command word */
 	const char *help;
 	int (*run)(struct ctx *, int argc, char **argv);
@@ -75,6 +78,7 @@ static int cmd_set(struct ctx *, int, char **);
 static int cmd_stats(struct ctx *, int, char **);
 static int cmd_watch(struct ctx *, int, char **);
 static int cmd_reload(struct ctx *, int, char **);
+static int cmd_check(struct ctx *, int, char **);
 static int cmd_help(struct ctx *, int, char **);
 
 static const struct option reload_longopts[] = {
@@ -141,6 +145,16 @@ static const struct cmd cmds[] = {
 	  "with their clients, keys changed), apply nothing",
 	  cmd_reload,
 	  reload_longopts },
+	{ "check",
+	  "",
+	  { A_NODE, A_BYTE, A_BYTE, A_BYTE_MORE, A_END },
+	  "NODE NETFN CMD [DATA...]",
+	  "would NODE's access rules let this request to the BMC through,\n"
+	  "and by which rule (bytes in decimal or 0x hex; DATA for Send\n"
+	  "Message and group extensions); nothing is sent; exit status 4\n"
+	  "when it would be refused",
+	  cmd_check,
+	  NULL },
 	{ "help",
 	  "",
 	  { A_CMD_OPT, A_END },
@@ -195,7 +209,7 @@ static void usage(FILE *f, bool long_help)
 	if (long_help)
 		fprintf(f, "exit status: 0 done, 1 refused or failed, "
 			   "2 usage error, 3 daemon not running (cannot "
-			   "connect)\n");
+			   "connect), 4 check: would be refused\n");
 }
 
 /* An exact name, else a unique prefix. NULL with a message otherwise. */
@@ -223,6 +237,19 @@ static const struct cmd *cmd_lookup(const char *word)
 	else
 		errx_msg("unknown command \"%s\" (try '%s help')", word, prog);
 	return NULL;
+}
+
+/* A byte operand: 0-255, decimal or 0x hex; -1 if not. */
+static int byte_arg(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end != '\0' || v > 255 || s[0] == '-')
+		return -1;
+	return (int)v;
 }
 
 /* Check ARGV (the command's operands) against its argument kinds. */
@@ -264,14 +291,28 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 		case A_CMD_OPT:
 			k++;
 			break;
+		case A_BYTE:
+		case A_BYTE_MORE:
+			if (byte_arg(argv[i]) < 0) {
+				errx_msg("%s: \"%s\" is not a byte (0-255, "
+					 "0x hex)",
+					 c->name, argv[i]);
+				return -1;
+			}
+			if (*k == A_BYTE)
+				k++;
+			break;
 		}
 	}
 	/* What is left must be optional, or a KEY=VALUE... already seen. */
 	for (; *k != A_END; k++) {
-		if (*k == A_CMD_OPT || (*k == A_KV_MORE && more))
+		if (*k == A_CMD_OPT || *k == A_BYTE_MORE ||
+		    (*k == A_KV_MORE && more))
 			continue;
 		errx_msg("%s: missing %s", c->name,
-			 *k == A_NODE ? "NODE" : "KEY=VALUE");
+			 *k == A_NODE ? "NODE" :
+			 *k == A_BYTE ? "NETFN or CMD" :
+					"KEY=VALUE");
 		fprintf(stderr, "usage:\n");
 		print_cmd(stderr, c, false);
 		return -1;
@@ -897,6 +938,41 @@ static int cmd_reload(struct ctx *x, int argc, char **argv)
 		printf("nothing would change\n");
 	reply_free(&r);
 	return EXIT_OK;
+}
+
+static int cmd_check(struct ctx *x, int argc, char **argv)
+{
+	struct ctl_buf b, data;
+	struct reply r;
+	const char *verdict;
+	int i, rv;
+
+	ctl_buf_init(&b);
+	ctl_buf_init(&data);
+	ctl_kv_add(&b, "node", argv[0]);
+	ctl_kv_addf(&b, "netfn", "%d", byte_arg(argv[1]));
+	ctl_kv_addf(&b, "cmd", "%d", byte_arg(argv[2]));
+	for (i = 3; i < argc; i++)
+		ctl_buf_printf(&data, "%s%d", i > 3 ? " " : "",
+			       byte_arg(argv[i]));
+	if (data.data != NULL)
+		ctl_kv_add(&b, "data", data.data);
+	ctl_buf_free(&data);
+	if (b.oom) {
+		ctl_buf_free(&b);
+		errx_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	rv = request(x, CTL_CHECK, &b, true, &r);
+	ctl_buf_free(&b);
+	if (rv < 0)
+		return EXIT_FAIL;
+	verdict = get(&r, 0, r.kv.n, "verdict");
+	printf("%s: %s %s by %s\n", argv[0], get(&r, 0, r.kv.n, "command"),
+	       verdict, get(&r, 0, r.kv.n, "rule"));
+	rv = strcmp(verdict, "allowed") == 0 ? EXIT_OK : EXIT_DENIED;
+	reply_free(&r);
+	return rv;
 }
 
 static int cmd_help(struct ctx *x, int argc, char **argv)

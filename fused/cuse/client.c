@@ -94,26 +94,16 @@ static const char *cmd_name(uint8_t netfn, uint8_t cmd)
 void client_deny_msg(char *buf, size_t len, const struct client *c,
 		     enum access_verdict v, const struct access_why *why)
 {
-	const struct kcsmux_access *acc = &c->node->conf.acc;
 	const char *name = cmd_name(why->netfn, why->cmd);
-	const char *preset = access_preset_name(acc->preset);
 	char rule[96];
 
-	if (v == ACCESS_DENIED && cmdset_has(&acc->deny, why->netfn, why->cmd))
-		snprintf(rule, sizeof(rule), "a deny line");
-	else if (v == ACCESS_DENIED)
-		snprintf(rule, sizeof(rule), "access = %s (no allow line)",
-			 preset ? preset : "?");
-	else
-		snprintf(rule, sizeof(rule), "%s (access = %s)",
-			 access_verdict_name(v), preset ? preset : "?");
+	access_rule_desc(&c->node->conf.acc, v, why, rule, sizeof(rule));
 	snprintf(buf, len,
 		 "node %s: uid %u pid %ld (%s): %s%snetfn 0x%02x cmd 0x%02x%s "
-		 "denied (cc 0xd4) by %s%s",
+		 "denied (cc 0xd4) by %s",
 		 c->node->conf.name, (unsigned int)c->uid, (long)c->pid,
 		 c->comm, name ? name : "", name ? " (" : "", why->netfn,
-		 why->cmd, name ? ")" : "", rule,
-		 why->depth == 0 ? "" : ", inside Send Message");
+		 why->cmd, name ? ")" : "", rule);
 }
 
 struct client *client_new(struct node *n, pid_t pid, uid_t uid)

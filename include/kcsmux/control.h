@@ -64,6 +64,11 @@
  *           (backend, device, bmc answering|silent, bmc_silent_s,
  *           bmc_silences, hosed, kcs_errors, retries, completions,
  *           inflight) and the nodes and clients open.
+ *   CHECK   "node=NAME", "netfn=N", "cmd=N" [and "data=HEX BYTES"]: would
+ *           the node's access rules let a request to the BMC through?
+ *           Nothing is sent. Reply kv: "verdict=allowed|denied",
+ *           "rule=TEXT" (which rule decided), "command=netfn 0xNN cmd
+ *           0xNN".
  *
  * The daemon takes requests of up to 64 KiB, at most 64 connections and 8
  * per user other than root (more are closed at once), and closes a
@@ -98,6 +103,7 @@ enum ctl_type {
 	CTL_STATS = 4,
 	CTL_RELOAD = 5,
 	CTL_STATUS = 6,
+	CTL_CHECK = 7,
 	CTL_REPLY = 0x8000,		/* or'ed with the request's type */
 };
 

@@ -660,6 +660,31 @@ START_TEST(test_status)
 }
 END_TEST
 
+/* check: would a request pass the node's access rules, and by which rule;
+ * exit status 4 when not; nothing reaches a backend (there is none). */
+START_TEST(test_check)
+{
+	cmdset_add(&nodes[0].conf.acc.deny, 0x06, 0x02);
+	access_build(&nodes[0].conf.acc);
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "1", NULL), 0);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x01 allowed by access = "
+			      "all\n");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "0x06", "0x02", NULL), 4);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x02 denied by a deny "
+			      "line\n");
+	/* Send Message carrying a Cold Reset to 0x20: refused inside */
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "0x34", "0", "0x20",
+			     "0x18", "0xc8", "0x81", "0", "0x02", "0x7d", NULL),
+			 4);
+	assert_has(out, "denied by a deny line, inside Send Message");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "256", NULL), 2);
+	assert_has(err, "\"256\" is not a byte");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi9", "6", "1", NULL), 1);
+	assert_has(err, "no node \"ipmi9\"");
+}
+END_TEST
+
 /* list -j and show -j: JSON, numbers as numbers. */
 START_TEST(test_json_views)
 {
@@ -1040,6 +1065,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_reload_dry_run);
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_json_views);
+	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_stats_json);
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_usage);
