@@ -45,7 +45,8 @@ static bool try_cache(struct xact *x, uint64_t now)
 	enum sdrc_verdict v;
 
 	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
+			 x->req + 2, x->req_len - 2u, now, resp + 2,
+			 sizeof(resp) - 2, &len);
 	if (v == SDRC_FORWARD) { /* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
