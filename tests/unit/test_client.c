@@ -725,6 +725,59 @@ START_TEST(test_settime_clamped_ipmidev)
 }
 END_TEST
 
+/*
+ * On ipmidev a bridged request is one backend transaction the kernel holds
+ * until the far end answers or its retries run out (up to 11 x 60 s): it
+ * must not take the slot system-interface requests need. A readonly
+ * node's SETTIME to a silent IPMB address stays at the kernel while
+ * another node's Get Device ID is submitted and answered (before: the
+ * second waited for the first, every node stalled).
+ */
+START_TEST(test_bridged_takes_no_slot_ipmidev)
+{
+	struct client *ca = open_file(&nb), *cb = open_file(&na);
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x90,
+		.lun = 0,
+	};
+	struct ipmi_req_settime rq = {
+		.req = { .addr = (unsigned char *)&ipmb,
+			 .addr_len = sizeof(ipmb),
+			 .msgid = 1,
+			 .msg = { .netfn = 6, .cmd = 1 } },
+		.retries = 10,
+		.retry_time_ms = 60000,
+	};
+	struct fake_sub *s;
+	struct rx x;
+
+	fb->be.bridges = true; /* as backend_ipmidev_open(), depth 1 */
+	ck_assert_int_eq(kioctl(ca, IPMICTL_SEND_COMMAND_SETTIME, &rq), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert(fake_pending(fb)->bridged);
+	ck_assert_int_eq(send_si(cb, 2, 6, 1), 0);
+	ck_assert_msg(fake_npending(fb) == 2,
+		      "a system-interface request waited behind a bridged one "
+		      "the kernel holds (%u submitted)",
+		      fake_npending(fb));
+	s = &fb->subs[fb->nsubs - 1];
+	ck_assert(!s->bridged);
+	fake_complete(fb, s, 0, (const uint8_t[]){ 0x1c, 0x01, 0x00, 0x20 }, 4);
+	ck_assert_int_eq(recv_msg(cb, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 2);
+	/* the bridged one still holds no slot; a third goes on at once */
+	ck_assert_int_eq(send_si(cb, 3, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 2);
+	ck_assert_uint_eq(fb->be.bridged, 1);
+	/* its answer frees what it held */
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
+	ck_assert_uint_eq(fb->be.bridged, 0);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -745,6 +798,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_event_behind_answers);
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
+	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
 	suite_add_tcase(s, tc);
 	return s;
 }
