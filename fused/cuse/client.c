@@ -275,6 +275,19 @@ int client_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
+	/* LUN 0 (the system interface's, an IPMB target's) unless the
+	 * node's luns key opens another: what an OEM or SMS LUN does with
+	 * an allowed command number is the vendor's (kcsmux.conf(5)) */
+	if ((addr->lun & 3) && !(n->conf.luns & (1u << (addr->lun & 3)))) {
+		n->cnt.denied++;
+		log_ratelimited(&n->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+				"to LUN %u denied (cc 0xd4): luns",
+				n->conf.name, (int)c->pid, netfn, cmd,
+				(unsigned int)(addr->lun & 3));
+		return answer_now(c, addr, msgid, netfn, cmd,
+				  IPMI_CC_INSUFFICIENT_PRIV);
+	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
 		verdict =

@@ -778,6 +778,58 @@ START_TEST(test_bridged_takes_no_slot_ipmidev)
 }
 END_TEST
 
+/*
+ * The LUN a request addresses (the system interface's, an IPMB target's)
+ * is LUN 0 unless the node's luns key opens another: a Get Device ID the
+ * rules allow, sent to LUN 2 (SMS) or 1/3 (OEM), is answered cc d4 by the
+ * daemon and reaches nothing (before: it went to the BMC's LUN as
+ * allowed). With luns = 0,2 LUN 2 goes through, LUN 1 still not.
+ */
+START_TEST(test_lun_rules)
+{
+	struct client *c = open_file(&nb);
+	struct ipmi_system_interface_addr si2 = si;
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x72,
+		.lun = 1,
+	};
+	struct rx x;
+
+	for (unsigned char lun = 1; lun < 4; lun++) {
+		si2.lun = lun;
+		ck_assert_int_eq(send_to(c, &si2, sizeof(si2), lun, 6, 1), 0);
+		ck_assert_msg(fake_npending(fb) == 0,
+			      "Get Device ID to LUN %u reached the BMC", lun);
+		ck_assert_int_eq(recv_msg(c, &x), 0);
+		ck_assert_int_eq(x.rv.msgid, lun);
+		ck_assert_uint_eq(x.rv.msg.data_len, 1);
+		ck_assert_uint_eq(x.data[0], 0xd4);
+	}
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 9, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_uint_eq(x.data[0], 0xd4);
+	/* LUN 0 as ever */
+	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2);
+	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	/* luns = 0,2 */
+	nb.conf.luns = 1u << 2;
+	si2.lun = 2;
+	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 11, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2 | 2);
+	fake_answer(fb, devid, sizeof(devid));
+	si2.lun = 1;
+	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 12, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 0);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -799,6 +851,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
+	tcase_add_test(tc, test_lun_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }
