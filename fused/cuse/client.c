@@ -161,8 +161,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
 		m->addr_raw[6] = resp[0] & 3;
 	client_deliver(c, m);
-	/* A BMC reset clears its global enables: set them again. */
-	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	/* A BMC reset clears its global enables: set them again (a bridged
+	 * one on ipmidev: sdrglue_observe above). */
+	if (x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    x->netfn == IPMI_NETFN_APP_REQUEST &&
 	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
 		bmc_setup_recheck(x->d);
 	xact_free(x);

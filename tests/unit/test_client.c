@@ -28,6 +28,7 @@
 
 #include "admin/config.h"
 #include "core/core.h"
+#include "core/sdrcache.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "fake_backend.h"
@@ -830,6 +831,47 @@ START_TEST(test_lun_rules)
 }
 END_TEST
 
+/*
+ * What reaches the BMC in a Send Message drops the SDR cache, whichever
+ * backend bridges: on kcsraw the daemon's wrap of a client's IPMB request
+ * (answered cc 0), on ipmidev the kernel's, whose transaction carries the
+ * inner command (an IPMB Reserve SDR Repository there must not become the
+ * owner's reservation of the BMC's repository). Before, neither reached
+ * the cache's observer as a Send Message: no invalidation.
+ */
+START_TEST(test_bridged_seen_by_cache)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x82,
+		.lun = 0,
+	};
+
+	d.sdrc = sdrc_new(1000);
+	ck_assert_ptr_nonnull(d.sdrc);
+	/* kcsraw: the daemon's Send Message of an Add SDR to 0x82 */
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 1, 0x0a, 0x24), 0);
+	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x34);
+	fake_answer(fb, NULL, 0);
+	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 1,
+		      "a bridged Send Message left the SDR cache as it was");
+	/* ipmidev: the kernel bridges; the transaction is 0a:22 */
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
+	fb->be.bridges = true;
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 2, 0x0a, 0x22), 0);
+	ck_assert(fake_pending(fb)->bridged);
+	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x22);
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x2c, 0x22, 0x00, 0x34, 0x12 }, 5);
+	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 2,
+		      "a request the stock driver bridged was not seen as the "
+		      "Send Message that reached the BMC");
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -852,6 +894,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
 	tcase_add_test(tc, test_lun_rules);
+	tcase_add_test(tc, test_bridged_seen_by_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }
