@@ -279,6 +279,14 @@ static struct ipmi_system_interface_addr si = {
 	.channel = IPMI_BMC_CHANNEL,
 };
 
+/* The IPMB controller the bridged tests talk to (channel 0, LUN 0). */
+static const struct ipmi_ipmb_addr ipmb82 = {
+	.addr_type = IPMI_IPMB_ADDR_TYPE,
+	.channel = 0,
+	.slave_addr = 0x82,
+	.lun = 0,
+};
+
 static int send_to(struct client *c, void *addr, unsigned int alen, long msgid,
 		   uint8_t netfn, uint8_t cmd)
 {
@@ -546,12 +554,7 @@ END_TEST
 START_TEST(test_bridged_answer)
 {
 	struct client *c = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	/* Get Message: 0x82 answers seq 0 (cc 0, data 20 01 00) */
 	static const uint8_t got[] = {
 		0x00, 0x1e, 0xc2, 0x82, 0x00, 0x01,
@@ -593,12 +596,7 @@ START_TEST(test_bridged_file_share)
 {
 	struct client *hog = client_new(&na, 101, 1000);
 	struct client *other = client_new(&na, 102, 1001);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	int i, rv = 0;
 
 	ck_assert_ptr_nonnull(hog);
@@ -657,12 +655,7 @@ END_TEST
  */
 START_TEST(test_bridged_close_loop)
 {
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	unsigned int queued = 0;
 	struct xact *x;
 	int round, i;
@@ -687,6 +680,24 @@ START_TEST(test_bridged_close_loop)
 }
 END_TEST
 
+/* SEND_COMMAND_SETTIME of Get Device ID (msgid 1) to IPMB 0x90 on
+ * channel 0, an address nobody answers, with these retries and time. */
+static int settime_silent(struct client *c, int32_t retries, uint32_t ms)
+{
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	struct ipmi_req_settime rq = {
+		.req = { .addr = (unsigned char *)&ipmb,
+			 .addr_len = sizeof(ipmb),
+			 .msgid = 1,
+			 .msg = { .netfn = 6, .cmd = 1 } },
+		.retries = retries,
+		.retry_time_ms = ms,
+	};
+
+	ipmb.slave_addr = 0x90;
+	return kioctl(c, IPMICTL_SEND_COMMAND_SETTIME, &rq);
+}
+
 /*
  * On a backend that bridges itself (ipmidev: the stock driver
  * underneath, depth 1), an IPMB request's SEND_COMMAND_SETTIME retries and
@@ -698,24 +709,10 @@ END_TEST
 START_TEST(test_settime_clamped_ipmidev)
 {
 	struct client *c = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x90,
-		.lun = 0,
-	};
-	struct ipmi_req_settime rq = {
-		.req = { .addr = (unsigned char *)&ipmb,
-			 .addr_len = sizeof(ipmb),
-			 .msgid = 1,
-			 .msg = { .netfn = 6, .cmd = 1 } },
-		.retries = 0x7fffffff,
-		.retry_time_ms = 0xffffffffu,
-	};
 	struct fake_sub *s;
 
 	fb->be.bridges = true; /* as backend_ipmidev_open() */
-	ck_assert_int_eq(kioctl(c, IPMICTL_SEND_COMMAND_SETTIME, &rq), 0);
+	ck_assert_int_eq(settime_silent(c, 0x7fffffff, 0xffffffffu), 0);
 	s = fake_pending(fb);
 	ck_assert_ptr_nonnull(s);
 	ck_assert(s->bridged);
@@ -737,25 +734,11 @@ END_TEST
 START_TEST(test_bridged_takes_no_slot_ipmidev)
 {
 	struct client *ca = open_file(&nb), *cb = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x90,
-		.lun = 0,
-	};
-	struct ipmi_req_settime rq = {
-		.req = { .addr = (unsigned char *)&ipmb,
-			 .addr_len = sizeof(ipmb),
-			 .msgid = 1,
-			 .msg = { .netfn = 6, .cmd = 1 } },
-		.retries = 10,
-		.retry_time_ms = 60000,
-	};
 	struct fake_sub *s;
 	struct rx x;
 
 	fb->be.bridges = true; /* as backend_ipmidev_open(), depth 1 */
-	ck_assert_int_eq(kioctl(ca, IPMICTL_SEND_COMMAND_SETTIME, &rq), 0);
+	ck_assert_int_eq(settime_silent(ca, 10, 60000), 0);
 	ck_assert_uint_eq(fake_npending(fb), 1);
 	ck_assert(fake_pending(fb)->bridged);
 	ck_assert_int_eq(send_si(cb, 2, 6, 1), 0);
@@ -842,12 +825,7 @@ END_TEST
 START_TEST(test_bridged_seen_by_cache)
 {
 	struct client *c = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 
 	d.sdrc = sdrc_new(1000);
 	ck_assert_ptr_nonnull(d.sdrc);
