@@ -408,7 +408,10 @@ static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 	struct client *c = cmdreg_lookup(d, netfn, cmd, chan);
 	struct kmsg *m;
 
-	if (!c)
+	/* A file that does not read keeps at most max_outstanding unread
+	 * messages of any kind: past that the command is answered cc 0xC1
+	 * as if nobody had registered it. */
+	if (!c || c->rq_len >= c->node->conf.max_outstanding)
 		return false;
 	m = kmsg_new(u);
 	if (m)

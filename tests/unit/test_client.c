@@ -850,6 +850,35 @@ START_TEST(test_bridged_seen_by_cache)
 }
 END_TEST
 
+/*
+ * Incoming IPMB commands for a registered file that never reads are
+ * bounded: it keeps at most max_outstanding (3 on node a) unread
+ * messages; the core answers the rest cc 0xC1 as for an unregistered
+ * command (up->command false). Before, every one was queued.
+ */
+START_TEST(test_commands_bounded)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_cmdspec cs = { .netfn = 0x30, .cmd = 0x01 };
+	struct ipmb_user_msg u = {
+		.recv_type = IPMI_CMD_RECV_TYPE,
+		.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+			  .channel = 0,
+			  .slave_addr = 0x82 },
+		.netfn = 0x30,
+		.cmd = 0x01,
+	};
+	unsigned int taken = 0;
+
+	ck_assert_int_eq(kioctl(c, IPMICTL_REGISTER_FOR_CMD, &cs), 0);
+	for (int i = 0; i < 20; i++)
+		taken += d.up->command(&d, &u, 0x30, 0x01, 0);
+	ck_assert_msg(taken == 3 && c->rq_len == 3,
+		      "a file that never reads took %u commands (%u unread)",
+		      taken, c->rq_len);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -873,6 +902,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
 	tcase_add_test(tc, test_lun_rules);
 	tcase_add_test(tc, test_bridged_seen_by_cache);
+	tcase_add_test(tc, test_commands_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
