@@ -356,6 +356,11 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->dispatched = st->dispatched;
 	ni->completed = st->completed;
 	ni->errors = st->errors;
+	_Static_assert(CTL_NCC == NODESTATS_NCC, "completion code slots");
+	for (i = 0; i < NODESTATS_NCC; i++) {
+		ni->cc_label[i] = nodestats_cc_label(i);
+		ni->cc[i] = st->cc[i];
+	}
 	ni->denied = n->cnt.denied;
 	ni->busy = n->cnt.busy + st->rejected;
 	ni->opens = n->cnt.opens;

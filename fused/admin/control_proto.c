@@ -499,12 +499,18 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	}
 	ctl_kv_addf(b, "cheapened", "%llu", (unsigned long long)ni->cheapened);
 	ctl_kv_addf(b, "held", "%llu", (unsigned long long)ni->held);
+	for (i = 0; i < CTL_NCC; i++) {
+		if (ni->cc[i] == 0 || ni->cc_label[i] == NULL)
+			continue;
+		snprintf(key, sizeof(key), "cc.%s", ni->cc_label[i]);
+		ctl_kv_addf(b, key, "%llu", (unsigned long long)ni->cc[i]);
+	}
 }
 
 void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 {
 	const struct ctl_client_info *c;
-	size_t i;
+	size_t i, n;
 
 	ctl_buf_add(b, "{\"name\": ", 9);
 	ctl_json_str(b, ni->name);
@@ -548,7 +554,16 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	else
 		ctl_buf_printf(b, ", \"cpu_budget_pct\": null, "
 				  "\"budget_used_pct\": null");
-	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu}",
+	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu",
 		       (unsigned long long)ni->cheapened,
 		       (unsigned long long)ni->held);
+	ctl_buf_printf(b, ",\n  \"completion_codes\": {");
+	for (i = 0, n = 0; i < CTL_NCC; i++) {
+		if (ni->cc[i] == 0 || ni->cc_label[i] == NULL)
+			continue;
+		ctl_buf_printf(b, "%s", n++ ? ", " : "");
+		ctl_json_str(b, ni->cc_label[i]);
+		ctl_buf_printf(b, ": %llu", (unsigned long long)ni->cc[i]);
+	}
+	ctl_buf_printf(b, "}}");
 }

@@ -207,6 +207,7 @@ static void node_account(struct node *n, struct xact *x, int status,
 	struct nodestats_txn t = {
 		.latency_ns = now - x->t_enq,
 		.error = status || len < 3 || resp[2] != 0,
+		.cc = status == 0 && len >= 3 ? resp[2] : -1,
 	};
 
 	if (cost) {

@@ -146,6 +146,9 @@ static void setup(void)
 	LIST_INSERT_HEAD(&nodes[0].clients, &clients[0], link);
 	nodes[0].nclients = 2;
 	for (i = 0; i < 4; i++) {
+		/* the last one refused by the BMC (parameter out of range) */
+		t.cc = i == 3 ? 0xc9 : 0x00;
+		t.error = i == 3;
 		nodestats_request(&nodes[0].st);
 		nodestats_dispatch(&nodes[0].st, 1000);
 		nodestats_complete(&nodes[0].st, now_ns(), &t);
@@ -378,7 +381,8 @@ START_TEST(test_list_budget_widths)
 	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
 	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
 	assert_has(out, "\"cpu_budget_pct\": 1.0000, \"budget_used_pct\": 0.0, "
-			"\"cheapened\": 5, \"held\": 2}");
+			"\"cheapened\": 5, \"held\": 2,\n"
+			"  \"completion_codes\": {}}");
 	assert_has(out, "\"cpu_budget_pct\": null");
 }
 END_TEST
@@ -395,6 +399,10 @@ START_TEST(test_show)
 	assert_has(out, "\nclient=id=2 pid=222 uid=0 ");
 	assert_has(out, "\nrequests=4\n");
 	assert_has(out, "\ncompleted=4\n");
+	assert_has(out, "\nerrors=1\n");
+	/* completion codes by value, the ones seen */
+	assert_has(out, "\ncc.0x00=3\ncc.0xc9=1\n");
+	ck_assert_ptr_null(strstr(out, "cc.0xc0="));
 	assert_has(out, "\nspin_ns=2000000\n");
 	assert_has(out, "\nspin_ns_per_req=500000\n");
 	assert_has(out, "\ncpu_ns_per_req=600000\n");
@@ -697,6 +705,7 @@ START_TEST(test_json_views)
 	assert_has(out, "{\"name\": \"ipmi1\"");
 	assert_has(out, "\"requests\": 4");
 	assert_has(out, "\"pid\": 111");
+	assert_has(out, "\"completion_codes\": {\"0x00\": 3, \"0xc9\": 1}}");
 	ck_assert_ptr_null(strstr(out, "ipmi2"));
 	ck_assert_int_eq(ctl(ROOT, "show", "-j", "ipmi9", NULL), 1);
 	assert_has(err, "no node \"ipmi9\"");

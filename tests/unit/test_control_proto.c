@@ -435,25 +435,33 @@ START_TEST(test_node_json)
 		b.data,
 		"\"cpu_ppm\": 1234, "
 		"\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
-		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0}"));
+		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0,\n"
+		"  \"completion_codes\": {}}"));
 	/* a budget: in % of one CPU as the config writes it */
 	ni.cpu_budget_ppm = 5000;
 	ni.cheapened = 3;
 	ni.held = 2;
+	/* completion codes: the ones seen, by label */
+	ni.cc_label[0] = "0x00";
+	ni.cc[0] = 9;
+	ni.cc_label[1] = "0xc0";
+	ni.cc_label[25] = "other";
+	ni.cc[25] = 4;
 	ctl_buf_reset(&b);
 	ctl_node_json(&b, &ni);
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(
 		b.data,
 		"\"cpu_budget_pct\": 0.5000, "
-		"\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2}"));
+		"\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2,\n"
+		"  \"completion_codes\": {\"0x00\": 9, \"other\": 4}}"));
 	ctl_buf_reset(&b);
 	ctl_node_kv(&b, &ni);
 	ck_assert_ptr_nonnull(strstr(
 		b.data,
 		"\ncpu_used_pct=0.1234\n"
 		"cpu_budget_pct=0.5000\nbudget_used_pct=24.7\ncheapened=3\n"
-		"held=2\n"));
+		"held=2\ncc.0x00=9\ncc.other=4\n"));
 
 	/* Strings are escaped; no clients; NaN is not JSON. */
 	ni.name = "a\"b";
