@@ -391,7 +391,8 @@ START_TEST(test_show)
 {
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
 	assert_has(out, "node=ipmi1\npreset=normal\ncustom=no\nready=yes\n");
-	assert_has(out, "\npolicy.max_busy_us=2000\n");
+	assert_has(out, "\npolicy.max_busy_us=0\n");
+	assert_has(out, "\npolicy.poll_us=100\n");
 	assert_has(out, "\npolicy.queue=64\n");
 	assert_has(out, "\nclients=2\n");
 	assert_has(out, "\nclient=id=1 pid=111 uid=1000 outstanding=2 "
@@ -468,24 +469,26 @@ START_TEST(test_set)
 {
 	struct node *n = &nodes[0];
 
-	ck_assert_uint_eq(n->conf.pol.max_busy_us, 2000);
-	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0",
+	/* the normal preset: no spinning, 100 us polls */
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 0);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500",
 			     "poll_us=200", NULL),
 			 0);
-	ck_assert_uint_eq(n->conf.pol.max_busy_us, 0);
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 500);
 	ck_assert_uint_eq(n->conf.pol.poll_us, 200);
 	/* a poll_max_us not given follows poll_us up, as in kcsmux.conf */
 	ck_assert_uint_eq(n->conf.pol.poll_max_us, 200);
-	assert_has(out, "ipmi1: max_busy_us 2000 -> 0\n");
-	assert_has(out, "ipmi1: poll_us 50 -> 200\n");
+	assert_has(out, "ipmi1: max_busy_us 0 -> 500\n");
+	assert_has(out, "ipmi1: poll_us 100 -> 200\n");
 	assert_has(out, "ipmi1: poll_max_us 100 -> 200\n");
 	assert_has(out, "ipmi1: note: poll_max_us raised to 200 (poll_us)\n");
 	ck_assert_int_ge(kicks, 1);
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
 	assert_has(out, "\ncustom=yes\n");
-	assert_has(out, "\npolicy.max_busy_us=0\n");
+	assert_has(out, "\npolicy.max_busy_us=500\n");
 	/* The same again: no change. */
-	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0", NULL), 0);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500", NULL),
+			 0);
 	ck_assert_str_eq(out, "ipmi1: no change\n");
 
 	/* The scheduler's share changes live. */

@@ -20,6 +20,8 @@ kcsmux_conf <<'CONF'
 admin_group = kcsadmin
 
 [node ipmi1]
+; spins: the live set below turns the spinning off
+policy = interactive
 mode = 0666
 
 [node ipmi2]
@@ -45,7 +47,7 @@ val() { sed -n "s/^$1=//p" "$2"; }
 say "list and show"
 run_to /tmp/list $CTL list
 check "kcsmuxctl list exits 0" test $? = 0
-expect "list shows ipmi1 (normal preset, spinning 2000 us)" '^ipmi1 +normal +2000 +50-100 ' /tmp/list
+expect "list shows ipmi1 (interactive preset, spinning 2000 us)" '^ipmi1 +interactive +2000 +50-100 ' /tmp/list
 expect "list shows ipmi2 (monitor preset)" '^ipmi2 +monitor +0 +200-1000 ' /tmp/list
 expect "list: ipmi2's budget in % (monitor: 1%), cheapened and held counts" \
 	'^ipmi2 .* +1% +[0-9.]+% +[0-9]+ +[0-9]+$' /tmp/list
