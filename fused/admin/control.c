@@ -343,6 +343,10 @@ static void node_snap(const struct node *n, uint64_t now,
 				s->clients[i].outstanding = c->outstanding;
 				s->clients[i].queued = c->rq_len;
 				s->clients[i].events = c->gets_events;
+				s->clients[i].comm = c->comm;
+				s->clients[i].requests = c->nreq;
+				s->clients[i].errors = c->nerr;
+				s->clients[i].denied = c->ndenied;
 				i++;
 			}
 		ni->nclients = (uint32_t)i;

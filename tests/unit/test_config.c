@@ -467,8 +467,8 @@ START_TEST(test_policy_set_key)
 	ck_assert_int_eq(policy_set_key(&pol, "latency_target_us", "60000000",
 					&c),
 			 0);
-	expect_policy(&pol, POL(0, 1, 100, EXP, false, 0, 60000000,
-				INTERACTIVE, 10000, 0, 10000, 1));
+	expect_policy(&pol, POL(0, 1, 100, EXP, false, 0, 60000000, INTERACTIVE,
+				10000, 0, 10000, 1));
 	ck_assert_ptr_null(c);
 
 	/* "policy" replaces everything with the preset. */

@@ -138,6 +138,10 @@ static void setup(void)
 	clients[0].uid = 1000;
 	clients[0].node = &nodes[0];
 	clients[0].outstanding = 2;
+	strcpy(clients[0].comm, "ipmitool");
+	clients[0].nreq = 12;
+	clients[0].nerr = 1;
+	clients[0].ndenied = 3;
 	clients[1].id = 2;
 	clients[1].pid = 222;
 	clients[1].uid = 0;
@@ -395,8 +399,10 @@ START_TEST(test_show)
 	assert_has(out, "\npolicy.poll_us=100\n");
 	assert_has(out, "\npolicy.queue=64\n");
 	assert_has(out, "\nclients=2\n");
+	/* each client with its process name and its own counters */
 	assert_has(out, "\nclient=id=1 pid=111 uid=1000 outstanding=2 "
-			"queued=0 events=no\n");
+			"queued=0 events=no requests=12 errors=1 denied=3 "
+			"comm=ipmitool\n");
 	assert_has(out, "\nclient=id=2 pid=222 uid=0 ");
 	assert_has(out, "\nrequests=4\n");
 	assert_has(out, "\ncompleted=4\n");
@@ -487,8 +493,7 @@ START_TEST(test_set)
 	assert_has(out, "\ncustom=yes\n");
 	assert_has(out, "\npolicy.max_busy_us=500\n");
 	/* The same again: no change. */
-	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500", NULL),
-			 0);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500", NULL), 0);
 	ck_assert_str_eq(out, "ipmi1: no change\n");
 
 	/* The scheduler's share changes live. */
@@ -708,6 +713,8 @@ START_TEST(test_json_views)
 	assert_has(out, "{\"name\": \"ipmi1\"");
 	assert_has(out, "\"requests\": 4");
 	assert_has(out, "\"pid\": 111");
+	assert_has(out, "\"requests\": 12, \"errors\": 1, \"denied\": 3, "
+			"\"comm\": \"ipmitool\"}");
 	assert_has(out, "\"completion_codes\": {\"0x00\": 3, \"0xc9\": 1}}");
 	ck_assert_ptr_null(strstr(out, "ipmi2"));
 	ck_assert_int_eq(ctl(ROOT, "show", "-j", "ipmi9", NULL), 1);
