@@ -672,6 +672,34 @@ START_TEST(test_status)
 	assert_has(out, "BMC              answering\n");
 	assert_has(out, "last reload      none\n");
 	ck_assert_ptr_null(strstr(out, "silent for"));
+	/* the BMC's identity: unknown until a Get Device ID was answered */
+	assert_has(out, "  identity       unknown (no Get Device ID answered "
+			"yet)\n");
+	ck_assert_ptr_null(strstr(out, "firmware"));
+	{
+		/* device 0x20 rev 1, fw 2.41, IPMI 2.0, manufacturer 343
+		 * (Intel: 0x000157), product 0x0b3c */
+		static const uint8_t id[] = { 0x20, 0x81, 0x02, 0x41,
+					      0x02, 0xbf, 0x57, 0x01,
+					      0x00, 0x3c, 0x0b };
+
+		memcpy(d.bmc_id, id, sizeof(id));
+		d.bmc_id_len = sizeof(id);
+	}
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "  times silent   1\n"
+			"  identity       from its last Get Device ID\n"
+			"  device id      32\n"
+			"  revision       1\n"
+			"  firmware       2.41\n"
+			"  IPMI version   2.0\n"
+			"  manufacturer   343\n"
+			"  product        2876\n");
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"bmc_firmware\": \"2.41\"");
+	assert_has(out, "\"bmc_manufacturer_id\": 343");
+	d.bmc_id_len = 0;
 	d.be = NULL;
 }
 END_TEST

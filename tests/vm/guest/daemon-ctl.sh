@@ -59,6 +59,11 @@ expect "unknown node: a clear error naming the nodes" \
 
 say "live set while a client runs"
 check "warm-up: 50 requests on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
+run_to /tmp/status_id $CTL status
+expect "status: the BMC's identity, from the probes' Get Device ID" \
+	'^  identity +from its last Get Device ID$' /tmp/status_id
+expect "status: its IPMI version" '^  IPMI version +[12]\.[05]$' /tmp/status_id
+expect "status: its manufacturer" '^  manufacturer +[0-9]+$' /tmp/status_id
 $CTL show ipmi1 >/tmp/s0
 spin0=$(val spin_ns /tmp/s0)
 echo "before: spin_ns=$spin0 completed=$(val completed /tmp/s0)"
