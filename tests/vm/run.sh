@@ -34,6 +34,9 @@
 #                        run directory, printed at the end)
 #   --log FILE           serial log (default: in the run directory)
 #   --smp N --mem MB     guest CPUs (default 1) and memory (default 1024)
+#   --reboot             let a guest reset restart the guest (the busybox guest
+#                        runs with -no-reboot otherwise: a reset ends QEMU);
+#                        the script runs again in the new boot
 #   --shell              interactive shell in the guest instead of SCRIPT
 #   --systemd            boot the cached Debian 12 guest with systemd as PID 1
 #                        (tests/vm/build-debian-image.sh builds it once) on a
@@ -55,7 +58,7 @@ set -euo pipefail
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
 orig_args=("$@")
-shell=0 keep=0 quiet=0 valgrind=0 systemd=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 systemd=0 noreboot=-no-reboot proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -76,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--shell) shell=1 ;;
 	--systemd) systemd=1 ;;
+	--reboot) noreboot="" ;;
 	--keep) keep=1 ;;
 	-q) quiet=1 ;;
 	-h|--help) usage ;;
@@ -270,7 +274,7 @@ else
 	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
 	cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
 	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
-		-nodefaults -no-user-config -display none -no-reboot
+		-nodefaults -no-user-config -display none ${noreboot:+"$noreboot"}
 		-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline$append"
 		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
 		"${qbmc[@]}")
