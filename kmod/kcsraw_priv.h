@@ -99,6 +99,7 @@ struct kcsraw_iface {
 	ktime_t smi_submitted;		/* when sender() took smi_waiting */
 	unsigned int smi_watch;		/* set_need_watch() mask */
 	bool smi_maint;			/* maintenance mode */
+	void *acpi_handle;		/* the firmware's IPI0001 for this KCS */
 	wait_queue_head_t smi_wq;	/* shutdown waits for the lane */
 	u64 smi_msgs;			/* messages returned to the handler */
 	u64 smi_polled;			/* of which finished by poll() */

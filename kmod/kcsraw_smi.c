@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
+#include <linux/acpi.h>
 #include "kcsraw_priv.h"
 #include "kcsraw_compat.h"
 
@@ -358,11 +359,72 @@ static int kcsraw_smi_start(void *send_info, struct ipmi_smi *intf)
 	return 0;
 }
 
+#ifdef CONFIG_ACPI
+/* Does @adev's _CRS hold an I/O range starting at @base? */
+static bool kcsraw_acpi_has_port(struct acpi_device *adev, unsigned long base)
+{
+	struct resource_entry *rentry;
+	LIST_HEAD(res);
+	bool found = false;
+
+	if (acpi_dev_get_resources(adev, &res, NULL, NULL) < 0)
+		return false;
+	resource_list_for_each_entry(rentry, &res) {
+		if (resource_type(rentry->res) == IORESOURCE_IO &&
+		    rentry->res->start == base)
+			found = true;
+	}
+	acpi_dev_free_resource_list(&res);
+	return found;
+}
+
+/*
+ * The firmware's description of this KCS (an IPI0001 device whose
+ * resources start at our data port): acpi_ipmi binds only to an interface
+ * that reports SI_ACPI with its handle.
+ */
+static void kcsraw_smi_find_acpi(struct kcsraw_iface *ifc)
+{
+	struct acpi_device *adev;
+
+	for_each_acpi_dev_match(adev, "IPI0001", NULL, -1) {
+		if (kcsraw_acpi_has_port(adev, ifc->base)) {
+			ifc->acpi_handle = adev->handle;
+			pr_info("%s: described by ACPI %s\n", ifc->name,
+				dev_name(&adev->dev));
+			acpi_dev_put(adev);
+			return;
+		}
+	}
+}
+
+static bool kcsraw_smi_acpi_info(struct kcsraw_iface *ifc,
+				 struct ipmi_smi_info *data)
+{
+	if (!ifc->acpi_handle)
+		return false;
+	data->addr_src = SI_ACPI;
+	data->addr_info.acpi_info.acpi_handle = ifc->acpi_handle;
+	return true;
+}
+#else
+static void kcsraw_smi_find_acpi(struct kcsraw_iface *ifc)
+{
+}
+
+static bool kcsraw_smi_acpi_info(struct kcsraw_iface *ifc,
+				 struct ipmi_smi_info *data)
+{
+	return false;
+}
+#endif
+
 static int kcsraw_smi_get_info(void *send_info, struct ipmi_smi_info *data)
 {
 	struct kcsraw_iface *ifc = send_info;
 
-	data->addr_src = ifc->from_dmi ? SI_SMBIOS : SI_HARDCODED;
+	if (!kcsraw_smi_acpi_info(ifc, data))
+		data->addr_src = ifc->from_dmi ? SI_SMBIOS : SI_HARDCODED;
 	data->dev = get_device(&ifc->pdev->dev);
 	return 0;
 }
@@ -467,6 +529,7 @@ int kcsraw_smi_register(struct kcsraw_iface *ifc)
 		return PTR_ERR(pdev);
 	}
 	ifc->pdev = pdev;
+	kcsraw_smi_find_acpi(ifc);
 	ret = ipmi_add_smi(THIS_MODULE, &kcsraw_smi_handlers, ifc, &pdev->dev,
 			   0);
 	if (ret) {

@@ -319,6 +319,8 @@ watch_boot() {	# kill QEMU if the kernel stalls before the script starts
 # again, and a second unsound clock is reported, not retried.
 clock_check() {	# 0: rerun (a failed script on an unsound clock)
 	local up wall
+	# --reboot: the uptime is the last boot's only
+	[ -n "$noreboot" ] || return 1
 	up=$(tr -d '\r' <"$logfile" | sed -n 's/^KCSMUX-UPTIME=\([0-9.]*\)$/\1/p' | tail -n 1)
 	[ -n "$up" ] || return 1
 	wall=$(awk -v a="$boot_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')

@@ -9,7 +9,11 @@
 
 check "modprobe ipmi_msghandler panic_op=event" \
 	modprobe ipmi_msghandler panic_op=event
-check "insmod kcsraw smi=1" load_kcsraw smi=1 ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+# SMI_PANIC_SMI=0 (by hand): the module without the kernel's lane, to
+# see the host's checks fail.
+check "insmod kcsraw smi=${SMI_PANIC_SMI:-1}" load_kcsraw smi="${SMI_PANIC_SMI:-1}" \
+	ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+# With smi=0 ipmi_watchdog finds no interface: loads, does nothing.
 check "modprobe ipmi_watchdog start_now=1 timeout=60" \
 	modprobe ipmi_watchdog start_now=1 timeout=60 action=reset
 dmesg | grep -i 'ipmi\|kcsraw' | sed 's/^/    dmesg| /'

@@ -7,7 +7,8 @@
 # differential of raw requests against stock; ipmi_watchdog arms the BMC's
 # watchdog (seen through the node), its heartbeats keep it up, a magic
 # close stops it; rmmod refused while a kernel user or /dev/ipmi0 holds
-# the interface, fine after; smi=0 registers nothing; no kernel WARNING.
+# the interface, fine after; acpi_ipmi binds to it (QEMU describes the
+# KCS in ACPI); smi=0 registers nothing; no kernel WARNING.
 # (ipmi_poweroff: kmod-smi-wdt.sh, where ACPI is off: with ACPI, the
 # kernel powers the guest off through ACPI before ipmi_poweroff's turn.)
 . /guest/lib.sh
@@ -34,6 +35,27 @@ check "interface 0 is kcsraw's platform device" \
 check "modprobe ipmi_si on $KCS2_PORT" modprobe ipmi_si type=kcs \
 	ports="$KCS2_PORT" tryacpi=0 trydmi=0 tryplatform=0 trypci=0
 check "/dev/ipmi1 (stock)" wait_dev /dev/ipmi1
+SYS=/sys/class/misc/kcsraw0
+# acpi_ipmi binds to the interface QEMU's DSDT describes (IPI0001 with the
+# KCS's ports): kcsraw reports SI_ACPI with that handle.
+ls /sys/bus/acpi/devices/ | grep IPI0001 | sed 's/^/    acpi: /'
+check "kcsraw found its ACPI description" \
+	sh -c 'dmesg | grep -q "kcsraw0: described by ACPI IPI0001"'
+r0=$(cat /sys/module/kcsraw/refcnt)
+check "modprobe acpi_ipmi" modprobe acpi_ipmi
+r1=$(cat /sys/module/kcsraw/refcnt)
+echo "    kcsraw refcnt: $r0 before acpi_ipmi, $r1 after"
+check "acpi_ipmi bound to kcsraw's interface (a user: refcnt +1)" \
+	test "$r1" = $((r0 + 1))
+echo "    smi: $(cat $SYS/smi)"
+check "sysfs smi: registered, the handler's messages returned" \
+	grep -q 'registered=1 messages=[1-9]' $SYS/smi
+check "smi_policy takes keys" \
+	sh -c "echo 'max_busy_us=50 backoff=fixed' >$SYS/smi_policy"
+expect "smi_policy reads them back" 'max_busy_us=50 .*backoff=fixed' \
+	$SYS/smi_policy
+check "smi_policy refuses poll_us=0" \
+	sh -c "! echo poll_us=0 2>/dev/null >$SYS/smi_policy"
 
 say "kcsmuxd node ipmi5 serving a client meanwhile"
 check "modprobe cuse" modprobe cuse
@@ -157,6 +179,9 @@ rmmod kcsraw 2>/tmp/rm1
 check "rmmod kcsraw refused while ipmi_watchdog is loaded" loaded kcsraw
 sed 's/^/    /' /tmp/rm1
 check "rmmod ipmi_watchdog" rmmod ipmi_watchdog
+rmmod kcsraw 2>/dev/null
+check "rmmod kcsraw refused while acpi_ipmi is loaded" loaded kcsraw
+check "rmmod acpi_ipmi" rmmod acpi_ipmi
 sleep 60 </dev/ipmi0 &
 hpid=$!
 sleep 0.5
