@@ -37,6 +37,11 @@
 #   --reboot             let a guest reset restart the guest (the busybox guest
 #                        runs with -no-reboot otherwise: a reset ends QEMU);
 #                        the script runs again in the new boot
+#   --kernel K           the guest kernel: 6.1 (Debian 12, the default), 6.12
+#                        (Debian 13) or 7.2 (Debian unstable); the same as
+#                        KCSMUX_KERNEL=K. Other kernels come from their
+#                        suite's chroot (tests/chroot.sh), with kcsraw.ko
+#                        built there per kernel (tests/vm/build-kmod.sh)
 #   --shell              interactive shell in the guest instead of SCRIPT
 #   --systemd            boot the cached Debian 12 guest with systemd as PID 1
 #                        (tests/vm/build-debian-image.sh builds it once) on a
@@ -50,7 +55,7 @@
 #   -q                   do not echo the guest console to stdout
 #
 # Environment: KCSMUX_BUILD (build dir, default ./build), KCSMUX_CACHE,
-# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
+# KCSMUX_KERNEL, KCSMUX_KVER (a Debian 12 kernel release), KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
 # KCSMUX_BMC_CONF, another ipmi_sim configuration directory for
 # start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
 set -euo pipefail
@@ -77,6 +82,7 @@ while [ $# -gt 0 ]; do
 	--log) logfile=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
+	--kernel) export KCSMUX_KERNEL=$2; shift ;;
 	--shell) shell=1 ;;
 	--systemd) systemd=1 ;;
 	--reboot) noreboot="" ;;
@@ -109,8 +115,13 @@ fi
 
 kver=$(guest_kver)
 kroot=$("$KCSMUX_SRC/tests/vm/fetch-kernel.sh" --print-root)
+kmod=$KCSMUX_BUILD/kmod/kcsraw.ko
+if [ "${KCSMUX_KERNEL:-6.1}" != 6.1 ]; then
+	[ $systemd = 0 ] || die "--systemd boots Debian 12's kernel only"
+	kmod=$("$KCSMUX_SRC/tests/vm/build-kmod.sh")
+fi
 vmdir=$KCSMUX_BUILD/vm
-base=$vmdir/base.cpio
+base=$vmdir/base-$kver.cpio
 "$KCSMUX_SRC/tests/vm/build-initramfs.sh" "$base"
 tools=$KCSMUX_BUILD/tests/tools
 bmcdir=$KCSMUX_SRC/tests/vm/bmc
@@ -205,8 +216,7 @@ for f in "$KCSMUX_BUILD"/fused/kcsmuxd "$KCSMUX_BUILD"/fused/kcsmuxd-plain \
 	"$KCSMUX_BUILD"/fused/kcsmuxctl "$tools"/kcsmux-*; do
 	[ -x "$f" ] && [ "${f##*/}" != kcsmux-bmc-proxy ] && stage_elf "$f" "/guest/bin/${f##*/}"
 done
-[ -f "$KCSMUX_BUILD/kmod/kcsraw.ko" ] &&
-	cp "$KCSMUX_BUILD/kmod/kcsraw.ko" "$stage/lib/modules/$kver/extra/"
+[ -f "$kmod" ] && cp "$kmod" "$stage/lib/modules/$kver/extra/"
 if [ $valgrind = 1 ]; then
 	# Debian's /usr/bin/valgrind is a wrapper script around valgrind.bin,
 	# which finds its tool in /usr/libexec/valgrind.
