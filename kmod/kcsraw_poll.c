@@ -313,6 +313,8 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 {
 	enum kcs_result r;
 
+	/* The recovery's end is no result of the cancelled request. */
+	run->req = NULL;
 	while (!kcs_sm_idle(&ifc->sm)) {
 		/*
 		 * Stopping: the interface is going away, and every sleep
