@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/uio.h>
 
 #include <event2/event.h>
@@ -482,6 +483,63 @@ END_TEST
 
 /* The wire keeps a netfn's low six bits (netfn << 2): 0x46 is app (06)
  * at the BMC, and is judged so by the stock checks and the rules. */
+/* The refusal's log line: who (uid, pid, process name), what (the
+ * command's name and number) and which rule; and a node's deny line. */
+START_TEST(test_denied_log_line)
+{
+	struct client *c = client_new(&nb, getpid(), 1000);
+	struct access_why why = { .depth = 0, .netfn = 6, .cmd = 2 };
+	char buf[256], want[256];
+
+	ck_assert_ptr_nonnull(c);
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_DENIED, &why);
+	snprintf(want, sizeof(want),
+		 "node b: uid 1000 pid %ld (test_client): Cold Reset (netfn "
+		 "0x06 cmd 0x02) denied (cc 0xd4) by access = readonly (no "
+		 "allow line)",
+		 (long)getpid());
+	ck_assert_str_eq(buf, want);
+	why.netfn = 0x30;
+	why.cmd = 0x16;
+	why.depth = 1;
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_TUNNEL, &why);
+	ck_assert_msg(strstr(buf, "netfn 0x30 cmd 0x16 denied (cc 0xd4) by "
+				  "tunnel not explicitly allowed (access = "
+				  "readonly), inside Send Message") != NULL,
+		      "%s", buf);
+	cmdset_add(&nb.conf.acc.deny, 0x0a, 0x47);
+	why.netfn = 0x0a;
+	why.cmd = 0x47;
+	why.depth = 0;
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_DENIED, &why);
+	ck_assert_msg(strstr(buf, "Clear SEL (netfn 0x0a cmd 0x47) denied "
+				  "(cc 0xd4) by a deny line") != NULL,
+		      "%s", buf);
+	client_free(c);
+}
+END_TEST
+
+/* Events nobody can take are dropped and counted (the metrics'
+ * kcsmux_events_dropped_total): over the backlog with no subscriber, and
+ * over a subscriber's event_backlog unread. */
+START_TEST(test_events_dropped)
+{
+	struct client *c = open_file(&na);
+	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 1 }, 1);
+	int on = 1, i;
+
+	for (i = 0; i < 25; i++)
+		d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 0);
+	d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 1);
+	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_uint_eq(c->rq_events, 25);
+	d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 2);
+}
+END_TEST
+
 START_TEST(test_netfn_high_bits)
 {
 	struct client *a = open_file(&na), *b = open_file(&nb);
@@ -737,6 +795,8 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_receive_small_buffer);
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_denied_log_line);
+	tcase_add_test(tc, test_events_dropped);
 	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
