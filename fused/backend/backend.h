@@ -80,6 +80,9 @@ struct backend {
 	struct event *ev;
 	unsigned int inflight; /* submitted, not completed */
 	unsigned int depth;    /* how many we keep submitted */
+	unsigned int bridged;  /* of inflight: IPMB requests a bridging
+				  backend holds (the core counts them; they
+				  take none of the depth slots) */
 	uint32_t irq;	       /* the interface's IRQ, 0: none */
 	bool bridges;	       /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and

@@ -240,8 +240,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
 		m->addr_raw[6] = resp[0] & 3;
 	client_deliver(c, m);
-	/* A BMC reset clears its global enables: set them again. */
-	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	/* A BMC reset clears its global enables: set them again (a bridged
+	 * one on ipmidev: sdrglue_observe above). */
+	if (x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    x->netfn == IPMI_NETFN_APP_REQUEST &&
 	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
 		bmc_setup_recheck(x->d);
 	xact_free(x);
@@ -353,6 +355,19 @@ int client_send(struct client *c, const struct abi_addr *addr,
 	if (c->outstanding + c->rq_len >= n->conf.max_outstanding) {
 		n->cnt.busy++;
 		return -EBUSY;
+	}
+	/* LUN 0 (the system interface's, an IPMB target's) unless the
+	 * node's luns key opens another: what an OEM or SMS LUN does with
+	 * an allowed command number is the vendor's (kcsmux.conf(5)) */
+	if ((addr->lun & 3) && !(n->conf.luns & (1u << (addr->lun & 3)))) {
+		n->cnt.denied++;
+		log_ratelimited(&n->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+				"to LUN %u denied (cc 0xd4): luns",
+				n->conf.name, (int)c->pid, netfn, cmd,
+				(unsigned int)(addr->lun & 3));
+		return answer_now(c, addr, msgid, netfn, cmd,
+				  IPMI_CC_INSUFFICIENT_PRIV);
 	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
@@ -471,7 +486,10 @@ static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 	struct client *c = cmdreg_lookup(d, netfn, cmd, chan);
 	struct kmsg *m;
 
-	if (!c)
+	/* A file that does not read keeps at most max_outstanding unread
+	 * messages of any kind: past that the command is answered cc 0xC1
+	 * as if nobody had registered it. */
+	if (!c || c->rq_len >= c->node->conf.max_outstanding)
 		return false;
 	m = kmsg_new(u);
 	if (m)

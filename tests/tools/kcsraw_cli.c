@@ -194,7 +194,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 {
 	struct kcsraw_submit sub;
 	struct kcsraw_completion c;
-	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, queue = 0, t0, wall;
+	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, queue = 0, t0,
+				    wall;
 	unsigned long sent = 0, got = 0, ok = 0, bad = 0;
 	unsigned int inflight = 0;
 	struct kcsmux_stats ls, ss, cs;
