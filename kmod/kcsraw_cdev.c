@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/compat.h>
+#include "kcsraw_compat.h"
 #include "kcsraw_priv.h"
 
 /* The ABI is the same for 32- and 64-bit callers. */
@@ -296,7 +297,8 @@ static int kcsraw_info(struct kcsraw_file *f, void __user *arg)
 	info.version = KCSRAW_UAPI_VERSION;
 	info.index = ifc->index;
 	info.flags = (ifc->irq ? KCSRAW_INFO_IRQ : 0) |
-		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0);
+		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0) |
+		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_SMI : 0);
 	info.data_port = ifc->base;
 	info.status_port = ifc->base + ifc->spacing;
 	info.regspacing = ifc->spacing;
@@ -407,7 +409,7 @@ static const struct file_operations kcsraw_fops = {
 	.poll = kcsraw_poll,
 	.unlocked_ioctl = kcsraw_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
+	.llseek = KCSRAW_NO_LLSEEK,
 };
 
 int kcsraw_cdev_register(struct kcsraw_iface *ifc)
