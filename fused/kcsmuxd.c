@@ -44,7 +44,7 @@ static void usage(FILE *f)
 }
 
 /* The per-node table (SIGUSR1), in configuration order. */
-void daemon_dump_stats(struct daemon *d, FILE *f)
+static void daemon_dump_stats(struct daemon *d, FILE *f)
 {
 	uint64_t now = now_ns();
 	struct node **v;

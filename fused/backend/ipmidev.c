@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "util/error.h"
 #include "util/log.h"
 
 static int id_submit(struct backend *be, uint64_t cookie,
@@ -132,7 +133,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 	int on;
 
 	if (!be) {
-		asprintf(cause, "out of memory");
+		error_set(cause, "out of memory");
 		return NULL;
 	}
 	be->ops = &ipmidev_ops;
@@ -142,7 +143,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 	be->bridges = true;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
-		asprintf(cause, "%s: %s", path, strerror(errno));
+		error_set(cause, "%s: %s", path, strerror(errno));
 		free(be);
 		return NULL;
 	}
@@ -152,7 +153,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 			 strerror(errno));
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, id_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
-		asprintf(cause, "%s: event_add failed", path);
+		error_set(cause, "%s: event_add failed", path);
 		id_destroy(be);
 		return NULL;
 	}

@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "util/error.h"
 #include "util/log.h"
 
 /* Two in the module: the next request starts the moment one finishes,
@@ -117,7 +118,7 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 
 	be = calloc(1, sizeof(*be));
 	if (!be) {
-		asprintf(cause, "out of memory");
+		error_set(cause, "out of memory");
 		return NULL;
 	}
 	be->ops = &kcsraw_ops;
@@ -126,21 +127,21 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	be->depth = KCSRAW_PIPELINE;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
-		asprintf(cause, "%s: %s%s", path, strerror(errno),
-			 errno == ENOENT ? " (is kcsraw.ko loaded?)" : "");
+		error_set(cause, "%s: %s%s", path, strerror(errno),
+			  errno == ENOENT ? " (is kcsraw.ko loaded?)" : "");
 		free(be);
 		return NULL;
 	}
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	if (ioctl(be->fd, KCSRAW_IOC_INFO, &info) < 0) {
-		asprintf(cause, "%s: KCSRAW_IOC_INFO: %s", path,
-			 strerror(errno));
+		error_set(cause, "%s: KCSRAW_IOC_INFO: %s", path,
+			  strerror(errno));
 		goto fail;
 	}
 	if (info.version != KCSRAW_UAPI_VERSION) {
-		asprintf(cause, "%s: kcsraw uapi version %u, expected %u", path,
-			 info.version, KCSRAW_UAPI_VERSION);
+		error_set(cause, "%s: kcsraw uapi version %u, expected %u",
+			  path, info.version, KCSRAW_UAPI_VERSION);
 		goto fail;
 	}
 	if (info.queue_depth && info.queue_depth < be->depth)
@@ -151,7 +152,7 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	 * EV_CLOSED-free persistent read and check ATN on every wake-up. */
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
-		asprintf(cause, "%s: event_add failed", path);
+		error_set(cause, "%s: event_add failed", path);
 		goto fail;
 	}
 	log_info("backend kcsraw: %s ports 0x%x/0x%x irq %u", path,

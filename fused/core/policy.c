@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "core/policy.h"
+#include "util/error.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -140,19 +141,6 @@ static const struct pkey pkeys[] = {
 
 _Static_assert(ARRAY_SIZE(pkeys) <= 32, "policy_merge() masks are 32 bits");
 
-int value_error(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cause == NULL)
-		return -1;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) == -1)
-		*cause = NULL;
-	va_end(ap);
-	return -1;
-}
-
 /* Decimal digits only; -1 on anything else or overflow past MAX. */
 static int parse_dec(const char *v, uint64_t max, uint64_t *out)
 {
@@ -225,10 +213,10 @@ int value_u32(const char *key, const char *v, uint32_t min, uint32_t max,
 	uint64_t n;
 
 	if (parse_dec(v, max, &n) == -1 || n < min)
-		return value_error(cause,
-				   "%s: expected an integer from %u to "
-				   "%u, not '%s'",
-				   key, min, max, v);
+		return error_set(cause,
+				 "%s: expected an integer from %u to "
+				 "%u, not '%s'",
+				 key, min, max, v);
 	*out = (uint32_t)n;
 	return 0;
 }
@@ -241,10 +229,10 @@ int value_fixed(const char *key, const char *v, unsigned decimals, uint32_t max,
 
 	if (parse_scaled(v, decimals, max, &n) == -1) {
 		format_scaled(hi, sizeof(hi), max, decimals);
-		return value_error(cause,
-				   "%s: expected a number from 0 to %s "
-				   "with up to %u decimals, not '%s'",
-				   key, hi, decimals, v);
+		return error_set(cause,
+				 "%s: expected a number from 0 to %s "
+				 "with up to %u decimals, not '%s'",
+				 key, hi, decimals, v);
 	}
 	*out = (uint32_t)n;
 	return 0;
@@ -262,10 +250,10 @@ int value_bool(const char *key, const char *v, bool *out, char **cause)
 			return 0;
 		}
 	}
-	return value_error(cause,
-			   "%s: expected yes/no, true/false, on/off or "
-			   "1/0, not '%s'",
-			   key, v);
+	return error_set(cause,
+			 "%s: expected yes/no, true/false, on/off or "
+			 "1/0, not '%s'",
+			 key, v);
 }
 
 /* "a, b or c" for messages. */
@@ -299,11 +287,11 @@ int value_enum(const char *key, const char *v, const char *const *names,
 	join_names(all, sizeof(all), names);
 	near = value_suggest(v, names);
 	if (near != NULL)
-		return value_error(cause,
-				   "%s: '%s' is not %s (did you mean "
-				   "'%s'?)",
-				   key, v, all, near);
-	return value_error(cause, "%s: '%s' is not %s", key, v, all);
+		return error_set(cause,
+				 "%s: '%s' is not %s (did you mean "
+				 "'%s'?)",
+				 key, v, all, near);
+	return error_set(cause, "%s: '%s' is not %s", key, v, all);
 }
 
 /* Levenshtein distance, for "did you mean"; long words are never close. */
@@ -445,8 +433,8 @@ static int parse_number(const struct pkey *k, const char *v, uint32_t *out,
 		      parse_scaled(num, k->decimals, k->max, &n) == -1;
 	if (bad) {
 		describe(k, what, sizeof(what));
-		return value_error(cause, "%s: expected %s, not '%s'", k->name,
-				   what, v);
+		return error_set(cause, "%s: expected %s, not '%s'", k->name,
+				 what, v);
 	}
 	*out = (uint32_t)n;
 	return 0;
@@ -501,11 +489,11 @@ int policy_set_key(struct kcsmux_policy *pol, const char *key,
 	names[i++] = "policy";
 	names[i] = NULL;
 	if ((near = value_suggest(key, names)) != NULL)
-		return value_error(cause,
-				   "unknown policy key '%s' (did you "
-				   "mean '%s'?)",
-				   key, near);
-	return value_error(cause, "unknown policy key '%s'", key);
+		return error_set(cause,
+				 "unknown policy key '%s' (did you "
+				 "mean '%s'?)",
+				 key, near);
+	return error_set(cause, "unknown policy key '%s'", key);
 }
 
 int policy_update(struct kcsmux_policy *pol, const char *key, const char *value,
@@ -560,10 +548,10 @@ int policy_get_key(const struct kcsmux_policy *pol, const char *key, char *buf,
 int policy_check(const struct kcsmux_policy *pol, char **cause)
 {
 	if (pol->poll_max_us < pol->poll_us)
-		return value_error(cause,
-				   "poll_max_us (%u) is less than "
-				   "poll_us (%u)",
-				   pol->poll_max_us, pol->poll_us);
+		return error_set(cause,
+				 "poll_max_us (%u) is less than "
+				 "poll_us (%u)",
+				 pol->poll_max_us, pol->poll_us);
 	return 0;
 }
 
@@ -787,32 +775,32 @@ static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
 	int body;
 
 	if (parse_netfn(item, nlen, &nlo, &nhi, &body) == -1)
-		return value_error(
+		return error_set(
 			cause,
 			"'%.*s': bad netfn '%.*s' (expected "
 			"hex 00-3f, a LO-HI range, '*' or a name such as app, "
 			"chassis, sensor, storage, transport, oem)",
 			(int)len, item, (int)nlen, item);
 	if (nlo == nhi && (nlo & 1))
-		return value_error(cause,
-				   "'%.*s': netfn 0x%02x is a response "
-				   "netfn; requests use the even one, 0x%02x",
-				   (int)len, item, nlo, nlo & ~1U);
+		return error_set(cause,
+				 "'%.*s': netfn 0x%02x is a response "
+				 "netfn; requests use the even one, 0x%02x",
+				 (int)len, item, nlo, nlo & ~1U);
 	if (colon != NULL &&
 	    parse_span(colon + 1, ilen - nlen - 1, 0xff, &clo, &chi) == -1)
-		return value_error(
+		return error_set(
 			cause,
 			"'%.*s': bad cmd '%.*s' (expected "
 			"hex 00-ff, a LO-HI range with LO <= HI, or '*')",
 			(int)len, item, (int)(ilen - nlen - 1), colon + 1);
 	if (slash != NULL || body != NO_BODY) {
 		if (slash != NULL && body != NO_BODY)
-			return value_error(cause,
-					   "'%.*s': '%.*s' already names "
-					   "its defining body",
-					   (int)len, item, (int)nlen, item);
+			return error_set(cause,
+					 "'%.*s': '%.*s' already names "
+					 "its defining body",
+					 (int)len, item, (int)nlen, item);
 		if (nlo != KCSMUX_GX_NETFN || nhi != KCSMUX_GX_NETFN)
-			return value_error(
+			return error_set(
 				cause,
 				"'%.*s': a defining body "
 				"(/BODY) goes only with the group extension netfn "
@@ -821,7 +809,7 @@ static int parse_item(struct kcsmux_cmdset *s, struct kcsmux_cmdset *tun,
 		blo = bhi = (unsigned)body;
 		if (slash != NULL && parse_span(slash + 1, len - ilen - 1, 0xff,
 						&blo, &bhi) == -1)
-			return value_error(
+			return error_set(
 				cause,
 				"'%.*s': bad body '%.*s' "
 				"(expected hex 00-ff, a LO-HI range with LO <= HI, "
@@ -850,8 +838,8 @@ static int parse_list(struct kcsmux_cmdset *set, struct kcsmux_cmdset *tun,
 	size_t len;
 
 	if (*p == '\0')
-		return value_error(cause, "empty list (expected NETFN[:CMD], "
-					  "...)");
+		return error_set(cause, "empty list (expected NETFN[:CMD], "
+					"...)");
 	for (; *p != '\0'; p += len, p += strspn(p, sep)) {
 		len = strcspn(p, sep);
 		if (parse_item(&tmp, tun != NULL ? &ttmp : NULL, p, len,

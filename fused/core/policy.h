@@ -232,8 +232,5 @@ int value_enum(const char *key, const char *v, const char *const *names,
 	       char **cause);
 /* The candidate closest to WORD if it is a plausible typo, else NULL. */
 const char *value_suggest(const char *word, const char *const *cands);
-/* vasprintf into *cause (if cause is not NULL); returns -1. */
-int value_error(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif /* KCSMUX_POLICY_H */

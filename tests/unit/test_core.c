@@ -19,16 +19,16 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "admin/config.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "fake_backend.h"
+#include "node_conf.h"
 
 static struct event_base *base;
 static struct daemon d;
 static struct fake_be *fb;
 static struct node na, nb; /* a: policy bulk, b: interactive */
-static struct kcsmux_config cfg;
+static struct kcsmux_node_conf conf_a, conf_b;
 
 /* what went up */
 static struct {
@@ -99,15 +99,10 @@ static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
 
 static void setup(void)
 {
-	char *cause = NULL;
-
 	memset(&up, 0, sizeof(up));
-	memset(&cfg, 0, sizeof(cfg));
-	ck_assert_msg(config_load_string(&cfg,
-					 "[node a]\npolicy = bulk\n"
-					 "[node b]\npolicy = interactive\n",
-					 "t.conf", &cause) == 0,
-		      "%s", cause);
+	test_node_conf(&conf_a, "a", KCSMUX_PRESET_BULK, KCSMUX_ACCESS_ALL);
+	test_node_conf(&conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
+		       KCSMUX_ACCESS_ALL);
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	memset(&d, 0, sizeof(d));
@@ -118,8 +113,8 @@ static void setup(void)
 	memset(d.chan_lun, 2, sizeof(d.chan_lun));
 	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
-	node_init(&na, &cfg.nodes[0]);
-	node_init(&nb, &cfg.nodes[1]);
+	node_init(&na, &conf_a);
+	node_init(&nb, &conf_b);
 }
 
 static void teardown(void)
@@ -132,7 +127,6 @@ static void teardown(void)
 	d.be->ops->destroy(d.be);
 	core_fini(&d);
 	event_base_free(base);
-	config_free(&cfg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,7 +497,6 @@ START_TEST(test_stop_in_flight)
 	ck_assert(TAILQ_EMPTY(&d.internal));
 	ck_assert(TAILQ_EMPTY(&d.br.pending));
 	event_base_free(base);
-	config_free(&cfg);
 }
 END_TEST
 
