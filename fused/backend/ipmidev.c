@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend_ipmidev.c - the nodes on top of a stock /dev/ipmiN, for hosts
+ * ipmidev.c - the nodes on top of a stock /dev/ipmiN, for hosts
  * that keep ipmi_si. Scheduling, access policy and accounting are the
  * daemon's as with kcsraw, but polling stays the kernel's one global
  * policy (kipmid): the per-node polling keys have no effect here. The

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend_kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
+ * kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
  * submitted with its node's polling policy; completions come back with
  * their cost report; POLLPRI means the BMC raised SMS_ATN.
  */
@@ -147,9 +147,10 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	if (info.queue_depth && info.queue_depth < be->depth)
 		be->depth = info.queue_depth;
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
-	/* EV_READ for completions; the module's POLLPRI (SMS_ATN) also
-	 * makes the fd readable to epoll only with EPOLLPRI, so ask for
-	 * EV_CLOSED-free persistent read and check ATN on every wake-up. */
+	/* EV_READ wakes for both: completions, and SMS_ATN, which the
+	 * module reports (and wakes waiters with) as POLLPRI and POLLIN
+	 * together; each wake-up reads the completions, then asks
+	 * KCSRAW_IOC_ATTN (kr_event). */
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
 		error_set(cause, "%s: event_add failed", path);

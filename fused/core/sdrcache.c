@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sdrcache.c - the SDR repository and FRU inventory answered from memory
- * (sdrcache.h for the interface, docs/design.md "SDR and FRU cache").
+ * (sdrcache.h for the interface, docs/sdrcache.md).
  *
  * Main repository: filled on the first request a caching node makes
  * (Get SDR Repository Info, Reserve, then every record by following the

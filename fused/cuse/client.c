@@ -581,7 +581,7 @@ static void grant_put(struct client *c, pid_t tid, int op,
  * unmapped or NULL buffer fails the call with EFAULT there and the message
  * stays queued, as on the stock device. (A buffer that is mapped but not
  * writable passes that copy and fails only the final copy-out, after the
- * daemon answered: docs/design.md, "Known differences".)
+ * daemon answered: docs/differences.md.)
  */
 static void retry_grant(struct client *c, fuse_req_t req, pid_t tid,
 			const struct abi_ioctl *ent, void *arg,

@@ -1785,8 +1785,8 @@ static const struct step steps[] = {
  * IPMB requests go to the one IPMB controller that answers (0x72 on
  * channel 0) or are refused before they leave.
  *
- * Differences CUSE cannot close are known by name (docs/design.md, "Known
- * differences"): counted as known when the two results differ exactly in
+ * Differences CUSE cannot close are known by name (docs/differences.md):
+ * counted as known when the two results differ exactly in
  * the documented way, as mismatches otherwise.
  */
 #include <sys/mman.h>
@@ -1822,7 +1822,7 @@ static const char *const rclass_name[RC_COUNT] = {
 	"recv-readonly",
 };
 
-/* Known differences, by name (docs/design.md). */
+/* Known differences, by name (docs/differences.md). */
 enum known {
 	K_NONE,
 	K_SEND_ORDER,	   /* invalid address + bad data: EFAULT vs EINVAL */
