@@ -70,38 +70,36 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 	return (int)len;
 }
 
-int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		   const uint8_t *data, uint16_t data_len, uint8_t my_lun,
-		   uint8_t seq, uint8_t *out, size_t cap)
+int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
+		   uint8_t *out, size_t cap)
 {
-	size_t len = (size_t)data_len + IPMB_SEND_OVERHEAD + 1;
+	const struct abi_addr *addr = &rq->addr;
+	size_t len = (size_t)rq->len + IPMB_SEND_OVERHEAD + 1;
 	int rv;
 
 	if (addr->addr_type != IPMI_LAN_ADDR_TYPE || addr->channel < 0 ||
-	    addr->channel >= ABI_MAX_CHANNELS || (data_len && !data))
+	    addr->channel >= ABI_MAX_CHANNELS || (rq->len && !rq->data))
 		return -EINVAL;
 	rv = send_msg_start(out, cap, len, (uint8_t)addr->channel);
 	if (rv)
 		return rv;
 	out[3] = addr->session_handle;
 	out[4] = addr->remote_swid;
-	out[5] = (uint8_t)(netfn << 2 | (addr->lun & 3));
+	out[5] = (uint8_t)(rq->netfn << 2 | (addr->lun & 3));
 	out[6] = ipmb_checksum(out + 4, 2);
-	put_requester(out + 7, addr->local_swid, seq, my_lun, cmd, data,
-		      data_len);
+	put_requester(out + 7, addr->local_swid, seq, my_lun, rq->cmd, rq->data,
+		      rq->len);
 	return (int)len;
 }
 
-int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
-			 uint8_t cmd, const uint8_t *data, uint16_t data_len,
-			 uint8_t my_sa, uint8_t my_lun, uint8_t seq,
-			 uint8_t *out, size_t cap)
+int ipmb_build_from_addr(const struct ipmi_request *rq, uint8_t my_sa,
+			 uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap)
 {
+	const struct abi_addr *addr = &rq->addr;
 	struct ipmb_tx tx;
 
 	if (addr->addr_type == IPMI_LAN_ADDR_TYPE)
-		return ipmb_build_lan(addr, netfn, cmd, data, data_len, my_lun,
-				      seq, out, cap);
+		return ipmb_build_lan(rq, my_lun, seq, out, cap);
 	if (addr->addr_type != IPMI_IPMB_ADDR_TYPE &&
 	    addr->addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE)
 		return -EINVAL;
@@ -113,13 +111,13 @@ int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 		.broadcast = addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
 		.dest_sa = addr->slave_addr,
 		.dest_lun = addr->lun,
-		.netfn = netfn,
-		.cmd = cmd,
+		.netfn = rq->netfn,
+		.cmd = rq->cmd,
 		.src_sa = my_sa,
 		.src_lun = my_lun,
 		.seq = seq,
-		.data = data,
-		.data_len = data_len,
+		.data = rq->data,
+		.data_len = rq->len,
 	};
 	return ipmb_build_send_msg(&tx, out, cap);
 }

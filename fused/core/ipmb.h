@@ -75,15 +75,6 @@ struct ipmb_tx {
 int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap);
 
 /*
- * The same for a client's SEND to an IPMB or IPMB-broadcast address, the
- * way i_ipmi_req_ipmb formats it: dest = (addr->slave_addr, addr->lun),
- * src = (my_sa, my_lun) of addr->channel. seq is the sequence slot for a
- * request, and the client's msgid for a response (odd netfn: a reply to an
- * incoming command; only msgid & 0x3f reaches the bus). A LAN address is
- * framed by ipmb_build_lan. -EINVAL for any other address type or a
- * lun > 3.
- */
-/*
  * A client's SEND to a LAN address (a LAN or serial channel), as
  * format_lan_msg lays it out: Send Message to addr->channel carrying the
  * session handle, remote SWID, netfn << 2 | lun, checksum, local SWID,
@@ -91,14 +82,21 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap);
  * for LAN addresses. -EINVAL for another type or channel, -EMSGSIZE if it
  * does not fit a KCS message, -ENOSPC if cap is too small.
  */
-int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		   const uint8_t *data, uint16_t data_len, uint8_t my_lun,
-		   uint8_t seq, uint8_t *out, size_t cap);
+int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
+		   uint8_t *out, size_t cap);
 
-int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
-			 uint8_t cmd, const uint8_t *data, uint16_t data_len,
-			 uint8_t my_sa, uint8_t my_lun, uint8_t seq,
-			 uint8_t *out, size_t cap);
+/*
+ * The same for a client's SEND to an IPMB or IPMB-broadcast address, the
+ * way i_ipmi_req_ipmb formats it (rq's address, netfn, cmd and data):
+ * dest = (addr->slave_addr, addr->lun),
+ * src = (my_sa, my_lun) of addr->channel. seq is the sequence slot for a
+ * request, and the client's msgid for a response (odd netfn: a reply to an
+ * incoming command; only msgid & 0x3f reaches the bus). A LAN address is
+ * framed by ipmb_build_lan. -EINVAL for any other address type or a
+ * lun > 3.
+ */
+int ipmb_build_from_addr(const struct ipmi_request *rq, uint8_t my_sa,
+			 uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap);
 
 /* An IPMB message taken out of a Get Message response. */
 struct ipmb_rx {

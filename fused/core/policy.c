@@ -1191,11 +1191,14 @@ enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
  * the daemon writes; the sequence number is taken as 0.
  */
 enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
-				      uint8_t chan, bool bcast, uint8_t sa,
-				      uint8_t lun, uint8_t my_sa, uint8_t netfn,
-				      uint8_t cmd, const uint8_t *data,
-				      size_t len, struct access_why *why)
+				      const struct ipmi_request *rq,
+				      uint8_t my_sa, struct access_why *why)
 {
+	uint8_t chan = (uint8_t)rq->addr.channel, sa = rq->addr.slave_addr;
+	uint8_t lun = rq->addr.lun, netfn = rq->netfn, cmd = rq->cmd;
+	bool bcast = rq->addr.addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE;
+	const uint8_t *data = rq->data;
+	size_t len = rq->len;
 	struct access_why dummy;
 	uint8_t body[300];
 	enum access_verdict v;

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/ipmi_msg.h"
+
 /* max_busy_us: spin until the transaction is done (= KCSRAW_UNLIMITED). */
 #define KCSMUX_UNLIMITED UINT32_MAX
 
@@ -208,14 +210,13 @@ enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
 				 uint8_t cmd, const uint8_t *data, size_t len,
 				 struct access_why *why);
 const char *access_verdict_name(enum access_verdict);
-/* access_check() of a request a client sends to an IPMB address (channel
- * CHAN, broadcast, slave SA, LUN), including how the frame the daemon makes
- * of it may be read on the bus (policy.c). */
+/* access_check() of a request a client sends to an IPMB or IPMB
+ * broadcast address (rq's channel, slave address and LUN), including how
+ * the frame the daemon makes of it, from MY_SA, may be read on the bus
+ * (policy.c). */
 enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
-				      uint8_t chan, bool bcast, uint8_t sa,
-				      uint8_t lun, uint8_t my_sa, uint8_t netfn,
-				      uint8_t cmd, const uint8_t *data,
-				      size_t len, struct access_why *why);
+				      const struct ipmi_request *rq,
+				      uint8_t my_sa, struct access_why *why);
 
 /*
  * Value parsers shared with config.c. Messages name KEY and say what was

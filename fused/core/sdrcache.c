@@ -519,11 +519,13 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 	return SDRC_ANSWERED;
 }
 
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
-			       uint8_t lun, uint8_t cmd, const uint8_t *data,
-			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int *resp_len)
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
+			       const struct ipmi_request *rq, uint64_t now_ms,
+			       uint8_t *resp, unsigned int *resp_len)
 {
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun & 3, cmd = rq->cmd;
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
 	enum sdrc_verdict v;
 
@@ -1102,11 +1104,13 @@ static void dev_info_seen(struct repo *p, const uint8_t *data, unsigned int len,
 	form_store(p, f, resp, resp_len);
 }
 
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len,
-		  uint64_t now_ms)
+void sdrc_observe(struct sdrc *c, const void *owner,
+		  const struct ipmi_request *rq, int status,
+		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms)
 {
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun & 3, cmd = rq->cmd;
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
 	bool judge = false;
 	struct owner *o;

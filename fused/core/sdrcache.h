@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/ipmi_msg.h"
+
 #define SDRC_MAX_RESP	    256	  /* cc + data, at most */
 #define SDRC_MAX_REQ	    8	  /* internal request data bytes */
 #define SDRC_MAX_RECORDS    1024  /* more: not cached */
@@ -59,19 +61,18 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms);
 void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
-/* LUN: the request's (device SDRs are cached for LUN 0 only). */
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
-			       uint8_t lun, uint8_t cmd, const uint8_t *data,
-			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int *resp_len);
+/* RQ: a system-interface request (its netfn, cmd, data and address LUN;
+ * device SDRs are cached for LUN 0 only). */
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
+			       const struct ipmi_request *rq, uint64_t now_ms,
+			       uint8_t *resp, unsigned int *resp_len);
 bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r);
 /* status != 0: the interface failed (no answer). */
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms);
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len,
-		  uint64_t now_ms);
+void sdrc_observe(struct sdrc *c, const void *owner,
+		  const struct ipmi_request *rq, int status,
+		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms);
 void sdrc_owner_gone(struct sdrc *c, const void *owner);
 
 /* Drop everything (the BMC's contents may have changed behind us). */

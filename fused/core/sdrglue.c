@@ -42,10 +42,11 @@ static bool try_cache(struct xact *x, uint64_t now)
 	uint64_t misses = sdrc_stats(cache)->misses;
 	uint8_t resp[2 + SDRC_MAX_RESP];
 	unsigned int len = 0;
+	struct ipmi_request rq;
 	enum sdrc_verdict v;
 
-	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
+	xact_request(x, &rq);
+	v = sdrc_request(cache, x->owner, &rq, now, resp + 2, &len);
 	if (v == SDRC_FORWARD) { /* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
@@ -157,12 +158,14 @@ bool sdrglue_send(struct xact *x)
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len)
 {
+	struct ipmi_request rq;
+
 	if (!x->d->sdrc)
 		return;
 	if (!status && len < 3)
 		status = -EIO;
-	sdrc_observe(x->d->sdrc, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-		     x->req + 2, x->req_len - 2u, status,
+	xact_request(x, &rq);
+	sdrc_observe(x->d->sdrc, x->owner, &rq, status,
 		     status ? NULL : resp + 2, status ? 0 : len - 2, now_ms());
 }
 

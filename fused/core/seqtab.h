@@ -92,16 +92,12 @@ struct seqtab_req {
 	void *owner;
 	const void *group;	/* NULL, or a share key (the node) ... */
 	unsigned int group_max; /* ... holding at most this many slots */
-	int64_t msgid;
-	struct abi_addr addr; /* IPMB or IPMB broadcast */
-	uint8_t netfn, cmd;   /* netfn even */
-	const uint8_t *data;
-	uint16_t data_len;
+	/* to an IPMB or IPMB broadcast address, netfn even; retries < 0:
+	 * ABI_DEFAULT_RETRIES (broadcast: 0), retry_ms 0:
+	 * ABI_DEFAULT_RETRY_MS (pass the result of abi_effective_timing to
+	 * get maintenance mode right); data copied into the slot */
+	struct ipmi_request rq;
 	uint8_t my_sa, my_lun; /* requester address/LUN on addr.channel */
-	int32_t retries;       /* < 0: ABI_DEFAULT_RETRIES; broadcast: 0 */
-	uint32_t retry_ms;     /* 0: ABI_DEFAULT_RETRY_MS (pass the result of
-				   abi_effective_timing to get maintenance
-				   mode right) */
 };
 
 void seqtab_init(struct seqtab *t);

@@ -272,6 +272,59 @@ unsigned int xact_uid_share(unsigned int queue)
 	return queue * 3 / 4 ? queue * 3 / 4 : 1;
 }
 
+bool xact_share_allows(const struct node *n, unsigned int file_queued,
+		       unsigned int uid_queued)
+{
+	unsigned int q = n->conf.pol.queue;
+
+	return file_queued < xact_file_share(q) &&
+	       uid_queued < xact_uid_share(q);
+}
+
+struct xact *xact_from_request(struct node *n, void *owner,
+			       const struct ipmi_request *rq)
+{
+	struct xact *x = xact_new(n->d, n);
+
+	if (!x)
+		return NULL;
+	x->owner = owner;
+	x->addr = rq->addr;
+	x->addr_raw_len = (uint8_t)(rq->addr_len < sizeof(x->addr_raw) ?
+					    rq->addr_len :
+					    sizeof(x->addr_raw));
+	memcpy(x->addr_raw, rq->addr_raw, x->addr_raw_len);
+	x->msgid = rq->msgid;
+	x->netfn = rq->netfn;
+	x->cmd = rq->cmd;
+	x->retries = rq->retries;
+	x->retry_ms = rq->retry_ms;
+	/* the kernel bridges it (ipmidev): the same clamp as ours */
+	if (rq->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		seqtab_clamp_timing(&x->retries, &x->retry_ms);
+	x->req[0] = (uint8_t)(rq->netfn << 2 | (rq->addr.lun & 3));
+	x->req[1] = rq->cmd;
+	memcpy(x->req + 2, rq->data, rq->len);
+	x->req_len = (uint16_t)(rq->len + 2);
+	return x;
+}
+
+void xact_request(const struct xact *x, struct ipmi_request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->addr = x->addr;
+	rq->addr_raw = x->addr_raw;
+	rq->addr_len = x->addr_raw_len;
+	rq->msgid = x->msgid;
+	rq->netfn = x->netfn;
+	rq->cmd = x->cmd;
+	rq->addr.lun = x->req[0] & 3;
+	rq->data = x->req + 2;
+	rq->len = x->req_len >= 2 ? (uint16_t)(x->req_len - 2) : 0;
+	rq->retries = x->retries;
+	rq->retry_ms = x->retry_ms;
+}
+
 void xact_cancel(struct xact *x)
 {
 	x->owner = NULL;

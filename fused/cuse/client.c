@@ -178,15 +178,15 @@ static void si_dispatched(struct xact *x)
 }
 
 /* An answer made by the daemon itself (access denied, ...). */
-static int answer_now(struct client *c, const struct abi_addr *addr,
-		      int64_t msgid, uint8_t netfn, uint8_t cmd, uint8_t cc)
+static int answer_now(struct client *c, const struct ipmi_request *rq,
+		      uint8_t cc)
 {
 	struct ipmb_user_msg u = {
 		.recv_type = IPMI_RESPONSE_RECV_TYPE,
-		.addr = *addr,
-		.msgid = msgid,
-		.netfn = netfn | 1,
-		.cmd = cmd,
+		.addr = rq->addr,
+		.msgid = rq->msgid,
+		.netfn = rq->netfn | 1,
+		.cmd = rq->cmd,
 		.data_len = 1,
 		.data = { cc },
 	};
@@ -198,31 +198,26 @@ static int answer_now(struct client *c, const struct abi_addr *addr,
 	return 0;
 }
 
+/* The core's queue-share rule, with what c and its uid hold queued. */
 static bool over_share(const struct client *c)
 {
-	const struct node *n = c->node;
-	unsigned int q = n->conf.pol.queue, sum = 0;
 	const struct client *o;
+	unsigned int sum = 0;
 
-	if (c->queued >= xact_file_share(q))
-		return true;
-	LIST_FOREACH (o, &n->clients, link)
+	LIST_FOREACH (o, &c->node->clients, link)
 		if (o->uid == c->uid)
 			sum += o->queued;
-	return sum >= xact_uid_share(q);
+	return !xact_share_allows(c->node, c->queued, sum);
 }
 
 /* An IPMB or LAN request of c on a raw KCS: the core bridges it. */
-static int bridge(struct client *c, const struct abi_addr *addr, int64_t msgid,
-		  uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-		  int32_t retries, uint32_t retry_ms, unsigned int flags)
+static int bridge(struct client *c, const struct ipmi_request *rq)
 {
 	struct xact *x;
 	int rv;
 
-	if (flags & ABI_REQF_RESPONSE) {
-		x = bridge_reply_new(c->node, addr, msgid, netfn, cmd, data,
-				     len, &rv);
+	if (rq->flags & ABI_REQF_RESPONSE) {
+		x = bridge_reply_new(c->node, rq, &rv);
 		if (!x)
 			return rv;
 		x->owner = c;
@@ -233,11 +228,34 @@ static int bridge(struct client *c, const struct abi_addr *addr, int64_t msgid,
 	}
 	/* counted before: an answer may come back at once */
 	c->outstanding++;
-	rv = bridge_send(c->node, c, addr, msgid, netfn, cmd, data, len,
-			 retries, retry_ms, flags);
+	rv = bridge_send(c->node, c, rq);
 	if (rv < 0)
 		c->outstanding--;
 	return rv;
+}
+
+/* A request the access rules refused (cc 0xD4): counted and logged. */
+static void log_denied(struct client *c, const struct ipmi_request *rq,
+		       enum access_verdict verdict,
+		       const struct access_why *why)
+{
+	struct node *n = c->node;
+	uint8_t data0 = rq->len ? rq->data[0] : 0;
+
+	n->cnt.denied++;
+	log_ratelimited(&n->rl_denied, LOG_NOTICE,
+			"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+			"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
+			"at nesting level %u (%u data bytes, first "
+			"0x%02x)",
+			n->conf.name, (int)c->pid, rq->netfn, rq->cmd,
+			access_verdict_name(verdict), why->netfn, why->cmd,
+			why->depth, (unsigned int)rq->len, data0);
+	/* every one, for tracing what a client needs (kcsmuxd -d) */
+	log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
+		  "data0 0x%02x len %u",
+		  n->conf.name, (int)c->pid, rq->netfn, rq->cmd, data0,
+		  (unsigned int)rq->len);
 }
 
 /*
@@ -246,27 +264,25 @@ static int bridge(struct client *c, const struct abi_addr *addr, int64_t msgid,
  * becomes a transaction on the node's queue (its answer: si_done) and an
  * IPMB/LAN one is bridged.
  */
-int client_send(struct client *c, const struct abi_addr *addr,
-		const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
-		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-		int32_t retries, uint32_t retry_ms)
+int client_send(struct client *c, struct ipmi_request *rq)
 {
 	struct node *n = c->node;
+	const struct abi_addr *addr = &rq->addr;
 	struct xact *x;
-	unsigned int flags = 0;
 	enum access_verdict verdict;
 	struct access_why why;
 	int rv;
 
 	/* The wire keeps 6 bits (netfn << 2): judge what the BMC gets. */
-	netfn &= 0x3f;
+	rq->netfn &= 0x3f;
 	/* On a raw KCS the channel media are ours to check (the stock
 	 * driver underneath checks them on ipmidev). */
 	if (!n->d->be->bridges && !n->d->media_ready &&
 	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
 		return -EAGAIN;
-	rv = abi_check_request(addr, netfn, cmd, len,
-			       n->d->be->bridges ? NULL : n->d->media, &flags);
+	rv = abi_check_request(addr, rq->netfn, rq->cmd, rq->len,
+			       n->d->be->bridges ? NULL : n->d->media,
+			       &rq->flags);
 	if (rv < 0)
 		return rv;
 	/* Like the stock driver: answers the client has not read yet still
@@ -277,66 +293,28 @@ int client_send(struct client *c, const struct abi_addr *addr,
 	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
-		verdict =
-			access_check_ipmb(&n->conf.acc, (uint8_t)addr->channel,
-					  addr->addr_type ==
-						  IPMI_IPMB_BROADCAST_ADDR_TYPE,
-					  addr->slave_addr, addr->lun,
-					  n->chan_address[addr->channel & 15],
-					  netfn, cmd, data, len, &why);
+		verdict = access_check_ipmb(&n->conf.acc, rq,
+					    n->chan_address[addr->channel & 15],
+					    &why);
 	else
-		verdict =
-			access_check(&n->conf.acc, netfn, cmd, data, len, &why);
+		verdict = access_check(&n->conf.acc, rq->netfn, rq->cmd,
+				       rq->data, rq->len, &why);
 	if (verdict != ACCESS_OK) {
-		n->cnt.denied++;
-		log_ratelimited(&n->rl_denied, LOG_NOTICE,
-				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
-				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
-				"at nesting level %u (%u data bytes, first "
-				"0x%02x)",
-				n->conf.name, (int)c->pid, netfn, cmd,
-				access_verdict_name(verdict), why.netfn,
-				why.cmd, why.depth, (unsigned int)len,
-				len ? data[0] : 0);
-		/* every one, for tracing what a client needs (kcsmuxd -d) */
-		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
-			  "data0 0x%02x len %u",
-			  n->conf.name, (int)c->pid, netfn, cmd,
-			  len ? data[0] : 0, (unsigned int)len);
-		return answer_now(c, addr, msgid, netfn, cmd,
-				  IPMI_CC_INSUFFICIENT_PRIV);
+		log_denied(c, rq, verdict, &why);
+		return answer_now(c, rq, IPMI_CC_INSUFFICIENT_PRIV);
 	}
 	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
 	    !n->d->be->bridges)
-		return bridge(c, addr, msgid, netfn, cmd, data, len, retries,
-			      retry_ms, flags);
+		return bridge(c, rq);
 	if (over_share(c)) {
 		n->cnt.busy++;
 		return -EBUSY;
 	}
-	/* the kernel bridges it (ipmidev): the same clamp as ours */
-	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
-		seqtab_clamp_timing(&retries, &retry_ms);
-	x = xact_new(n->d, n);
+	x = xact_from_request(n, c, rq);
 	if (!x)
 		return -ENOMEM;
-	x->addr = *addr;
-	x->addr_raw_len =
-		(uint8_t)(addr_len < sizeof(x->addr_raw) ? addr_len :
-							   sizeof(x->addr_raw));
-	memcpy(x->addr_raw, addr_raw, x->addr_raw_len);
-	x->msgid = msgid;
-	x->netfn = netfn;
-	x->cmd = cmd;
-	x->retries = retries;
-	x->retry_ms = retry_ms;
-	x->req[0] = (uint8_t)(netfn << 2 | (addr->lun & 3));
-	x->req[1] = cmd;
-	memcpy(x->req + 2, data, len);
-	x->req_len = (uint16_t)(len + 2);
 	x->done = si_done;
 	x->dispatched = si_dispatched;
-	x->owner = c;
 	/* linked and counted before: xact_enqueue() may dispatch it at
 	 * once (the dispatch uncounts what it hands on), and a backend that
 	 * fails it at once answers it at once */
@@ -764,13 +742,21 @@ static void do_send(struct client *c, fuse_req_t req,
 	if (rv == 0 && sizes)
 		rv = sizes;
 	if (rv == 0) {
-		int32_t retries = r.settime ? r.retries : c->timing_retries;
-		uint32_t ms = r.settime ? r.retry_time_ms : c->timing_retry_ms;
+		struct ipmi_request rq = {
+			.addr = addr,
+			.addr_raw = in + ent->in_size,
+			.addr_len = r.addr_len,
+			.msgid = r.msgid,
+			.netfn = r.netfn,
+			.cmd = r.cmd,
+			.data = in + ent->in_size + r.addr_len,
+			.len = dlen,
+			.retries = r.settime ? r.retries : c->timing_retries,
+			.retry_ms = r.settime ? r.retry_time_ms :
+						c->timing_retry_ms,
+		};
 
-		rv = client_send(c, &addr, in + ent->in_size, r.addr_len,
-				 r.msgid, r.netfn, r.cmd,
-				 in + ent->in_size + r.addr_len, dlen, retries,
-				 ms);
+		rv = client_send(c, &rq);
 	}
 	if (rv < 0)
 		fuse_reply_err(req, -rv);

@@ -124,11 +124,9 @@ void client_deliver(struct client *c, struct kmsg *m);
 struct kmsg *kmsg_new(const struct ipmb_user_msg *u);
 /* A request of c (SEND, once decoded and its address parsed): checked as
  * the stock driver and the node's rules check it, then queued on the node
- * or bridged. 0 or a negative errno. */
-int client_send(struct client *c, const struct abi_addr *addr,
-		const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
-		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-		int32_t retries, uint32_t retry_ms);
+ * or bridged. Sets rq's netfn to its 6 wire bits and its flags. 0 or a
+ * negative errno. */
+int client_send(struct client *c, struct ipmi_request *rq);
 /* c closes or lost access: its requests are cancelled. */
 void client_cancel_all(struct client *c);
 

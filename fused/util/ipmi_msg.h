@@ -126,6 +126,27 @@ void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
 /* Messages */
 
 /*
+ * One request as it travels the daemon, like the kernel's struct
+ * kernel_ipmi_msg with its address, msgid and timing: the front end
+ * decodes a SEND_COMMAND(_SETTIME) into it, and the access rules, the
+ * bridge, the SDR cache and the core's transactions all take it. Borrowed:
+ * data and addr_raw point into the caller's buffers; whoever keeps the
+ * request copies them (xact_from_request, seqtab_alloc).
+ */
+struct ipmi_request {
+	struct abi_addr addr;	 /* parsed (abi_parse_addr) */
+	const uint8_t *addr_raw; /* the caller's bytes, echoed in the answer */
+	uint32_t addr_len;
+	int64_t msgid;
+	uint8_t netfn, cmd; /* netfn: the 6 bits the wire carries */
+	const uint8_t *data;
+	uint16_t len;
+	int32_t retries;    /* IPMB/LAN timing: < 0 the default */
+	uint32_t retry_ms;  /* 0: the default */
+	unsigned int flags; /* ABI_REQF_* (abi_check_request) */
+};
+
+/*
  * A message as a /dev/ipmi client receives it (struct ipmi_recv + its
  * address and data), in the stock driver's form: what the core hands up
  * (responses, events, incoming commands) and a backend reports as an event.

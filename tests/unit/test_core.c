@@ -319,6 +319,27 @@ static const struct abi_addr ipmb82 = {
 	.slave_addr = 0x82,
 };
 
+/* bridge_send() of owner's request to ADDR. */
+static int send_ipmb(struct node *n, void *owner, const struct abi_addr *addr,
+		     int64_t msgid, uint8_t netfn, uint8_t cmd,
+		     const uint8_t *data, uint16_t len, int32_t retries,
+		     uint32_t retry_ms, unsigned int flags)
+{
+	struct ipmi_request rq = {
+		.addr = *addr,
+		.msgid = msgid,
+		.netfn = netfn,
+		.cmd = cmd,
+		.data = data,
+		.len = len,
+		.retries = retries,
+		.retry_ms = retry_ms,
+		.flags = flags,
+	};
+
+	return bridge_send(n, owner, &rq);
+}
+
 static void want_req(const struct fake_sub *s, uint8_t cmd)
 {
 	ck_assert_ptr_nonnull(s);
@@ -376,8 +397,8 @@ START_TEST(test_bridge_response)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	ck_assert_uint_eq(fb->nsubs, 1);
 	ck_assert_uint_eq(fb->subs[0].len, sizeof(send_getdevid));
@@ -414,8 +435,8 @@ START_TEST(test_bridge_retry_timeout)
 	int owner;
 
 	/* 1 retry, 1000 ms (the shortest the table keeps) */
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
-				     1000, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
+				   1000, 0),
 			 0);
 	send_taken(0x00); /* no answer yet */
 	ck_assert_ptr_null(fake_pending(fb));
@@ -443,8 +464,8 @@ START_TEST(test_bridge_refused)
 	/* Send Message refused with a cc that is no "try again" */
 	uint8_t busy[3] = { 0x1c, 0x34, 0xcc };
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
-				     1000, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
+				   1000, 0),
 			 0);
 	fake_complete(fb, fake_pending(fb), 0, busy, 3);
 	ck_assert_uint_eq(up.bridged, 1);
@@ -462,8 +483,8 @@ START_TEST(test_bridge_owner_gone)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	bridge_owner_gone(&d, &owner);
 	send_taken(0x01);
@@ -484,8 +505,8 @@ START_TEST(test_stop_in_flight)
 	int owner;
 
 	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	ck_assert_ptr_nonnull(fake_pending(fb));
 	sched_flow_detach(&d.sched, &na.flow);

@@ -17,6 +17,37 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The framers with the request's fields as arguments. */
+static struct ipmi_request mkreq(const struct abi_addr *addr, uint8_t netfn,
+				 uint8_t cmd, const uint8_t *data,
+				 uint16_t data_len)
+{
+	return (struct ipmi_request){ .addr = *addr,
+				      .netfn = netfn,
+				      .cmd = cmd,
+				      .data = data,
+				      .len = data_len };
+}
+
+static int build_from_addr(const struct abi_addr *addr, uint8_t netfn,
+			   uint8_t cmd, const uint8_t *data, uint16_t data_len,
+			   uint8_t my_sa, uint8_t my_lun, uint8_t seq,
+			   uint8_t *out, size_t cap)
+{
+	struct ipmi_request rq = mkreq(addr, netfn, cmd, data, data_len);
+
+	return ipmb_build_from_addr(&rq, my_sa, my_lun, seq, out, cap);
+}
+
+static int build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
+		     const uint8_t *data, uint16_t data_len, uint8_t my_lun,
+		     uint8_t seq, uint8_t *out, size_t cap)
+{
+	struct ipmi_request rq = mkreq(addr, netfn, cmd, data, data_len);
+
+	return ipmb_build_lan(&rq, my_lun, seq, out, cap);
+}
+
 static void assert_bytes(const uint8_t *got, int got_len, const uint8_t *want,
 			 size_t want_len)
 {
@@ -129,35 +160,33 @@ START_TEST(test_build_from_addr)
 			       .channel = IPMI_BMC_CHANNEL };
 	int n;
 
-	n = ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 5, out,
-				 sizeof(out));
+	n = build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 5, out, sizeof(out));
 	assert_bytes(out, n, v_getdevid, sizeof(v_getdevid));
 	a.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
-	n = ipmb_build_from_addr(&a, 6, 1, d12, 2, 0x20, 2, 0, out,
-				 sizeof(out));
+	n = build_from_addr(&a, 6, 1, d12, 2, 0x20, 2, 0, out, sizeof(out));
 	assert_bytes(out, n, v_bcast, sizeof(v_bcast));
 	/* the channel byte carries no tracking bit 0x40 */
 	ck_assert_uint_eq(out[2] & 0xc0, 0);
 
-	ck_assert_int_eq(ipmb_build_from_addr(&si, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&si, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 4);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 16, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	/* LAN is framed too (test_build_lan); a LAN channel past 15 not */
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 2, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 11);
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 16, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 }
 END_TEST
@@ -171,8 +200,8 @@ START_TEST(test_build_response_seq)
 	int64_t msgid = 0x1c9; /* & 0x3f = 9 */
 	int n;
 
-	n = ipmb_build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2, (uint8_t)msgid,
-				 out, sizeof(out));
+	n = build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2, (uint8_t)msgid, out,
+			    sizeof(out));
 	ck_assert_int_eq(n, 11);
 	ck_assert_uint_eq(out[3], 0x40);
 	ck_assert_uint_eq(out[4], 0x2f << 2);
@@ -435,9 +464,9 @@ START_TEST(test_user_command)
 		static const uint8_t c1[] = { 0xc1 };
 
 		assert_bytes(out,
-			     ipmb_build_from_addr(&m.addr, 0x2f, 5, c1, 1, 0x20,
-						  2, (uint8_t)m.msgid, out,
-						  sizeof(out)),
+			     build_from_addr(&m.addr, 0x2f, 5, c1, 1, 0x20, 2,
+					     (uint8_t)m.msgid, out,
+					     sizeof(out)),
 			     v_cmd_reply, sizeof(v_cmd_reply));
 	}
 }
@@ -462,23 +491,19 @@ START_TEST(test_build_lan)
 	struct abi_addr bad = lan;
 	int n;
 
-	n = ipmb_build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out,
-				 sizeof(out));
+	n = build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out, sizeof(out));
 	ck_assert_int_eq(n, 13);
 	ck_assert_mem_eq(out, want, 13);
 	ck_assert_uint_eq((uint8_t)(out[4] + out[5] + out[6]), 0);
 	ck_assert_uint_eq((uint8_t)(out[7] + out[8] + out[9] + out[10] +
 				    out[11] + out[12]),
 			  0);
-	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 262, 1, 3, out,
-					sizeof(out)),
+	ck_assert_int_eq(build_lan(&lan, 6, 1, d, 262, 1, 3, out, sizeof(out)),
 			 -EMSGSIZE);
 	bad.channel = 16;
-	ck_assert_int_eq(ipmb_build_lan(&bad, 6, 1, d, 2, 1, 3, out,
-					sizeof(out)),
+	ck_assert_int_eq(build_lan(&bad, 6, 1, d, 2, 1, 3, out, sizeof(out)),
 			 -EINVAL);
-	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12),
-			 -ENOSPC);
+	ck_assert_int_eq(build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12), -ENOSPC);
 }
 END_TEST
 
