@@ -22,11 +22,14 @@
 #include "util/error.h"
 #include "util/log.h"
 
-static int id_submit(struct backend *be, uint64_t cookie,
-		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len, const struct abi_addr *addr,
-		     int32_t retries, uint32_t retry_ms)
+static int id_submit(struct backend *be, const struct backend_req *br)
 {
+	uint64_t cookie = br->cookie;
+	const uint8_t *req = br->req;
+	unsigned int len = br->len;
+	const struct abi_addr *addr = br->addr;
+	int32_t retries = br->retries;
+	uint32_t retry_ms = br->retry_ms;
 	struct abi_addr si = {
 		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 		.channel = IPMI_BMC_CHANNEL,
@@ -36,7 +39,6 @@ static int id_submit(struct backend *be, uint64_t cookie,
 	struct ipmi_req_settime r;
 	int alen;
 
-	(void)pol;
 	if (len < 2)
 		return -EINVAL;
 	alen = abi_encode_addr(addr ? addr : &si, abuf, sizeof(abuf));

@@ -22,15 +22,15 @@
  * while the scheduler still decides late what runs after that. */
 #define KCSRAW_PIPELINE 2
 
-static int kr_submit(struct backend *be, uint64_t cookie,
-		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len, const struct abi_addr *addr,
-		     int32_t retries, uint32_t retry_ms)
+static int kr_submit(struct backend *be, const struct backend_req *br)
 {
+	uint64_t cookie = br->cookie;
+	const struct kcsraw_policy *pol = br->pol;
+	const uint8_t *req = br->req;
+	unsigned int len = br->len;
+	const struct abi_addr *addr = br->addr;
 	struct kcsraw_submit s;
 
-	(void)retries;
-	(void)retry_ms;
 	if (addr)
 		return -EAFNOSUPPORT; /* bridge.c wraps IPMB requests */
 	if (len < 2 || len > KCSRAW_MAX_MSG)

@@ -191,9 +191,7 @@ static void handle_result(struct daemon *d, struct atn_result *res)
 			  "cmd %#x",
 			  res->rx.seq, res->rx.channel, res->rx.src_sa,
 			  res->rx.netfn, res->rx.cmd);
-		if (seqtab_match(&d->br.tab, res->rx.seq, res->rx.channel,
-				 res->rx.src_sa, res->rx.src_lun, res->rx.netfn,
-				 res->rx.cmd, &gone) == 0) {
+		if (seqtab_match(&d->br.tab, &res->rx, &gone) == 0) {
 			ipmb_user_response(&gone.addr, gone.msgid, gone.cmd,
 					   &res->rx, &u);
 			finish(d, gone.owner, &u);

@@ -160,9 +160,10 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
 	return bad ? -EBADMSG : 0;
 }
 
+/* *out's header: a message of TYPE from ADDR, msgid, netfn and cmd. */
 static void user_msg(struct ipmb_user_msg *out, int32_t type,
 		     const struct abi_addr *addr, int64_t msgid, uint8_t netfn,
-		     uint8_t cmd, const uint8_t *data, uint16_t len)
+		     uint8_t cmd)
 {
 	memset(out, 0, offsetof(struct ipmb_user_msg, data));
 	out->recv_type = type;
@@ -170,6 +171,12 @@ static void user_msg(struct ipmb_user_msg *out, int32_t type,
 	out->msgid = msgid;
 	out->netfn = netfn;
 	out->cmd = cmd;
+}
+
+/* *out's data (at most ABI_MAX_MSG_LENGTH bytes kept). */
+static void user_msg_data(struct ipmb_user_msg *out, const uint8_t *data,
+			  uint16_t len)
+{
 	if (len > ABI_MAX_MSG_LENGTH)
 		len = ABI_MAX_MSG_LENGTH;
 	out->data_len = len;
@@ -184,8 +191,8 @@ void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
 	struct abi_addr a;
 
 	abi_addr_reply_form(req_addr, &a);
-	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, rx->netfn, req_cmd,
-		 rx->data, rx->data_len);
+	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, rx->netfn, req_cmd);
+	user_msg_data(out, rx->data, rx->data_len);
 }
 
 void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
@@ -195,8 +202,8 @@ void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
 	struct abi_addr a;
 
 	abi_addr_reply_form(req_addr, &a);
-	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, req_netfn | 1, cmd,
-		 &cc, 1);
+	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, req_netfn | 1, cmd);
+	user_msg_data(out, &cc, 1);
 }
 
 void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
@@ -206,8 +213,8 @@ void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
 	struct abi_addr a;
 
 	abi_addr_reply_form(addr, &a);
-	user_msg(out, IPMI_RESPONSE_RESPONSE_TYPE, &a, msgid, netfn, cmd, &cc,
-		 1);
+	user_msg(out, IPMI_RESPONSE_RESPONSE_TYPE, &a, msgid, netfn, cmd);
+	user_msg_data(out, &cc, 1);
 }
 
 void ipmb_user_command(const struct ipmb_rx *rx, struct ipmb_user_msg *out)
@@ -219,8 +226,8 @@ void ipmb_user_command(const struct ipmb_rx *rx, struct ipmb_user_msg *out)
 		.lun = rx->src_lun,
 	};
 
-	user_msg(out, IPMI_CMD_RECV_TYPE, &a, rx->seq, rx->netfn, rx->cmd,
-		 rx->data, rx->data_len);
+	user_msg(out, IPMI_CMD_RECV_TYPE, &a, rx->seq, rx->netfn, rx->cmd);
+	user_msg_data(out, rx->data, rx->data_len);
 }
 
 int ipmb_build_invalid_cmd_reply(const struct ipmb_rx *rx, uint8_t my_sa,

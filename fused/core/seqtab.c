@@ -123,18 +123,17 @@ int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
 	return SEQTAB_FAILED;
 }
 
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
-		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, const struct ipmb_rx *rx,
 		 struct seqtab_entry *gone)
 {
 	struct seqtab_entry *e;
 
-	if (seq >= SEQTAB_SLOTS)
+	if (rx->seq >= SEQTAB_SLOTS)
 		return -ENOENT;
-	e = &t->e[seq];
-	if (!e->inuse || e->addr.channel != channel || e->cmd != cmd ||
-	    e->netfn != (rsp_netfn & ~1) || e->addr.slave_addr != rs_sa ||
-	    e->addr.lun != rs_lun)
+	e = &t->e[rx->seq];
+	if (!e->inuse || e->addr.channel != rx->channel || e->cmd != rx->cmd ||
+	    e->netfn != (rx->netfn & ~1) || e->addr.slave_addr != rx->src_sa ||
+	    e->addr.lun != rx->src_lun)
 		return -ENOENT;
 	*gone = *e;
 	e->inuse = false;

@@ -128,12 +128,13 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
 int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
 		     uint64_t now_ns, struct seqtab_entry *gone);
 
+struct ipmb_rx;
 /*
- * Match an IPMB response. seq > 63 or no match: -ENOENT. Found: 0, *gone =
- * the entry, slot freed.
+ * Match the IPMB response RX (its seq, channel, sender SA and LUN, netfn
+ * and cmd). seq > 63 or no match: -ENOENT. Found: 0, *gone = the entry,
+ * slot freed.
  */
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
-		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, const struct ipmb_rx *rx,
 		 struct seqtab_entry *gone);
 
 #define SEQTAB_NONE    0

@@ -150,6 +150,24 @@ static struct xact *pick(struct daemon *d)
 	return NULL;
 }
 
+/* Hand x to the backend with policy POL. */
+static int submit(struct backend *be, const struct xact *x,
+		  const struct kcsraw_policy *pol)
+{
+	bool si = x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	struct backend_req r = {
+		.cookie = x->cookie,
+		.pol = pol,
+		.req = x->req,
+		.len = x->req_len,
+		.addr = si || x->internal ? NULL : &x->addr,
+		.retries = x->retries,
+		.retry_ms = x->retry_ms,
+	};
+
+	return be->ops->submit(be, &r);
+}
+
 void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
@@ -165,13 +183,7 @@ void xact_kick(struct daemon *d)
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
 		x->t_sub = now_ns();
-		rv = be->ops->submit(
-			be, x->cookie, &pol, x->req, x->req_len,
-			x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
-					x->internal ?
-				NULL :
-				&x->addr,
-			x->retries, x->retry_ms);
+		rv = submit(be, x, &pol);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
 			break;
@@ -205,11 +217,18 @@ static void node_account(struct node *n, struct xact *x, int status,
 		t.cpu_ns = cost->cpu_ns;
 		t.spin_ns = cost->spin_ns;
 		n->cnt.sleeps += cost->sleeps;
-		if (status == 0)
+		if (status == 0) {
+			struct adapt_sample smp = {
+				.resp_ns = t.service_ns,
+				.sleeps = cost->sleeps,
+				.bmc_us = cost->bmc_us,
+				.cpu_ns = cost->cpu_ns,
+			};
+
 			adapt_record(&n->adapt, x->netfn, x->cmd,
-				     x->adaptive ? &x->choice : NULL,
-				     t.service_ns, cost->sleeps, cost->bmc_us,
-				     cost->cpu_ns, now);
+				     x->adaptive ? &x->choice : NULL, &smp,
+				     now);
+		}
 	} else {
 		t.service_ns = now - x->t_sub;
 	}

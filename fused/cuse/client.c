@@ -561,11 +561,12 @@ static void grant_put(struct client *c, pid_t tid, int op,
  * writable passes that copy and fails only the final copy-out, after the
  * daemon answered: docs/differences.md.)
  */
-static void retry_grant(struct client *c, fuse_req_t req, pid_t tid,
+static void retry_grant(struct client *c, fuse_req_t req,
 			const struct abi_ioctl *ent, void *arg,
 			const struct abi_span *sp, int n, bool guess)
 {
 	struct iovec in_iov[ABI_RECV_SPANS + 1], iov[ABI_RECV_SPANS];
+	pid_t tid = fuse_req_ctx(req)->pid;
 	int nin = 0;
 
 	grant_put(c, tid, ent->op, sp, n, guess);
@@ -698,7 +699,7 @@ static void first_call(struct client *c, fuse_req_t req,
 			n = 0;
 	}
 	if (n > 1 || (n == 1 && !send)) {
-		retry_grant(c, req, tid, ent, arg, sp, n, true);
+		retry_grant(c, req, ent, arg, sp, n, true);
 		return;
 	}
 	/* Just the struct: SEND is granted it as input, RECEIVE no output. */
@@ -735,7 +736,7 @@ static void do_send(struct client *c, fuse_req_t req,
 	dlen = sizes == -EMSGSIZE ? 0 : abi_req_data_len(&r);
 	n = abi_send_spans((uintptr_t)arg, ent->in_size, &r, dlen, sp);
 	if (!granted(c, tid, ent->op, sp, n, in_len)) {
-		retry_grant(c, req, tid, ent, arg, sp, n, false);
+		retry_grant(c, req, ent, arg, sp, n, false);
 		return;
 	}
 	rv = abi_parse_addr(in + ent->in_size, r.addr_len, &addr);
@@ -802,7 +803,7 @@ static void do_receive(struct client *c, fuse_req_t req,
 	 * if the kernel holds exactly that memory for this call. */
 	nsp = abi_recv_spans((uintptr_t)arg, ent->in_size, &r, alen, &fit, sp);
 	if (!granted(c, tid, ent->op, sp, nsp, out_len)) {
-		retry_grant(c, req, tid, ent, arg, sp, nsp, false);
+		retry_grant(c, req, ent, arg, sp, nsp, false);
 		return;
 	}
 	/* Answered from a retry that had the buffers copied in: mapped. */
@@ -1014,13 +1015,15 @@ static void do_simple(struct client *c, fuse_req_t req,
 		fuse_reply_ioctl(req, 0, NULL, 0);
 }
 
-void client_ioctl(struct client *c, fuse_req_t req, unsigned int cmd, void *arg,
-		  unsigned int flags, const void *in_buf, size_t in_len,
-		  size_t out_len)
+void client_ioctl(struct client *c, const struct cuse_ioctl *io)
 {
+	fuse_req_t req = io->req;
+	void *arg = io->arg;
+	const void *in_buf = io->in;
+	size_t in_len = io->in_len, out_len = io->out_len;
 	const struct abi_ioctl *ent;
 
-	ent = abi_ioctl_lookup(cmd, flags & FUSE_IOCTL_COMPAT);
+	ent = abi_ioctl_lookup(io->cmd, io->flags & FUSE_IOCTL_COMPAT);
 	if (!ent) {
 		fuse_reply_err(req, ENOTTY);
 		return;

@@ -130,9 +130,17 @@ int client_send(struct client *c, struct ipmi_request *rq);
 /* c closes or lost access: its requests are cancelled. */
 void client_cancel_all(struct client *c);
 
-void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd,
-		  void *arg, unsigned int flags, const void *in_buf,
-		  size_t in_len, size_t out_len);
+/* One ioctl call as CUSE hands it over (libfuse's ioctl operation): the
+ * bytes the kernel copied in this round, and how many it can copy out. */
+struct cuse_ioctl {
+	struct fuse_req *req;
+	unsigned int cmd;
+	void *arg;	    /* the caller's pointer */
+	unsigned int flags; /* FUSE_IOCTL_* */
+	const void *in;
+	size_t in_len, out_len;
+};
+void client_ioctl(struct client *c, const struct cuse_ioctl *io);
 
 /* cmdreg.c: command registrations, per interface; at most
  * CMDREG_MAX_PER_FILE (netfn, cmd) entries per open file (-ENOMEM past it),

@@ -320,16 +320,27 @@ static void node_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	fuse_reply_err(req, EINVAL);
 }
 
+/* libfuse's ioctl operation (struct cuse_lowlevel_ops fixes its eight
+ * parameters: the one function in fused/ with more than seven). */
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		       struct fuse_file_info *fi, unsigned int flags,
 		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
+	struct cuse_ioctl io = {
+		.req = req,
+		.cmd = (unsigned int)cmd,
+		.arg = arg,
+		.flags = flags,
+		.in = in_buf,
+		.in_len = in_bufsz,
+		.out_len = out_bufsz,
+	};
+
 	if (req_client(fi)->revoked) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags, in_buf,
-		     in_bufsz, out_bufsz);
+	client_ioctl(req_client(fi), &io);
 }
 
 static void node_poll(fuse_req_t req, struct fuse_file_info *fi,

@@ -143,9 +143,17 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 	size_t in_len = 0, out_len = 0, nout = 0, off, n;
 
 	for (int round = 0; round < 4; round++) {
+		struct cuse_ioctl io = {
+			.req = (fuse_req_t)&fake_req,
+			.cmd = cmd,
+			.arg = arg,
+			.in = in_len ? in : NULL,
+			.in_len = in_len,
+			.out_len = out_len,
+		};
+
 		r.kind = R_NONE;
-		client_ioctl(c, (fuse_req_t)&fake_req, cmd, arg, 0,
-			     in_len ? in : NULL, in_len, out_len);
+		client_ioctl(c, &io);
 		switch (r.kind) {
 		case R_ERR:
 			return -r.err;
