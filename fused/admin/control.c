@@ -40,6 +40,7 @@
 #include "kcsmuxd.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "core/access.h"
 #include "core/policy.h"
 #include "core/sdrcache.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "admin/config.h"
+#include "core/access.h"
 #include "core/policy.h"
 
 static struct kcsmux_config cfg;
