@@ -54,7 +54,7 @@ struct backend_req {
 	/* NULL: the system interface. Otherwise an IPMB address, only for
 	 * a backend that bridges itself (be->bridges), with the request's
 	 * retries and retry time. */
-	const struct abi_addr *addr;
+	const struct ipmi_address *addr;
 	int32_t retries;
 	uint32_t retry_ms;
 };

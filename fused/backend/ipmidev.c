@@ -27,10 +27,10 @@ static int id_submit(struct backend *be, const struct backend_req *br)
 	uint64_t cookie = br->cookie;
 	const uint8_t *req = br->req;
 	unsigned int len = br->len;
-	const struct abi_addr *addr = br->addr;
+	const struct ipmi_address *addr = br->addr;
 	int32_t retries = br->retries;
 	uint32_t retry_ms = br->retry_ms;
-	struct abi_addr si = {
+	struct ipmi_address si = {
 		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 		.channel = IPMI_BMC_CHANNEL,
 		.lun = req[0] & 3,
@@ -41,7 +41,7 @@ static int id_submit(struct backend *be, const struct backend_req *br)
 
 	if (len < 2)
 		return -EINVAL;
-	alen = abi_encode_addr(addr ? addr : &si, abuf, sizeof(abuf));
+	alen = ipmi_addr_encode(addr ? addr : &si, abuf, sizeof(abuf));
 	if (alen < 0)
 		return alen;
 	memset(&r, 0, sizeof(r));
@@ -87,7 +87,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 	struct backend *be = arg;
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
 	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	struct ipmi_recv r;
 	struct ipmb_user_msg m;
 
@@ -101,7 +101,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 		if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &r) < 0 &&
 		    errno != EMSGSIZE)
 			break;
-		if (abi_parse_addr(abuf, (uint32_t)r.addr_len, &addr) < 0)
+		if (ipmi_addr_parse(abuf, (uint32_t)r.addr_len, &addr) < 0)
 			continue;
 		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE) {
 			/* The kernel did SMS_ATN; fan its events out. */

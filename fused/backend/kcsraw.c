@@ -28,7 +28,7 @@ static int kr_submit(struct backend *be, const struct backend_req *br)
 	const struct kcsraw_policy *pol = br->pol;
 	const uint8_t *req = br->req;
 	unsigned int len = br->len;
-	const struct abi_addr *addr = br->addr;
+	const struct ipmi_address *addr = br->addr;
 	struct kcsraw_submit s;
 
 	if (addr)

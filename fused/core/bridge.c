@@ -277,7 +277,7 @@ static unsigned int node_count(struct daemon *d)
 	return k ? k : 1;
 }
 
-static bool bridged_type(const struct abi_addr *addr)
+static bool bridged_type(const struct ipmi_address *addr)
 {
 	/* LAN: only on LAN/serial media (checked) */
 	return addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
@@ -288,7 +288,7 @@ static bool bridged_type(const struct abi_addr *addr)
 struct xact *bridge_reply_new(struct node *nd, const struct ipmi_request *rq,
 			      int *err)
 {
-	const struct abi_addr *addr = &rq->addr;
+	const struct ipmi_address *addr = &rq->addr;
 	uint8_t req[ABI_MAX_MSG_LENGTH];
 	struct xact *x;
 	int n;
@@ -320,7 +320,7 @@ struct xact *bridge_reply_new(struct node *nd, const struct ipmi_request *rq,
 int bridge_send(struct node *nd, void *owner, const struct ipmi_request *rq)
 {
 	struct daemon *d = nd->d;
-	const struct abi_addr *addr = &rq->addr;
+	const struct ipmi_address *addr = &rq->addr;
 	const struct seqtab_entry *e;
 	struct seqtab_req r;
 	int n;
@@ -332,9 +332,9 @@ int bridge_send(struct node *nd, void *owner, const struct ipmi_request *rq)
 	r.rq = *rq;
 	r.my_sa = nd->chan_address[addr->channel & 15];
 	r.my_lun = nd->chan_lun[addr->channel & 15];
-	abi_effective_timing(rq->retries, rq->retry_ms,
-			     rq->flags & ABI_REQF_BROADCAST, false,
-			     &r.rq.retries, &r.rq.retry_ms);
+	ipmi_effective_timing(rq->retries, rq->retry_ms,
+			      rq->flags & ABI_REQF_BROADCAST, false,
+			      &r.rq.retries, &r.rq.retry_ms);
 	seqtab_clamp_timing(&r.rq.retries, &r.rq.retry_ms);
 	/* Each node gets its share of the 64 slots: one node's clients
 	 * cannot take them all from the others (-EAGAIN, as a full table). */

@@ -73,7 +73,7 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
 		   uint8_t *out, size_t cap)
 {
-	const struct abi_addr *addr = &rq->addr;
+	const struct ipmi_address *addr = &rq->addr;
 	size_t len = (size_t)rq->len + IPMB_SEND_OVERHEAD + 1;
 	int rv;
 
@@ -95,7 +95,7 @@ int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
 int ipmb_build_from_addr(const struct ipmi_request *rq, uint8_t my_sa,
 			 uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap)
 {
-	const struct abi_addr *addr = &rq->addr;
+	const struct ipmi_address *addr = &rq->addr;
 	struct ipmb_tx tx;
 
 	if (addr->addr_type == IPMI_LAN_ADDR_TYPE)
@@ -162,8 +162,8 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
 
 /* *out's header: a message of TYPE from ADDR, msgid, netfn and cmd. */
 static void user_msg(struct ipmb_user_msg *out, int32_t type,
-		     const struct abi_addr *addr, int64_t msgid, uint8_t netfn,
-		     uint8_t cmd)
+		     const struct ipmi_address *addr, int64_t msgid,
+		     uint8_t netfn, uint8_t cmd)
 {
 	memset(out, 0, offsetof(struct ipmb_user_msg, data));
 	out->recv_type = type;
@@ -184,42 +184,42 @@ static void user_msg_data(struct ipmb_user_msg *out, const uint8_t *data,
 		memcpy(out->data, data, len);
 }
 
-void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_response(const struct ipmi_address *req_addr, int64_t msgid,
 			uint8_t req_cmd, const struct ipmb_rx *rx,
 			struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(req_addr, &a);
+	ipmi_addr_reply_form(req_addr, &a);
 	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, rx->netfn, req_cmd);
 	user_msg_data(out, rx->data, rx->data_len);
 }
 
-void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_error(const struct ipmi_address *req_addr, int64_t msgid,
 		     uint8_t req_netfn, uint8_t cmd, uint8_t cc,
 		     struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(req_addr, &a);
+	ipmi_addr_reply_form(req_addr, &a);
 	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, req_netfn | 1, cmd);
 	user_msg_data(out, &cc, 1);
 }
 
-void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
+void ipmb_user_send_result(const struct ipmi_address *addr, int64_t msgid,
 			   uint8_t netfn, uint8_t cmd, uint8_t cc,
 			   struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(addr, &a);
+	ipmi_addr_reply_form(addr, &a);
 	user_msg(out, IPMI_RESPONSE_RESPONSE_TYPE, &a, msgid, netfn, cmd);
 	user_msg_data(out, &cc, 1);
 }
 
 void ipmb_user_command(const struct ipmb_rx *rx, struct ipmb_user_msg *out)
 {
-	struct abi_addr a = {
+	struct ipmi_address a = {
 		.addr_type = IPMI_IPMB_ADDR_TYPE,
 		.channel = rx->channel,
 		.slave_addr = rx->src_sa,

@@ -142,7 +142,7 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
  * becomes type IPMB), the request's msgid, netfn = the response's (odd),
  * cmd = the request's, data = cc + response data.
  */
-void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_response(const struct ipmi_address *req_addr, int64_t msgid,
 			uint8_t req_cmd, const struct ipmb_rx *rx,
 			struct ipmb_user_msg *out);
 
@@ -152,7 +152,7 @@ void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
  * IPMI_RESPONSE_RECV_TYPE, reply-form address, netfn = req_netfn | 1, cmd,
  * data = {cc}.
  */
-void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_error(const struct ipmi_address *req_addr, int64_t msgid,
 		     uint8_t req_netfn, uint8_t cmd, uint8_t cc,
 		     struct ipmb_user_msg *out);
 
@@ -161,7 +161,7 @@ void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
  * Message: recv_type IPMI_RESPONSE_RESPONSE_TYPE, the address and msgid
  * the client used, its netfn/cmd, data = {cc of the Send Message}.
  */
-void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
+void ipmb_user_send_result(const struct ipmi_address *addr, int64_t msgid,
 			   uint8_t netfn, uint8_t cmd, uint8_t cc,
 			   struct ipmb_user_msg *out);
 

@@ -29,7 +29,7 @@ struct xact {
 	uint64_t t_enq, t_sub;
 
 	/* what the client asked, to address its answer */
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	uint8_t addr_raw[ABI_MAX_ADDR_LEN];
 	uint8_t addr_raw_len;
 	int64_t msgid;

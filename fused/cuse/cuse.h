@@ -27,7 +27,7 @@ struct fuse_pollhandle;
 struct kmsg {
 	TAILQ_ENTRY(kmsg) link;
 	int32_t recv_type; /* IPMI_*_RECV_TYPE */
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	uint8_t addr_raw[ABI_MAX_ADDR_LEN]; /* a response: its request's */
 	uint8_t addr_raw_len;
 	int64_t msgid;

@@ -313,17 +313,18 @@ static const uint8_t send_getdevid[] = {
 	0x18, 0x34, 0x00, 0x82, 0x18, 0x66, 0x20, 0x02, 0x01, 0xdd,
 };
 
-static const struct abi_addr ipmb82 = {
+static const struct ipmi_address ipmb82 = {
 	.addr_type = IPMI_IPMB_ADDR_TYPE,
 	.channel = 0,
 	.slave_addr = 0x82,
 };
 
 /* bridge_send() of owner's request to ADDR. */
-static int send_ipmb(struct node *n, void *owner, const struct abi_addr *addr,
-		     int64_t msgid, uint8_t netfn, uint8_t cmd,
-		     const uint8_t *data, uint16_t len, int32_t retries,
-		     uint32_t retry_ms, unsigned int flags)
+static int send_ipmb(struct node *n, void *owner,
+		     const struct ipmi_address *addr, int64_t msgid,
+		     uint8_t netfn, uint8_t cmd, const uint8_t *data,
+		     uint16_t len, int32_t retries, uint32_t retry_ms,
+		     unsigned int flags)
 {
 	struct ipmi_request rq = {
 		.addr = *addr,

@@ -18,7 +18,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The framers with the request's fields as arguments. */
-static struct ipmi_request mkreq(const struct abi_addr *addr, uint8_t netfn,
+static struct ipmi_request mkreq(const struct ipmi_address *addr, uint8_t netfn,
 				 uint8_t cmd, const uint8_t *data,
 				 uint16_t data_len)
 {
@@ -29,7 +29,7 @@ static struct ipmi_request mkreq(const struct abi_addr *addr, uint8_t netfn,
 				      .len = data_len };
 }
 
-static int build_from_addr(const struct abi_addr *addr, uint8_t netfn,
+static int build_from_addr(const struct ipmi_address *addr, uint8_t netfn,
 			   uint8_t cmd, const uint8_t *data, uint16_t data_len,
 			   uint8_t my_sa, uint8_t my_lun, uint8_t seq,
 			   uint8_t *out, size_t cap)
@@ -39,9 +39,9 @@ static int build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 	return ipmb_build_from_addr(&rq, my_sa, my_lun, seq, out, cap);
 }
 
-static int build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		     const uint8_t *data, uint16_t data_len, uint8_t my_lun,
-		     uint8_t seq, uint8_t *out, size_t cap)
+static int build_lan(const struct ipmi_address *addr, uint8_t netfn,
+		     uint8_t cmd, const uint8_t *data, uint16_t data_len,
+		     uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap)
 {
 	struct ipmi_request rq = mkreq(addr, netfn, cmd, data, data_len);
 
@@ -58,10 +58,10 @@ static void assert_bytes(const uint8_t *got, int got_len, const uint8_t *want,
 			      want[i]);
 }
 
-static struct abi_addr ipmb_addr(int32_t type, int16_t chan, uint8_t sa,
-				 uint8_t lun)
+static struct ipmi_address ipmb_addr(int32_t type, int16_t chan, uint8_t sa,
+				     uint8_t lun)
 {
-	return (struct abi_addr){
+	return (struct ipmi_address){
 		.addr_type = type, .channel = chan, .slave_addr = sa, .lun = lun
 	};
 }
@@ -155,9 +155,9 @@ START_TEST(test_build_from_addr)
 {
 	static const uint8_t d12[] = { 1, 2 };
 	uint8_t out[ABI_MAX_MSG_LENGTH];
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
-	struct abi_addr si = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-			       .channel = IPMI_BMC_CHANNEL };
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
+	struct ipmi_address si = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+				   .channel = IPMI_BMC_CHANNEL };
 	int n;
 
 	n = build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 5, out, sizeof(out));
@@ -196,7 +196,7 @@ START_TEST(test_build_response_seq)
 {
 	static const uint8_t cc0[] = { 0 };
 	uint8_t out[32];
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x40, 0);
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x40, 0);
 	int64_t msgid = 0x1c9; /* & 0x3f = 9 */
 	int n;
 
@@ -381,7 +381,7 @@ END_TEST
 
 START_TEST(test_user_response)
 {
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
 	struct ipmb_user_msg m;
 	struct ipmb_rx rx;
 
@@ -406,7 +406,7 @@ END_TEST
 
 START_TEST(test_user_error_and_results)
 {
-	struct abi_addr a =
+	struct ipmi_address a =
 		ipmb_addr(IPMI_IPMB_BROADCAST_ADDR_TYPE, 3, 0x72, 1);
 	struct ipmb_user_msg m;
 
@@ -475,7 +475,7 @@ END_TEST
 /* LAN addresses: format_lan_msg's layout, both checksums. */
 START_TEST(test_build_lan)
 {
-	const struct abi_addr lan = {
+	const struct ipmi_address lan = {
 		.addr_type = IPMI_LAN_ADDR_TYPE,
 		.channel = 1,
 		.lun = 2,
@@ -488,7 +488,7 @@ START_TEST(test_build_lan)
 	const uint8_t want[13] = { 0x18, 0x34, 0x01, 0x11, 0x81, 0x1a, 0x65,
 				   0x20, 0x0d, 0x01, 0xaa, 0xbb, 0x6d };
 	uint8_t out[ABI_MAX_MSG_LENGTH];
-	struct abi_addr bad = lan;
+	struct ipmi_address bad = lan;
 	int n;
 
 	n = build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out, sizeof(out));

@@ -13,7 +13,7 @@ static int fb_submit(struct backend *be, const struct backend_req *br)
 	const struct kcsraw_policy *pol = br->pol;
 	const uint8_t *req = br->req;
 	unsigned int len = br->len;
-	const struct abi_addr *addr = br->addr;
+	const struct ipmi_address *addr = br->addr;
 	int32_t retries = br->retries;
 	uint32_t retry_ms = br->retry_ms;
 	struct fake_be *fb = (struct fake_be *)be;
