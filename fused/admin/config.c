@@ -113,7 +113,7 @@ static void errorf(struct parser *p, int line, const char *fmt, ...)
 /* Report a cause from policy.c or a setter at LINE, and free it. */
 static void error_cause(struct parser *p, int line, char *cause)
 {
-	errorf(p, line, "%s", cause != NULL ? cause : "out of memory");
+	errorf(p, line, "%s", error_str(cause));
 	free(cause);
 }
 
