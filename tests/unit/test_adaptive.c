@@ -21,23 +21,13 @@
 
 #include "core/adaptive.h"
 #include "core/nodestats.h"
+#include "adapt_record.h"
 
 #define US	    1000ULL
 #define SEC	    1000000000ULL
 #define WAKE_CPU_US 45	/* one timer wake-up of the poller under TCG */
 #define GAP_US	    100 /* client's think time between requests */
 #define MAXTXN	    40000
-
-/* adapt_record() with the sample's fields as arguments. */
-static void record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-		   const struct adapt_choice *used, uint64_t resp_ns,
-		   uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
-		   uint64_t t)
-{
-	struct adapt_sample smp = { resp_ns, sleeps, bmc_us, cpu_ns };
-
-	adapt_record(a, netfn, cmd, used, &smp, t);
-}
 
 static uint64_t lcg_state;
 

@@ -33,19 +33,9 @@
 #include "json_valid.h"
 #include "unit_skip.h"
 #include "kcsmuxd.h"
+#include "adapt_record.h"
 
 /* ---- stubs for what control.c calls outside itself ---- */
-
-/* adapt_record() with the sample's fields as arguments. */
-static void record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-		   const struct adapt_choice *used, uint64_t resp_ns,
-		   uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
-		   uint64_t t)
-{
-	struct adapt_sample smp = { resp_ns, sleeps, bmc_us, cpu_ns };
-
-	adapt_record(a, netfn, cmd, used, &smp, t);
-}
 
 static int kicks, reloads, reload_rv;
 
