@@ -168,6 +168,13 @@ static int submit(struct backend *be, const struct xact *x,
 	return be->ops->submit(be, &r);
 }
 
+/*
+ * Submit while a slot is free. An IPMB request a bridging backend takes as
+ * such (ipmidev: the stock driver's own sequence table holds it until the
+ * far end answers or its retries run out, up to 11 x 60 s) takes no slot:
+ * system-interface requests go on meanwhile, as on stock. The kernel
+ * bounds how many it holds (-EBUSY past its table).
+ */
 void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
@@ -175,7 +182,7 @@ void xact_kick(struct daemon *d)
 	struct xact *x;
 	int rv;
 
-	while (be && be->inflight < be->depth && (x = pick(d))) {
+	while (be && be->inflight < be->depth + be->bridged && (x = pick(d))) {
 		if (x->node && !x->internal) {
 			node_policy(x->node, x, &pol);
 		} else {
@@ -196,6 +203,10 @@ void xact_kick(struct daemon *d)
 			continue;
 		}
 		x->state = XACT_RUNNING;
+		x->bridged =
+			x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+			!x->internal;
+		be->bridged += x->bridged;
 		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
 }
@@ -268,6 +279,8 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		return;
 	}
 	TAILQ_REMOVE(&d->running, x, qlink);
+	if (x->bridged && d->be && d->be->bridged)
+		d->be->bridged--;
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
 	if (x->done)
