@@ -536,7 +536,7 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
 			       uint8_t *resp, unsigned int resp_size,
 			       unsigned int *resp_len)
 {
-	uint8_t netfn = rq->netfn, lun = rq->addr.lun & 3, cmd = rq->cmd;
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun, cmd = rq->cmd;
 	const uint8_t *data = rq->data;
 	unsigned int len = rq->len;
 	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
@@ -1124,7 +1124,7 @@ void sdrc_observe(struct sdrc *c, const void *owner,
 		  const struct ipmi_request *rq, int status,
 		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms)
 {
-	uint8_t netfn = rq->netfn, lun = rq->addr.lun & 3, cmd = rq->cmd;
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun, cmd = rq->cmd;
 	const uint8_t *data = rq->data;
 	unsigned int len = rq->len;
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;

@@ -63,8 +63,8 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms);
 void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
-/* RQ: a system-interface request (its netfn, cmd, data and address LUN;
- * device SDRs are cached for LUN 0 only). RESP has room for resp_size
+/* RQ: a system-interface request (its netfn, cmd, data and address LUN,
+ * 0-3; device SDRs are cached for LUN 0 only). RESP has room for resp_size
  * bytes (SDRC_MAX_RESP holds any answer): an answer that would not fit is
  * FORWARD, never cut. */
 enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
