@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/compat.h>
+#include "kcsraw_compat.h"
 #include "kcsraw_priv.h"
 
 /* The ABI is the same for 32- and 64-bit callers. */
@@ -407,7 +408,7 @@ static const struct file_operations kcsraw_fops = {
 	.poll = kcsraw_poll,
 	.unlocked_ioctl = kcsraw_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
+	.llseek = KCSRAW_NO_LLSEEK,
 };
 
 int kcsraw_cdev_register(struct kcsraw_iface *ifc)

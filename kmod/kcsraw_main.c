@@ -14,7 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/cpumask.h>
-#include <asm/unaligned.h>
+#include "kcsraw_compat.h"
 #include "kcsraw_priv.h"
 
 /* Interfaces: explicit, or from SMBIOS when no ports are given. */

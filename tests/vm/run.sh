@@ -43,6 +43,8 @@
 #                        script may reboot the guest: exit 100 from it means
 #                        "reboot, then run me again" (it keeps its own state
 #                        on the root disk); any other status ends the run.
+#   --suite SUITE        --systemd with another Debian suite's guest (e.g.
+#                        trixie), booting that suite's own kernel
 #   --keep               keep the run directory
 #   -q                   do not echo the guest console to stdout
 #
@@ -55,7 +57,7 @@ set -euo pipefail
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
 orig_args=("$@")
-shell=0 keep=0 quiet=0 valgrind=0 systemd=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 systemd=0 suite=bookworm proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -76,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--shell) shell=1 ;;
 	--systemd) systemd=1 ;;
+	--suite) systemd=1 suite=$2; shift ;;
 	--keep) keep=1 ;;
 	-q) quiet=1 ;;
 	-h|--help) usage ;;
@@ -253,7 +256,10 @@ if [ $systemd = 1 ]; then
 	# The systemd guest: its own initrd (initramfs-tools) mounts the
 	# overlay of the cached root disk; the payload disk holds /guest and
 	# the wrapper the image's kcsmux-guest-run unit starts at each boot.
-	img=$("$KCSMUX_SRC/tests/vm/build-debian-image.sh" --print-dir)
+	img=$("$KCSMUX_SRC/tests/vm/build-debian-image.sh" --suite "$suite" --print-dir)
+	kernel=$kroot/vmlinux
+	[ ! -f "$img/vmlinuz" ] || kernel=$img/vmlinuz
+	kver=$(cat "$img/kver" 2>/dev/null || echo "$kver")
 	cp "$KCSMUX_SRC/tests/vm/guest/systemd-wrapper.sh" "$stage/script"
 	qemu-img create -q -f qcow2 -F raw -b "$img/disk.img" "$run/root.qcow2"
 	truncate -s 256M "$run/payload.img"
@@ -261,7 +267,7 @@ if [ $systemd = 1 ]; then
 	cmdline="$cmdline root=/dev/vda rw systemd.show_status=false"
 	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -display none
-		-kernel "$kroot/vmlinux" -initrd "$img/initrd" -append "$cmdline$append"
+		-kernel "$kernel" -initrd "$img/initrd" -append "$cmdline$append"
 		-drive "file=$run/root.qcow2,if=virtio,format=qcow2"
 		-drive "file=$run/payload.img,if=virtio,format=raw,readonly=on"
 		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
