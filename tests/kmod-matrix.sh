@@ -1,8 +1,14 @@
 #!/bin/bash
-# Build kcsraw.ko against every Debian 6.1 kernel headers version whose
-# linux-kbuild-6.1 is still in the archive (today: the point release and the
-# security update), the way dkms would on a host with that kernel. Headers
-# are fetched with apt-get download and unpacked, never installed.
+# Build kcsraw.ko with W=1 and no warning, the way dkms would on a host with
+# that kernel:
+# - against every Debian 12 6.1 kernel headers version whose linux-kbuild-6.1
+#   is still in the archive (today: the point release and the security
+#   update), with the host's gcc-12; headers fetched with apt-get download
+#   and unpacked, never installed;
+# - against the kernel of bookworm-backports, trixie (Debian 13) and sid
+#   (unstable), each resolved through its linux-headers-amd64 metapackage in
+#   a cached chroot of that suite (tests/chroot.sh), with that suite's
+#   compiler (the one its headers ask for: gcc-12, gcc-14, gcc-16 today).
 #   tests/kmod-matrix.sh [BUILD_DIR]
 set -euo pipefail
 . "$(dirname "$0")/vm/lib.sh"
@@ -45,4 +51,27 @@ for kb in $(apt-cache madison linux-kbuild-6.1 | awk '{print $3}'); do
 		die "kcsraw.ko does not build cleanly against $kver ($kb)"
 	fi
 done
-[ "$built" -ge 2 ] || die "built against $built kernel versions, want at least 2"
+[ "$built" -ge 2 ] || die "built against $built Debian 12 6.1 versions, want at least 2"
+
+for suite in bookworm-backports trixie sid; do
+	hdr=linux-headers-amd64
+	[ "$suite" = bookworm-backports ] && hdr=$hdr/$suite
+	chr=$("$KCSMUX_SRC/tests/chroot.sh" "$suite" make perl "$hdr")
+	kver=$(chroot_kver "$chr")
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$chr/usr/src/linux-headers-$kver/.config")
+	d=$out/$suite-$kver
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp -r "$KCSMUX_SRC/kmod" "$d/kmod"
+	cp -r "$KCSMUX_SRC/include" "$d/include"
+	if "$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$d:/build" -- \
+		make -s -C "/lib/modules/$kver/build" M=/build/kmod \
+		KCSMUX_INCLUDE=/build/include W=1 modules >"$d.log" 2>&1 &&
+	   [ -f "$d/kmod/kcsraw.ko" ] && ! grep -q 'warning:' "$d.log"; then
+		echo "kcsraw.ko builds cleanly against $kver ($suite, ${cc:-its gcc})"
+		built=$((built + 1))
+	else
+		cat "$d.log"
+		die "kcsraw.ko does not build cleanly against $kver ($suite, ${cc:-its gcc})"
+	fi
+done

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the guest's base initramfs: busybox, the guest kernel's ipmi/fuse/cuse
-# and inet_diag/tcp_diag modules, and the real IPMI clients (ipmitool,
+# and inet_diag/tcp_diag modules (decompressed), and the real IPMI clients (ipmitool,
 # FreeIPMI, OpenIPMI) with their libraries, copied from this host's Debian
 # packages. The result is
 # cached and rebuilt only when this script, the init script or the kernel
@@ -21,8 +21,11 @@ clients="/usr/bin/ipmitool
 /usr/bin/openipmicmd /usr/bin/openipmish /usr/bin/ipmicmd"
 # inet_diag, tcp_diag: loaded on demand by kcsmuxd's NETLINK_SOCK_DIAG
 # lookups (a metrics client's uid), as on an installed system.
+# acpi_ipmi: binds to an IPMI interface the firmware describes in ACPI
+# (vm.kmod-smi).
 modules="kernel/drivers/char/ipmi kernel/fs/fuse
-kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko"
+kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko
+kernel/drivers/acpi/acpi_ipmi.ko"
 
 # Rebuild only when an input changed.
 stamp=$( (echo "$kver"; cat "$0" "$here/guest/init" "$here/lib.sh";
@@ -71,13 +74,25 @@ echo 'hosts: files' >"$stage/etc/nsswitch.conf"
 echo '127.0.0.1 localhost' >"$stage/etc/hosts"
 
 # Kernel modules with depmod's index, so busybox modprobe resolves deps.
+# Newer Debian kernels ship them compressed (.ko.xz, .ko.zst), which busybox
+# cannot load: they are decompressed here, and depmod indexes the .ko files.
+# Debian 13's packages ship them in /usr/lib/modules.
 mdir=lib/modules/$kver
+msrc=$kroot/$mdir
+[ -d "$msrc" ] || msrc=$kroot/usr/$mdir
 mkdir -p "$stage/$mdir"
 for m in $modules; do
 	mkdir -p "$stage/$mdir/$(dirname "$m")"
-	cp -a "$kroot/$mdir/$m" "$stage/$mdir/$m"
+	if [ -e "$msrc/$m" ]; then
+		cp -a "$msrc/$m" "$stage/$mdir/$m"
+	else
+		ls "$msrc/$m".* >/dev/null 2>&1 || die "no module $m in $kver"
+		cp -a "$msrc/$m".* "$stage/$mdir/$(dirname "$m")/"
+	fi
 done
-cp "$kroot/$mdir"/modules.{order,builtin,builtin.modinfo} "$stage/$mdir/"
+find "$stage/$mdir" -name '*.ko.xz' -exec xz -d {} +
+find "$stage/$mdir" -name '*.ko.zst' -exec zstd -q -d --rm {} +
+cp "$msrc"/modules.{order,builtin,builtin.modinfo} "$stage/$mdir/"
 depmod -b "$stage" "$kver"
 
 mkdir -p "$(dirname "$out")"

@@ -10,12 +10,47 @@ KCSMUX_BUILD=${KCSMUX_BUILD:-$KCSMUX_SRC/build}
 log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
-# The guest kernel: KCSMUX_KVER (e.g. 6.1.0-57-amd64) or the newest Debian
-# 6.1 amd64 image the archive offers.
+# Guest kernels other than Debian 12's 6.1 (KCSMUX_KERNEL, run.sh --kernel):
+# the newest kernel of a Debian suite, resolved through that suite's
+# linux-headers-amd64 metapackage in a cached chroot (tests/chroot.sh) whose
+# compiler also builds kcsraw.ko for it. The name is the kernel's version;
+# when the suite moves on to another version, the alias says so and stops.
+kernel_suite() {
+	case $1 in
+	6.12) echo trixie ;;
+	7.2) echo sid ;;
+	*) die "unknown kernel $1 (known: 6.1, 6.12, 7.2)" ;;
+	esac
+}
+
+# kernel_chroot ALIAS: the suite's build chroot (made once, ~2-5 min).
+kernel_chroot() {
+	"$KCSMUX_SRC/tests/chroot.sh" "$(kernel_suite "$1")" make perl linux-headers-amd64
+}
+
+# chroot_kver DIR: the kernel release of the one headers tree in a chroot.
+chroot_kver() {
+	local h
+	h=$(cd "$1/usr/src" && ls -d linux-headers-*-amd64 2>/dev/null)
+	[ "$(echo "$h" | wc -w)" = 1 ] || die "want one linux-headers-*-amd64 in $1, have: $h"
+	echo "${h#linux-headers-}"
+}
+
+# The guest kernel: KCSMUX_KVER (e.g. 6.1.0-57-amd64), KCSMUX_KERNEL (an
+# alias above), or the newest Debian 6.1 amd64 image the archive offers.
 guest_kver() {
 	local kv
 	if [ -n "${KCSMUX_KVER:-}" ]; then
 		echo "$KCSMUX_KVER"
+		return
+	fi
+	if [ "${KCSMUX_KERNEL:-6.1}" != 6.1 ]; then
+		kv=$(chroot_kver "$(kernel_chroot "$KCSMUX_KERNEL")")
+		case $kv in
+		"$KCSMUX_KERNEL".*) ;;
+		*) die "$(kernel_suite "$KCSMUX_KERNEL")'s kernel is now $kv, not $KCSMUX_KERNEL: update kernel_suite in tests/vm/lib.sh" ;;
+		esac
+		echo "$kv"
 		return
 	fi
 	if [ -f "$KCSMUX_CACHE/kver" ]; then

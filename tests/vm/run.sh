@@ -34,6 +34,14 @@
 #                        run directory, printed at the end)
 #   --log FILE           serial log (default: in the run directory)
 #   --smp N --mem MB     guest CPUs (default 1) and memory (default 1024)
+#   --reboot             let a guest reset restart the guest (the busybox guest
+#                        runs with -no-reboot otherwise: a reset ends QEMU);
+#                        the script runs again in the new boot
+#   --kernel K           the guest kernel: 6.1 (Debian 12, the default), 6.12
+#                        (Debian 13) or 7.2 (Debian unstable); the same as
+#                        KCSMUX_KERNEL=K. Other kernels come from their
+#                        suite's chroot (tests/chroot.sh), with kcsraw.ko
+#                        built there per kernel (tests/vm/build-kmod.sh)
 #   --shell              interactive shell in the guest instead of SCRIPT
 #   --systemd            boot the cached Debian 12 guest with systemd as PID 1
 #                        (tests/vm/build-debian-image.sh builds it once) on a
@@ -49,7 +57,7 @@
 #   -q                   do not echo the guest console to stdout
 #
 # Environment: KCSMUX_BUILD (build dir, default ./build), KCSMUX_CACHE,
-# KCSMUX_KVER, KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
+# KCSMUX_KERNEL, KCSMUX_KVER (a Debian 12 kernel release), KCSMUX_VM_LOCK=0 to skip the one-VM-at-a-time lock;
 # KCSMUX_BMC_CONF, another ipmi_sim configuration directory for
 # start-bmc.sh (e.g. the one tests/vm/bmc/gen-big-bmc.py writes).
 set -euo pipefail
@@ -57,7 +65,7 @@ set -euo pipefail
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
 orig_args=("$@")
-shell=0 keep=0 quiet=0 valgrind=0 systemd=0 suite=bookworm proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 systemd=0 suite=bookworm noreboot=-no-reboot proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -76,9 +84,11 @@ while [ $# -gt 0 ]; do
 	--log) logfile=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--mem) mem=$2; shift ;;
+	--kernel) export KCSMUX_KERNEL=$2; shift ;;
 	--shell) shell=1 ;;
 	--systemd) systemd=1 ;;
 	--suite) systemd=1 suite=$2; shift ;;
+	--reboot) noreboot="" ;;
 	--keep) keep=1 ;;
 	-q) quiet=1 ;;
 	-h|--help) usage ;;
@@ -108,8 +118,13 @@ fi
 
 kver=$(guest_kver)
 kroot=$("$KCSMUX_SRC/tests/vm/fetch-kernel.sh" --print-root)
+kmod=$KCSMUX_BUILD/kmod/kcsraw.ko
+if [ "${KCSMUX_KERNEL:-6.1}" != 6.1 ]; then
+	[ $systemd = 0 ] || die "--systemd boots Debian 12's kernel only"
+	kmod=$("$KCSMUX_SRC/tests/vm/build-kmod.sh")
+fi
 vmdir=$KCSMUX_BUILD/vm
-base=$vmdir/base.cpio
+base=$vmdir/base-$kver.cpio
 "$KCSMUX_SRC/tests/vm/build-initramfs.sh" "$base"
 tools=$KCSMUX_BUILD/tests/tools
 bmcdir=$KCSMUX_SRC/tests/vm/bmc
@@ -204,8 +219,7 @@ for f in "$KCSMUX_BUILD"/fused/kcsmuxd "$KCSMUX_BUILD"/fused/kcsmuxd-plain \
 	"$KCSMUX_BUILD"/fused/kcsmuxctl "$tools"/kcsmux-*; do
 	[ -x "$f" ] && [ "${f##*/}" != kcsmux-bmc-proxy ] && stage_elf "$f" "/guest/bin/${f##*/}"
 done
-[ -f "$KCSMUX_BUILD/kmod/kcsraw.ko" ] &&
-	cp "$KCSMUX_BUILD/kmod/kcsraw.ko" "$stage/lib/modules/$kver/extra/"
+[ -f "$kmod" ] && cp "$kmod" "$stage/lib/modules/$kver/extra/"
 if [ $valgrind = 1 ]; then
 	# Debian's /usr/bin/valgrind is a wrapper script around valgrind.bin,
 	# which finds its tool in /usr/libexec/valgrind.
@@ -276,7 +290,7 @@ else
 	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
 	cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
 	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
-		-nodefaults -no-user-config -display none -no-reboot
+		-nodefaults -no-user-config -display none ${noreboot:+"$noreboot"}
 		-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline$append"
 		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
 		"${qbmc[@]}")
@@ -321,6 +335,8 @@ watch_boot() {	# kill QEMU if the kernel stalls before the script starts
 # again, and a second unsound clock is reported, not retried.
 clock_check() {	# 0: rerun (a failed script on an unsound clock)
 	local up wall
+	# --reboot: the uptime is the last boot's only
+	[ -n "$noreboot" ] || return 1
 	up=$(tr -d '\r' <"$logfile" | sed -n 's/^KCSMUX-UPTIME=\([0-9.]*\)$/\1/p' | tail -n 1)
 	[ -n "$up" ] || return 1
 	wall=$(awk -v a="$boot_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
