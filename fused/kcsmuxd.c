@@ -6,12 +6,15 @@
  * signals.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +26,7 @@
 #include "core/xact.h"
 #include "kcsmuxd.h"
 #include "notify.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "admin/metrics.h"
 #include "sandbox.h"
@@ -30,12 +34,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcsmuxd [-dfnhV] [-c FILE] [-S yes|no|log]\n"
+		"usage: kcsmuxd [-dfnhV] [--live] [-c FILE] [-S yes|no|log]\n"
 		"  -c, --config=FILE    configuration (default %s)\n"
 		"  -d, --debug          debug logging\n"
 		"  -f, --foreground     stay in the foreground, log to stderr\n"
 		"                       (with journald priorities under systemd)\n"
-		"  -n, --check          check the configuration and exit\n"
+		"  -n, --check          check the configuration file and exit\n"
+		"      --live           with -n: also check this machine (node\n"
+		"                       names free in /dev, as the start does)\n"
 		"  -S, --seccomp=MODE   seccomp filter, overriding the file's\n"
 		"                       seccomp key\n"
 		"  -h, --help           print this help\n"
@@ -182,6 +188,68 @@ static void apply_sandbox(struct daemon *d)
 			 strerror(-sandbox_landlock_abi()));
 }
 
+/*
+ * Without -f the daemon detaches at once, but the parent stays until the
+ * start is done: each error the child logs meanwhile also goes down a pipe
+ * to it, and it exits 1 unless the child's last byte there is the NUL
+ * that says every node is up. So `kcsmuxd` from a shell or an init script
+ * fails, with the reason, when the backend cannot be opened.
+ */
+static FILE *startup;
+
+static void detach(void)
+{
+	char buf[512];
+	bool ok = false, said = false;
+	ssize_t n;
+	pid_t pid;
+	int p[2], fd;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		fatalx("pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0)
+		fatalx("fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			ok = buf[n - 1] == '\0';
+			fwrite(buf, 1, (size_t)n - ok, stderr);
+			said |= n - ok > 0;
+		}
+		if (!ok && !said)
+			fprintf(stderr, "kcsmuxd: exited during start-up\n");
+		_exit(ok ? 0 : 1);
+	}
+	close(p[0]);
+	if (setsid() < 0 || chdir("/") < 0)
+		fatalx("detaching: %s", strerror(errno));
+	if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	if ((startup = fdopen(p[1], "w")) == NULL)
+		fatalx("fdopen: %s", strerror(errno));
+	log_set_startup(startup);
+}
+
+/* The start is done: the waiting parent exits 0. */
+static void detached(void)
+{
+	if (startup == NULL)
+		return;
+	log_set_startup(NULL);
+	fputc('\0', startup);
+	fclose(startup);
+	startup = NULL;
+}
+
 /* Every node's device exists: drop root, confine, tell systemd
  * (Type=notify). */
 static void daemon_notify(struct daemon *d, const char *state)
@@ -196,6 +264,7 @@ static void daemon_notify(struct daemon *d, const char *state)
 	}
 	drop_privileges(d);
 	apply_sandbox(d);
+	detached();
 	notify_send(d->notify_fd, "%s\nSTATUS=%zu nodes on %s", state, count,
 		    d->cfg.device);
 }
@@ -244,7 +313,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 /* What the command line asks for. */
 struct options {
 	const char *path;
-	bool foreground, check, debug;
+	bool foreground, check, live, debug;
 	bool seccomp_set;
 	enum kcsmux_seccomp seccomp;
 };
@@ -257,6 +326,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "debug", no_argument, NULL, 'd' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'n' },
+		{ "live", no_argument, NULL, 'L' },
 		{ "seccomp", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -279,6 +349,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'n':
 			o->check = true;
+			break;
+		case 'L':
+			o->live = true;
 			break;
 		case 'S':
 			if (config_seccomp_parse("-S", optarg, &o->seccomp,
@@ -306,22 +379,88 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return 2;
 	}
+	if (o->live && !o->check) {
+		fprintf(stderr, "kcsmuxd: --live goes with -n\n");
+		return 2;
+	}
 	return -1;
 }
 
-/* kcsmuxd -n: the file was read; may the nodes take their names? */
+/*
+ * kcsmuxd -n --live: may the nodes take their names here? A name that is
+ * a CUSE device already (/sys/class/cuse/NAME: a running kcsmuxd's own
+ * node) is what a reload keeps, not an error.
+ */
 static int check_names(const struct kcsmux_config *cfg)
 {
-	char *cause = NULL;
+	char *cause = NULL, path[32 + KCSMUX_NAME_MAX];
+	struct stat sb;
 	int rv = 0;
 
 	for (size_t i = 0; i < cfg->nnodes; i++) {
+		snprintf(path, sizeof(path), "/sys/class/cuse/%s",
+			 cfg->nodes[i].name);
+		if (stat(path, &sb) == 0)
+			continue;
 		if (node_name_check(cfg->nodes[i].name, &cause) < 0) {
 			fprintf(stderr, "%s\n", cause);
 			free(cause);
+			cause = NULL;
 			rv = 1;
 		}
 	}
+	return rv;
+}
+
+/*
+ * kcsmuxd -n: what the file says that only the start would find: the
+ * metrics textfile's directory must exist (an error), and an HTTP
+ * listener off loopback serves anyone who can reach the port (a warning).
+ */
+static int check_startup(const struct kcsmux_config *cfg)
+{
+	const char *tf = cfg->metrics_textfile;
+	struct stat sb;
+	int rv = 0, e;
+
+	if (tf != NULL && *tf != '\0') {
+		const char *slash = strrchr(tf, '/');
+		char *dir = slash == NULL ? strdup(".") :
+			    slash == tf	  ? strdup("/") :
+					    strndup(tf, (size_t)(slash - tf));
+
+		if (dir == NULL) {
+			fprintf(stderr, "kcsmuxd: out of memory\n");
+			return 1;
+		}
+		e = stat(dir, &sb) < 0	 ? errno :
+		    !S_ISDIR(sb.st_mode) ? ENOTDIR :
+					   0;
+		if (e != 0) {
+			fprintf(stderr,
+				"metrics_textfile %s: directory %s: %s: the "
+				"start would fail\n",
+				tf, dir, strerror(e));
+			rv = 1;
+		}
+		free(dir);
+	}
+	if (cfg->metrics_listen != NULL && *cfg->metrics_listen != '\0' &&
+	    !metrics_listen_loopback(cfg->metrics_listen))
+		fprintf(stderr,
+			"warning: metrics_listen %s is not a loopback "
+			"address: anyone who reaches the port reads the "
+			"metrics (no authentication)\n",
+			cfg->metrics_listen);
+	return rv;
+}
+
+static int check_config(const struct kcsmux_config *cfg, bool live)
+{
+	int rv = check_startup(cfg);
+
+	if (live && check_names(cfg) != 0)
+		rv = 1;
 	if (!rv)
 		printf("configuration OK\n");
 	return rv;
@@ -338,6 +477,8 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	char *cause = NULL;
 	size_t i;
 
+	d->started_ns = now_ns();
+	d->started_unix = (uint64_t)time(NULL);
 	d->notify_fd = notify_open(); /* before the seccomp filter */
 	d->reloaded = reloaded;
 	base = event_base_new();
@@ -410,13 +551,14 @@ int main(int argc, char **argv)
 	if (o.seccomp_set)
 		d.cfg.seccomp = o.seccomp;
 	if (o.check) {
-		rv = check_names(&d.cfg);
+		rv = check_config(&d.cfg, o.live);
 		config_free(&d.cfg);
 		return rv;
 	}
 	log_init(o.foreground, o.debug ? LOG_DEBUG : d.cfg.log_level);
-	if (!o.foreground && daemon(0, 0) < 0)
-		fatalx("daemon: %s", strerror(errno));
+	log_route_libraries();
+	if (!o.foreground)
+		detach();
 	signal(SIGPIPE, SIG_IGN);
 	d.cfg_path = o.path;
 

@@ -236,6 +236,34 @@ static void unless_bits(struct builder *b, int nr, unsigned int arg,
 	rule(b, action, nr, 1, &no);
 }
 
+/*
+ * A read-only open that truncates or creates writes all the same: with
+ * O_TRUNC it empties a file the user may write, with O_CREAT or O_TMPFILE
+ * it makes one (and Landlock below ABI 3, Debian 12's kernel, cannot
+ * refuse truncation). Read-only opens with none of those are allowed,
+ * with any of them EACCES; the textfile's own are write-only opens.
+ */
+#define O_TMPFILE_BIT (O_TMPFILE & ~O_DIRECTORY)
+
+static void rdonly_rules(struct builder *b)
+{
+	static const uint64_t bad[] = { O_TRUNC, O_CREAT, O_TMPFILE_BIT };
+	struct scmp_arg_cmp ok = { 2, SCMP_CMP_MASKED_EQ,
+				   O_ACCMODE | O_TRUNC | O_CREAT |
+					   O_TMPFILE_BIT,
+				   O_RDONLY };
+	size_t i;
+
+	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, &ok);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct scmp_arg_cmp no = { 2, SCMP_CMP_MASKED_EQ,
+					   O_ACCMODE | bad[i],
+					   O_RDONLY | bad[i] };
+
+		rule(b, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1, &no);
+	}
+}
+
 static void open_rules(struct builder *b, const struct sandbox_profile *p)
 {
 	static const uint64_t modes[] = { O_RDONLY, O_WRONLY, O_RDWR };
@@ -259,10 +287,11 @@ static void open_rules(struct builder *b, const struct sandbox_profile *p)
 			rule(b, SCMP_ACT_ALLOW, SCMP_SYS(openat), 2, c);
 			continue;
 		}
-		rule(b,
-		     modes[i] == O_RDONLY ? SCMP_ACT_ALLOW :
-					    SCMP_ACT_ERRNO(EACCES),
-		     SCMP_SYS(openat), 1, c);
+		if (modes[i] == O_RDONLY) {
+			rdonly_rules(b);
+			continue;
+		}
+		rule(b, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 1, c);
 	}
 }
 

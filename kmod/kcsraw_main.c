@@ -445,3 +445,4 @@ module_exit(kcsraw_exit);
 MODULE_DESCRIPTION("Raw IPMI KCS access with per-transaction polling policies");
 MODULE_AUTHOR("kcsmux");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KCSRAW_VERSION);

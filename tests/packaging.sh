@@ -23,8 +23,9 @@ for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
 	share/doc/kcsmux/examples/kcsmux.conf \
 	lib/systemd/system/kcsmuxd.service lib/systemd/system/kcsmux-modules.service \
 	lib/udev/rules.d/60-kcsmux.rules \
-	lib/modprobe.d/kcsraw.conf lib/modules-load.d/kcsmux.conf \
-	lib/modules-load.d/kcsraw.conf lib/sysusers.d/kcsmux.conf \
+	share/kcsraw-dkms/cutover/modprobe.conf lib/modules-load.d/kcsmux.conf \
+	share/kcsraw-dkms/cutover/modules-load.conf lib/sysusers.d/kcsmux.conf \
+	sbin/kcsmux-cutover share/man/man8/kcsmux-cutover.8.gz share/doc/kcsmux/admin.md \
 	share/bash-completion/completions/kcsmuxctl; do
 	if [ -e "$root/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
@@ -69,8 +70,11 @@ for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "Requires=kcsmux-modules.ser
 	"DeviceAllow=/dev/cuse rw" "DeviceAllow=/dev/kcsraw0 rw"; do
 	if grep -qxF "$l" "$unit"; then ok "unit: $l"; else bad "unit lacks $l"; fi
 done
-if "$root/sbin/kcsmuxd" -n -c "$root/share/doc/kcsmux/examples/kcsmux.conf" |
-	grep -qx 'configuration OK'; then
+# The example runs as user kcsmux, which the package creates (sysusers.d)
+# and this host need not have: checked as nobody here.
+sed 's/^user = kcsmux /user = nobody /' "$root/share/doc/kcsmux/examples/kcsmux.conf" >"$dest/example.conf"
+if grep -q '^user = nobody ' "$dest/example.conf" &&
+	"$root/sbin/kcsmuxd" -n -c "$dest/example.conf" | grep -qx 'configuration OK'; then
 	ok "the example config passes kcsmuxd -n"
 else
 	bad "the example config fails kcsmuxd -n"
@@ -117,18 +121,31 @@ for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.servi
 	/lib/modules-load.d/kcsmux.conf /etc/kcsmux/kcsmux.conf \
 	/usr/share/bash-completion/completions/kcsmuxctl \
 	/usr/share/man/man8/kcsmuxd.8.gz /usr/share/man/man8/kcsmuxctl.8.gz \
-	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright; do
+	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright \
+	/usr/sbin/kcsmux-cutover /usr/share/man/man8/kcsmux-cutover.8.gz \
+	/usr/share/doc/kcsmux/admin.md /usr/share/kcsmux/prometheus/kcsmux.rules.yml \
+	/usr/share/kcsmux/grafana/kcsmux.json; do
 	if grep -qxF "$f" "$dest/k.files"; then ok "kcsmux has $f"; else bad "kcsmux lacks $f"; fi
 done
 for f in /usr/src/kcsraw-$ver/dkms.conf /usr/src/kcsraw-$ver/include/kcsmux/kcsraw.h \
-	/lib/modprobe.d/kcsraw.conf /lib/modules-load.d/kcsraw.conf \
+	/usr/share/kcsraw-dkms/cutover/modprobe.conf \
+	/usr/share/kcsraw-dkms/cutover/modules-load.conf \
 	/usr/share/doc/kcsraw-dkms/copyright; do
 	if grep -qxF "$f" "$dest/d.files"; then ok "kcsraw-dkms has $f"; else bad "kcsraw-dkms lacks $f"; fi
 done
-if ! grep -q modprobe.d "$dest/k.files"; then
-	ok "the ipmi_si blacklist is in kcsraw-dkms only"
+# Neither package blacklists ipmi_si or loads kcsraw at boot by itself:
+# kcsmux-cutover apply does, once kcsmuxd takes over (a reboot between
+# the install and the cutover must keep ipmi_si).
+if ! grep -q 'modprobe.d\|modules-load.d/kcsraw' "$dest/k.files" "$dest/d.files"; then
+	ok "no package blacklists ipmi_si or loads kcsraw at boot before the cutover"
 else
-	bad "kcsmux ships a modprobe.d file"
+	bad "a package ships a modprobe.d file or kcsraw in modules-load.d"
+fi
+if [ -z "$(dpkg-deb -f "$deb_k" Recommends)" ] &&
+	dpkg-deb -f "$deb_k" Suggests | grep -q '\bkcsraw-dkms\b'; then
+	ok "kcsmux Suggests kcsraw-dkms (backend = ipmidev hosts need no module)"
+else
+	bad "kcsmux Recommends: $(dpkg-deb -f "$deb_k" Recommends)"
 fi
 dpkg-deb -e "$deb_k" "$dest/k.ctl"
 dpkg-deb -e "$deb_d" "$dest/d.ctl"
@@ -151,6 +168,23 @@ if grep -q '/usr/lib/dkms/common.postinst kcsraw\|common.postinst "$NAME" "$VERS
 	ok "kcsraw-dkms's postinst/prerm call dkms for kcsraw/$ver"
 else
 	bad "kcsraw-dkms's maintainer scripts do not call dkms"
+fi
+if grep -q 'try-restart kcsmuxd.service' "$dest/k.ctl/postinst"; then
+	ok "an upgrade restarts a running kcsmuxd (postinst)"
+else
+	bad "kcsmux's postinst does not restart kcsmuxd on upgrade"
+fi
+if grep -q '/usr/share/kcsraw-dkms/cutover/' "$dest/d.ctl/prerm"; then
+	ok "removing kcsraw-dkms removes the cutover's blacklist links (prerm)"
+else
+	bad "kcsraw-dkms's prerm leaves the cutover's links"
+fi
+if [ -e "$build/kmod/kcsraw.ko" ]; then
+	if [ "$(modinfo -F version "$build/kmod/kcsraw.ko")" = "$ver" ]; then
+		ok "kcsraw.ko's MODULE_VERSION is $ver"
+	else
+		bad "kcsraw.ko's version: $(modinfo -F version "$build/kmod/kcsraw.ko")"
+	fi
 fi
 if command -v lintian >/dev/null; then
 	if lintian --fail-on warning,error "$deb_k" "$deb_d" >"$dest/lintian.txt" 2>&1 &&

@@ -18,7 +18,7 @@ _kcsmuxctl()
 	cur=${words[cword]}
 	prev=${words[cword - 1]}
 
-	local commands="list show set stats watch reload help"
+	local commands="status list show set stats watch reload check help"
 	local keys="policy= max_busy_us= poll_us= poll_max_us= backoff= use_irq=
 		cpu_budget= latency_target_us= priority= weight= rate= burst= queue="
 	local sock="" i cmd="" cmdi=0
@@ -53,9 +53,18 @@ _kcsmuxctl()
 	fi
 
 	case $cmd in
-	show)
-		((cword == cmdi + 1)) &&
+	show | check)
+		if [[ $cur == -* && $cmd == show ]]; then
+			COMPREPLY=($(compgen -W "-j" -- "$cur"))
+		elif ((cword == cmdi + 1)) || [[ $cmd == show && ${words[cmdi + 1]} == -j ]] && ((cword == cmdi + 2)); then
 			COMPREPLY=($(compgen -W "$(_kcsmuxctl_nodes "$sock")" -- "$cur"))
+		fi
+		;;
+	status | list)
+		COMPREPLY=($(compgen -W "-j" -- "$cur"))
+		;;
+	reload)
+		COMPREPLY=($(compgen -W "--dry-run" -- "$cur"))
 		;;
 	set)
 		if ((cword == cmdi + 1)); then

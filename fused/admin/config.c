@@ -494,6 +494,53 @@ static int n_sdr_cache(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_bool("sdr_cache", v, &n->sdr_cache, cause);
 }
 
+/* luns = LIST: the LUNs (0-3) the node's requests may address, the
+ * system interface's and an IPMB target's: "0" (the default), "0,2",
+ * "0-3", "*". LUN 0 must be in it. */
+static int n_luns(struct kcsmux_node_conf *n, struct nodestate *ns,
+		  const char *v, char **cause)
+{
+	unsigned int mask = 0, lo, hi;
+	const char *p = v;
+
+	(void)ns;
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '*') {
+			lo = 0;
+			hi = 3;
+			p++;
+		} else if (*p >= '0' && *p <= '3') {
+			lo = hi = (unsigned int)(*p++ - '0');
+			if (*p == '-' && p[1] >= '0' && p[1] <= '3') {
+				hi = (unsigned int)(p[1] - '0');
+				p += 2;
+			}
+		} else {
+			break;
+		}
+		if (hi < lo)
+			break;
+		while (lo <= hi)
+			mask |= 1u << lo++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == ',' && p[1] != '\0')
+			p++;
+		else if (*p != '\0')
+			break;
+	}
+	if (*p != '\0' || !(mask & 1))
+		return value_error(cause,
+				   "luns: expected a list of LUNs 0-3 "
+				   "containing 0 (\"0\", \"0,2\", \"0-3\", "
+				   "\"*\"), not '%s'",
+				   v);
+	n->luns = (uint8_t)(mask & ~1u);
+	return 0;
+}
+
 enum {
 	NK_ACCESS = 4,
 	NK_MAX_OUTSTANDING = 8,
@@ -521,6 +568,7 @@ static const struct {
 	[NK_COMMANDS] = { "commands", n_commands, false },
 	[NK_INTERFACE] = { "interface", n_interface, false },
 	{ "sdr_cache", n_sdr_cache, false },
+	{ "luns", n_luns, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=

@@ -41,6 +41,7 @@
 #include "util/log.h"
 #include "core/policy.h"
 #include "core/sdrcache.h"
+#include "backend/backend.h"
 
 #define CTL_MAX_CONNS	64
 #define CTL_MAX_PER_UID 8 /* but root: others cannot lock root out */
@@ -450,6 +451,166 @@ static void do_stats(struct ctl_conn *c)
 	ctl_buf_free(&b);
 }
 
+static struct node *req_node(struct ctl_conn *c, uint16_t type,
+			     const struct ctl_kvlist *l);
+
+/* A byte value of a CHECK request: 0..255, decimal or 0x hex; -1 if not. */
+static int byte_value(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end != '\0' || v > 255)
+		return -1;
+	return (int)v;
+}
+
+/* CHECK: the node's access rules against a request, nothing sent. */
+static void do_check(struct ctl_conn *c, const struct ctl_kvlist *l)
+{
+	const char *d = ctl_kv_find(l, 1, l->n, "data");
+	int netfn = byte_value(ctl_kv_find(l, 1, l->n, "netfn"));
+	int cmd = byte_value(ctl_kv_find(l, 1, l->n, "cmd"));
+	uint8_t data[256];
+	size_t len = 0;
+	struct access_why why = { 0 };
+	enum access_verdict v;
+	char rule[128], *tok, *save = NULL, *copy;
+	struct ctl_buf b;
+	struct node *n;
+	int x;
+
+	if ((n = req_node(c, CTL_CHECK, l)) == NULL)
+		return;
+	if (netfn < 0 || cmd < 0) {
+		reply_err(c, CTL_CHECK, CTL_E_INVAL,
+			  "check: netfn and cmd are bytes (0-255, 0x hex)");
+		return;
+	}
+	if (d != NULL) {
+		if ((copy = strdup(d)) == NULL) {
+			reply_err(c, CTL_CHECK, CTL_E_INTERNAL,
+				  "kcsmuxd: out of memory");
+			return;
+		}
+		for (tok = strtok_r(copy, " ", &save); tok != NULL;
+		     tok = strtok_r(NULL, " ", &save)) {
+			if ((x = byte_value(tok)) < 0 || len >= sizeof(data)) {
+				free(copy);
+				reply_err(c, CTL_CHECK, CTL_E_INVAL,
+					  "check: data: bytes 0-255, at most "
+					  "%zu",
+					  sizeof(data));
+				return;
+			}
+			data[len++] = (uint8_t)x;
+		}
+		free(copy);
+	}
+	v = access_check(&n->conf.acc, (uint8_t)netfn, (uint8_t)cmd, data, len,
+			 &why);
+	if (v == ACCESS_OK) {
+		why.netfn = (uint8_t)netfn;
+		why.cmd = (uint8_t)cmd;
+	}
+	access_rule_desc(&n->conf.acc, v, &why, rule, sizeof(rule));
+	ctl_buf_init(&b);
+	ctl_kv_add(&b, "verdict", v == ACCESS_OK ? "allowed" : "denied");
+	ctl_kv_add(&b, "rule", rule);
+	ctl_kv_addf(&b, "command", "netfn 0x%02x cmd 0x%02x", why.netfn,
+		    why.cmd);
+	reply(c, CTL_CHECK, CTL_OK, &b);
+	ctl_buf_free(&b);
+}
+
+/* STATUS's fields, as key=value lines or one JSON object. */
+struct emit {
+	struct ctl_buf *b;
+	bool json, first;
+};
+
+static void emit_str(struct emit *e, const char *key, const char *v)
+{
+	if (!e->json) {
+		ctl_kv_add(e->b, key, v);
+		return;
+	}
+	ctl_buf_printf(e->b, "%s\n \"%s\": ", e->first ? "{" : ",", key);
+	ctl_json_str(e->b, v);
+	e->first = false;
+}
+
+static void emit_num(struct emit *e, const char *key, unsigned long long v)
+{
+	if (!e->json)
+		ctl_kv_addf(e->b, key, "%llu", v);
+	else
+		ctl_buf_printf(e->b, "%s\n \"%s\": %llu", e->first ? "{" : ",",
+			       key, v);
+	e->first = false;
+}
+
+static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
+{
+	struct daemon *d = c->ctl->d;
+	const struct backend *be = d->be;
+	const char *j = ctl_kv_find(l, 0, l->n, "json");
+	uint64_t now = now_ns();
+	struct ctl_buf b;
+	struct emit e = { &b, j != NULL && strcmp(j, "yes") == 0, true };
+	unsigned long long clients = 0;
+	struct node **v;
+	size_t i, count;
+
+	ctl_buf_init(&b);
+	v = core_nodes(d, &count);
+	for (i = 0; i < count; i++)
+		clients += v[i]->nclients;
+	free(v);
+	emit_str(&e, "version", KCSMUX_VERSION);
+	emit_num(&e, "pid", (unsigned long long)getpid());
+	emit_num(&e, "started_unix", d->started_unix);
+	emit_num(&e, "uptime_s",
+		 d->started_ns && now > d->started_ns ?
+			 (now - d->started_ns) / 1000000000ULL :
+			 0);
+	emit_str(&e, "config", d->cfg_path != NULL ? d->cfg_path : "");
+	emit_str(&e, "user", d->dropped ? d->cfg.user : "root");
+	emit_str(&e, "sandbox",
+		 d->sandboxed ? config_seccomp_name(d->cfg.seccomp) : "no");
+	emit_num(&e, "reloads", d->reloads);
+	emit_num(&e, "reload_failures", d->reload_failures);
+	emit_str(&e, "last_reload",
+		 d->reloads == 0   ? "none" :
+		 d->last_reload_ok ? "ok" :
+				     "failed");
+	emit_num(&e, "last_reload_unix", d->last_reload_unix);
+	emit_str(&e, "last_reload_error", d->last_reload_error);
+	emit_str(&e, "backend", config_backend_name(d->cfg.backend));
+	emit_str(&e, "device", d->cfg.device != NULL ? d->cfg.device : "");
+	emit_str(&e, "bmc", d->bmc_silent ? "silent" : "answering");
+	emit_num(&e, "bmc_silent_s",
+		 d->bmc_silent && now > d->bmc_silent_since_ns ?
+			 (now - d->bmc_silent_since_ns) / 1000000000ULL :
+			 0);
+	emit_num(&e, "bmc_silences", d->bmc_silences);
+	emit_num(&e, "hosed", be != NULL ? be->health.hosed : 0);
+	emit_num(&e, "kcs_errors", be != NULL ? be->health.kcs_errors : 0);
+	emit_num(&e, "retries", be != NULL ? be->health.retries : 0);
+	emit_num(&e, "completions", be != NULL ? be->health.completions : 0);
+	emit_num(&e, "inflight", be != NULL ? be->inflight : 0);
+	emit_num(&e, "nodes", count);
+	emit_num(&e, "clients", clients);
+	if (e.json)
+		ctl_buf_printf(&b, "\n}\n");
+	reply(c, CTL_STATUS, CTL_OK, &b);
+	ctl_buf_free(&b);
+}
+
 /* The request's "node=" (its first line), or an error reply and NULL. */
 static struct node *req_node(struct ctl_conn *c, uint16_t type,
 			     const struct ctl_kvlist *l)
@@ -527,6 +688,16 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 		return;
 	ctl_buf_init(&b);
 	node_snap(n, now_ns(), c, &s);
+	/* "json=yes": the node's object as in STATS, numbers as numbers */
+	if (ctl_kv_find(l, 1, l->n, "json") != NULL &&
+	    strcmp(ctl_kv_find(l, 1, l->n, "json"), "yes") == 0) {
+		ctl_node_json(&b, &s.ni);
+		ctl_buf_printf(&b, "\n");
+		node_snap_free(&s);
+		reply(c, CTL_SHOW, CTL_OK, &b);
+		ctl_buf_free(&b);
+		return;
+	}
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
 	sdr_cache_kv(n, &b);
@@ -710,14 +881,52 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 	xact_kick(d);
 }
 
-static void do_reload(struct ctl_conn *c)
+/* RELOAD with "dry_run=yes": what the reload would do, nothing applied. */
+static void do_reload_plan(struct ctl_conn *c)
 {
 	struct daemon *d = c->ctl->d;
 	struct ctl_buf b;
 	char *cause = NULL;
 
+	ctl_buf_init(&b);
+	if (daemon_reload_plan(d, &b, &cause) < 0) {
+		reply_err(c, CTL_RELOAD, CTL_E_INVAL,
+			  "reload would be rejected, the running "
+			  "configuration would stay: %s",
+			  cause != NULL ? cause : "unknown error");
+		free(cause);
+	} else {
+		ctl_kv_addf(&b, "note", "dry run: nothing applied (%s)",
+			    d->cfg_path != NULL ? d->cfg_path :
+						  "the configuration");
+		reply(c, CTL_RELOAD, CTL_OK, &b);
+	}
+	ctl_buf_free(&b);
+}
+
+static void do_reload(struct ctl_conn *c, const struct ctl_kvlist *l)
+{
+	struct daemon *d = c->ctl->d;
+	struct ctl_buf b;
+	char *cause = NULL;
+	bool dry = false;
+
 	if (!need_admin(c, CTL_RELOAD))
 		return;
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->kv[i].key, "dry_run") == 0 &&
+		    strcmp(l->kv[i].value, "yes") == 0) {
+			dry = true;
+			continue;
+		}
+		reply_err(c, CTL_RELOAD, CTL_E_PROTO,
+			  "reload: unknown argument %s", l->kv[i].key);
+		return;
+	}
+	if (dry) {
+		do_reload_plan(c);
+		return;
+	}
 	log_info("control: uid %u (pid %ld) reload", (unsigned)c->uid,
 		 (long)c->pid);
 	if (daemon_reload(d, &cause) < 0) {
@@ -752,8 +961,7 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 			  ctl_type_name(h->type, tb, sizeof(tb)));
 		return;
 	}
-	if (h->type == CTL_STATS || h->type == CTL_LIST ||
-	    h->type == CTL_RELOAD) {
+	if (h->type == CTL_STATS || h->type == CTL_LIST) {
 		if (h->len != 0) {
 			reply_err(c, h->type, CTL_E_PROTO,
 				  "%s takes no "
@@ -769,11 +977,11 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 	case CTL_STATS:
 		do_stats(c);
 		return;
-	case CTL_RELOAD:
-		do_reload(c);
-		return;
 	case CTL_SHOW:
 	case CTL_SET:
+	case CTL_RELOAD:
+	case CTL_STATUS:
+	case CTL_CHECK:
 		if (ctl_kv_parse(payload, h->len, &l, err, sizeof(err)) < 0) {
 			reply_err(c, h->type, CTL_E_PROTO, "%s: %s",
 				  ctl_type_name(h->type, tb, sizeof(tb)), err);
@@ -781,8 +989,14 @@ static void handle(struct ctl_conn *c, const struct ctl_hdr *h,
 		}
 		if (h->type == CTL_SHOW)
 			do_show(c, &l);
-		else
+		else if (h->type == CTL_SET)
 			do_set(c, &l);
+		else if (h->type == CTL_STATUS)
+			do_status(c, &l);
+		else if (h->type == CTL_CHECK)
+			do_check(c, &l);
+		else
+			do_reload(c, &l);
 		ctl_kvlist_free(&l);
 		return;
 	default:

@@ -49,7 +49,8 @@ void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
 
 static const char *const type_names[] = {
 	[CTL_LIST] = "list",   [CTL_SHOW] = "show",	[CTL_SET] = "set",
-	[CTL_STATS] = "stats", [CTL_RELOAD] = "reload",
+	[CTL_STATS] = "stats", [CTL_RELOAD] = "reload", [CTL_STATUS] = "status",
+	[CTL_CHECK] = "check",
 };
 
 const char *ctl_type_name(uint16_t type, char *buf, size_t len)

@@ -5,9 +5,9 @@
  * usage and help; each command is one request on the control socket
  * (include/kcsmux/control.h) and a printer for its reply.
  *
- * Exit status: 0 done; 1 the daemon refused or failed the request, or
- * could not be reached; 2 a usage error (nothing was sent).
- * docs/man/kcsmuxctl.8.
+ * Exit status: 0 done; 1 the daemon refused or failed the request; 2 a
+ * usage error (nothing was sent); 3 the daemon could not be reached (not
+ * running); 4 check: the request would be refused. docs/man/kcsmuxctl.8.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,9 +27,11 @@
 
 #include "util/io.h"
 
-#define EXIT_OK	   0
-#define EXIT_FAIL  1
-#define EXIT_USAGE 2
+#define EXIT_OK		 0
+#define EXIT_FAIL	 1
+#define EXIT_USAGE	 2
+#define EXIT_NOT_RUNNING 3
+#define EXIT_DENIED	 4
 
 #define REPLY_TIMEOUT_SEC 15
 
@@ -37,7 +39,8 @@ static const char *prog = "kcsmuxctl";
 
 struct ctx {
 	const char *sock;
-	int fd; /* -1: not connected */
+	int fd;		  /* -1: not connected */
+	bool unreachable; /* the last connect failed */
 };
 
 struct reply {
@@ -50,42 +53,65 @@ struct reply {
 
 enum argkind {
 	A_END,
-	A_NODE,	   /* a node name */
-	A_KV,	   /* KEY=VALUE */
-	A_KV_MORE, /* KEY=VALUE, then any number more */
-	A_CMD_OPT, /* an optional command word (help) */
+	A_NODE,	     /* a node name */
+	A_KV,	     /* KEY=VALUE */
+	A_KV_MORE,   /* KEY=VALUE, then any number more */
+	A_CMD_OPT,   /* an optional command word (help) */
+	A_BYTE,	     /* a byte: 0-255, decimal or 0x hex */
+	A_BYTE_MORE, /* optional bytes, any number */
 };
 
 struct cmd {
 	const char *name;
 	const char *optstring; /* the command's own options */
-	enum argkind args[3];
+	enum argkind args[5];
 	const char *synopsis; /* after the command word */
 	const char *help;
 	int (*run)(struct ctx *, int argc, char **argv);
+	const struct option *longopts; /* the command's long options */
 };
 
+static int cmd_status(struct ctx *, int, char **);
 static int cmd_list(struct ctx *, int, char **);
 static int cmd_show(struct ctx *, int, char **);
 static int cmd_set(struct ctx *, int, char **);
 static int cmd_stats(struct ctx *, int, char **);
 static int cmd_watch(struct ctx *, int, char **);
 static int cmd_reload(struct ctx *, int, char **);
+static int cmd_check(struct ctx *, int, char **);
 static int cmd_help(struct ctx *, int, char **);
 
+static const struct option reload_longopts[] = {
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const struct cmd cmds[] = {
-	{ "list",
-	  "",
+	{ "status",
+	  "j",
 	  { A_END },
-	  "",
-	  "the nodes: policy, clients, queue, requests, latency, CPU",
-	  cmd_list },
+	  "[-j]",
+	  "the daemon at a glance: uptime, configuration and last reload,\n"
+	  "backend and device, whether the BMC answers, the interface's\n"
+	  "error counts; -j: JSON",
+	  cmd_status,
+	  NULL },
+	{ "list",
+	  "j",
+	  { A_END },
+	  "[-j]",
+	  "the nodes: policy, clients, queue, requests, latency, CPU;\n"
+	  "-j: JSON (as stats -j)",
+	  cmd_list,
+	  NULL },
 	{ "show",
-	  "",
+	  "j",
 	  { A_NODE, A_END },
-	  "NODE",
-	  "one node's policy, open files and counters as key=value lines",
-	  cmd_show },
+	  "[-j] NODE",
+	  "one node's policy, open files and counters as key=value lines;\n"
+	  "-j: the node as JSON (its object in stats -j)",
+	  cmd_show,
+	  NULL },
 	{ "set",
 	  "",
 	  { A_NODE, A_KV_MORE, A_END },
@@ -93,32 +119,49 @@ static const struct cmd cmds[] = {
 	  "change a node's policy live, all keys or none (kcsmux.conf(5)\n"
 	  "policy keys; policy=PRESET starts from a preset); needs root or\n"
 	  "the admin group",
-	  cmd_set },
+	  cmd_set,
+	  NULL },
 	{ "stats",
 	  "j",
 	  { A_END },
 	  "[-j]",
 	  "every node's counters and latency; -j: JSON with clients",
-	  cmd_stats },
+	  cmd_stats,
+	  NULL },
 	{ "watch",
 	  "n:c:",
 	  { A_END },
 	  "[-n SEC] [-c COUNT]",
 	  "redraw the list every SEC seconds (default 2) until interrupted,\n"
 	  "or COUNT times",
-	  cmd_watch },
+	  cmd_watch,
+	  NULL },
 	{ "reload",
-	  "",
+	  "n",
 	  { A_END },
+	  "[-n|--dry-run]",
+	  "read kcsmux.conf again (as SIGHUP); needs root or the admin group;\n"
+	  "-n, --dry-run: say what would change (nodes added or removed\n"
+	  "with their clients, keys changed), apply nothing",
+	  cmd_reload,
+	  reload_longopts },
+	{ "check",
 	  "",
-	  "read kcsmux.conf again (as SIGHUP); needs root or the admin group",
-	  cmd_reload },
+	  { A_NODE, A_BYTE, A_BYTE, A_BYTE_MORE, A_END },
+	  "NODE NETFN CMD [DATA...]",
+	  "would NODE's access rules let this request to the BMC through,\n"
+	  "and by which rule (bytes in decimal or 0x hex; DATA for Send\n"
+	  "Message and group extensions); nothing is sent; exit status 4\n"
+	  "when it would be refused",
+	  cmd_check,
+	  NULL },
 	{ "help",
 	  "",
 	  { A_CMD_OPT, A_END },
 	  "[COMMAND]",
 	  "this text, or one command's",
-	  cmd_help },
+	  cmd_help,
+	  NULL },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -165,7 +208,8 @@ static void usage(FILE *f, bool long_help)
 		print_cmd(f, &cmds[i], long_help);
 	if (long_help)
 		fprintf(f, "exit status: 0 done, 1 refused or failed, "
-			   "2 usage error\n");
+			   "2 usage error, 3 daemon not running (cannot "
+			   "connect), 4 check: would be refused\n");
 }
 
 /* An exact name, else a unique prefix. NULL with a message otherwise. */
@@ -193,6 +237,19 @@ static const struct cmd *cmd_lookup(const char *word)
 	else
 		errx_msg("unknown command \"%s\" (try '%s help')", word, prog);
 	return NULL;
+}
+
+/* A byte operand: 0-255, decimal or 0x hex; -1 if not. */
+static int byte_arg(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end != '\0' || v > 255 || s[0] == '-')
+		return -1;
+	return (int)v;
 }
 
 /* Check ARGV (the command's operands) against its argument kinds. */
@@ -234,14 +291,28 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 		case A_CMD_OPT:
 			k++;
 			break;
+		case A_BYTE:
+		case A_BYTE_MORE:
+			if (byte_arg(argv[i]) < 0) {
+				errx_msg("%s: \"%s\" is not a byte (0-255, "
+					 "0x hex)",
+					 c->name, argv[i]);
+				return -1;
+			}
+			if (*k == A_BYTE)
+				k++;
+			break;
 		}
 	}
 	/* What is left must be optional, or a KEY=VALUE... already seen. */
 	for (; *k != A_END; k++) {
-		if (*k == A_CMD_OPT || (*k == A_KV_MORE && more))
+		if (*k == A_CMD_OPT || *k == A_BYTE_MORE ||
+		    (*k == A_KV_MORE && more))
 			continue;
 		errx_msg("%s: missing %s", c->name,
-			 *k == A_NODE ? "NODE" : "KEY=VALUE");
+			 *k == A_NODE ? "NODE" :
+			 *k == A_BYTE ? "NETFN or CMD" :
+					"KEY=VALUE");
 		fprintf(stderr, "usage:\n");
 		print_cmd(stderr, c, false);
 		return -1;
@@ -259,6 +330,7 @@ static int ctl_connect(struct ctx *x)
 
 	if (x->fd >= 0)
 		return 0;
+	x->unreachable = true;
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(x->sock) >= sizeof(sun.sun_path)) {
@@ -282,6 +354,7 @@ static int ctl_connect(struct ctx *x)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	x->fd = fd;
+	x->unreachable = false;
 	return 0;
 }
 
@@ -539,12 +612,99 @@ static void print_stats(FILE *f, const struct reply *r)
 
 /* ---- commands ---- */
 
+/* A command's -j (the only option of status, list and show); the
+ * operands start at argv[optind]. */
+static bool json_opt(int argc, char **argv)
+{
+	bool json = false;
+
+	optind = 0;
+	while (getopt(argc, argv, "+j") == 'j')
+		json = true;
+	return json;
+}
+
+/* Send TYPE with NODE first (if any) and "json=yes"; print the reply's
+ * JSON as it is. */
+static int json_request(struct ctx *x, uint16_t type, const char *node)
+{
+	struct ctl_buf b;
+	struct reply r;
+	int rv = EXIT_FAIL;
+
+	ctl_buf_init(&b);
+	if (node != NULL)
+		ctl_kv_add(&b, "node", node);
+	ctl_kv_add(&b, "json", "yes");
+	if (b.oom) {
+		errx_msg("out of memory");
+	} else if (request(x, type, &b, false, &r) == 0) {
+		fputs(r.payload, stdout);
+		reply_free(&r);
+		rv = EXIT_OK;
+	}
+	ctl_buf_free(&b);
+	return rv;
+}
+
+static int cmd_status(struct ctx *x, int argc, char **argv)
+{
+	static const char *const labels[][2] = {
+		{ "version", "kcsmuxd" },
+		{ "pid", "pid" },
+		{ "uptime_s", "uptime (s)" },
+		{ "config", "configuration" },
+		{ "last_reload", "last reload" },
+		{ "last_reload_error", "  its error" },
+		{ "reloads", "reloads" },
+		{ "reload_failures", "  failed" },
+		{ "user", "running as" },
+		{ "sandbox", "seccomp" },
+		{ "backend", "backend" },
+		{ "device", "device" },
+		{ "bmc", "BMC" },
+		{ "bmc_silent_s", "  silent for (s)" },
+		{ "bmc_silences", "  times silent" },
+		{ "hosed", "hosed" },
+		{ "kcs_errors", "KCS errors" },
+		{ "retries", "KCS retries" },
+		{ "completions", "completions" },
+		{ "inflight", "in flight" },
+		{ "nodes", "nodes" },
+		{ "clients", "open files" },
+	};
+	struct reply r;
+	const char *v;
+	size_t i;
+
+	if (json_opt(argc, argv))
+		return json_request(x, CTL_STATUS, NULL);
+	if (request(x, CTL_STATUS, NULL, true, &r) < 0)
+		return EXIT_FAIL;
+	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		v = ctl_kv_find(&r.kv, 0, r.kv.n, labels[i][0]);
+		if (v == NULL || (*v == '\0' && labels[i][1][0] == ' '))
+			continue;
+		if (strcmp(labels[i][0], "bmc_silent_s") == 0 &&
+		    strcmp(get(&r, 0, r.kv.n, "bmc"), "silent") != 0)
+			continue;
+		printf("%-16s %s\n", labels[i][1], v);
+	}
+	reply_free(&r);
+	return EXIT_OK;
+}
+
 static int cmd_list(struct ctx *x, int argc, char **argv)
 {
 	struct reply r;
 
-	(void)argc;
-	(void)argv;
+	if (json_opt(argc, argv)) {
+		if (request(x, CTL_STATS, NULL, false, &r) < 0)
+			return EXIT_FAIL;
+		fputs(r.payload, stdout);
+		reply_free(&r);
+		return EXIT_OK;
+	}
 	if (request(x, CTL_LIST, NULL, true, &r) < 0)
 		return EXIT_FAIL;
 	print_list(stdout, &r);
@@ -558,8 +718,11 @@ static int cmd_show(struct ctx *x, int argc, char **argv)
 	struct reply r;
 	size_t i;
 	int rv = EXIT_FAIL;
+	bool json = json_opt(argc, argv);
 
-	(void)argc;
+	argv += optind;
+	if (json)
+		return json_request(x, CTL_SHOW, argv[0]);
 	ctl_buf_init(&b);
 	if (ctl_req_show(&b, argv[0]) < 0 || b.oom) {
 		errx_msg("show: cannot encode the request");
@@ -657,7 +820,7 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 	char *end, when[32];
 	time_t now;
 	bool tty = isatty(STDOUT_FILENO);
-	int c;
+	int c, rv = EXIT_OK;
 
 	optind = 0;
 	while ((c = getopt(argc, argv, "+n:c:")) != -1) {
@@ -715,31 +878,101 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 			       i > 0 ? "\n" : "", prog, x->sock, sec, when);
 		fflush(stdout);
 		/* Errors go to stderr and the next round tries again, on a
-		 * new connection (the daemon closes idle ones). */
+		 * new connection (the daemon closes idle ones); the exit
+		 * status is the last round's. */
 		if (request(x, CTL_LIST, NULL, true, &r) == 0) {
 			print_list(stdout, &r);
 			reply_free(&r);
+			rv = EXIT_OK;
+		} else {
+			rv = x->unreachable ? EXIT_NOT_RUNNING : EXIT_FAIL;
 		}
 		ctl_disconnect(x);
 		fflush(stdout);
 	}
-	return EXIT_OK;
+	return rv;
 }
 
 static int cmd_reload(struct ctx *x, int argc, char **argv)
 {
+	struct ctl_buf b;
 	struct reply r;
+	bool dry = false, any = false;
+	const char *k, *v;
 	size_t i;
+	int rv;
 
-	(void)argc;
-	(void)argv;
-	if (request(x, CTL_RELOAD, NULL, true, &r) < 0)
+	optind = 0;
+	while (getopt_long(argc, argv, "+n", reload_longopts, NULL) == 'n')
+		dry = true;
+	ctl_buf_init(&b);
+	if (dry)
+		ctl_kv_add(&b, "dry_run", "yes");
+	if (b.oom) {
+		ctl_buf_free(&b);
+		errx_msg("out of memory");
 		return EXIT_FAIL;
-	for (i = 0; i < r.kv.n; i++)
-		if (strcmp(r.kv.kv[i].key, "note") == 0)
-			printf("%s\n", r.kv.kv[i].value);
+	}
+	rv = request(x, CTL_RELOAD, dry ? &b : NULL, true, &r);
+	ctl_buf_free(&b);
+	if (rv < 0)
+		return EXIT_FAIL;
+	for (i = 0; i < r.kv.n; i++) {
+		k = r.kv.kv[i].key;
+		v = r.kv.kv[i].value;
+		if (strcmp(k, "note") == 0) {
+			printf("%s\n", v);
+			continue;
+		}
+		if (strcmp(k, "add") == 0)
+			printf("would add node %s\n", v);
+		else if (strcmp(k, "remove") == 0)
+			printf("would remove node %s\n", v);
+		else if (strcmp(k, "change") == 0)
+			printf("would change %s\n", v);
+		else
+			continue;
+		any = true;
+	}
+	if (dry && !any)
+		printf("nothing would change\n");
 	reply_free(&r);
 	return EXIT_OK;
+}
+
+static int cmd_check(struct ctx *x, int argc, char **argv)
+{
+	struct ctl_buf b, data;
+	struct reply r;
+	const char *verdict;
+	int i, rv;
+
+	ctl_buf_init(&b);
+	ctl_buf_init(&data);
+	ctl_kv_add(&b, "node", argv[0]);
+	ctl_kv_addf(&b, "netfn", "%d", byte_arg(argv[1]));
+	ctl_kv_addf(&b, "cmd", "%d", byte_arg(argv[2]));
+	for (i = 3; i < argc; i++)
+		ctl_buf_printf(&data, "%s%d", i > 3 ? " " : "",
+			       byte_arg(argv[i]));
+	if (data.data != NULL)
+		ctl_kv_add(&b, "data", data.data);
+	ctl_buf_free(&data);
+	if (b.oom) {
+		ctl_buf_free(&b);
+		errx_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	rv = request(x, CTL_CHECK, &b, true, &r);
+	ctl_buf_free(&b);
+	if (rv < 0)
+		return EXIT_FAIL;
+	verdict = get(&r, 0, r.kv.n, "verdict");
+	printf("%s: %s %s by %s\n", argv[0], get(&r, 0, r.kv.n, "command"),
+	       verdict, get(&r, 0, r.kv.n, "rule"));
+	rv = strcmp(verdict, "allowed") == 0 ? EXIT_OK : EXIT_DENIED;
+	reply_free(&r);
+	return rv;
 }
 
 static int cmd_help(struct ctx *x, int argc, char **argv)
@@ -806,7 +1039,15 @@ int main(int argc, char **argv)
 		snprintf(os, sizeof(os), "+:%s", c->optstring);
 		opterr = 0;
 		optind = 0;
-		while ((opt = getopt(argc, argv, os)) != -1) {
+		while ((opt = getopt_long(argc, argv, os, c->longopts, NULL)) !=
+		       -1) {
+			if (opt == '?' && optopt == 0) {
+				errx_msg("%s: unknown option %s", c->name,
+					 argv[optind - 1]);
+				fprintf(stderr, "usage:\n");
+				print_cmd(stderr, c, false);
+				return EXIT_USAGE;
+			}
 			if (opt == '?' || opt == ':') {
 				errx_msg("%s: %s -%c", c->name,
 					 opt == '?' ? "unknown option" :
@@ -833,5 +1074,7 @@ int main(int argc, char **argv)
 	else
 		rv = c->run(&x, argc - 1, argv + 1);
 	ctl_disconnect(&x);
+	if (rv == EXIT_FAIL && x.unreachable)
+		rv = EXIT_NOT_RUNNING;
 	return rv;
 }

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <event2/buffer.h>
 #include <event2/listener.h>
@@ -128,6 +130,7 @@ enum value_kind {
 	V_SNAP_UINT,	/* unsigned int */
 	V_SNAP_U64,	/* uint64_t */
 	V_SNAP_BOOL,	/* bool, as 1 or 0 */
+	V_SNAP_SECONDS, /* uint64_t ns */
 	V_NODE_UINT,	/* unsigned int */
 	V_NODE_U64,	/* uint64_t */
 	V_NODE_SECONDS, /* uint64_t ns */
@@ -144,12 +147,6 @@ struct family {
 	/* rendered only when true of the snapshot; NULL: always */
 	bool (*when)(const struct metrics_snapshot *s);
 };
-
-/* The SDR/FRU cache's families exist once a node with sdr_cache used it. */
-static bool has_sdr_cache(const struct metrics_snapshot *s)
-{
-	return s->sdr_cache;
-}
 
 #define NODE(f) offsetof(struct metrics_node, f)
 #define SNAP(f) offsetof(struct metrics_snapshot, f)
@@ -179,8 +176,12 @@ static const struct family families[] = {
 	  "completion code or the interface gave up), busy (EBUSY: "
 	  "max_outstanding, or an open over max_clients), denied (refused "
 	  "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
-	  "was full), cancelled (dropped from the queue before running).",
+	  "was full).",
 	  V_NODE_ERRORS, 0, NULL },
+	{ "kcsmux_cancelled_total", "counter",
+	  "Requests dropped from the node's queue before they ran (their "
+	  "client closed its file or gave up): not an error.",
+	  V_NODE_U64, NODE(st.cancelled), NULL },
 	{ "kcsmux_request_duration_seconds", "histogram",
 	  "Time from a client's request to its response, for requests "
 	  "that went to the interface.",
@@ -233,30 +234,41 @@ static const struct family families[] = {
 	{ "kcsmux_interface_retries_total", "counter",
 	  "KCS error recoveries kcsraw started.", V_SNAP_U64,
 	  SNAP(health.retries), NULL },
-	/* the SDR/FRU cache (sdr_cache = yes) */
+	/* the SDR/FRU cache (sdr_cache = yes); zero until a node uses it,
+	 * but there from the start, so rate() over them is never empty */
 	{ "kcsmux_sdr_cache_hits_total", "counter",
 	  "SDR and FRU reads of the node answered from the daemon's memory.",
-	  V_NODE_U64, NODE(cnt.sdr_hits), has_sdr_cache },
+	  V_NODE_U64, NODE(cnt.sdr_hits), NULL },
 	{ "kcsmux_sdr_cache_misses_total", "counter",
 	  "SDR and FRU reads of the node that went to the BMC (cache "
 	  "failed or off, or a read it cannot answer).",
-	  V_NODE_U64, NODE(cnt.sdr_misses), has_sdr_cache },
+	  V_NODE_U64, NODE(cnt.sdr_misses), NULL },
 	{ "kcsmux_sdr_cache_fills_total", "counter",
 	  "Times an SDR repository was read whole into memory.", V_SNAP_U64,
-	  SNAP(sdr.fills), has_sdr_cache },
+	  SNAP(sdr.fills), NULL },
 	{ "kcsmux_sdr_cache_revalidations_total", "counter",
 	  "Get SDR Repository Info checks of the cached repositories.",
-	  V_SNAP_U64, SNAP(sdr.revalidations), has_sdr_cache },
+	  V_SNAP_U64, SNAP(sdr.revalidations), NULL },
 	{ "kcsmux_sdr_cache_invalidations_total", "counter",
 	  "Times the cache was dropped (a write, clear or reset from any "
 	  "node, a changed repository).",
-	  V_SNAP_U64, SNAP(sdr.invalidations), has_sdr_cache },
+	  V_SNAP_U64, SNAP(sdr.invalidations), NULL },
 	{ "kcsmux_sdr_cache_bmc_requests_total", "counter",
 	  "Requests the cache itself sent to the BMC (fills, checks).",
-	  V_SNAP_U64, SNAP(sdr.internal), has_sdr_cache },
+	  V_SNAP_U64, SNAP(sdr.internal), NULL },
 	{ "kcsmux_sdr_cache_records", "gauge",
 	  "SDRs of the main repository held in memory.", V_SNAP_UINT,
-	  SNAP(sdr_records), has_sdr_cache },
+	  SNAP(sdr_records), NULL },
+	/* the daemon itself */
+	{ "kcsmux_daemon_cpu_seconds_total", "counter",
+	  "CPU time of kcsmuxd itself (user and system, all its threads); "
+	  "the poller's is in kcsmux_poller_cpu_seconds_total.",
+	  V_SNAP_SECONDS, SNAP(daemon_cpu_ns), NULL },
+	{ "kcsmux_events_dropped_total", "counter",
+	  "Asynchronous events (the BMC's event messages) dropped because "
+	  "a subscriber had event_backlog unread, or no one subscribed and "
+	  "the backlog was full.",
+	  V_SNAP_U64, SNAP(events_dropped), NULL },
 	/* reloads */
 	{ "kcsmux_reloads_total", "counter",
 	  "Configuration reloads (SIGHUP, kcsmuxctl reload) by result.",
@@ -280,11 +292,19 @@ static void family_header(struct out *o, const struct family *f)
 	out_printf(o, "\n# TYPE %s %s\n", f->name, f->type);
 }
 
-/* NAME{node="N" and EXTRA (",k=\"v\"" or "")}: the value is up to the caller */
+/*
+ * The node's label: not "node", which is the host's in most setups (the
+ * textfile collector and many relabelings turn a second one into
+ * "exported_node").
+ */
+#define NODE_LABEL "kcsmux_node"
+
+/* NAME{kcsmux_node="N" and EXTRA (",k=\"v\"" or "")}: the value is up to
+ * the caller */
 static void sample_start(struct out *o, const char *name, const char *suffix,
 			 const struct metrics_node *n, const char *extra)
 {
-	out_printf(o, "%s%s{node=\"", name, suffix);
+	out_printf(o, "%s%s{" NODE_LABEL "=\"", name, suffix);
 	put_label_value(o, n->name);
 	out_printf(o, "\"%s} ", extra);
 }
@@ -298,7 +318,7 @@ static void histogram(struct out *o, const char *name,
 
 	for (i = 0; i < NODESTATS_NBUCKETS; i++) {
 		cum += h->bucket[i];
-		out_printf(o, "%s_bucket{node=\"", name);
+		out_printf(o, "%s_bucket{" NODE_LABEL "=\"", name);
 		put_label_value(o, n->name);
 		out_str(o, "\",le=\"");
 		if (i < NODESTATS_NBOUNDS)
@@ -319,11 +339,16 @@ static void errors(struct out *o, const char *name,
 		   const struct metrics_node *n)
 {
 	static const char *const kinds[] = {
-		"completion", "busy", "denied", "rejected", "cancelled",
+		"completion",
+		"busy",
+		"denied",
+		"rejected",
 	};
 	const uint64_t v[] = {
-		n->st.errors,	n->cnt.busy,	 n->cnt.denied,
-		n->st.rejected, n->st.cancelled,
+		n->st.errors,
+		n->cnt.busy,
+		n->cnt.denied,
+		n->st.rejected,
 	};
 	char extra[32];
 	size_t k;
@@ -408,6 +433,11 @@ static void snap_samples(struct out *o, const struct family *f,
 		out_printf(o, "%s %d\n", f->name,
 			   FIELD(s, f->off, bool) ? 1 : 0);
 		break;
+	case V_SNAP_SECONDS:
+		out_printf(o, "%s ", f->name);
+		put_seconds(o, FIELD(s, f->off, uint64_t));
+		out_str(o, "\n");
+		break;
 	default:
 		break;
 	}
@@ -480,6 +510,15 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 
 /* --- the daemon's snapshot --- */
 
+__attribute__((weak)) uint64_t metrics_process_cpu_ns(void)
+{
+	struct timespec cpu;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) < 0)
+		return 0;
+	return (uint64_t)cpu.tv_sec * 1000000000ULL + (uint64_t)cpu.tv_nsec;
+}
+
 int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 {
 	struct metrics_snapshot s = {
@@ -489,6 +528,7 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 		.reload_failures = d->reload_failures,
 		.last_reload_ok = d->last_reload_ok,
 		.last_reload_unix = d->last_reload_unix,
+		.events_dropped = d->events_dropped,
 	};
 	struct metrics_node *mn = NULL;
 	uint64_t now = now_ns();
@@ -518,6 +558,7 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 	}
 	free(v);
 	s.nodes = mn;
+	s.daemon_cpu_ns = metrics_process_cpu_ns();
 	if (d->sdrc) {
 		s.sdr_cache = true;
 		s.sdr = *sdrc_stats(d->sdrc);
@@ -745,6 +786,27 @@ static int split_listen(const char *v, char **host, unsigned short *port)
 	return 0;
 }
 
+bool metrics_listen_loopback(const char *listen)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned short port;
+	char *host = NULL;
+	bool lo = false;
+
+	if (split_listen(listen, &host, &port) < 0)
+		return false;
+	if (strcmp(host, "localhost") == 0)
+		lo = true;
+	else if (inet_pton(AF_INET, host, &a4) == 1)
+		lo = (ntohl(a4.s_addr) >> 24) == 127;
+	else if (inet_pton(AF_INET6, host, &a6) == 1)
+		lo = IN6_IS_ADDR_LOOPBACK(&a6) ||
+		     (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+	free(host);
+	return lo;
+}
+
 static int http_start(struct metrics *mx, const char *listen, char **cause)
 {
 	struct daemon *d = mx->d;
@@ -795,6 +857,11 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 				    on_accept_error);
 	accepting = mx;
 	log_info("metrics: serving http://%s/metrics", listen);
+	if (!metrics_listen_loopback(listen))
+		log_warn("metrics_listen %s is not a loopback address: anyone "
+			 "who reaches the port reads the metrics (no "
+			 "authentication)",
+			 listen);
 	return 0;
 }
 

@@ -57,6 +57,8 @@ struct metrics_snapshot {
 	uint64_t reloads, reload_failures;
 	bool last_reload_ok;	   /* true before any */
 	uint64_t last_reload_unix; /* 0: none yet */
+	uint64_t daemon_cpu_ns;	   /* the process's CPU time */
+	uint64_t events_dropped;   /* d->events_dropped */
 	const struct metrics_node *nodes;
 	size_t nnodes;
 	/* the SDR/FRU cache (core/sdrcache.c), once a node used it */
@@ -103,6 +105,12 @@ int metrics_render_daemon(struct daemon *d, struct metrics_buf *b);
  * One daemon per process.
  */
 int metrics_init(struct daemon *d, char **cause);
+/* The daemon's own CPU time (CLOCK_PROCESS_CPUTIME_ID), ns; weak, so
+ * that tests of whole renders can fix it. */
+uint64_t metrics_process_cpu_ns(void);
+/* Is metrics_listen's HOST a loopback address (127/8, ::1, localhost)?
+ * Anything else serves the unauthenticated metrics off the host. */
+bool metrics_listen_loopback(const char *listen);
 /* Stop serving, stop the timer and remove the textfile. */
 void metrics_fini(struct daemon *d);
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "core/core.h"
@@ -15,6 +16,14 @@
 
 /* SIGHUP; -1 with *cause and nothing changed on error */
 int daemon_reload(struct daemon *d, char **cause);
+struct ctl_buf;
+/*
+ * kcsmuxctl reload --dry-run: what reloading the file now would do, as
+ * key=value lines into OUT ("remove=NODE (N clients: pid P uid U, ...)",
+ * "add=NODE (...)", "change=NODE: KEY OLD -> NEW", "note=..."), nothing
+ * applied. -1 with *cause when the reload would be rejected.
+ */
+int daemon_reload_plan(struct daemon *d, struct ctl_buf *out, char **cause);
 /* After daemon_reload() (SIGHUP or kcsmuxctl reload): count the outcome
  * for the metrics, and log a rejection at LOG_ERR. */
 static inline void daemon_reload_done(struct daemon *d, bool ok,
@@ -23,6 +32,8 @@ static inline void daemon_reload_done(struct daemon *d, bool ok,
 	d->reloads++;
 	d->last_reload_ok = ok;
 	d->last_reload_unix = (uint64_t)time(NULL);
+	snprintf(d->last_reload_error, sizeof(d->last_reload_error), "%s",
+		 ok ? "" : (cause != NULL ? cause : "unknown error"));
 	if (!ok) {
 		d->reload_failures++;
 		log_err("reload rejected, the running configuration stays: %s",

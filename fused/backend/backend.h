@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util/ipmi_msg.h"
 
@@ -79,12 +80,24 @@ struct backend {
 	struct event *ev;
 	unsigned int inflight; /* submitted, not completed */
 	unsigned int depth;    /* how many we keep submitted */
+	unsigned int bridged;  /* of inflight: IPMB requests a bridging
+				  backend holds (the core counts them; they
+				  take none of the depth slots) */
 	uint32_t irq;	       /* the interface's IRQ, 0: none */
 	bool bridges;	       /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
 	struct backend_health health;
 };
+
+/*
+ * ports.c: the first /proc/ioports-format line of F whose owner is an IPMI
+ * driver (ipmi_si), as "ipmi_si holds the I/O ports 0ca2-0ca2" in BUF;
+ * 1 if found, else 0. backend_kcsraw_missing: *cause for a kcsraw device
+ * that cannot be opened (ERR), with the holder and what to run.
+ */
+int backend_ports_holder(FILE *f, char *buf, size_t len);
+void backend_kcsraw_missing(const char *path, int err, char **cause);
 
 /* Open the interface at path, watched by base; NULL with *cause. */
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,

@@ -126,8 +126,10 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	be->depth = KCSRAW_PIPELINE;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
-		asprintf(cause, "%s: %s%s", path, strerror(errno),
-			 errno == ENOENT ? " (is kcsraw.ko loaded?)" : "");
+		if (errno == ENOENT)
+			backend_kcsraw_missing(path, errno, cause);
+		else
+			asprintf(cause, "%s: %s", path, strerror(errno));
 		free(be);
 		return NULL;
 	}

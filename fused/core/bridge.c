@@ -29,6 +29,7 @@
 #include "core/core.h"
 #include "core/ipmb.h"
 #include "core/seqtab.h"
+#include "core/sdrglue.h"
 #include "core/xact.h"
 
 static void atn_start(struct daemon *d);
@@ -78,9 +79,14 @@ static void send_done(struct xact *x, int status, const uint8_t *resp,
 	uint8_t cc = status || len < 3 ? 0xff : resp[2];
 	struct seqtab_entry gone;
 	struct ipmb_user_msg u;
+	/* the frame after the channel byte (and a broadcast's 00):
+	 * rsSA, netfn/LUN, chk, rqSA, seq/LUN, cmd */
+	unsigned int f = x->req_len > 3 && x->req[3] == 0x00 ? 4 : 3;
 
 	log_debug("bridge: Send Message token %#x done: status %d cc %#x",
 		  token, status, cc);
+	if (cc == 0 && x->req_len > f + 5)
+		sdrglue_bridged(d, x->req[f + 1] >> 2, x->req[f + 5]);
 	xact_free(x);
 	d->br.send_out = false;
 	if (seqtab_send_done(&d->br.tab, token, cc, now_ns(), &gone) ==

@@ -15,6 +15,8 @@
 #include "core/core.h"
 #include "core/sdrglue.h"
 #include "core/xact.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 void core_init(struct daemon *d, struct event_base *base)
 {
@@ -56,11 +58,29 @@ static void be_completion(void *arg, uint64_t cookie, int status,
 			  const uint8_t *resp, unsigned int len,
 			  const struct kcsraw_cost *cost)
 {
+	struct daemon *d = arg;
+
+	if (d->bmc_silent && status == 0 && len >= 3) {
+		d->bmc_silent = false;
+		log_warn("the BMC answers again, after %.1f s without an "
+			 "answer",
+			 (double)(now_ns() - d->bmc_silent_since_ns) / 1e9);
+	}
 	xact_complete(arg, cookie, status, resp, len, cost);
 }
 
 static void be_hosed(void *arg)
 {
+	struct daemon *d = arg;
+
+	if (!d->bmc_silent) {
+		d->bmc_silent = true;
+		d->bmc_silent_since_ns = now_ns();
+		d->bmc_silences++;
+		log_warn("the BMC stopped answering: the KCS interface is "
+			 "hosed (requests fail with cc 0xff until it answers "
+			 "again)");
+	}
 	bmc_setup_recheck(arg); /* as stock after a hosed interface */
 }
 

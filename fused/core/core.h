@@ -183,8 +183,20 @@ struct daemon {
 
 	/* the last reload (SIGHUP or kcsmuxctl reload), for the metrics */
 	uint64_t reloads, reload_failures;
-	bool last_reload_ok;	   /* true before any reload */
-	uint64_t last_reload_unix; /* seconds since the epoch, 0: none */
+	bool last_reload_ok;	     /* true before any reload */
+	uint64_t last_reload_unix;   /* seconds since the epoch, 0: none */
+	char last_reload_error[256]; /* why the last one failed */
+
+	/* for kcsmuxctl status: when the daemon started (CLOCK_MONOTONIC
+	 * ns, and the epoch's seconds) and whether the BMC answers: silent
+	 * from a hosed interface (the KCS state machine gave up) to the
+	 * next answer (core.c logs both) */
+	uint64_t started_ns, started_unix;
+	bool bmc_silent;
+	uint64_t bmc_silent_since_ns, bmc_silences;
+	/* events beyond a subscriber's or the backlog's event_backlog
+	 * (cuse/client.c), for the metrics */
+	uint64_t events_dropped;
 
 	/* admin/'s: the control socket (control_init allocates it,
 	 * control_fini frees it) and the metrics server (metrics_init,

@@ -1092,6 +1092,28 @@ const char *access_verdict_name(enum access_verdict v)
 	return verdict_names[v];
 }
 
+void access_rule_desc(const struct kcsmux_access *acc, enum access_verdict v,
+		      const struct access_why *why, char *buf, size_t len)
+{
+	const char *preset = access_preset_name(acc->preset);
+	const char *nested = why->depth ? ", inside Send Message" : "";
+
+	if (preset == NULL)
+		preset = "?";
+	if (v == ACCESS_DENIED && cmdset_has(&acc->deny, why->netfn, why->cmd))
+		snprintf(buf, len, "a deny line%s", nested);
+	else if (v == ACCESS_DENIED)
+		snprintf(buf, len, "access = %s (no allow line)%s", preset,
+			 nested);
+	else if (v != ACCESS_OK)
+		snprintf(buf, len, "%s (access = %s)%s", access_verdict_name(v),
+			 preset, nested);
+	else if (cmdset_has(&acc->allow, why->netfn, why->cmd))
+		snprintf(buf, len, "an allow line");
+	else
+		snprintf(buf, len, "access = %s", preset);
+}
+
 #define SEND_MSG_NETFN 0x06
 #define SEND_MSG_CMD   0x34
 /* An IPMB frame up to its cmd: rsSA, netfn/LUN, chk1, rqSA, seq/LUN, cmd */

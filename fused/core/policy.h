@@ -208,6 +208,11 @@ enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
 				 uint8_t cmd, const uint8_t *data, size_t len,
 				 struct access_why *why);
 const char *access_verdict_name(enum access_verdict);
+/* Which rule decided V for WHY's command, for people: "access = readonly
+ * (no allow line)", "a deny line", "an allow line", "access = all", or
+ * the tunnel/nesting verdict; ", inside Send Message" when nested. */
+void access_rule_desc(const struct kcsmux_access *acc, enum access_verdict v,
+		      const struct access_why *why, char *buf, size_t len);
 /* access_check() of a request a client sends to an IPMB address (channel
  * CHAN, broadcast, slave SA, LUN), including how the frame the daemon makes
  * of it may be read on the bus (policy.c). */

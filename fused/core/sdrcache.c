@@ -399,7 +399,8 @@ static const struct rec *rec_find(const struct repo *p, uint16_t id)
 
 static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 				 const void *owner, const uint8_t *data,
-				 uint8_t *resp, unsigned int *resp_len)
+				 uint8_t *resp, unsigned int size,
+				 unsigned int *resp_len)
 {
 	uint16_t res = le16(data), id = le16(data + 2);
 	unsigned int off = data[4], cnt = data[5], l;
@@ -432,6 +433,8 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 		resp[0] = p->sdr_bad_cc;
 		return SDRC_ANSWERED;
 	}
+	if (3 + l > size)
+		return SDRC_FORWARD;
 	resp[0] = CC_OK;
 	resp[1] = (uint8_t)r->next;
 	resp[2] = (uint8_t)(r->next >> 8);
@@ -446,7 +449,7 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
 				  const uint8_t *data, unsigned int len,
 				  uint64_t now_ms, uint8_t *resp,
-				  unsigned int *resp_len)
+				  unsigned int size, unsigned int *resp_len)
 {
 	int f = dev_form(data, len);
 	enum sdrc_verdict v;
@@ -456,7 +459,7 @@ static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
 	v = need_sdr(c, p, now_ms);
 	if (v != SDRC_ANSWERED)
 		return v;
-	if (!p->form[f])
+	if (!p->form[f] || p->form_len[f] > size)
 		return SDRC_FORWARD;
 	memcpy(resp, p->form[f], p->form_len[f]);
 	*resp_len = p->form_len[f];
@@ -466,7 +469,7 @@ static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
 static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 				     const uint8_t *data, unsigned int len,
 				     uint64_t now_ms, uint8_t *resp,
-				     unsigned int *resp_len)
+				     unsigned int size, unsigned int *resp_len)
 {
 	struct fru *f;
 	unsigned int off, l;
@@ -495,6 +498,8 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 		break;
 	}
 	if (cmd == CMD_FRU_INFO) {
+		if (f->info_len > size)
+			return SDRC_FORWARD;
 		memcpy(resp, f->info, f->info_len);
 		*resp_len = f->info_len;
 		return SDRC_ANSWERED;
@@ -512,6 +517,8 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 		resp[0] = c->fru_bad_cc;
 		return SDRC_ANSWERED;
 	}
+	if (2 + l > size)
+		return SDRC_FORWARD;
 	resp[0] = CC_OK;
 	resp[1] = (uint8_t)l;
 	memcpy(resp + 2, f->data + off, l);
@@ -522,11 +529,13 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 			       uint8_t lun, uint8_t cmd, const uint8_t *data,
 			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int *resp_len)
+			       unsigned int resp_size, unsigned int *resp_len)
 {
 	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
 	enum sdrc_verdict v;
 
+	if (resp_size < INFO_LEN) /* every answer of one byte, and Info's */
+		return SDRC_FORWARD;
 	if (netfn == NETFN_SENSOR) {
 		/* the BMC's device SDRs, LUN 0 (Reserve goes to the BMC) */
 		if (lun != 0 || cmd < CMD_DEV_INFO || cmd > CMD_DEV_RESERVE)
@@ -541,7 +550,8 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 	}
 	switch (cmd) {
 	case 0:
-		v = dev_info(c, p, data, len, now_ms, resp, resp_len);
+		v = dev_info(c, p, data, len, now_ms, resp, resp_size,
+			     resp_len);
 		break;
 	case CMD_SDR_RESERVE:
 		/* goes to the BMC (the id becomes the owner's); the next
@@ -562,12 +572,14 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 			memcpy(resp, p->info, p->info_len);
 			*resp_len = p->info_len;
 		} else {
-			v = get_sdr(c, p, owner, data, resp, resp_len);
+			v = get_sdr(c, p, owner, data, resp, resp_size,
+				    resp_len);
 		}
 		break;
 	case CMD_FRU_INFO:
 	case CMD_FRU_READ:
-		v = fru_request(c, cmd, data, len, now_ms, resp, resp_len);
+		v = fru_request(c, cmd, data, len, now_ms, resp, resp_size,
+				resp_len);
 		break;
 	default:
 		return SDRC_FORWARD;

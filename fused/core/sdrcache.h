@@ -29,7 +29,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SDRC_MAX_RESP	    256	  /* cc + data, at most */
+/* cc + data, at most: the largest answer the ABI carries (272 bytes with
+ * netfn and cmd); a Get SDR of 255 bytes is 258 */
+#define SDRC_MAX_RESP	    (272 - 2)
 #define SDRC_MAX_REQ	    8	  /* internal request data bytes */
 #define SDRC_MAX_RECORDS    1024  /* more: not cached */
 #define SDRC_FRU_MAX	    4096  /* larger FRU: not cached */
@@ -59,11 +61,13 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms);
 void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
-/* LUN: the request's (device SDRs are cached for LUN 0 only). */
+/* LUN: the request's (device SDRs are cached for LUN 0 only). RESP has
+ * room for resp_size bytes (SDRC_MAX_RESP holds any answer): an answer
+ * that would not fit is FORWARD, never cut. */
 enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 			       uint8_t lun, uint8_t cmd, const uint8_t *data,
 			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int *resp_len);
+			       unsigned int resp_size, unsigned int *resp_len);
 bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r);
 /* status != 0: the interface failed (no answer). */
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,

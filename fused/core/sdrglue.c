@@ -8,7 +8,8 @@
  * outstanding count held, until the cache's own requests (queued as the
  * daemon's internal transactions, ahead of every node, one at a time)
  * are answered, and is then asked again. Every client transaction the
- * BMC answers is shown to the cache (writes, clears and resets drop it).
+ * BMC answers is shown to the cache (writes, clears and resets drop it),
+ * and every Send Message that carried a bridged request (sdrglue_bridged).
  */
 #include <errno.h>
 #include <string.h>
@@ -45,7 +46,8 @@ static bool try_cache(struct xact *x, uint64_t now)
 	enum sdrc_verdict v;
 
 	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-			 x->req + 2, x->req_len - 2u, now, resp + 2, &len);
+			 x->req + 2, x->req_len - 2u, now, resp + 2,
+			 sizeof(resp) - 2, &len);
 	if (v == SDRC_FORWARD) { /* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
@@ -154,9 +156,25 @@ bool sdrglue_send(struct xact *x)
 	return taken;
 }
 
+void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
+{
+	static const uint8_t ok = 0;
+
+	if (d->sdrc) /* as the cache judges a Send Message it is shown */
+		sdrc_observe(d->sdrc, NULL, 0x06, 0, 0x34, NULL, 0, 0, &ok, 1,
+			     now_ms());
+	if ((netfn & 0x3f) == 0x06 && (cmd == 0x02 || cmd == 0x03))
+		bmc_setup_recheck(d);
+}
+
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len)
 {
+	/* ipmidev: the kernel bridged it; the BMC got a Send Message */
+	if (x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
+		sdrglue_bridged(x->d, x->netfn, x->cmd);
+		return;
+	}
 	if (!x->d->sdrc)
 		return;
 	if (!status && len < 3)

@@ -150,14 +150,22 @@ static struct xact *pick(struct daemon *d)
 	return NULL;
 }
 
+/*
+ * Submit while a slot is free. An IPMB request a bridging backend takes as
+ * such (ipmidev: the stock driver's own sequence table holds it until the
+ * far end answers or its retries run out, up to 11 x 60 s) takes no slot:
+ * system-interface requests go on meanwhile, as on stock. The kernel
+ * bounds how many it holds (-EBUSY past its table).
+ */
 void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
+	const struct abi_addr *addr;
 	struct kcsraw_policy pol;
 	struct xact *x;
 	int rv;
 
-	while (be && be->inflight < be->depth && (x = pick(d))) {
+	while (be && be->inflight < be->depth + be->bridged && (x = pick(d))) {
 		if (x->node && !x->internal) {
 			node_policy(x->node, x, &pol);
 		} else {
@@ -165,13 +173,12 @@ void xact_kick(struct daemon *d)
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
 		x->t_sub = now_ns();
-		rv = be->ops->submit(
-			be, x->cookie, &pol, x->req, x->req_len,
-			x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
-					x->internal ?
-				NULL :
-				&x->addr,
-			x->retries, x->retry_ms);
+		addr = x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
+				       x->internal ?
+			       NULL :
+			       &x->addr;
+		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len,
+				     addr, x->retries, x->retry_ms);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
 			break;
@@ -184,6 +191,8 @@ void xact_kick(struct daemon *d)
 			continue;
 		}
 		x->state = XACT_RUNNING;
+		x->bridged = addr != NULL;
+		be->bridged += x->bridged;
 		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
 }
@@ -249,6 +258,8 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		return;
 	}
 	TAILQ_REMOVE(&d->running, x, qlink);
+	if (x->bridged && d->be && d->be->bridged)
+		d->be->bridged--;
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
 	if (x->done)

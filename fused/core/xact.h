@@ -39,6 +39,7 @@ struct xact {
 	bool throttled; /* ran cheaply: node over cpu_budget */
 	struct adapt_choice choice;
 	int32_t retries; /* IPMB on a bridging backend */
+	bool bridged;	 /* submitted as such: counted in be->bridged */
 	uint32_t retry_ms;
 	uint8_t req[KCSRAW_MAX_MSG]; /* the raw KCS request */
 	uint16_t req_len;

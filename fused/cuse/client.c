@@ -12,6 +12,8 @@
 #define FUSE_USE_VERSION 35
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -28,6 +30,82 @@
 /* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
 #define IPMI_CC_INSUFFICIENT_PRIV 0xd4
 
+/* PID's process name (/proc/PID/comm) into BUF, or "?". */
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[32];
+	ssize_t r = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		r = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		r = snprintf(buf, len, "?");
+	buf[r] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Names of the commands a refusal most often names (IPMI 2.0 appendix
+ * G); others are logged by number only. */
+static const char *cmd_name(uint8_t netfn, uint8_t cmd)
+{
+	static const struct {
+		uint8_t netfn, cmd;
+		const char *name;
+	} names[] = {
+		{ 0x00, 0x01, "Get Chassis Status" },
+		{ 0x00, 0x02, "Chassis Control" },
+		{ 0x00, 0x04, "Chassis Identify" },
+		{ 0x00, 0x08, "Set System Boot Options" },
+		{ 0x04, 0x00, "Set Event Receiver" },
+		{ 0x04, 0x28, "Set Sensor Event Enable" },
+		{ 0x04, 0x2d, "Get Sensor Reading" },
+		{ 0x06, 0x01, "Get Device ID" },
+		{ 0x06, 0x02, "Cold Reset" },
+		{ 0x06, 0x03, "Warm Reset" },
+		{ 0x06, 0x22, "Reset Watchdog Timer" },
+		{ 0x06, 0x24, "Set Watchdog Timer" },
+		{ 0x06, 0x2e, "Set BMC Global Enables" },
+		{ 0x06, 0x34, "Send Message" },
+		{ 0x06, 0x40, "Set Channel Access" },
+		{ 0x06, 0x43, "Set User Access" },
+		{ 0x06, 0x45, "Set User Name" },
+		{ 0x06, 0x47, "Set User Password" },
+		{ 0x0a, 0x12, "Write FRU Data" },
+		{ 0x0a, 0x23, "Get SDR" },
+		{ 0x0a, 0x43, "Get SEL Entry" },
+		{ 0x0a, 0x44, "Add SEL Entry" },
+		{ 0x0a, 0x47, "Clear SEL" },
+		{ 0x0a, 0x49, "Set SEL Time" },
+		{ 0x0c, 0x01, "Set LAN Configuration Parameters" },
+		{ 0x0c, 0x21, "Set SOL Configuration Parameters" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].netfn == (netfn & 0x3e) && names[i].cmd == cmd)
+			return names[i].name;
+	return NULL;
+}
+
+void client_deny_msg(char *buf, size_t len, const struct client *c,
+		     enum access_verdict v, const struct access_why *why)
+{
+	const char *name = cmd_name(why->netfn, why->cmd);
+	char rule[96];
+
+	access_rule_desc(&c->node->conf.acc, v, why, rule, sizeof(rule));
+	snprintf(buf, len,
+		 "node %s: uid %u pid %ld (%s): %s%snetfn 0x%02x cmd 0x%02x%s "
+		 "denied (cc 0xd4) by %s",
+		 c->node->conf.name, (unsigned int)c->uid, (long)c->pid,
+		 c->comm, name ? name : "", name ? " (" : "", why->netfn,
+		 why->cmd, name ? ")" : "", rule);
+}
+
 struct client *client_new(struct node *n, pid_t pid, uid_t uid)
 {
 	struct client *c = calloc(1, sizeof(*c));
@@ -38,6 +116,7 @@ struct client *client_new(struct node *n, pid_t pid, uid_t uid)
 	c->id = ++n->d->next_client_id;
 	c->pid = pid;
 	c->uid = uid;
+	read_comm(pid, c->comm, sizeof(c->comm));
 	TAILQ_INIT(&c->rq);
 	TAILQ_INIT(&c->xacts);
 	c->timing_retries = -1;
@@ -161,8 +240,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
 		m->addr_raw[6] = resp[0] & 3;
 	client_deliver(c, m);
-	/* A BMC reset clears its global enables: set them again. */
-	if (x->netfn == IPMI_NETFN_APP_REQUEST &&
+	/* A BMC reset clears its global enables: set them again (a bridged
+	 * one on ipmidev: sdrglue_observe above). */
+	if (x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    x->netfn == IPMI_NETFN_APP_REQUEST &&
 	    (x->cmd == IPMI_COLD_RESET_CMD || x->cmd == IPMI_WARM_RESET_CMD))
 		bmc_setup_recheck(x->d);
 	xact_free(x);
@@ -275,6 +356,19 @@ int client_send(struct client *c, const struct abi_addr *addr,
 		n->cnt.busy++;
 		return -EBUSY;
 	}
+	/* LUN 0 (the system interface's, an IPMB target's) unless the
+	 * node's luns key opens another: what an OEM or SMS LUN does with
+	 * an allowed command number is the vendor's (kcsmux.conf(5)) */
+	if ((addr->lun & 3) && !(n->conf.luns & (1u << (addr->lun & 3)))) {
+		n->cnt.denied++;
+		log_ratelimited(&n->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
+				"to LUN %u denied (cc 0xd4): luns",
+				n->conf.name, (int)c->pid, netfn, cmd,
+				(unsigned int)(addr->lun & 3));
+		return answer_now(c, addr, msgid, netfn, cmd,
+				  IPMI_CC_INSUFFICIENT_PRIV);
+	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
 		verdict =
@@ -288,15 +382,14 @@ int client_send(struct client *c, const struct abi_addr *addr,
 		verdict =
 			access_check(&n->conf.acc, netfn, cmd, data, len, &why);
 	if (verdict != ACCESS_OK) {
+		char msg[256];
+
 		n->cnt.denied++;
+		client_deny_msg(msg, sizeof(msg), c, verdict, &why);
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
-				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
-				"denied (cc 0xd4): %s: netfn 0x%02x cmd 0x%02x "
-				"at nesting level %u (%u data bytes, first "
-				"0x%02x)",
-				n->conf.name, (int)c->pid, netfn, cmd,
-				access_verdict_name(verdict), why.netfn,
-				why.cmd, why.depth, (unsigned int)len,
+				"%s (sent netfn 0x%02x cmd 0x%02x, %u data "
+				"bytes, first 0x%02x)",
+				msg, netfn, cmd, (unsigned int)len,
 				len ? data[0] : 0);
 		/* every one, for tracing what a client needs (kcsmuxd -d) */
 		log_debug("denied: node %s pid %d netfn 0x%02x cmd 0x%02x "
@@ -393,7 +486,10 @@ static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 	struct client *c = cmdreg_lookup(d, netfn, cmd, chan);
 	struct kmsg *m;
 
-	if (!c)
+	/* A file that does not read keeps at most max_outstanding unread
+	 * messages of any kind: past that the command is answered cc 0xC1
+	 * as if nobody had registered it. */
+	if (!c || c->rq_len >= c->node->conf.max_outstanding)
 		return false;
 	m = kmsg_new(u);
 	if (m)
@@ -417,16 +513,23 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 		LIST_FOREACH (c, &n->clients, link) {
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
-			if (!c->gets_events ||
-			    c->rq_events >= d->cfg.event_backlog ||
-			    !(m = kmsg_new(ev)))
+			if (!c->gets_events)
 				continue;
+			if (c->rq_events >= d->cfg.event_backlog ||
+			    !(m = kmsg_new(ev))) {
+				d->events_dropped++;
+				continue;
+			}
 			client_deliver(c, m);
 			any = true;
 		}
 	}
-	if (any || fe->event_backlog_len >= d->cfg.event_backlog)
-		return; /* no room: dropped, as the stock driver does */
+	if (any)
+		return;
+	if (fe->event_backlog_len >= d->cfg.event_backlog) {
+		d->events_dropped++; /* no room: dropped, as stock does */
+		return;
+	}
 	m = kmsg_new(ev);
 	if (!m)
 		return;

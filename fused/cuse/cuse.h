@@ -45,6 +45,7 @@ struct client {
 	uint64_t id;
 	pid_t pid;
 	uid_t uid;
+	char comm[16]; /* its process name at open (/proc/PID/comm) */
 
 	struct kmsg_list rq; /* received messages */
 	unsigned int rq_len;
@@ -118,6 +119,10 @@ int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid, mode_t mode,
  * fail its calls with EACCES, wake its poll() (POLLERR). */
 void client_revoke(struct client *c);
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);
+/* The log line of a refused request: node, uid, pid and process name, the
+ * refused command by name and number, and the rule that refused it. */
+void client_deny_msg(char *buf, size_t len, const struct client *c,
+		     enum access_verdict v, const struct access_why *why);
 void client_free(struct client *c);
 void client_deliver(struct client *c, struct kmsg *m);
 /* A receive-queue entry holding u; NULL without memory. */

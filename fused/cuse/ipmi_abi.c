@@ -313,7 +313,7 @@ int abi_decode_cmdspec(const void *buf, size_t len, struct abi_cmdspec *out)
 
 	if (!buf || len < ABI_CMDSPEC_SIZE)
 		return -EINVAL;
-	out->netfn = p[0];
+	out->netfn = p[0] & 0x3f; /* 6 bits, as every message's */
 	out->cmd = p[1];
 	out->chans = ABI_CHAN_ALL;
 	return 0;
@@ -326,7 +326,7 @@ int abi_decode_cmdspec_chans(const void *buf, size_t len,
 
 	if (!buf || len < ABI_CMDSPEC_CHANS_SIZE)
 		return -EINVAL;
-	out->netfn = (uint8_t)ld32(p);
+	out->netfn = (uint8_t)(ld32(p) & 0x3f);
 	out->cmd = (uint8_t)ld32(p + 4);
 	out->chans = ld32(p + 8);
 	return 0;

@@ -24,8 +24,9 @@ set(CPACK_DEBIAN_KCSMUX_PACKAGE_SHLIBDEPS ON)
 # libfuse3, libevent, libinih, libseccomp come from
 # dpkg-shlibdeps; sysusers.d needs systemd-sysusers, the unit systemd.
 set(CPACK_DEBIAN_KCSMUX_PACKAGE_DEPENDS "systemd, init-system-helpers (>= 1.52)")
-set(CPACK_DEBIAN_KCSMUX_PACKAGE_RECOMMENDS "kcsraw-dkms")
-set(CPACK_DEBIAN_KCSMUX_PACKAGE_SUGGESTS "ipmitool | freeipmi-tools")
+# Suggests, not Recommends: hosts on backend = ipmidev keep ipmi_si and
+# need no module (and kcsraw-dkms is inert until kcsmux-cutover apply).
+set(CPACK_DEBIAN_KCSMUX_PACKAGE_SUGGESTS "kcsraw-dkms, ipmitool | freeipmi-tools")
 set(CPACK_COMPONENT_KCSMUX_DESCRIPTION "share one IPMI KCS interface between many clients
 kcsmuxd exposes several virtual /dev/ipmiN nodes (CUSE) that speak the
 Linux IPMI ioctl interface, so ipmitool, FreeIPMI and OpenIPMI work
@@ -47,9 +48,9 @@ set(CPACK_DEBIAN_DKMS_PACKAGE_RECOMMENDS
 set(CPACK_COMPONENT_DKMS_DESCRIPTION "raw IPMI KCS access module (kcsraw) source for DKMS
 kcsraw.ko drives one IPMI KCS system interface with a per-transaction
 polling policy and exposes it as /dev/kcsraw0 for kcsmuxd. This package
-builds it for the installed kernels with DKMS, blacklists the stock
-ipmi_si driver (which would hold the same ports) and loads kcsraw at
-boot.")
+builds it for the installed kernels with DKMS. The ipmi_si blacklist
+and loading kcsraw at boot take effect only with kcsmux-cutover apply
+(package kcsmux), so a reboot before the cutover keeps ipmi_si.")
 
 # Maintainer scripts, conffiles, and each package's copyright and
 # changelog.Debian.gz in /usr/share/doc/PACKAGE.

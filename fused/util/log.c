@@ -12,6 +12,7 @@
 static bool log_stderr = true;
 static bool log_journal; /* stderr is journald's stream: <N> prefixes */
 static int log_level = LOG_INFO;
+static FILE *log_startup; /* the parent waiting on a detaching start */
 
 /*
  * systemd sets JOURNAL_STREAM=DEV:INODE when it connects stdout/stderr to
@@ -70,8 +71,23 @@ void log_set_level(int level)
 	log_level = level;
 }
 
-static void log_vmsg(int pri, const char *fmt, va_list ap)
+void log_set_startup(FILE *f)
 {
+	log_startup = f;
+}
+
+void log_vmsg(int pri, const char *fmt, va_list ap)
+{
+	if (log_startup != NULL && pri <= LOG_ERR) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		fputs("kcsmuxd: ", log_startup);
+		vfprintf(log_startup, fmt, aq);
+		fputc('\n', log_startup);
+		fflush(log_startup);
+		va_end(aq);
+	}
 	if (pri > log_level)
 		return;
 	if (log_journal) {

@@ -3,6 +3,7 @@
 #ifndef KCSMUX_LOG_H
 #define KCSMUX_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <syslog.h>
@@ -22,6 +23,12 @@ bool log_to_stderr(void);
 bool log_stderr_is_journal(void);
 /* Write MSG to F for journald: "<PRI>" before each of its lines. */
 void log_format_journal(FILE *f, int pri, const char *msg);
+void log_vmsg(int pri, const char *fmt, va_list ap);
+/* While kcsmuxd detaches, errors also go to F (the waiting parent prints
+ * them and exits non-zero); NULL: no more. */
+void log_set_startup(FILE *f);
+/* libevent's and libfuse's own messages through log_msg (log_libs.c). */
+void log_route_libraries(void);
 void log_msg(int pri, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Like log_msg, but at most 5 messages per site every 10 s; the number

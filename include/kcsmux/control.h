@@ -40,7 +40,7 @@
  *           protocol=, version=), then one record per node, each starting
  *           with its node= line and holding the same keys as a SHOW reply
  *           except the client= lines.
- *   SHOW    "node=NAME". Reply kv: that node's record, with one
+ *   SHOW    "node=NAME" [and "json=yes": the node's STATS object]. Reply kv: that node's record, with one
  *           "client=id=ID pid=PID uid=UID outstanding=N queued=N events=B"
  *           line per open file.
  *   SET     "node=NAME" then one "KEY=VALUE" line per setting, in the
@@ -51,7 +51,24 @@
  *   RELOAD  payload empty. Needs root or the admin group. Reads the
  *           configuration again as SIGHUP does; a rejected file is
  *           CTL_E_INVAL with its errors, one error= line each. Reply kv:
- *           "note=reloaded PATH".
+ *           "note=reloaded PATH". With "dry_run=yes": nothing is
+ *           applied; reply kv: what the reload would do, one
+ *           "remove=NODE (N clients: pid P uid U, ...)", "add=NODE (...)",
+ *           "change=NODE: KEY OLD -> NEW" or "note=TEXT" line each; a file
+ *           the reload would reject is CTL_E_INVAL as above.
+ *   STATUS  payload empty or "json=yes". Reply kv (or one JSON object,
+ *           numbers as numbers): the daemon (version, pid, started_unix,
+ *           uptime_s, config, user, sandbox), the last reload (reloads,
+ *           reload_failures, last_reload ok|failed|none,
+ *           last_reload_unix, last_reload_error), the interface
+ *           (backend, device, bmc answering|silent, bmc_silent_s,
+ *           bmc_silences, hosed, kcs_errors, retries, completions,
+ *           inflight) and the nodes and clients open.
+ *   CHECK   "node=NAME", "netfn=N", "cmd=N" [and "data=HEX BYTES"]: would
+ *           the node's access rules let a request to the BMC through?
+ *           Nothing is sent. Reply kv: "verdict=allowed|denied",
+ *           "rule=TEXT" (which rule decided), "command=netfn 0xNN cmd
+ *           0xNN".
  *
  * The daemon takes requests of up to 64 KiB, at most 64 connections and 8
  * per user other than root (more are closed at once), and closes a
@@ -85,6 +102,8 @@ enum ctl_type {
 	CTL_SET = 3,
 	CTL_STATS = 4,
 	CTL_RELOAD = 5,
+	CTL_STATUS = 6,
+	CTL_CHECK = 7,
 	CTL_REPLY = 0x8000,		/* or'ed with the request's type */
 };
 

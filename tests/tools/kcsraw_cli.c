@@ -194,7 +194,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 {
 	struct kcsraw_submit sub;
 	struct kcsraw_completion c;
-	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, t0, wall;
+	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, queue = 0, t0,
+				    wall;
 	unsigned long sent = 0, got = 0, ok = 0, bad = 0;
 	unsigned int inflight = 0;
 	struct kcsmux_stats ls, ss, cs;
@@ -241,6 +242,7 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		lat[got] = c.cost.latency_ns;
 		spin[got] = c.cost.spin_ns;
 		cpu[got] = c.cost.cpu_ns;
+		queue += c.cost.queue_ns;
 		sleeps += c.cost.sleeps;
 		tw += c.cost.timer_wakeups;
 		iw += c.cost.irq_wakeups;
@@ -256,7 +258,7 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		kcsmux_stats_compute(lat, got, &ls);
 		kcsmux_stats_compute(spin, got, &ss);
 		kcsmux_stats_compute(cpu, got, &cs);
-		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu\n",
+		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu queue_mean_us=%llu\n",
 		       got, ok, bad, (unsigned long long)(wall / 1000),
 		       (unsigned long long)(ls.p50 / 1000),
 		       (unsigned long long)(ls.mean / 1000),
@@ -266,7 +268,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		       (unsigned long long)(cs.sum / 1000),
 		       (unsigned long long)(cs.mean / 1000),
 		       (unsigned long long)sleeps, (unsigned long long)tw,
-		       (unsigned long long)iw);
+		       (unsigned long long)iw,
+		       (unsigned long long)(got ? queue / got / 1000 : 0));
 	}
 	if (bad)
 		ret = 1;

@@ -25,6 +25,11 @@
  *    other than 0 both as IPMB and one byte on, as LAN) and
  *    every reading's command must be allowed, recursively for a Send
  *    Message inside, which may not hold yet another one.
+ *  - LUNs: a request to the system interface's LUN 1-3, and the target
+ *    LUN of the daemon's wrap of an IPMB request (a Send Message on a node
+ *    whose rules do not allow 06:34 itself), only where the node's luns
+ *    key opens it (LUN 0 only by default, whatever the access preset);
+ *    the LOG line of a request to LUN N != 0 starts "lun=N ".
  * The daemon's own requests (Get Message Flags 06:31, Get Message 06:33,
  * Clear Message Flags 06:30, Read Event Message Buffer 06:35, which no
  * client may send to the system interface) are not attributed.
@@ -41,6 +46,13 @@
 #include "core/policy.h"
 
 static const struct kcsmux_access *acc;
+static const struct kcsmux_node_conf *node;
+
+/* LUN allowed by the node's luns key? (LUN 0 always) */
+static bool lun_ok(unsigned lun)
+{
+	return lun == 0 || (node->luns & (1u << (lun & 3)));
+}
 
 static bool is_tunnel(unsigned nf, unsigned cmd)
 {
@@ -128,11 +140,28 @@ static bool frame_ok(const unsigned char *f, size_t n, unsigned depth,
 	return true;
 }
 
-static bool request_ok(unsigned nf, unsigned cmd, const unsigned char *d,
-		       size_t n, char *why, size_t wlen)
+static bool request_ok(unsigned lun, unsigned nf, unsigned cmd,
+		       const unsigned char *d, size_t n, char *why, size_t wlen)
 {
-	if (nf == 0x06 && cmd == 0x34)
+	if (!lun_ok(lun)) {
+		snprintf(why, wlen, "%02x:%02x to LUN %u not allowed", nf, cmd,
+			 lun);
+		return false;
+	}
+	if (nf == 0x06 && cmd == 0x34) {
+		/* the daemon's wrap (the node cannot send 06:34 itself): its
+		 * frame's rsLUN is the client's target LUN */
+		size_t at = n > 1 && d[1] == 0x00 ? 2 : 1;
+
+		if (!allowed(nf, cmd, d, n) && n >= at + 2 &&
+		    !lun_ok(d[at + 1] & 3)) {
+			snprintf(why, wlen,
+				 "IPMB request to target LUN %u not allowed",
+				 d[at + 1] & 3);
+			return false;
+		}
 		return body_ok(d, n, 0, why, wlen);
+	}
 	if (!allowed(nf, cmd, d, n)) {
 		snprintf(why, wlen, "%02x:%02x not allowed", nf, cmd);
 		return false;
@@ -173,11 +202,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned nf, cmd;
+		unsigned nf, cmd, lun = 0;
 		size_t n = 0;
 
 		lines++;
-		nf = (unsigned)strtoul(line, &p, 16);
+		p = line;
+		if (strncmp(p, "lun=", 4) == 0) {
+			lun = (unsigned)strtoul(p + 4, &end, 10);
+			p = end;
+		}
+		nf = (unsigned)strtoul(p, &p, 16);
 		cmd = (unsigned)strtoul(p, &end, 16);
 		if (end == p)
 			continue;
@@ -200,6 +234,7 @@ int main(int argc, char **argv)
 			    strcmp(name, argv[3 + phase]) == 0) {
 				cur = config_find_node(&cfg, name);
 				acc = &cur->acc;
+				node = cur;
 				in_phase = true;
 			} else if (in_phase && strcmp(name, "-") == 0) {
 				in_phase = false;
@@ -222,7 +257,7 @@ int main(int argc, char **argv)
 		}
 		checked++;
 		per[phase]++;
-		if (!request_ok(nf, cmd, d, n, why, sizeof(why))) {
+		if (!request_ok(lun, nf, cmd, d, n, why, sizeof(why))) {
 			bad++;
 			bad_per[phase]++;
 			if (bad <= 50) {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/uio.h>
 
 #include <event2/event.h>
@@ -28,6 +29,7 @@
 
 #include "admin/config.h"
 #include "core/core.h"
+#include "core/sdrcache.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "fake_backend.h"
@@ -278,6 +280,14 @@ static struct ipmi_system_interface_addr si = {
 	.channel = IPMI_BMC_CHANNEL,
 };
 
+/* The IPMB controller the bridged tests talk to (channel 0, LUN 0). */
+static const struct ipmi_ipmb_addr ipmb82 = {
+	.addr_type = IPMI_IPMB_ADDR_TYPE,
+	.channel = 0,
+	.slave_addr = 0x82,
+	.lun = 0,
+};
+
 static int send_to(struct client *c, void *addr, unsigned int alen, long msgid,
 		   uint8_t netfn, uint8_t cmd)
 {
@@ -482,6 +492,63 @@ END_TEST
 
 /* The wire keeps a netfn's low six bits (netfn << 2): 0x46 is app (06)
  * at the BMC, and is judged so by the stock checks and the rules. */
+/* The refusal's log line: who (uid, pid, process name), what (the
+ * command's name and number) and which rule; and a node's deny line. */
+START_TEST(test_denied_log_line)
+{
+	struct client *c = client_new(&nb, getpid(), 1000);
+	struct access_why why = { .depth = 0, .netfn = 6, .cmd = 2 };
+	char buf[256], want[256];
+
+	ck_assert_ptr_nonnull(c);
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_DENIED, &why);
+	snprintf(want, sizeof(want),
+		 "node b: uid 1000 pid %ld (test_client): Cold Reset (netfn "
+		 "0x06 cmd 0x02) denied (cc 0xd4) by access = readonly (no "
+		 "allow line)",
+		 (long)getpid());
+	ck_assert_str_eq(buf, want);
+	why.netfn = 0x30;
+	why.cmd = 0x16;
+	why.depth = 1;
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_TUNNEL, &why);
+	ck_assert_msg(strstr(buf, "netfn 0x30 cmd 0x16 denied (cc 0xd4) by "
+				  "tunnel not explicitly allowed (access = "
+				  "readonly), inside Send Message") != NULL,
+		      "%s", buf);
+	cmdset_add(&nb.conf.acc.deny, 0x0a, 0x47);
+	why.netfn = 0x0a;
+	why.cmd = 0x47;
+	why.depth = 0;
+	client_deny_msg(buf, sizeof(buf), c, ACCESS_DENIED, &why);
+	ck_assert_msg(strstr(buf, "Clear SEL (netfn 0x0a cmd 0x47) denied "
+				  "(cc 0xd4) by a deny line") != NULL,
+		      "%s", buf);
+	client_free(c);
+}
+END_TEST
+
+/* Events nobody can take are dropped and counted (the metrics'
+ * kcsmux_events_dropped_total): over the backlog with no subscriber, and
+ * over a subscriber's event_backlog unread. */
+START_TEST(test_events_dropped)
+{
+	struct client *c = open_file(&na);
+	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 1 }, 1);
+	int on = 1, i;
+
+	for (i = 0; i < 25; i++)
+		d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 0);
+	d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 1);
+	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_uint_eq(c->rq_events, 25);
+	d.up->event(&d, &ev);
+	ck_assert_uint_eq(d.events_dropped, 2);
+}
+END_TEST
+
 START_TEST(test_netfn_high_bits)
 {
 	struct client *a = open_file(&na), *b = open_file(&nb);
@@ -545,12 +612,7 @@ END_TEST
 START_TEST(test_bridged_answer)
 {
 	struct client *c = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	/* Get Message: 0x82 answers seq 0 (cc 0, data 20 01 00) */
 	static const uint8_t got[] = {
 		0x00, 0x1e, 0xc2, 0x82, 0x00, 0x01,
@@ -592,12 +654,7 @@ START_TEST(test_bridged_file_share)
 {
 	struct client *hog = client_new(&na, 101, 1000);
 	struct client *other = client_new(&na, 102, 1001);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	int i, rv = 0;
 
 	ck_assert_ptr_nonnull(hog);
@@ -656,12 +713,7 @@ END_TEST
  */
 START_TEST(test_bridged_close_loop)
 {
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x82,
-		.lun = 0,
-	};
+	struct ipmi_ipmb_addr ipmb = ipmb82;
 	unsigned int queued = 0;
 	struct xact *x;
 	int round, i;
@@ -686,6 +738,24 @@ START_TEST(test_bridged_close_loop)
 }
 END_TEST
 
+/* SEND_COMMAND_SETTIME of Get Device ID (msgid 1) to IPMB 0x90 on
+ * channel 0, an address nobody answers, with these retries and time. */
+static int settime_silent(struct client *c, int32_t retries, uint32_t ms)
+{
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	struct ipmi_req_settime rq = {
+		.req = { .addr = (unsigned char *)&ipmb,
+			 .addr_len = sizeof(ipmb),
+			 .msgid = 1,
+			 .msg = { .netfn = 6, .cmd = 1 } },
+		.retries = retries,
+		.retry_time_ms = ms,
+	};
+
+	ipmb.slave_addr = 0x90;
+	return kioctl(c, IPMICTL_SEND_COMMAND_SETTIME, &rq);
+}
+
 /*
  * On a backend that bridges itself (ipmidev: the stock driver
  * underneath, depth 1), an IPMB request's SEND_COMMAND_SETTIME retries and
@@ -697,24 +767,10 @@ END_TEST
 START_TEST(test_settime_clamped_ipmidev)
 {
 	struct client *c = open_file(&na);
-	struct ipmi_ipmb_addr ipmb = {
-		.addr_type = IPMI_IPMB_ADDR_TYPE,
-		.channel = 0,
-		.slave_addr = 0x90,
-		.lun = 0,
-	};
-	struct ipmi_req_settime rq = {
-		.req = { .addr = (unsigned char *)&ipmb,
-			 .addr_len = sizeof(ipmb),
-			 .msgid = 1,
-			 .msg = { .netfn = 6, .cmd = 1 } },
-		.retries = 0x7fffffff,
-		.retry_time_ms = 0xffffffffu,
-	};
 	struct fake_sub *s;
 
 	fb->be.bridges = true; /* as backend_ipmidev_open() */
-	ck_assert_int_eq(kioctl(c, IPMICTL_SEND_COMMAND_SETTIME, &rq), 0);
+	ck_assert_int_eq(settime_silent(c, 0x7fffffff, 0xffffffffu), 0);
 	s = fake_pending(fb);
 	ck_assert_ptr_nonnull(s);
 	ck_assert(s->bridged);
@@ -722,6 +778,162 @@ START_TEST(test_settime_clamped_ipmidev)
 		      "an IPMB request reached the stock driver with %d "
 		      "retries of %u ms each",
 		      (int)s->retries, (unsigned)s->retry_ms);
+}
+END_TEST
+
+/*
+ * On ipmidev a bridged request is one backend transaction the kernel holds
+ * until the far end answers or its retries run out (up to 11 x 60 s): it
+ * must not take the slot system-interface requests need. A readonly
+ * node's SETTIME to a silent IPMB address stays at the kernel while
+ * another node's Get Device ID is submitted and answered (before: the
+ * second waited for the first, every node stalled).
+ */
+START_TEST(test_bridged_takes_no_slot_ipmidev)
+{
+	struct client *ca = open_file(&nb), *cb = open_file(&na);
+	struct fake_sub *s;
+	struct rx x;
+
+	fb->be.bridges = true; /* as backend_ipmidev_open(), depth 1 */
+	ck_assert_int_eq(settime_silent(ca, 10, 60000), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert(fake_pending(fb)->bridged);
+	ck_assert_int_eq(send_si(cb, 2, 6, 1), 0);
+	ck_assert_msg(fake_npending(fb) == 2,
+		      "a system-interface request waited behind a bridged one "
+		      "the kernel holds (%u submitted)",
+		      fake_npending(fb));
+	s = &fb->subs[fb->nsubs - 1];
+	ck_assert(!s->bridged);
+	fake_complete(fb, s, 0, (const uint8_t[]){ 0x1c, 0x01, 0x00, 0x20 }, 4);
+	ck_assert_int_eq(recv_msg(cb, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, 2);
+	/* the bridged one still holds no slot; a third goes on at once */
+	ck_assert_int_eq(send_si(cb, 3, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 2);
+	ck_assert_uint_eq(fb->be.bridged, 1);
+	/* its answer frees what it held */
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
+	ck_assert_uint_eq(fb->be.bridged, 0);
+}
+END_TEST
+
+/*
+ * The LUN a request addresses (the system interface's, an IPMB target's)
+ * is LUN 0 unless the node's luns key opens another: a Get Device ID the
+ * rules allow, sent to LUN 2 (SMS) or 1/3 (OEM), is answered cc d4 by the
+ * daemon and reaches nothing (before: it went to the BMC's LUN as
+ * allowed). With luns = 0,2 LUN 2 goes through, LUN 1 still not.
+ */
+START_TEST(test_lun_rules)
+{
+	struct client *c = open_file(&nb);
+	struct ipmi_system_interface_addr si2 = si;
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x72,
+		.lun = 1,
+	};
+	struct rx x;
+
+	for (unsigned char lun = 1; lun < 4; lun++) {
+		si2.lun = lun;
+		ck_assert_int_eq(send_to(c, &si2, sizeof(si2), lun, 6, 1), 0);
+		ck_assert_msg(fake_npending(fb) == 0,
+			      "Get Device ID to LUN %u reached the BMC", lun);
+		ck_assert_int_eq(recv_msg(c, &x), 0);
+		ck_assert_int_eq(x.rv.msgid, lun);
+		ck_assert_uint_eq(x.rv.msg.data_len, 1);
+		ck_assert_uint_eq(x.data[0], 0xd4);
+	}
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 9, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_uint_eq(x.data[0], 0xd4);
+	/* LUN 0 as ever */
+	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2);
+	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	/* luns = 0,2 */
+	nb.conf.luns = 1u << 2;
+	si2.lun = 2;
+	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 11, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2 | 2);
+	fake_answer(fb, devid, sizeof(devid));
+	si2.lun = 1;
+	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 12, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 0);
+}
+END_TEST
+
+/*
+ * What reaches the BMC in a Send Message drops the SDR cache, whichever
+ * backend bridges: on kcsraw the daemon's wrap of a client's IPMB request
+ * (answered cc 0), on ipmidev the kernel's, whose transaction carries the
+ * inner command (an IPMB Reserve SDR Repository there must not become the
+ * owner's reservation of the BMC's repository). Before, neither reached
+ * the cache's observer as a Send Message: no invalidation.
+ */
+START_TEST(test_bridged_seen_by_cache)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+
+	d.sdrc = sdrc_new(1000);
+	ck_assert_ptr_nonnull(d.sdrc);
+	/* kcsraw: the daemon's Send Message of an Add SDR to 0x82 */
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 1, 0x0a, 0x24), 0);
+	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x34);
+	fake_answer(fb, NULL, 0);
+	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 1,
+		      "a bridged Send Message left the SDR cache as it was");
+	/* ipmidev: the kernel bridges; the transaction is 0a:22 */
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
+	fb->be.bridges = true;
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 2, 0x0a, 0x22), 0);
+	ck_assert(fake_pending(fb)->bridged);
+	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x22);
+	fake_complete(fb, fake_pending(fb), 0,
+		      (const uint8_t[]){ 0x2c, 0x22, 0x00, 0x34, 0x12 }, 5);
+	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 2,
+		      "a request the stock driver bridged was not seen as the "
+		      "Send Message that reached the BMC");
+}
+END_TEST
+
+/*
+ * Incoming IPMB commands for a registered file that never reads are
+ * bounded: it keeps at most max_outstanding (3 on node a) unread
+ * messages; the core answers the rest cc 0xC1 as for an unregistered
+ * command (up->command false). Before, every one was queued.
+ */
+START_TEST(test_commands_bounded)
+{
+	struct client *c = open_file(&na);
+	struct ipmi_cmdspec cs = { .netfn = 0x30, .cmd = 0x01 };
+	struct ipmb_user_msg u = {
+		.recv_type = IPMI_CMD_RECV_TYPE,
+		.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+			  .channel = 0,
+			  .slave_addr = 0x82 },
+		.netfn = 0x30,
+		.cmd = 0x01,
+	};
+	unsigned int taken = 0;
+
+	ck_assert_int_eq(kioctl(c, IPMICTL_REGISTER_FOR_CMD, &cs), 0);
+	for (int i = 0; i < 20; i++)
+		taken += d.up->command(&d, &u, 0x30, 0x01, 0);
+	ck_assert_msg(taken == 3 && c->rq_len == 3,
+		      "a file that never reads took %u commands (%u unread)",
+		      taken, c->rq_len);
 }
 END_TEST
 
@@ -737,6 +949,8 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_receive_small_buffer);
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_denied_log_line);
+	tcase_add_test(tc, test_events_dropped);
 	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
@@ -745,6 +959,10 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_event_behind_answers);
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
+	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
+	tcase_add_test(tc, test_lun_rules);
+	tcase_add_test(tc, test_bridged_seen_by_cache);
+	tcase_add_test(tc, test_commands_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

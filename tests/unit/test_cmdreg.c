@@ -140,6 +140,29 @@ START_TEST(client_gone)
 }
 END_TEST
 
+/*
+ * netfn is six bits on the wire: a registration for 0x46 is one for 06
+ * (before: it went in as 0x46, past the table's 64 netfns, and never
+ * matched). An empty channel mask answers 0 as stock and registers
+ * nothing (before: EINVAL).
+ */
+START_TEST(netfn_six_bits_empty_mask)
+{
+	ck_assert_int_eq(plain(&ca, &reg, 0x46, 0x10), 0);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x06, 0x10, 0), &ca);
+	ck_assert_int_eq(plain(&cb, &reg, 0x06, 0x10), -EBUSY);
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x4a, 0x11, 0x1), 0);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x0a, 0x11, 0), &cb);
+	ck_assert_int_eq(plain(&ca, &unreg, 0x06, 0x10), 0);
+
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x48, 0), 0);
+	ck_assert_uint_eq(ca.nregs, 0);
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x48, 0));
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x48, 0xffff), 0);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x48, 0), -ENOENT);
+}
+END_TEST
+
 static Suite *cmdreg_suite(void)
 {
 	Suite *s = suite_create("cmdreg");
@@ -150,6 +173,7 @@ static Suite *cmdreg_suite(void)
 	tcase_add_test(tc, same_file_other_channels);
 	tcase_add_test(tc, partial_unregister);
 	tcase_add_test(tc, high_bits);
+	tcase_add_test(tc, netfn_six_bits_empty_mask);
 	tcase_add_test(tc, client_gone);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1255,6 +1255,42 @@ START_TEST(test_load_file)
 }
 END_TEST
 
+/* luns: LUN 0 only by default, whatever the access preset; a list opens
+ * others and must contain 0. */
+START_TEST(test_luns)
+{
+	static const struct {
+		const char *v;
+		int luns; /* -1: refused */
+	} cases[] = {
+		{ "0", 0x0 },	{ "0,2", 0x4 },	    { "0-3", 0xe },
+		{ "*", 0xe },	{ " 0 , 1 ", 0x2 }, { "0,1-2", 0x6 },
+		{ "1", -1 },	{ "0,4", -1 },	    { "0-", -1 },
+		{ "3-1", -1 },	{ "", -1 },	    { "0,", -1 },
+		{ "lun0", -1 },
+	};
+	char text[128];
+
+	load_ok("[node a]\naccess = all\n[node b]\naccess = readonly\n");
+	ck_assert_uint_eq(cfg.nodes[0].luns, 0);
+	ck_assert_uint_eq(cfg.nodes[1].luns, 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[node a]\nluns = %s\n",
+			 cases[i].v);
+		if (cases[i].luns < 0) {
+			ck_assert_msg(load(text) != 0, "luns = '%s' accepted",
+				      cases[i].v);
+			ck_assert_ptr_nonnull(strstr(cause, "luns"));
+			continue;
+		}
+		load_ok(text);
+		ck_assert_msg(cfg.nodes[0].luns == cases[i].luns,
+			      "luns = '%s': %#x", cases[i].v,
+			      cfg.nodes[0].luns);
+	}
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1285,6 +1321,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_interface);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
+	tcase_add_test(tc, test_luns);
 	suite_add_tcase(s, tc);
 	return s;
 }

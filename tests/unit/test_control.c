@@ -62,6 +62,27 @@ int daemon_reload(struct daemon *d, char **cause)
 	return reload_rv;
 }
 
+static int plans, plan_rv;
+
+int daemon_reload_plan(struct daemon *d, struct ctl_buf *out, char **cause)
+{
+	(void)d;
+	plans++;
+	if (plan_rv < 0) {
+		*cause = strdup("t.conf:5: unknown key 'bogus'");
+		return -1;
+	}
+	if (plan_rv == 0) {
+		ctl_kv_add(out, "remove", "ipmi2 (1 client: pid 222 uid 0)");
+		ctl_kv_add(out, "add", "ipmi3 (policy normal, access all)");
+		ctl_kv_add(out, "change", "ipmi1: poll_us 100 -> 200");
+		ctl_kv_add(out, "note",
+			   "[global] user changed: it needs a "
+			   "restart");
+	}
+	return 0;
+}
+
 /* ---- the fake daemon ---- */
 
 #define ADMIN_GID 4242
@@ -129,7 +150,7 @@ static void setup(void)
 		nodestats_dispatch(&nodes[0].st, 1000);
 		nodestats_complete(&nodes[0].st, now_ns(), &t);
 	}
-	kicks = reloads = reload_rv = 0;
+	kicks = reloads = reload_rv = plans = plan_rv = 0;
 	log_init(true, LOG_DEBUG);
 	rv = control_init(&d, &cause);
 	ck_assert_msg(rv == 0, "control_init: %s", cause ? cause : "");
@@ -555,6 +576,133 @@ START_TEST(test_reload)
 }
 END_TEST
 
+/* reload --dry-run: the plan as the daemon made it, nothing applied
+ * (daemon_reload not called); a file it would reject fails the command. */
+START_TEST(test_reload_dry_run)
+{
+	ck_assert_int_eq(ctl(ROOT, "reload", "--dry-run", NULL), 0);
+	ck_assert_str_eq(out, "would remove node ipmi2 (1 client: pid 222 "
+			      "uid 0)\n"
+			      "would add node ipmi3 (policy normal, access "
+			      "all)\n"
+			      "would change ipmi1: poll_us 100 -> 200\n"
+			      "[global] user changed: it needs a restart\n"
+			      "dry run: nothing applied (t.conf)\n");
+	ck_assert_int_eq(reloads, 0);
+	ck_assert_int_eq(plans, 1);
+	ck_assert_int_eq(ctl(ROOT, "reload", "-n", NULL), 0);
+	ck_assert_int_eq(plans, 2);
+	plan_rv = 1; /* the same file */
+	ck_assert_int_eq(ctl(ROOT, "reload", "-n", NULL), 0);
+	ck_assert_str_eq(out, "dry run: nothing applied (t.conf)\n"
+			      "nothing would change\n");
+	plan_rv = -1;
+	ck_assert_int_eq(ctl(ROOT, "reload", "--dry-run", NULL), 1);
+	ck_assert_str_eq(err, "kcsmuxctl: reload would be rejected, the "
+			      "running configuration would stay: t.conf:5: "
+			      "unknown key 'bogus'\n");
+	ck_assert_int_eq(reloads, 0);
+	plan_rv = 0;
+	ck_assert_int_eq(ctl(ROOT, "reload", "--dry", NULL), 0); /* prefix */
+	assert_has(out, "would add node ipmi3");
+	ck_assert_int_eq(ctl(ROOT, "reload", "--bogus", NULL), 2);
+	assert_has(err, "reload: unknown option --bogus");
+}
+END_TEST
+
+/* status: the daemon at a glance, as text and as JSON with numbers as
+ * numbers; the last reload's outcome and error. */
+START_TEST(test_status)
+{
+	struct backend be = { 0 };
+
+	be.health.hosed = 3;
+	be.health.kcs_errors = 7;
+	be.inflight = 1;
+	d.be = &be;
+	d.started_ns = now_ns() - 75000000000ULL;
+	d.started_unix = 1700000000;
+	d.reloads = 2;
+	d.reload_failures = 1;
+	d.last_reload_ok = false;
+	d.last_reload_unix = 1700000100;
+	snprintf(d.last_reload_error, sizeof(d.last_reload_error),
+		 "t.conf:3: bad");
+	d.bmc_silent = true;
+	d.bmc_silent_since_ns = now_ns() - 5000000000ULL;
+	d.bmc_silences = 1;
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "uptime (s)       75\n");
+	assert_has(out, "configuration    t.conf\n");
+	assert_has(out, "last reload      failed\n");
+	assert_has(out, "  its error      t.conf:3: bad\n");
+	assert_has(out, "backend          kcsraw\n");
+	assert_has(out, "BMC              silent\n");
+	assert_has(out, "  silent for (s) 5\n");
+	assert_has(out, "hosed            3\n");
+	assert_has(out, "KCS errors       7\n");
+	assert_has(out, "nodes            2\n");
+	assert_has(out, "open files       2\n");
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"uptime_s\": 75");
+	assert_has(out, "\"hosed\": 3");
+	assert_has(out, "\"bmc\": \"silent\"");
+	assert_has(out, "\"last_reload\": \"failed\"");
+	assert_has(out, "\"clients\": 2");
+	d.bmc_silent = false;
+	d.reloads = 0;
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "BMC              answering\n");
+	assert_has(out, "last reload      none\n");
+	ck_assert_ptr_null(strstr(out, "silent for"));
+	d.be = NULL;
+}
+END_TEST
+
+/* check: would a request pass the node's access rules, and by which rule;
+ * exit status 4 when not; nothing reaches a backend (there is none). */
+START_TEST(test_check)
+{
+	cmdset_add(&nodes[0].conf.acc.deny, 0x06, 0x02);
+	access_build(&nodes[0].conf.acc);
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "1", NULL), 0);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x01 allowed by access = "
+			      "all\n");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "0x06", "0x02", NULL), 4);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x02 denied by a deny "
+			      "line\n");
+	/* Send Message carrying a Cold Reset to 0x20: refused inside */
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "0x34", "0", "0x20",
+			     "0x18", "0xc8", "0x81", "0", "0x02", "0x7d", NULL),
+			 4);
+	assert_has(out, "denied by a deny line, inside Send Message");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", "256", NULL), 2);
+	assert_has(err, "\"256\" is not a byte");
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "check", "ipmi9", "6", "1", NULL), 1);
+	assert_has(err, "no node \"ipmi9\"");
+}
+END_TEST
+
+/* list -j and show -j: JSON, numbers as numbers. */
+START_TEST(test_json_views)
+{
+	ck_assert_int_eq(ctl(ROOT, "list", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "{\"name\": \"ipmi1\"");
+	assert_has(out, "\"requests\": 4");
+	ck_assert_int_eq(ctl(ROOT, "show", "-j", "ipmi1", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "{\"name\": \"ipmi1\"");
+	assert_has(out, "\"requests\": 4");
+	assert_has(out, "\"pid\": 111");
+	ck_assert_ptr_null(strstr(out, "ipmi2"));
+	ck_assert_int_eq(ctl(ROOT, "show", "-j", "ipmi9", NULL), 1);
+	assert_has(err, "no node \"ipmi9\"");
+}
+END_TEST
+
 START_TEST(test_stats_json)
 {
 	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
@@ -593,8 +741,9 @@ START_TEST(test_usage)
 	ck_assert_str_eq(err, "kcsmuxctl: unknown command \"bogus\" (try "
 			      "'kcsmuxctl help')\n");
 	ck_assert_int_eq(ctl(ROOT, "s", NULL), 2);
-	ck_assert_str_eq(err, "kcsmuxctl: ambiguous command \"s\" (show set "
-			      "stats)\n");
+	ck_assert_str_eq(err,
+			 "kcsmuxctl: ambiguous command \"s\" (status show set "
+			 "stats)\n");
 	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", NULL), 2);
 	assert_has(err, "set: missing KEY=VALUE");
 	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "weight", NULL), 2);
@@ -604,7 +753,7 @@ START_TEST(test_usage)
 	ck_assert_int_eq(ctl(ROOT, "list", "x", NULL), 2);
 	ck_assert_int_eq(ctl(ROOT, "stats", "-x", NULL), 2);
 	ck_assert_int_eq(ctl(ROOT, "watch", "-n", "0", NULL), 2);
-	ck_assert_int_eq(ctl(ROOT, "list", "-j", NULL), 2);
+	ck_assert_int_eq(ctl(ROOT, "list", "-x", NULL), 2);
 	ck_assert_int_eq(ctl(ROOT, "help", NULL), 0);
 	assert_has(out, "exit status");
 	ck_assert_int_eq(ctl(ROOT, "help", "set", NULL), 0);
@@ -616,8 +765,14 @@ END_TEST
 START_TEST(test_no_daemon)
 {
 	control_fini(&d);
-	ck_assert_int_eq(ctl(ROOT, "list", NULL), 1);
+	/* its own exit status: 3 */
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 3);
 	assert_has(err, "cannot connect to");
+	assert_has(err, "(is kcsmuxd running?)");
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 3);
+	ck_assert_int_eq(ctl(ROOT, "reload", "-n", NULL), 3);
+	/* watch: every round fails, and so does watch */
+	ck_assert_int_eq(ctl(ROOT, "watch", "-n", "0.1", "-c", "2", NULL), 3);
 	assert_has(err, "(is kcsmuxd running?)");
 }
 END_TEST
@@ -907,6 +1062,10 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_set);
 	tcase_add_test(tc, test_set_errors);
 	tcase_add_test(tc, test_reload);
+	tcase_add_test(tc, test_reload_dry_run);
+	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_json_views);
+	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_stats_json);
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_usage);

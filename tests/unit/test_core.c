@@ -202,6 +202,32 @@ START_TEST(test_submit_complete)
 }
 END_TEST
 
+/* A hosed interface marks the BMC silent (once, however often it is
+ * hosed meanwhile; logged) until the next answer; a failed completion
+ * is not an answer. */
+START_TEST(test_bmc_silence)
+{
+	static const uint8_t id[] = { 0x20 };
+	struct xact *x1 = mk(&na, NULL, 6, 1), *x2 = mk(&na, NULL, 6, 2);
+
+	ck_assert(!d.bmc_silent);
+	core_backend_cbs.hosed(&d);
+	core_backend_cbs.hosed(&d);
+	ck_assert(d.bmc_silent);
+	ck_assert_uint_eq(d.bmc_silences, 1);
+	ck_assert_uint_gt(d.bmc_silent_since_ns, 0);
+	ck_assert_int_eq(xact_enqueue(x1), 0);
+	ck_assert_int_eq(xact_enqueue(x2), 0);
+	fake_complete(fb, fake_pending(fb), -ETIMEDOUT, NULL, 0);
+	ck_assert(d.bmc_silent);
+	fake_answer(fb, id, sizeof(id));
+	ck_assert(!d.bmc_silent);
+	core_backend_cbs.hosed(&d);
+	ck_assert(d.bmc_silent);
+	ck_assert_uint_eq(d.bmc_silences, 2);
+}
+END_TEST
+
 START_TEST(test_pick_order)
 {
 	/* a's first runs; then queued: a (bulk) twice, b (interactive),
@@ -655,6 +681,7 @@ static Suite *core_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_submit_complete);
+	tcase_add_test(tc, test_bmc_silence);
 	tcase_add_test(tc, test_pick_order);
 	tcase_add_test(tc, test_cancel_queued);
 	tcase_add_test(tc, test_owned_free);

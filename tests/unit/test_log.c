@@ -9,6 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define FUSE_USE_VERSION 35
+#include <event2/event.h>
+#include <fuse_log.h>
+
 #include "util/log.h"
 
 /* fmt_journal: what log_format_journal writes for PRI and MSG. */
@@ -117,6 +121,68 @@ START_TEST(journal_stream_must_match_stderr)
 }
 END_TEST
 
+/* What F holds from its start, as a string (static). */
+static const char *contents(FILE *f)
+{
+	static char buf[512];
+	size_t n;
+
+	fflush(f);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * libevent's and libfuse's own messages go through log_msg: its prefix,
+ * the library's name and the level's priority (detached, syslog), not
+ * raw "[warn] ..." lines on a stderr nobody reads. And while detaching,
+ * errors also reach the waiting parent's pipe.
+ */
+START_TEST(libraries_through_the_logger)
+{
+	int saved = dup(2);
+	FILE *tmp = tmpfile(), *up = tmpfile();
+
+	ck_assert_ptr_nonnull(tmp);
+	ck_assert_ptr_nonnull(up);
+	ck_assert_int_ge(dup2(fileno(tmp), 2), 0);
+	unsetenv("JOURNAL_STREAM");
+	log_init(true, LOG_INFO);
+	log_route_libraries();
+	event_base_free(NULL); /* libevent warns: no base to free */
+	fuse_log(FUSE_LOG_ERR, "cuse: bad init\n");
+	fuse_log(FUSE_LOG_DEBUG, "below the level\n");
+	log_set_startup(up);
+	log_err("backend: %s", "gone");
+	log_info("not an error");
+	log_set_startup(NULL);
+	log_err("after the start");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	/* libevent names its function (event_base_free or _free_) */
+	ck_assert_str_eq(strstr(contents(tmp), ": no base to free\n"),
+			 ": no base to free\n"
+			 "kcsmuxd: libfuse: cuse: bad init\n"
+			 "kcsmuxd: backend: gone\n"
+			 "kcsmuxd: not an error\n"
+			 "kcsmuxd: after the start\n");
+	ck_assert_int_eq(strncmp(contents(tmp),
+				 "kcsmuxd: libevent: event_base_free", 34),
+			 0);
+	ck_assert_str_eq(strstr(contents(tmp), "kcsmuxd: libfuse"),
+			 "kcsmuxd: libfuse: cuse: bad init\n"
+			 "kcsmuxd: backend: gone\n"
+			 "kcsmuxd: not an error\n"
+			 "kcsmuxd: after the start\n");
+	ck_assert_str_eq(contents(up), "kcsmuxd: backend: gone\n");
+	fclose(tmp);
+	fclose(up);
+}
+END_TEST
+
 static Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -125,6 +191,7 @@ static Suite *log_suite(void)
 	tcase_add_test(tc, journal_prefix_one_line);
 	tcase_add_test(tc, journal_prefix_every_line);
 	tcase_add_test(tc, journal_stream_must_match_stderr);
+	tcase_add_test(tc, libraries_through_the_logger);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
  * its timer, removed at exit).
  */
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -420,95 +421,99 @@ static char *samples_of(const char *text, const char *name)
 	return out.p;
 }
 
+/* The daemon's CPU in renders of the fake daemon: fixed, so that two
+ * renders (HTTP body, textfile, a render here) are the same text. */
+uint64_t metrics_process_cpu_ns(void)
+{
+	return 1500000000ULL;
+}
+
 static const char empty_golden[] =
-	"# HELP kcsmux_info The daemon's version, backend and interface "
-	"device (always 1).\n"
+	"# HELP kcsmux_info The daemon's version, backend and interface device (always 1).\n"
 	"# TYPE kcsmux_info gauge\n"
-	"kcsmux_info{version=\"1.2.3\",backend=\"kcsraw\","
-	"device=\"/dev/kcsraw0\"} 1\n"
-	"# HELP kcsmux_interface_inflight Requests submitted to the "
-	"interface and not yet completed.\n"
+	"kcsmux_info{version=\"1.2.3\",backend=\"kcsraw\",device=\"/dev/kcsraw0\"} 1\n"
+	"# HELP kcsmux_interface_inflight Requests submitted to the interface and not yet completed.\n"
 	"# TYPE kcsmux_interface_inflight gauge\n"
 	"kcsmux_interface_inflight 2\n"
 	"# HELP kcsmux_clients Open files of the node.\n"
 	"# TYPE kcsmux_clients gauge\n"
-	"# HELP kcsmux_queue_depth Requests waiting in the node's queue in "
-	"the daemon.\n"
+	"# HELP kcsmux_queue_depth Requests waiting in the node's queue in the daemon.\n"
 	"# TYPE kcsmux_queue_depth gauge\n"
 	"# HELP kcsmux_opens_total Opens of the node's device.\n"
 	"# TYPE kcsmux_opens_total counter\n"
-	"# HELP kcsmux_requests_total Requests accepted into the node's "
-	"queue.\n"
+	"# HELP kcsmux_requests_total Requests accepted into the node's queue.\n"
 	"# TYPE kcsmux_requests_total counter\n"
-	"# HELP kcsmux_responses_total Requests finished on the interface, "
-	"any outcome.\n"
+	"# HELP kcsmux_responses_total Requests finished on the interface, any outcome.\n"
 	"# TYPE kcsmux_responses_total counter\n"
-	"# HELP kcsmux_errors_total Failures by kind: completion (finished "
-	"with a non-zero completion code or the interface gave up), busy "
-	"(EBUSY: max_outstanding, or an open over max_clients), denied "
-	"(refused by the access list, cc 0xd4), rejected (EBUSY: the node's "
-	"queue was full), cancelled (dropped from the queue before "
-	"running).\n"
+	"# HELP kcsmux_errors_total Failures by kind: completion (finished with a non-zero completion code or the interface gave up), busy (EBUSY: max_outstanding, or an open over max_clients), denied (refused by the access list, cc 0xd4), rejected (EBUSY: the node's queue was full).\n"
 	"# TYPE kcsmux_errors_total counter\n"
-	"# HELP kcsmux_request_duration_seconds Time from a client's request "
-	"to its response, for requests that went to the interface.\n"
+	"# HELP kcsmux_cancelled_total Requests dropped from the node's queue before they ran (their client closed its file or gave up): not an error.\n"
+	"# TYPE kcsmux_cancelled_total counter\n"
+	"# HELP kcsmux_request_duration_seconds Time from a client's request to its response, for requests that went to the interface.\n"
 	"# TYPE kcsmux_request_duration_seconds histogram\n"
-	"# HELP kcsmux_queue_wait_seconds Time requests waited in the node's "
-	"queue before they started on the interface.\n"
+	"# HELP kcsmux_queue_wait_seconds Time requests waited in the node's queue before they started on the interface.\n"
 	"# TYPE kcsmux_queue_wait_seconds histogram\n"
-	"# HELP kcsmux_service_seconds_total Time the interface spent on the "
-	"node's requests.\n"
+	"# HELP kcsmux_service_seconds_total Time the interface spent on the node's requests.\n"
 	"# TYPE kcsmux_service_seconds_total counter\n"
-	"# HELP kcsmux_poller_cpu_seconds_total CPU time kcsraw's poller "
-	"spent on the node's requests (spinning included).\n"
+	"# HELP kcsmux_poller_cpu_seconds_total CPU time kcsraw's poller spent on the node's requests (spinning included).\n"
 	"# TYPE kcsmux_poller_cpu_seconds_total counter\n"
-	"# HELP kcsmux_poller_spin_seconds_total Time kcsraw's poller spent "
-	"busy-polling for the node's requests.\n"
+	"# HELP kcsmux_poller_spin_seconds_total Time kcsraw's poller spent busy-polling for the node's requests.\n"
 	"# TYPE kcsmux_poller_spin_seconds_total counter\n"
-	"# HELP kcsmux_poller_sleeps_total Sleeps (timer or IRQ) of kcsraw's "
-	"poller during the node's requests.\n"
+	"# HELP kcsmux_poller_sleeps_total Sleeps (timer or IRQ) of kcsraw's poller during the node's requests.\n"
 	"# TYPE kcsmux_poller_sleeps_total counter\n"
-	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's "
-	"requests in CPUs, decayed over about 1 s: what cpu_budget is "
-	"checked against.\n"
+	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's requests in CPUs, decayed over about 1 s: what cpu_budget is checked against.\n"
 	"# TYPE kcsmux_poller_cpu_ratio gauge\n"
-	"# HELP kcsmux_cpu_budget_ratio The node's cpu_budget in CPUs; 0: no "
-	"budget.\n"
+	"# HELP kcsmux_cpu_budget_ratio The node's cpu_budget in CPUs; 0: no budget.\n"
 	"# TYPE kcsmux_cpu_budget_ratio gauge\n"
-	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the "
-	"cheapest polling because the node was over its cpu_budget.\n"
+	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the cheapest polling because the node was over its cpu_budget.\n"
 	"# TYPE kcsmux_cpu_budget_throttled_total counter\n"
-	"# HELP kcsmux_cpu_budget_held_total Times the node's queue was held "
-	"until it was back under its cpu_budget.\n"
+	"# HELP kcsmux_cpu_budget_held_total Times the node's queue was held until it was back under its cpu_budget.\n"
 	"# TYPE kcsmux_cpu_budget_held_total counter\n"
-	"# HELP kcsmux_interface_completions_total Transactions the interface "
-	"completed, any outcome.\n"
+	"# HELP kcsmux_interface_completions_total Transactions the interface completed, any outcome.\n"
 	"# TYPE kcsmux_interface_completions_total counter\n"
 	"kcsmux_interface_completions_total 0\n"
-	"# HELP kcsmux_interface_hosed_total Transactions the KCS state "
-	"machine gave up on (answered with cc 0xFF).\n"
+	"# HELP kcsmux_interface_hosed_total Transactions the KCS state machine gave up on (answered with cc 0xFF).\n"
 	"# TYPE kcsmux_interface_hosed_total counter\n"
 	"kcsmux_interface_hosed_total 0\n"
-	"# HELP kcsmux_interface_kcs_errors_total KCS timeouts and protocol "
-	"errors kcsraw saw, recovered or not.\n"
+	"# HELP kcsmux_interface_kcs_errors_total KCS timeouts and protocol errors kcsraw saw, recovered or not.\n"
 	"# TYPE kcsmux_interface_kcs_errors_total counter\n"
 	"kcsmux_interface_kcs_errors_total 0\n"
-	"# HELP kcsmux_interface_retries_total KCS error recoveries kcsraw "
-	"started.\n"
+	"# HELP kcsmux_interface_retries_total KCS error recoveries kcsraw started.\n"
 	"# TYPE kcsmux_interface_retries_total counter\n"
 	"kcsmux_interface_retries_total 0\n"
-	"# HELP kcsmux_reloads_total Configuration reloads (SIGHUP, kcsmuxctl "
-	"reload) by result.\n"
+	"# HELP kcsmux_sdr_cache_hits_total SDR and FRU reads of the node answered from the daemon's memory.\n"
+	"# TYPE kcsmux_sdr_cache_hits_total counter\n"
+	"# HELP kcsmux_sdr_cache_misses_total SDR and FRU reads of the node that went to the BMC (cache failed or off, or a read it cannot answer).\n"
+	"# TYPE kcsmux_sdr_cache_misses_total counter\n"
+	"# HELP kcsmux_sdr_cache_fills_total Times an SDR repository was read whole into memory.\n"
+	"# TYPE kcsmux_sdr_cache_fills_total counter\n"
+	"kcsmux_sdr_cache_fills_total 0\n"
+	"# HELP kcsmux_sdr_cache_revalidations_total Get SDR Repository Info checks of the cached repositories.\n"
+	"# TYPE kcsmux_sdr_cache_revalidations_total counter\n"
+	"kcsmux_sdr_cache_revalidations_total 0\n"
+	"# HELP kcsmux_sdr_cache_invalidations_total Times the cache was dropped (a write, clear or reset from any node, a changed repository).\n"
+	"# TYPE kcsmux_sdr_cache_invalidations_total counter\n"
+	"kcsmux_sdr_cache_invalidations_total 0\n"
+	"# HELP kcsmux_sdr_cache_bmc_requests_total Requests the cache itself sent to the BMC (fills, checks).\n"
+	"# TYPE kcsmux_sdr_cache_bmc_requests_total counter\n"
+	"kcsmux_sdr_cache_bmc_requests_total 0\n"
+	"# HELP kcsmux_sdr_cache_records SDRs of the main repository held in memory.\n"
+	"# TYPE kcsmux_sdr_cache_records gauge\n"
+	"kcsmux_sdr_cache_records 0\n"
+	"# HELP kcsmux_daemon_cpu_seconds_total CPU time of kcsmuxd itself (user and system, all its threads); the poller's is in kcsmux_poller_cpu_seconds_total.\n"
+	"# TYPE kcsmux_daemon_cpu_seconds_total counter\n"
+	"kcsmux_daemon_cpu_seconds_total 0\n"
+	"# HELP kcsmux_events_dropped_total Asynchronous events (the BMC's event messages) dropped because a subscriber had event_backlog unread, or no one subscribed and the backlog was full.\n"
+	"# TYPE kcsmux_events_dropped_total counter\n"
+	"kcsmux_events_dropped_total 0\n"
+	"# HELP kcsmux_reloads_total Configuration reloads (SIGHUP, kcsmuxctl reload) by result.\n"
 	"# TYPE kcsmux_reloads_total counter\n"
 	"kcsmux_reloads_total{result=\"applied\"} 0\n"
 	"kcsmux_reloads_total{result=\"rejected\"} 0\n"
-	"# HELP kcsmux_reload_last_success 1 if the last reload applied (or "
-	"none was tried), 0 if it was rejected and the previous configuration "
-	"still runs.\n"
+	"# HELP kcsmux_reload_last_success 1 if the last reload applied (or none was tried), 0 if it was rejected and the previous configuration still runs.\n"
 	"# TYPE kcsmux_reload_last_success gauge\n"
 	"kcsmux_reload_last_success 1\n"
-	"# HELP kcsmux_reload_last_timestamp_seconds When the last reload was "
-	"tried, in seconds since the epoch; 0: none yet.\n"
+	"# HELP kcsmux_reload_last_timestamp_seconds When the last reload was tried, in seconds since the epoch; 0: none yet.\n"
 	"# TYPE kcsmux_reload_last_timestamp_seconds gauge\n"
 	"kcsmux_reload_last_timestamp_seconds 0\n";
 
@@ -527,8 +532,10 @@ START_TEST(test_golden_no_nodes)
 	render(&s, &b);
 	ck_assert_str_eq(b.p, empty_golden);
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 25);
-	ck_assert_uint_eq(p.samples, 2 + 4 + 2 + 2);
+	/* every family from the start: none appears on first use, which
+	 * would leave rate() alerts over it empty until then */
+	ck_assert_uint_eq(p.families, 35);
+	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
 	ck_assert_ptr_null(b.p);
@@ -571,55 +578,58 @@ START_TEST(test_counters_exact)
 		"kcsmux_info{version=\"0.1.0\","
 		"backend=\"ipmidev\",device=\"/dev/ipmi0\"} 1\n");
 	SAMPLES("kcsmux_interface_inflight", "kcsmux_interface_inflight 0\n");
-	SAMPLES("kcsmux_clients", "kcsmux_clients{node=\"ipmi1\"} 3\n"
-				  "kcsmux_clients{node=\"ipmi2\"} 6\n");
-	SAMPLES("kcsmux_queue_depth", "kcsmux_queue_depth{node=\"ipmi1\"} 3\n"
-				      "kcsmux_queue_depth{node=\"ipmi2\"} 5\n");
+	SAMPLES("kcsmux_clients", "kcsmux_clients{kcsmux_node=\"ipmi1\"} 3\n"
+				  "kcsmux_clients{kcsmux_node=\"ipmi2\"} 6\n");
+	SAMPLES("kcsmux_queue_depth",
+		"kcsmux_queue_depth{kcsmux_node=\"ipmi1\"} 3\n"
+		"kcsmux_queue_depth{kcsmux_node=\"ipmi2\"} 5\n");
 	SAMPLES("kcsmux_opens_total",
-		"kcsmux_opens_total{node=\"ipmi1\"} 18\n"
-		"kcsmux_opens_total{node=\"ipmi2\"} 28\n");
+		"kcsmux_opens_total{kcsmux_node=\"ipmi1\"} 18\n"
+		"kcsmux_opens_total{kcsmux_node=\"ipmi2\"} 28\n");
 	SAMPLES("kcsmux_requests_total",
-		"kcsmux_requests_total{node=\"ipmi1\"} 101\n"
-		"kcsmux_requests_total{node=\"ipmi2\"} 201\n");
+		"kcsmux_requests_total{kcsmux_node=\"ipmi1\"} 101\n"
+		"kcsmux_requests_total{kcsmux_node=\"ipmi2\"} 201\n");
 	SAMPLES("kcsmux_responses_total",
-		"kcsmux_responses_total{node=\"ipmi1\"} 102\n"
-		"kcsmux_responses_total{node=\"ipmi2\"} 202\n");
+		"kcsmux_responses_total{kcsmux_node=\"ipmi1\"} 102\n"
+		"kcsmux_responses_total{kcsmux_node=\"ipmi2\"} 202\n");
 	SAMPLES("kcsmux_errors_total",
-		"kcsmux_errors_total{node=\"ipmi1\",kind=\"completion\"} 13\n"
-		"kcsmux_errors_total{node=\"ipmi1\",kind=\"busy\"} 16\n"
-		"kcsmux_errors_total{node=\"ipmi1\",kind=\"denied\"} 17\n"
-		"kcsmux_errors_total{node=\"ipmi1\",kind=\"rejected\"} 14\n"
-		"kcsmux_errors_total{node=\"ipmi1\",kind=\"cancelled\"} 15\n"
-		"kcsmux_errors_total{node=\"ipmi2\",kind=\"completion\"} 23\n"
-		"kcsmux_errors_total{node=\"ipmi2\",kind=\"busy\"} 26\n"
-		"kcsmux_errors_total{node=\"ipmi2\",kind=\"denied\"} 27\n"
-		"kcsmux_errors_total{node=\"ipmi2\",kind=\"rejected\"} 24\n"
-		"kcsmux_errors_total{node=\"ipmi2\",kind=\"cancelled\"} 25\n");
+		"kcsmux_errors_total{kcsmux_node=\"ipmi1\",kind=\"completion\"} 13\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi1\",kind=\"busy\"} 16\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi1\",kind=\"denied\"} 17\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi1\",kind=\"rejected\"} 14\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"completion\"} 23\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"busy\"} 26\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"denied\"} 27\n"
+		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"rejected\"} 24\n");
+	/* cancelled is not an error: its own family */
+	SAMPLES("kcsmux_cancelled_total",
+		"kcsmux_cancelled_total{kcsmux_node=\"ipmi1\"} 15\n"
+		"kcsmux_cancelled_total{kcsmux_node=\"ipmi2\"} 25\n");
 	/* seconds exactly, from ns */
 	SAMPLES("kcsmux_service_seconds_total",
-		"kcsmux_service_seconds_total{node=\"ipmi1\"} 0.0015\n"
-		"kcsmux_service_seconds_total{node=\"ipmi2\"} 0.003\n");
+		"kcsmux_service_seconds_total{kcsmux_node=\"ipmi1\"} 0.0015\n"
+		"kcsmux_service_seconds_total{kcsmux_node=\"ipmi2\"} 0.003\n");
 	SAMPLES("kcsmux_poller_cpu_seconds_total",
-		"kcsmux_poller_cpu_seconds_total{node=\"ipmi1\"} 0.000250001\n"
-		"kcsmux_poller_cpu_seconds_total{node=\"ipmi2\"} 0.000500001\n");
+		"kcsmux_poller_cpu_seconds_total{kcsmux_node=\"ipmi1\"} 0.000250001\n"
+		"kcsmux_poller_cpu_seconds_total{kcsmux_node=\"ipmi2\"} 0.000500001\n");
 	SAMPLES("kcsmux_poller_spin_seconds_total",
-		"kcsmux_poller_spin_seconds_total{node=\"ipmi1\"} 2\n"
-		"kcsmux_poller_spin_seconds_total{node=\"ipmi2\"} 4\n");
+		"kcsmux_poller_spin_seconds_total{kcsmux_node=\"ipmi1\"} 2\n"
+		"kcsmux_poller_spin_seconds_total{kcsmux_node=\"ipmi2\"} 4\n");
 	SAMPLES("kcsmux_poller_sleeps_total",
-		"kcsmux_poller_sleeps_total{node=\"ipmi1\"} 19\n"
-		"kcsmux_poller_sleeps_total{node=\"ipmi2\"} 29\n");
+		"kcsmux_poller_sleeps_total{kcsmux_node=\"ipmi1\"} 19\n"
+		"kcsmux_poller_sleeps_total{kcsmux_node=\"ipmi2\"} 29\n");
 	SAMPLES("kcsmux_poller_cpu_ratio",
-		"kcsmux_poller_cpu_ratio{node=\"ipmi1\"} 0.005\n"
-		"kcsmux_poller_cpu_ratio{node=\"ipmi2\"} 0.01\n");
+		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.005\n"
+		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.01\n");
 	SAMPLES("kcsmux_cpu_budget_ratio",
-		"kcsmux_cpu_budget_ratio{node=\"ipmi1\"} 0.02\n"
-		"kcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.04\n");
+		"kcsmux_cpu_budget_ratio{kcsmux_node=\"ipmi1\"} 0.02\n"
+		"kcsmux_cpu_budget_ratio{kcsmux_node=\"ipmi2\"} 0.04\n");
 	SAMPLES("kcsmux_cpu_budget_throttled_total",
-		"kcsmux_cpu_budget_throttled_total{node=\"ipmi1\"} 10\n"
-		"kcsmux_cpu_budget_throttled_total{node=\"ipmi2\"} 20\n");
+		"kcsmux_cpu_budget_throttled_total{kcsmux_node=\"ipmi1\"} 10\n"
+		"kcsmux_cpu_budget_throttled_total{kcsmux_node=\"ipmi2\"} 20\n");
 	SAMPLES("kcsmux_cpu_budget_held_total",
-		"kcsmux_cpu_budget_held_total{node=\"ipmi1\"} 4\n"
-		"kcsmux_cpu_budget_held_total{node=\"ipmi2\"} 8\n");
+		"kcsmux_cpu_budget_held_total{kcsmux_node=\"ipmi1\"} 4\n"
+		"kcsmux_cpu_budget_held_total{kcsmux_node=\"ipmi2\"} 8\n");
 	SAMPLES("kcsmux_interface_completions_total",
 		"kcsmux_interface_completions_total 1000\n");
 	SAMPLES("kcsmux_interface_hosed_total",
@@ -636,17 +646,19 @@ START_TEST(test_counters_exact)
 		"kcsmux_reload_last_timestamp_seconds 1764590400\n");
 	/* empty histograms: every bucket 0, sum 0 */
 	SAMPLES("kcsmux_queue_wait_seconds_count",
-		"kcsmux_queue_wait_seconds_count{node=\"ipmi1\"} 0\n"
-		"kcsmux_queue_wait_seconds_count{node=\"ipmi2\"} 0\n");
+		"kcsmux_queue_wait_seconds_count{kcsmux_node=\"ipmi1\"} 0\n"
+		"kcsmux_queue_wait_seconds_count{kcsmux_node=\"ipmi2\"} 0\n");
 	SAMPLES("kcsmux_queue_wait_seconds_sum",
-		"kcsmux_queue_wait_seconds_sum{node=\"ipmi1\"} 0\n"
-		"kcsmux_queue_wait_seconds_sum{node=\"ipmi2\"} 0\n");
+		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi1\"} 0\n"
+		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 25);
-	/* 2 + 8 interface and reload samples + 2 nodes x (13 single samples
-	 * + 5 error kinds + 2 x (39 + 2)) */
-	ck_assert_uint_eq(p.samples, 2 + 8 + 2 * (13 + 5 + 2 * 41));
+	ck_assert_uint_eq(p.families, 35);
+	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
+	 * daemon's CPU and dropped events + 2 nodes x (16 single samples,
+	 * cancelled and the cache's 2 among them, + 4 error kinds + 2 x
+	 * (39 + 2)) */
+	ck_assert_uint_eq(p.samples, 2 + 8 + 5 + 2 + 2 * (16 + 4 + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);
@@ -676,62 +688,63 @@ START_TEST(test_histogram_exact)
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_bucket");
 	ck_assert_str_eq(
 		t,
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00005\"} 2\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00007\"} 2\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0001\"} 2\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.00015\"} 2\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0002\"} 2\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0003\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0004\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0005\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0007\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.001\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.0015\"} 4\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.002\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.003\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.004\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.005\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.007\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.01\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.015\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.02\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.03\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.04\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.05\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.07\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.1\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.15\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.2\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.3\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.4\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.5\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"0.7\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"1.5\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"2\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"3\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"4\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"5\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"7\"} 5\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"10\"} 6\n"
-		"kcsmux_request_duration_seconds_bucket{node=\"a\",le=\"+Inf\"} 7\n");
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.00005\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.00007\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0001\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.00015\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0002\"} 2\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0003\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0004\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0005\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0007\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.001\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.0015\"} 4\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.002\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.003\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.004\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.005\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.007\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.01\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.015\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.02\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.03\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.04\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.05\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.07\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.1\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.15\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.2\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.3\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.4\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"0.7\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"1\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"1.5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"2\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"3\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"4\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"5\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"7\"} 5\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"10\"} 6\n"
+		"kcsmux_request_duration_seconds_bucket{kcsmux_node=\"a\",le=\"+Inf\"} 7\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_sum");
 	/* 40 + 50 + 250 + 300 us + 2 ms + 30 s */
 	ck_assert_str_eq(
 		t,
-		"kcsmux_request_duration_seconds_sum{node=\"a\"} 30.00264\n");
+		"kcsmux_request_duration_seconds_sum{kcsmux_node=\"a\"} 30.00264\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_request_duration_seconds_count");
 	ck_assert_str_eq(
-		t, "kcsmux_request_duration_seconds_count{node=\"a\"} 7\n");
+		t,
+		"kcsmux_request_duration_seconds_count{kcsmux_node=\"a\"} 7\n");
 	free(t);
 	ck_assert_ptr_nonnull(strstr(
 		b.p,
-		"kcsmux_queue_wait_seconds_bucket{node=\"a\",le=\"0.00005\"} 1\n"));
+		"kcsmux_queue_wait_seconds_bucket{kcsmux_node=\"a\",le=\"0.00005\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(
 		b.p,
-		"kcsmux_queue_wait_seconds_sum{node=\"a\"} 0.000000001\n"));
+		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"a\"} 0.000000001\n"));
 	parse_exposition(b.p, &p);
 	ck_assert_uint_eq(p.nhist, 2);
 	ck_assert_uint_eq(p.hist[0].inf_count, 7);
@@ -759,12 +772,13 @@ START_TEST(test_escaping)
 	ck_assert_ptr_nonnull(
 		strstr(b.p, "kcsmux_info{version=\"v\\\"1\\\"\","
 			    "backend=\"a\\\\b\",device=\"/dev/x\\ny\"} 1\n"));
-	ck_assert_ptr_nonnull(
-		strstr(b.p,
-		       "kcsmux_clients{node=\"we\\\"ird\\\\name\\n\"} 3\n"));
 	ck_assert_ptr_nonnull(strstr(
-		b.p, "kcsmux_request_duration_seconds_"
-		     "bucket{node=\"we\\\"ird\\\\name\\n\",le=\"+Inf\"} 0\n"));
+		b.p,
+		"kcsmux_clients{kcsmux_node=\"we\\\"ird\\\\name\\n\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p,
+		"kcsmux_request_duration_seconds_"
+		"bucket{kcsmux_node=\"we\\\"ird\\\\name\\n\",le=\"+Inf\"} 0\n"));
 	/* the parser decodes them back */
 	parse_exposition(b.p, &p);
 	ck_assert_ptr_nonnull(
@@ -890,21 +904,24 @@ START_TEST(test_daemon_snapshot)
 
 	N[1].dying = true;
 	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	t = samples_of(b.p, "kcsmux_daemon_cpu_seconds_total");
+	ck_assert_str_eq(t, "kcsmux_daemon_cpu_seconds_total 1.5\n");
+	free(t);
 	t = samples_of(b.p, "kcsmux_queue_depth");
-	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi1\"} 2\n"
-			    "kcsmux_queue_depth{node=\"ipmi2\"} 3\n");
+	ck_assert_str_eq(t, "kcsmux_queue_depth{kcsmux_node=\"ipmi1\"} 2\n"
+			    "kcsmux_queue_depth{kcsmux_node=\"ipmi2\"} 3\n");
 	free(t);
 	t = samples_of(b.p, "kcsmux_info");
 	ck_assert_str_eq(t, "kcsmux_info{version=\"" KCSMUX_VERSION "\","
 			    "backend=\"kcsraw\",device=\"/dev/kcsraw0\"} 1\n");
 	free(t);
 	ck_assert_ptr_nonnull(strstr(b.p, "\nkcsmux_interface_inflight 1\n"));
-	ck_assert_ptr_nonnull(
-		strstr(b.p,
-		       "\nkcsmux_cpu_budget_ratio{node=\"ipmi2\"} 0.001\n"));
+	ck_assert_ptr_nonnull(strstr(
+		b.p,
+		"\nkcsmux_cpu_budget_ratio{kcsmux_node=\"ipmi2\"} 0.001\n"));
 	ck_assert_ptr_nonnull(
 		strstr(b.p, "\nkcsmux_request_duration_seconds_"
-			    "bucket{node=\"ipmi2\",le=\"0.0003\"} 1\n"));
+			    "bucket{kcsmux_node=\"ipmi2\",le=\"0.0003\"} 1\n"));
 	parse_exposition(b.p, &p);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -924,9 +941,9 @@ START_TEST(test_daemon_node_order)
 	N[2].conf.line = 2; /* ipmi2 */
 	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
 	t = samples_of(b.p, "kcsmux_queue_depth");
-	ck_assert_str_eq(t, "kcsmux_queue_depth{node=\"ipmi2\"} 3\n"
-			    "kcsmux_queue_depth{node=\"ipmi3\"} 4\n"
-			    "kcsmux_queue_depth{node=\"ipmi1\"} 2\n");
+	ck_assert_str_eq(t, "kcsmux_queue_depth{kcsmux_node=\"ipmi2\"} 3\n"
+			    "kcsmux_queue_depth{kcsmux_node=\"ipmi3\"} 4\n"
+			    "kcsmux_queue_depth{kcsmux_node=\"ipmi1\"} 2\n");
 	free(t);
 	metrics_buf_free(&b);
 }
@@ -1088,6 +1105,70 @@ START_TEST(test_http_raw)
 }
 END_TEST
 
+/* A file's text (malloc'd). */
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t len = 0;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_ge(getdelim(&s, &len, '\0', f), 0);
+	fclose(f);
+	return s;
+}
+
+/*
+ * Every kcsmux_ series the shipped Prometheus rules and Grafana dashboard
+ * use is one a running daemon serves on /metrics from its start (before
+ * any request, any SDR cache use or any reload), and the node label they
+ * use is the one it exports: an alert or a panel over a series that does
+ * not exist is silently empty. Recorded series (with a ':') are the rules'
+ * own.
+ */
+START_TEST(test_monitoring_series)
+{
+	static const char *const files[] = { KCSMUX_RULES, KCSMUX_DASHBOARD };
+	char *cause = NULL, *text, *p, name[128], want[160];
+	struct resp *r;
+	size_t i, len, checked = 0;
+
+	D.cfg.metrics_listen = "127.0.0.1:0";
+	ck_assert_int_eq(metrics_init(&D, &cause), 0);
+	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics");
+	ck_assert_int_eq(r->code, 200);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		text = slurp_file(files[i]);
+		for (p = text; (p = strstr(p, "kcsmux_")) != NULL; p += len) {
+			len = strspn(p,
+				     "abcdefghijklmnopqrstuvwxyz0123456789_:");
+			if ((p > text && (isalnum((unsigned char)p[-1]) ||
+					  p[-1] == '_' || p[-1] == ':')) ||
+			    memchr(p, ':', len) != NULL)
+				continue; /* inside a name, or recorded */
+			ck_assert_uint_lt(len, sizeof(name));
+			memcpy(name, p, len);
+			name[len] = '\0';
+			if (strcmp(name, "kcsmux_node") == 0)
+				snprintf(want, sizeof(want), "{%s=\"", name);
+			else
+				snprintf(want, sizeof(want), "\n%s%s", name,
+					 strstr(name, "_bucket") ? "{" : "");
+			ck_assert_msg(strstr(r->body, want) != NULL ||
+					      (strncmp(r->body, want + 1,
+						       strlen(want) - 1) == 0),
+				      "%s uses %s, which /metrics does not "
+				      "have",
+				      files[i], name);
+			checked++;
+		}
+		free(text);
+	}
+	/* the files do use series (the scan saw them) */
+	ck_assert_uint_gt(checked, 40);
+}
+END_TEST
+
 START_TEST(test_http)
 {
 	struct metrics_buf b = { 0 };
@@ -1113,9 +1194,9 @@ START_TEST(test_http)
 	N[0].st.requests = 12345;
 	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics?x=1");
 	ck_assert_int_eq(r->code, 200);
-	ck_assert_ptr_nonnull(
-		strstr(r->body,
-		       "\nkcsmux_requests_total{node=\"ipmi1\"} 12345\n"));
+	ck_assert_ptr_nonnull(strstr(
+		r->body,
+		"\nkcsmux_requests_total{kcsmux_node=\"ipmi1\"} 12345\n"));
 
 	r = http(EVHTTP_REQ_HEAD, "127.0.0.1", "/metrics");
 	ck_assert_int_eq(r->code, 200);
@@ -1273,18 +1354,18 @@ START_TEST(test_textfile)
 	ck_assert_int_eq(metrics_write_textfile(&D, path, &cause), 0);
 	ck_assert_ptr_nonnull(
 		strstr(slurp(path),
-		       "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+		       "\nkcsmux_requests_total{kcsmux_node=\"ipmi1\"} 777\n"));
 
 	/* and by the timer, every 10 s */
 	N[0].st.requests = 888;
 	loop_for(METRICS_TEXTFILE_INTERVAL_S - 1);
 	ck_assert_ptr_nonnull(
 		strstr(slurp(path),
-		       "\nkcsmux_requests_total{node=\"ipmi1\"} 777\n"));
+		       "\nkcsmux_requests_total{kcsmux_node=\"ipmi1\"} 777\n"));
 	loop_for(1.5);
 	ck_assert_ptr_nonnull(
 		strstr(slurp(path),
-		       "\nkcsmux_requests_total{node=\"ipmi1\"} 888\n"));
+		       "\nkcsmux_requests_total{kcsmux_node=\"ipmi1\"} 888\n"));
 	ck_assert_int_eq(access(tmp, F_OK), -1);
 
 	/* removed at exit */
@@ -1399,6 +1480,7 @@ static Suite *metrics_suite(void)
 	tcase_add_test(ts, test_daemon_snapshot);
 	tcase_add_test(ts, test_daemon_node_order);
 	tcase_add_test(ts, test_http);
+	tcase_add_test(ts, test_monitoring_series);
 	tcase_add_test(ts, test_http_raw);
 	tcase_add_test(ts, test_http_bind_fails);
 	tcase_add_test(ts, test_off);

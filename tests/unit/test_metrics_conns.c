@@ -184,7 +184,7 @@ static int scrape(int fd)
 		len += (size_t)n;
 	buf[len] = '\0';
 	if (strncmp(buf, "HTTP/1.0 200 OK\r\n", 17) != 0 ||
-	    strstr(buf, "\nkcsmux_clients{node=\"ipmi1\"} 0\n") == NULL)
+	    strstr(buf, "\nkcsmux_clients{kcsmux_node=\"ipmi1\"} 0\n") == NULL)
 		return -1;
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <kcsmux/control.h>
+
 #include "kcsmuxd.h"
 #include "util/log.h"
 
@@ -189,6 +191,69 @@ START_TEST(test_reload_create_fails)
 }
 END_TEST
 
+/* The plan (kcsmuxctl reload --dry-run): what would go, come and change,
+ * and nothing of it done; a file the reload would refuse is refused. */
+START_TEST(test_reload_plan)
+{
+	struct ctl_buf b;
+	struct client cl;
+	struct node *nb = NULL, *n;
+	char *cause = NULL, names[64];
+	const char *want;
+
+	start();
+	LIST_FOREACH (n, &d.nodes, link)
+		if (strcmp(n->conf.name, "b") == 0)
+			nb = n;
+	ck_assert_ptr_nonnull(nb);
+	memset(&cl, 0, sizeof(cl));
+	cl.pid = 812;
+	cl.uid = 0;
+	LIST_INSERT_HEAD(&nb->clients, &cl, link);
+	nb->nclients = 1;
+	write_conf("[global]\nuser = nobody\nevent_backlog = 7\n"
+		   "[node a]\naccess = monitoring\npoll_us = 300\n"
+		   "mode = 0660\n[node c]\naccess = all\n");
+	ctl_buf_init(&b);
+	ck_assert_int_eq(daemon_reload_plan(&d, &b, &cause), 0);
+	ck_assert(!b.oom);
+	want = "remove=b (1 client: pid 812 uid 0)\n"
+	       "change=a: poll_us 50 -> 300\n"
+	       "change=a: poll_max_us 100 -> 300\n"
+	       "change=a: access all -> monitoring\n"
+	       "change=a: owner 0:0 mode 0600 -> 0:0 mode 0660\n"
+	       "change=a: commands yes -> no\n"
+	       "add=c (policy normal, access all)\n"
+	       "change=[global] event_backlog\n"
+	       "note=[global] user changed: it needs a restart, the reload "
+	       "keeps the running value\n";
+	ck_assert_msg(b.data != NULL && strcmp(b.data, want) == 0, "plan:\n%s",
+		      b.data ? b.data : "(none)");
+	ctl_buf_free(&b);
+	/* nothing applied */
+	running(names, sizeof(names));
+	ck_assert_str_eq(names, "b a");
+	ck_assert_int_eq(destroyed, 0);
+	ck_assert_int_eq(created, 2);
+	/* the same file as running: an empty plan */
+	write_conf("[node a]\naccess = all\n[node b]\naccess = all\n");
+	ctl_buf_init(&b);
+	ck_assert_int_eq(daemon_reload_plan(&d, &b, &cause), 0);
+	ck_assert_uint_eq(b.len, 0);
+	ctl_buf_free(&b);
+	/* refused as the reload would be */
+	write_conf("[node a]\naccess = all\n[node null]\naccess = all\n");
+	ctl_buf_init(&b);
+	ck_assert_int_lt(daemon_reload_plan(&d, &b, &cause), 0);
+	ck_assert_msg(strstr(cause, "/dev/null already exists") != NULL,
+		      "cause: %s", cause);
+	free(cause);
+	ctl_buf_free(&b);
+	LIST_REMOVE(&cl, link);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reload");
@@ -198,6 +263,7 @@ int main(void)
 
 	tcase_add_test(tc, test_reload_taken_name);
 	tcase_add_test(tc, test_reload_create_fails);
+	tcase_add_test(tc, test_reload_plan);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

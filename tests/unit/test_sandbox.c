@@ -770,20 +770,31 @@ END_TEST
  */
 static int landlock_err;
 
-static int no_landlock(const char *dir)
+/* The kernel without Landlock: landlock_create_ruleset fails with ERR. */
+static int fake_no_landlock(int err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rv = -1;
+
+	if (ctx &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err),
+			     SCMP_SYS(landlock_create_ruleset), 0) == 0 &&
+	    seccomp_load(ctx) == 0)
+		rv = 0;
+	if (ctx)
+		seccomp_release(ctx);
+	return rv;
+}
+
+static int no_landlock(const char *dir)
+{
 	struct sandbox_profile p = profile(KCSMUX_SECCOMP_YES, true, false);
 	char *cause = NULL;
 	int fd;
 
 	(void)dir;
-	if (!ctx ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(landlock_err),
-			     SCMP_SYS(landlock_create_ruleset), 0) < 0 ||
-	    seccomp_load(ctx) < 0)
+	if (fake_no_landlock(landlock_err) < 0)
 		return X_STEP;
-	seccomp_release(ctx);
 	if (sandbox_apply(&p, &cause) < 0)
 		return landlock_err == EPERM && sandbox_landlock_abi() == 0 &&
 				       cause && strstr(cause, "landlock") ?
@@ -812,6 +823,65 @@ START_TEST(test_landlock_unavailable)
 			      "status %#x",
 			      strerror(errs[i]), st);
 	}
+}
+END_TEST
+
+/*
+ * Read-only opens that write: on a kernel without Landlock (faked as
+ * above; Landlock below ABI 3 cannot refuse truncation either) the filter
+ * alone refuses O_RDONLY with O_TRUNC (the file keeps its bytes),
+ * O_CREAT (no file appears) and O_TMPFILE with EACCES, while a plain
+ * read-only open works. Before, all three passed as "read-only".
+ */
+static int rdonly_writes(const char *dir)
+{
+	struct sandbox_profile p = profile(KCSMUX_SECCOMP_YES, true, false);
+	char conf[128], fresh[128];
+	char *cause = NULL;
+	struct stat st;
+	int fd;
+
+	if (fake_no_landlock(ENOSYS) < 0)
+		return X_STEP;
+	if (sandbox_apply(&p, &cause) < 0)
+		return X_APPLY;
+	snprintf(conf, sizeof(conf), "%s/conf", dir);
+	snprintf(fresh, sizeof(fresh), "%s/fresh", dir);
+	fd = open(conf, O_RDONLY);
+	if (fd < 0 || close(fd) < 0)
+		return X_STEP + 1;
+	fd = open(conf, O_RDONLY | O_TRUNC);
+	if (fd >= 0 || errno != EACCES)
+		return X_STEP + 2;
+	if (stat(conf, &st) < 0 || st.st_size != 4)
+		return X_STEP + 3;
+	fd = open(fresh, O_RDONLY | O_CREAT, 0600);
+	if (fd >= 0 || errno != EACCES)
+		return X_STEP + 4;
+	if (stat(fresh, &st) == 0 || errno != ENOENT)
+		return X_STEP + 5;
+	fd = open(dir, O_RDONLY | O_TMPFILE, 0600);
+	if (fd >= 0 || errno != EACCES)
+		return X_STEP + 6;
+	/* a directory read-only (O_DIRECTORY is part of O_TMPFILE) */
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || close(fd) < 0)
+		return X_STEP + 7;
+	return 0;
+}
+
+START_TEST(test_rdonly_writes)
+{
+	int st;
+
+	write_file("conf", "x=1\n");
+	st = sandboxed(profile(KCSMUX_SECCOMP_NO, true, false), rdonly_writes,
+		       tmpdir);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "read-only opens with O_TRUNC/O_CREAT/O_TMPFILE under the "
+		      "filter without Landlock: status %#x (exit %d: step %d)",
+		      st, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+		      WIFEXITED(st) ? WEXITSTATUS(st) - X_STEP : -1);
 }
 END_TEST
 
@@ -848,6 +918,7 @@ static Suite *sandbox_suite(enum suite_kind which)
 		tcase_add_test(tc, test_refused);
 		tcase_add_test(tc, test_log);
 		tcase_add_test(tc, test_landlock_unavailable);
+		tcase_add_test(tc, test_rdonly_writes);
 	} else if (which == LANDLOCK) {
 		tcase_add_test(tc, test_textfile_dir_escape);
 		tcase_add_test(tc, test_landlock_root);

@@ -56,6 +56,20 @@ same "ipmitool sensor" 6 '^12V +\| 12\.060 +\| Volts +\| ok' sensor
 # The stock driver underneath manages the BMC global enables (event buffer
 # on, bit 0x04): a node reads what the stock device reads.
 same "Get BMC Global Enables (raw 06 2f)" 5 '^ 0[4-7c-f]$' raw 0x06 0x2f
+# A bridged request is one transaction the kernel holds until the far end
+# answers or its retries run out (IPMB 0x90 never answers: seconds). It
+# must not take the daemon's one slot on this backend: another node's Get
+# Device ID is answered while it is still held (before, it waited).
+kcsmux-ipmi-probe -d /dev/ipmi6 -t 0x90 -n 1 --timeout 60000 \
+	--allow-errors -k >/tmp/silent 2>&1 &
+spid=$!
+sleep 0.5
+run_to /tmp/prompt kcsmux-ipmi-probe -d /dev/ipmi5 -n 3 -k
+expect "Get Device ID on ipmi5 while ipmi6's bridged request to silent 0x90 is held" \
+	'^probe: .* ok=3 ' /tmp/prompt
+check "the bridged request was still held then" test ! -s /tmp/silent
+wait $spid
+expect "the bridged request to 0x90 ends unanswered" '^probe: .* ok=0 ' /tmp/silent
 run_to /tmp/deny ipmitool -I open -d 6 chassis power cycle
 expect "sensors-only node refuses chassis control (0xd4)" 'Insufficient privilege' /tmp/deny
 kill $dpid

@@ -127,12 +127,12 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 25 families and
+# grammar DESC FILE: FILE is a valid exposition with our 35 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=25 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=35 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -195,8 +195,8 @@ check "the textfile is written at start" test -s $TEXTFILE
 say "before any request"
 check "GET $URL" scrape /tmp/m0
 grammar "the first scrape parses" /tmp/m0
-is "no requests yet on ipmi1" 'kcsmux_requests_total{node="ipmi1"}' /tmp/m0 0
-is "no latencies yet on ipmi1" 'kcsmux_request_duration_seconds_count{node="ipmi1"}' /tmp/m0 0
+is "no requests yet on ipmi1" 'kcsmux_requests_total{kcsmux_node="ipmi1"}' /tmp/m0 0
+is "no latencies yet on ipmi1" 'kcsmux_request_duration_seconds_count{kcsmux_node="ipmi1"}' /tmp/m0 0
 is "the info names the backend and device" \
 	"kcsmux_info{version=\"$(kcsmuxd -V | cut -d' ' -f2)\",backend=\"kcsraw\",device=\"/dev/kcsraw0\"}" /tmp/m0 1
 
@@ -204,20 +204,20 @@ say "50 requests on ipmi1"
 check "kcsmux-ipmi-probe -n 50 on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
 check "GET $URL" scrape /tmp/m1
 grammar "the scrape after traffic parses" /tmp/m1
-is "ipmi1 counts 50 requests" 'kcsmux_requests_total{node="ipmi1"}' /tmp/m1 50
-is "ipmi1 counts 50 responses" 'kcsmux_responses_total{node="ipmi1"}' /tmp/m1 50
-is "ipmi1's latency histogram holds 50" 'kcsmux_request_duration_seconds_count{node="ipmi1"}' /tmp/m1 50
-is "... all of them in +Inf" 'kcsmux_request_duration_seconds_bucket{node="ipmi1",le="+Inf"}' /tmp/m1 50
-is "ipmi1's queue-wait histogram holds 50" 'kcsmux_queue_wait_seconds_count{node="ipmi1"}' /tmp/m1 50
-positive "ipmi1's latency sum" 'kcsmux_request_duration_seconds_sum{node="ipmi1"}' /tmp/m1
-positive "ipmi1's interface time" 'kcsmux_service_seconds_total{node="ipmi1"}' /tmp/m1
-positive "ipmi1's poller CPU" 'kcsmux_poller_cpu_seconds_total{node="ipmi1"}' /tmp/m1
-is "ipmi1: no completion errors" 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m1 0
-is "ipmi1 was opened once" 'kcsmux_opens_total{node="ipmi1"}' /tmp/m1 1
-is "ipmi1 has no open file now" 'kcsmux_clients{node="ipmi1"}' /tmp/m1 0
-is "ipmi1's queue is empty" 'kcsmux_queue_depth{node="ipmi1"}' /tmp/m1 0
+is "ipmi1 counts 50 requests" 'kcsmux_requests_total{kcsmux_node="ipmi1"}' /tmp/m1 50
+is "ipmi1 counts 50 responses" 'kcsmux_responses_total{kcsmux_node="ipmi1"}' /tmp/m1 50
+is "ipmi1's latency histogram holds 50" 'kcsmux_request_duration_seconds_count{kcsmux_node="ipmi1"}' /tmp/m1 50
+is "... all of them in +Inf" 'kcsmux_request_duration_seconds_bucket{kcsmux_node="ipmi1",le="+Inf"}' /tmp/m1 50
+is "ipmi1's queue-wait histogram holds 50" 'kcsmux_queue_wait_seconds_count{kcsmux_node="ipmi1"}' /tmp/m1 50
+positive "ipmi1's latency sum" 'kcsmux_request_duration_seconds_sum{kcsmux_node="ipmi1"}' /tmp/m1
+positive "ipmi1's interface time" 'kcsmux_service_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
+positive "ipmi1's poller CPU" 'kcsmux_poller_cpu_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
+is "ipmi1: no completion errors" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m1 0
+is "ipmi1 was opened once" 'kcsmux_opens_total{kcsmux_node="ipmi1"}' /tmp/m1 1
+is "ipmi1 has no open file now" 'kcsmux_clients{kcsmux_node="ipmi1"}' /tmp/m1 0
+is "ipmi1's queue is empty" 'kcsmux_queue_depth{kcsmux_node="ipmi1"}' /tmp/m1 0
 is "nothing in flight" 'kcsmux_interface_inflight' /tmp/m1 0
-is "ipmi2 untouched" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m1 0
+is "ipmi2 untouched" 'kcsmux_requests_total{kcsmux_node="ipmi2"}' /tmp/m1 0
 # the interface's health: every probe request completed on it, none hosed
 check "the interface completed at least the 50 requests" \
 	test "$(val kcsmux_interface_completions_total /tmp/m1)" -ge 50
@@ -231,8 +231,8 @@ check "ipmitool sdr on ipmi1" test $? = 0
 run_to /tmp/it2 ipmi -d 2 mc info
 check "ipmitool mc info on ipmi2" test $? = 0
 check "GET $URL" scrape /tmp/m2a
-d0=$(val 'kcsmux_errors_total{node="ipmi2",kind="denied"}' /tmp/m2a)
-e0=$(val 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m2a)
+d0=$(val 'kcsmux_errors_total{kcsmux_node="ipmi2",kind="denied"}' /tmp/m2a)
+e0=$(val 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2a)
 # One request each (ipmitool sends more, some denied on readonly ipmi2).
 run_to /tmp/deny kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "00 02 00" -v -k --allow-errors
 expect "readonly ipmi2 refuses chassis control" 'err_cc=1' /tmp/deny
@@ -241,16 +241,16 @@ run_to /tmp/badcmd kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "06 fe" -v -k --allow
 expect "an unknown command on ipmi1 fails at the BMC" 'err_cc=1' /tmp/badcmd
 check "GET $URL" scrape /tmp/m2
 grammar "the scrape after ipmitool parses" /tmp/m2
-r1=$(val 'kcsmux_requests_total{node="ipmi1"}' /tmp/m2)
-r2=$(val 'kcsmux_requests_total{node="ipmi2"}' /tmp/m2)
+r1=$(val 'kcsmux_requests_total{kcsmux_node="ipmi1"}' /tmp/m2)
+r2=$(val 'kcsmux_requests_total{kcsmux_node="ipmi2"}' /tmp/m2)
 check "ipmi1 counts ipmitool's requests too ($r1 > 51)" test "${r1:-0}" -gt 51
 check "ipmi2 counts requests ($r2 > 0)" test "${r2:-0}" -gt 0
-is "ipmi2's responses match its requests" 'kcsmux_responses_total{node="ipmi2"}' /tmp/m2 "$r2"
-is "ipmi2's latency count matches its requests" 'kcsmux_request_duration_seconds_count{node="ipmi2"}' /tmp/m2 "$r2"
-is "ipmi2 counts the denied request" 'kcsmux_errors_total{node="ipmi2",kind="denied"}' /tmp/m2 $((${d0:-0} + 1))
-e1=$(val 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m2)
-is "ipmi1 counts the failed command" 'kcsmux_errors_total{node="ipmi1",kind="completion"}' /tmp/m2 $((${e0:-0} + 1))
-is "ipmi1: nothing rejected" 'kcsmux_errors_total{node="ipmi1",kind="rejected"}' /tmp/m2 0
+is "ipmi2's responses match its requests" 'kcsmux_responses_total{kcsmux_node="ipmi2"}' /tmp/m2 "$r2"
+is "ipmi2's latency count matches its requests" 'kcsmux_request_duration_seconds_count{kcsmux_node="ipmi2"}' /tmp/m2 "$r2"
+is "ipmi2 counts the denied request" 'kcsmux_errors_total{kcsmux_node="ipmi2",kind="denied"}' /tmp/m2 $((${d0:-0} + 1))
+e1=$(val 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2)
+is "ipmi1 counts the failed command" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2 $((${e0:-0} + 1))
+is "ipmi1: nothing rejected" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="rejected"}' /tmp/m2 0
 
 say "HTTP"
 wget -S -q -O /dev/null "$URL" >/tmp/hdr 2>&1
@@ -283,7 +283,7 @@ ok=0 busy=0
 for i in $(seq 10); do
 	if scrape /tmp/mt && awk -f /tmp/prom.awk /tmp/mt >/dev/null; then
 		ok=$((ok + 1))
-		[ "$(val 'kcsmux_clients{node="ipmi2"}' /tmp/mt)" = 1 ] &&
+		[ "$(val 'kcsmux_clients{kcsmux_node="ipmi2"}' /tmp/mt)" = 1 ] &&
 			busy=$((busy + 1))
 	fi
 	sleep 0.2
@@ -295,7 +295,7 @@ check "10 scrapes during traffic all parse ($ok)" test $ok = 10
 check "they saw the probe's open file on ipmi2 ($busy times)" test $busy -gt 0
 check "the probe on ipmi2 was not disturbed" test $prc = 0
 check "GET $URL" scrape /tmp/m3
-is "ipmi2 counts the probe's 100 requests" 'kcsmux_requests_total{node="ipmi2"}' /tmp/m3 $((r2 + 100))
+is "ipmi2 counts the probe's 100 requests" 'kcsmux_requests_total{kcsmux_node="ipmi2"}' /tmp/m3 $((r2 + 100))
 
 say "reload outcome"
 cp /etc/kcsmux/kcsmux.conf /tmp/good.conf
@@ -318,16 +318,19 @@ say "textfile"
 sleep 11
 check "GET $URL" scrape /tmp/m4
 grammar "the textfile parses" $TEXTFILE
-# The CPU estimate decays with time; everything else must be equal.
-grep -v '^kcsmux_poller_cpu_ratio{' $TEXTFILE >/tmp/tf.cmp
-grep -v '^kcsmux_poller_cpu_ratio{' /tmp/m4 >/tmp/m4.cmp
+# The CPU estimate decays with time, and the daemon's own CPU grows with
+# every scrape and textfile write; everything else must be equal.
+positive "the textfile has the daemon's CPU" kcsmux_daemon_cpu_seconds_total $TEXTFILE
+positive "/metrics has the daemon's CPU" kcsmux_daemon_cpu_seconds_total /tmp/m4
+grep -Ev '^kcsmux_(poller_cpu_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
+grep -Ev '^kcsmux_(poller_cpu_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
 if cmp -s /tmp/tf.cmp /tmp/m4.cmp; then
 	pass "the textfile holds what /metrics serves"
 else
 	fail "the textfile differs from /metrics:"
 	diff /tmp/tf.cmp /tmp/m4.cmp | head -n 20
 fi
-is "the textfile has ipmi2's requests" 'kcsmux_requests_total{node="ipmi2"}' $TEXTFILE $((r2 + 100))
+is "the textfile has ipmi2's requests" 'kcsmux_requests_total{kcsmux_node="ipmi2"}' $TEXTFILE $((r2 + 100))
 ls -l $TEXTFILE >/tmp/tfls
 expect "the textfile is 0644" '^-rw-r--r-- ' /tmp/tfls
 check "no temporary file is left" test ! -e $TEXTFILE.tmp

@@ -27,6 +27,7 @@ deny = chassis:02, app:02-03, app:22, app:24
 access = sensors
 allow = app
 deny = app:02-03, app:22, app:24
+luns = 0,2
 [node o-ro]
 access = readonly
 [node o-oem]

@@ -154,7 +154,7 @@ workload() {
 
 	say "$D: metrics"
 	check "GET $URL" timeout 20 wget -q -O /tmp/m1 "$URL"
-	expect "the scrape counts ipmi1's requests" '^kcsmux_requests_total\{node="ipmi1"\} [1-9]' /tmp/m1
+	expect "the scrape counts ipmi1's requests" '^kcsmux_requests_total\{kcsmux_node="ipmi1"\} [1-9]' /tmp/m1
 	timeout 20 wget -q -O /dev/null "http://127.0.0.1:$PORT/nothing" 2>/dev/null
 	check "GET /nothing fails (404)" test $? != 0
 	# The connection caps under the filter: of nobody's 9 idle
@@ -177,10 +177,10 @@ workload() {
 	# 10 s under the filter: open O_WRONLY|O_CREAT, fchmod, write, fsync,
 	# rename.
 	for _i in $(seq 30); do
-		grep -Eq '^kcsmux_requests_total\{node="ipmi1"\} [1-9]' $PROM 2>/dev/null && break
+		grep -Eq '^kcsmux_requests_total\{kcsmux_node="ipmi1"\} [1-9]' $PROM 2>/dev/null && break
 		sleep 1
 	done
-	expect "the textfile was rewritten by the timer" '^kcsmux_requests_total\{node="ipmi1"\} [1-9]' $PROM
+	expect "the textfile was rewritten by the timer" '^kcsmux_requests_total\{kcsmux_node="ipmi1"\} [1-9]' $PROM
 	check "no temporary textfile left" test ! -e $PROM.tmp
 	# ... and again (a new inode: FILE.tmp created, renamed over FILE)
 	ino=$(stat -c %i $PROM)

@@ -2,13 +2,18 @@
 # vm.pkg-admin (run.sh --systemd): what an admin does on a fresh Debian 12
 # with systemd, step by step, with the two packages CPack builds:
 #   boot 1: apt install both .debs -> DKMS builds kcsraw for the running
-#     kernel, modules-load.d loads it -> enable --now kcsmuxd reaches READY,
+#     kernel, and nothing blacklists ipmi_si yet -> kcsmux-cutover check,
+#     apply: ipmi_si out, kcsraw in, enable --now kcsmuxd reaches READY,
 #     nodes have the configured owner/group/mode (udev included) -> ipmitool
-#     as a member of the node's group -> reload with a broken file fails and
-#     the old config serves, a good one applies -> journald priorities ->
-#     stop -> reboot
-#   boot 2: the service came up by itself (modules-load.d, blacklist,
-#     WantedBy) -> stop, apt purge: nothing left behind.
+#     as a member of the node's group -> kcsmuxctl status (text, JSON),
+#     list -j, show -j, exit status 3 without a daemon -> kcsmuxd -n and
+#     -n --live on the live host -> the shipped Prometheus rules' series in
+#     the textfile -> reload with a broken file fails and the old config
+#     serves, reload --dry-run says what a good one changes, and it applies
+#     -> journald priorities -> stop -> reboot
+#   boot 2: the service came up by itself (the cutover's modules-load.d
+#     and blacklist, WantedBy) -> kcsmux-cutover rollback: ipmi_si serves
+#     /dev/ipmi0 again, no package purged -> apt purge: nothing left.
 # Debian's /bin/sh (dash) under systemd, not the busybox rig.
 . /guest/lib.sh
 
@@ -97,28 +102,18 @@ phase1() {
 		"^kcsraw/[0-9.]+, $KVER, x86_64: installed" /tmp/dkms.log
 	check "kcsraw.ko is in the running kernel's module tree" \
 		sh -c "modinfo -k $KVER -n kcsraw | grep -q '/updates/dkms/kcsraw.ko'"
-	check "the ipmi_si blacklist is in force" \
-		sh -c 'modprobe -c | grep -qx "blacklist ipmi_si"'
+	check "no ipmi_si blacklist before the cutover (a reboot keeps ipmi_si)" \
+		sh -c '! modprobe -c | grep -qx "blacklist ipmi_si"'
+	check "kcsraw is not loaded at boot before the cutover" \
+		sh -c '[ ! -e /etc/modules-load.d/kcsraw.conf ] && [ ! -e /lib/modules-load.d/kcsraw.conf ]'
 	check "kcsmuxd.service is known to systemd and not enabled yet" \
 		sh -c '[ "$(systemctl is-enabled kcsmuxd)" = disabled ]'
-
-	# The admin frees the interface from ipmi_si if it bound at boot
-	# (the blacklist acts from the next boot on), then lets
-	# modules-load.d load what the packages list.
-	# Its users hold it: ACPI's IPMI operation region (acpi_ipmi) and
-	# the stock /dev/ipmi0 (ipmi_devintf); they go with it.
-	if lsmod | grep -q '^ipmi_si '; then
-		lsmod | grep -E '^(ipmi|acpi_ipmi)' | sed 's/^/    /'
-		users=$(lsmod | awk '$1 ~ /^(acpi_ipmi|ipmi_ssif|ipmi_watchdog|ipmi_poweroff|ipmi_devintf)$/ {print $1}' | tr '\n' ' ')
-		step "modprobe -r $users ipmi_si (bound before the blacklist existed)"
-		check "ipmi_si unloads" modprobe -r $users ipmi_si
-	fi
-	step "systemctl restart systemd-modules-load"
-	check "systemd-modules-load runs the packages' modules-load.d" \
-		systemctl restart systemd-modules-load.service
-	check "kcsraw is loaded" test -d /sys/module/kcsraw
-	check "cuse is loaded" test -d /sys/module/cuse
-	check "/dev/kcsraw0 is root's only (udev rule)" node_is /dev/kcsraw0 root root 600
+	check "the Prometheus rules and Grafana dashboard are installed" \
+		test -s /usr/share/kcsmux/prometheus/kcsmux.rules.yml -a -s /usr/share/kcsmux/grafana/kcsmux.json
+	# (the guest image excludes /usr/share/doc, as minimal images do:
+	# the package must carry it)
+	check "the package carries the admin guide" \
+		sh -c 'dpkg-deb -c /tmp/kcsmux_*.deb | grep -q "/usr/share/doc/kcsmux/admin.md$"'
 
 	groupadd -f ipmiusers
 	groupadd -f ipmimon
@@ -131,14 +126,30 @@ phase1() {
 		>/etc/systemd/system/kcsmuxd.service.d/textfile.conf
 	systemctl daemon-reload
 
-	step "systemctl enable --now kcsmuxd"
-	if systemctl enable --now kcsmuxd; then
-		pass "enable --now succeeds (Type=notify: READY reached)"
+	# The cutover: the pre-flight, then ipmi_si out (it bound at boot:
+	# its users acpi_ipmi and ipmi_devintf go with it), kcsraw in, the
+	# blacklist and modules-load.d links, enable --now kcsmuxd.
+	step "kcsmux-cutover check"
+	kcsmux-cutover check >/tmp/preflight.txt 2>&1
+	echo "    check exited $?"
+	sed 's/^/    | /' /tmp/preflight.txt
+	expect "the pre-flight lists the loaded IPMI modules" '^kcsmux-cutover: IPMI modules loaded:' /tmp/preflight.txt
+	step "kcsmux-cutover apply"
+	if kcsmux-cutover apply >/tmp/cutover.txt 2>&1; then
+		pass "kcsmux-cutover apply succeeds (Type=notify: READY reached)"
 	else
-		fail "enable --now"
+		fail "kcsmux-cutover apply"
+		sed 's/^/    | /' /tmp/cutover.txt
 		systemctl status --no-pager kcsmuxd | sed 's/^/    | /'
 		journalctl -u kcsmuxd --no-pager | tail -n 20 | sed 's/^/    | /'
 	fi
+	check "ipmi_si is gone" sh -c '! test -d /sys/module/ipmi_si'
+	check "the ipmi_si blacklist is in force now" \
+		sh -c 'modprobe -c | grep -qx "blacklist ipmi_si"'
+	check "kcsraw is loaded" test -d /sys/module/kcsraw
+	check "cuse is loaded" test -d /sys/module/cuse
+	check "/dev/kcsraw0 is root's only (udev rule)" node_is /dev/kcsraw0 root root 600
+	check "kcsmuxd is enabled" sh -c '[ "$(systemctl is-enabled kcsmuxd)" = enabled ]'
 	check "kcsmuxd is active" sh -c '[ "$(systemctl is-active kcsmuxd)" = active ]'
 	run_to /tmp/status.txt systemctl show -p StatusText -p MainPID -p NRestarts kcsmuxd
 	expect "its READY status names the nodes" '^StatusText=2 nodes on /dev/kcsraw0' /tmp/status.txt
@@ -165,6 +176,42 @@ phase1() {
 	fi
 	check "bob (no group) cannot open /dev/ipmi1" sh -c '! runuser -u bob -- ipmitool -d 1 mc info >/dev/null 2>&1'
 
+	step "kcsmuxctl status, JSON views, exit status"
+	run_to /tmp/st.txt kcsmuxctl status
+	sed 's/^/    | /' /tmp/st.txt
+	expect "status: the configuration file" '^configuration +/etc/kcsmux/kcsmux.conf$' /tmp/st.txt
+	expect "status: the BMC answers" '^BMC +answering$' /tmp/st.txt
+	expect "status: backend and device" '^device +/dev/kcsraw0$' /tmp/st.txt
+	expect "status: running as kcsmux" '^running as +kcsmux$' /tmp/st.txt
+	run_to /tmp/stj.txt kcsmuxctl status -j
+	expect "status -j: numbers as numbers" '"uptime_s": [0-9]+' /tmp/stj.txt
+	run_to /tmp/lj.txt kcsmuxctl list -j
+	expect "list -j: JSON nodes" '"name": "ipmi2"' /tmp/lj.txt
+	run_to /tmp/sj.txt kcsmuxctl show -j ipmi1
+	expect "show -j: the node's counters as numbers" '"requests": [1-9]' /tmp/sj.txt
+	kcsmuxctl -s /run/kcsmux/none.sock status >/dev/null 2>&1
+	check "no daemon: exit status 3" test $? = 3
+	check "kcsmuxd -n passes on the live host (the file, not the machine)" kcsmuxd -n
+	check "kcsmuxd -n --live passes too (the names are its own CUSE nodes)" kcsmuxd -n --live
+
+	step "the shipped rules' series in the metrics textfile"
+	wait_for 15 test -s /var/lib/prometheus/node-exporter/kcsmux.prom
+	grep -o 'kcsmux_[a-z0-9_:]*' /usr/share/kcsmux/prometheus/kcsmux.rules.yml |
+		grep -v ':' | grep -vx kcsmux_node | sort -u >/tmp/rule-series.txt
+	missing=""
+	while read -r s; do
+		grep -q "^$s[{ ]" /var/lib/prometheus/node-exporter/kcsmux.prom ||
+			grep -q "^${s}_bucket{" /var/lib/prometheus/node-exporter/kcsmux.prom ||
+			missing="$missing $s"
+	done </tmp/rule-series.txt
+	if [ -s /tmp/rule-series.txt ] && [ -z "$missing" ]; then
+		pass "every series the rules use ($(wc -l </tmp/rule-series.txt)) is in the textfile"
+	else
+		fail "the rules use series the daemon does not export:$missing"
+	fi
+	expect "the node label is kcsmux_node" '^kcsmux_clients\{kcsmux_node="ipmi1"\} ' \
+		/var/lib/prometheus/node-exporter/kcsmux.prom
+
 	step "systemctl reload with a broken file"
 	cp /etc/kcsmux/kcsmux.conf /tmp/good.conf
 	# two errors (in the last node section): a two-line cause
@@ -174,8 +221,15 @@ phase1() {
 	check "the daemon still runs (same pid)" \
 		sh -c "[ \"\$(systemctl show -p MainPID --value kcsmuxd)\" = $pid1 ] && [ \"\$(systemctl is-active kcsmuxd)\" = active ]"
 	check "the old configuration keeps serving (alice, ipmi1)" ipmi_mc_info alice 1
+	check "status: the last reload failed, with its error" \
+		sh -c 'kcsmuxctl status | grep -q "^last reload *failed"'
 	step "systemctl reload with a good file (ipmi2: monitor -> bulk)"
 	write_conf bulk
+	run_to /tmp/dry.txt kcsmuxctl reload --dry-run
+	sed 's/^/    | /' /tmp/dry.txt
+	expect "reload --dry-run: ipmi2's policy would change" '^would change ipmi2: policy monitor -> bulk$' /tmp/dry.txt
+	run_to /tmp/show1.txt kcsmuxctl show ipmi2
+	expect "... and nothing was applied" '^preset=monitor$' /tmp/show1.txt
 	check "systemctl reload succeeds" systemctl reload kcsmuxd
 	run_to /tmp/show2.txt kcsmuxctl show ipmi2
 	expect "ipmi2 now runs policy bulk" 'bulk' /tmp/show2.txt
@@ -222,8 +276,25 @@ phase2() {
 	check "/dev/ipmi2 kcsmux:ipmimon 0660" node_is /dev/ipmi2 kcsmux ipmimon 660
 	check "alice runs ipmitool -d 1 mc info" ipmi_mc_info alice 1
 
-	step "systemctl stop; apt purge"
-	check "stop succeeds" systemctl stop kcsmuxd
+	step "kcsmux-cutover rollback"
+	if kcsmux-cutover rollback >/tmp/rollback.txt 2>&1; then
+		pass "kcsmux-cutover rollback succeeds"
+	else
+		fail "kcsmux-cutover rollback"
+		sed 's/^/    | /' /tmp/rollback.txt
+	fi
+	check "kcsmuxd is stopped and disabled" \
+		sh -c '[ "$(systemctl is-active kcsmuxd)" != active ] && [ "$(systemctl is-enabled kcsmuxd)" = disabled ]'
+	check "no ipmi_si blacklist after the rollback" \
+		sh -c '! modprobe -c | grep -qx "blacklist ipmi_si"'
+	check "ipmi_si is back" test -d /sys/module/ipmi_si
+	wait_for 10 test -c /dev/ipmi0
+	check "the stock /dev/ipmi0 answers ipmitool mc info" \
+		sh -c 'ipmitool -d 0 mc info | grep -q "^Device ID"'
+	check "both packages stay installed" \
+		sh -c 'dpkg -s kcsmux >/dev/null && dpkg -s kcsraw-dkms >/dev/null'
+
+	step "apt purge"
 	# the admin's own drop-in and node_exporter's directory (with the
 	# textfile kcsmuxd, no longer root, could not remove) are not the
 	# packages' to remove
@@ -235,7 +306,8 @@ phase2() {
 		sed 's/^/    | /' /tmp/purge.log | tail -n 30
 	fi
 	check "kcsraw is unloaded" sh -c '! test -d /sys/module/kcsraw'
-	check "no node is left" sh -c '! ls /dev/ipmi[0-9]* >/dev/null 2>&1'
+	check "no node is left (the stock /dev/ipmi0 is)" \
+		sh -c '! ls /dev/ipmi[1-9]* >/dev/null 2>&1'
 	check "dkms knows no kcsraw" sh -c '[ -z "$(dkms status kcsraw)" ]'
 	check "systemd knows no kcsmuxd unit" \
 		sh -c 'systemctl daemon-reload; [ "$(systemctl show -p LoadState --value kcsmuxd)" = not-found ]'
