@@ -27,6 +27,7 @@
 #include "kcsmuxd.h"
 #include "notify.h"
 #include "util/clock.h"
+#include "util/error.h"
 #include "util/log.h"
 #include "admin/metrics.h"
 #include "sandbox.h"
@@ -50,7 +51,7 @@ static void usage(FILE *f)
 }
 
 /* The per-node table (SIGUSR1), in configuration order. */
-void daemon_dump_stats(struct daemon *d, FILE *f)
+static void daemon_dump_stats(struct daemon *d, FILE *f)
 {
 	uint64_t now = now_ns();
 	struct node **v;
@@ -165,7 +166,7 @@ static void apply_sandbox(struct daemon *d)
 	if (d->sandboxed || p.mode == KCSMUX_SECCOMP_NO)
 		return;
 	if (sandbox_apply(&p, &cause) < 0)
-		fatalx("%s", cause);
+		fatalx("%s", error_str(cause));
 	d->sandboxed = true;
 	log_info("seccomp filter in (%s): %s%s", config_seccomp_name(p.mode),
 		 p.mode == KCSMUX_SECCOMP_YES ?
@@ -356,7 +357,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'S':
 			if (config_seccomp_parse("-S", optarg, &o->seccomp,
 						 &cause) < 0) {
-				fprintf(stderr, "kcsmuxd: %s\n", cause);
+				fprintf(stderr, "kcsmuxd: %s\n",
+					error_str(cause));
 				free(cause);
 				return 2;
 			}
@@ -403,7 +405,7 @@ static int check_names(const struct kcsmux_config *cfg)
 		if (stat(path, &sb) == 0)
 			continue;
 		if (node_name_check(cfg->nodes[i].name, &cause) < 0) {
-			fprintf(stderr, "%s\n", cause);
+			fprintf(stderr, "%s\n", error_str(cause));
 			free(cause);
 			cause = NULL;
 			rv = 1;
@@ -502,17 +504,17 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 		d->be = backend_ipmidev_open(d->base, d->cfg.device,
 					     &core_backend_cbs, d, &cause);
 	if (!d->be)
-		fatalx("backend: %s", cause);
+		fatalx("backend: %s", error_str(cause));
 	bmc_setup_start(d);
 	for (i = 0; i < d->cfg.nnodes; i++)
 		if (node_create(d, &d->cfg.nodes[i], &cause) < 0)
-			fatalx("%s", cause);
+			fatalx("%s", error_str(cause));
 	log_info("%zu nodes on %s (%s)", d->cfg.nnodes, d->cfg.device,
 		 config_backend_name(d->cfg.backend));
 	if (control_init(d, &cause) < 0)
-		fatalx("%s", cause);
+		fatalx("%s", error_str(cause));
 	if (metrics_init(d, &cause) < 0)
-		fatalx("%s", cause);
+		fatalx("%s", error_str(cause));
 }
 
 static void daemon_stop(struct daemon *d, struct event *sigev[NSIGS])
@@ -544,7 +546,7 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.last_reload_ok = true;
 	if (config_load(&d.cfg, o.path, &cause) < 0) {
-		fprintf(stderr, "%s\n", cause);
+		fprintf(stderr, "%s\n", error_str(cause));
 		free(cause);
 		return 1;
 	}

@@ -52,7 +52,7 @@
 #include "cuse/ipmi_abi.h" /* <linux/ipmi.h>: the ipmidev backend's */
 #include <kcsmux/kcsraw.h>
 
-#include "core/policy.h" /* value_error */
+#include "util/error.h"
 #include "sandbox.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -470,7 +470,7 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 	if (p->mode == KCSMUX_SECCOMP_NO)
 		return 0;
 	if (seccomp_api_get() < 3)
-		return value_error(
+		return error_set(
 			cause,
 			"seccomp: the kernel or libseccomp "
 			"is too old (API level %u, needs 3: Linux 4.14)",
@@ -480,14 +480,14 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 	if (p->mode == KCSMUX_SECCOMP_YES && p->dropped &&
 	    landlock_apply(p) < 0) {
 		if (errno != ENOSYS && errno != EOPNOTSUPP)
-			return value_error(cause, "landlock: %s",
-					   strerror(errno));
+			return error_set(cause, "landlock: %s",
+					 strerror(errno));
 		landlock_abi_applied = -errno;
 	}
 	dflt = p->mode == KCSMUX_SECCOMP_LOG ? SCMP_ACT_LOG :
 					       SCMP_ACT_KILL_PROCESS;
 	if ((b.ctx = seccomp_init(dflt)) == NULL)
-		return value_error(cause, "seccomp: cannot set up a filter");
+		return error_set(cause, "seccomp: cannot set up a filter");
 	rv = seccomp_attr_set(b.ctx, SCMP_FLTATR_ACT_BADARCH,
 			      SCMP_ACT_KILL_PROCESS);
 	if (rv < 0)
@@ -537,8 +537,8 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 		name = b.nr < 0 ? NULL :
 				  seccomp_syscall_resolve_num_arch(
 					  seccomp_arch_native(), b.nr);
-		value_error(cause, "seccomp: rule for %s: %s",
-			    name ? name : "(attributes)", strerror(-b.err));
+		error_set(cause, "seccomp: rule for %s: %s",
+			  name ? name : "(attributes)", strerror(-b.err));
 		free(name);
 		seccomp_release(b.ctx);
 		return -1;
@@ -546,7 +546,7 @@ int sandbox_apply(const struct sandbox_profile *p, char **cause)
 	rv = seccomp_load(b.ctx);
 	seccomp_release(b.ctx);
 	if (rv < 0)
-		return value_error(cause, "seccomp: loading the filter: %s",
-				   strerror(-rv));
+		return error_set(cause, "seccomp: loading the filter: %s",
+				 strerror(-rv));
 	return 0;
 }

@@ -297,7 +297,8 @@ static int kcsraw_info(struct kcsraw_file *f, void __user *arg)
 	info.version = KCSRAW_UAPI_VERSION;
 	info.index = ifc->index;
 	info.flags = (ifc->irq ? KCSRAW_INFO_IRQ : 0) |
-		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0);
+		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0) |
+		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_SMI : 0);
 	info.data_port = ifc->base;
 	info.status_port = ifc->base + ifc->spacing;
 	info.regspacing = ifc->spacing;

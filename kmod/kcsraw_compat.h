@@ -11,6 +11,7 @@
 #include <linux/version.h>
 
 #define KCSRAW_KERNEL_6_12	KERNEL_VERSION(6, 12, 0)
+#define KCSRAW_KERNEL_6_18	KERNEL_VERSION(6, 18, 0)
 
 /* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h>. */
 #if LINUX_VERSION_CODE >= KCSRAW_KERNEL_6_12
@@ -27,6 +28,20 @@
 #define KCSRAW_NO_LLSEEK	NULL
 #else
 #define KCSRAW_NO_LLSEEK	no_llseek
+#endif
+
+/*
+ * ipmi_smi_handlers.sender: void up to 6.17; from 6.18 it returns an int,
+ * 0 (IPMI_CC_NO_ERROR) when the message was taken. kcsraw takes every
+ * message and returns each one through ipmi_smi_msg_received(), so it
+ * never reports a failure there.
+ */
+#if LINUX_VERSION_CODE >= KCSRAW_KERNEL_6_18
+#define KCSRAW_SENDER_RET	int
+#define KCSRAW_SENDER_OK	0
+#else
+#define KCSRAW_SENDER_RET	void
+#define KCSRAW_SENDER_OK
 #endif
 
 #endif /* KCSRAW_COMPAT_H */

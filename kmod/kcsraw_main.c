@@ -41,6 +41,10 @@ static bool useirq = true;
 module_param(useirq, bool, 0444);
 MODULE_PARM_DESC(useirq, "Use the IRQ SMBIOS names for an interface (default 1)");
 
+bool kcsraw_smi_param = true;
+module_param_named(smi, kcsraw_smi_param, bool, 0444);
+MODULE_PARM_DESC(smi, "Register each interface with ipmi_msghandler for the kernel's IPMI users (default 1; 0: /dev/kcsrawN only)");
+
 /* Interface-wide tunables. */
 unsigned int kcsraw_queue_depth = 64;
 module_param_named(queue_depth, kcsraw_queue_depth, uint, 0644);
@@ -245,12 +249,14 @@ static int kcsraw_cfg_cmp(const void *a, const void *b)
  */
 static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 {
+	kcsraw_smi_unregister(ifc);
 	kcsraw_cdev_unregister(ifc);
 	if (ifc->thread)
 		kcsraw_irq_restore(ifc);
 	kcsraw_poller_stop(ifc);
 	kcsraw_irq_free(ifc);
 	kcsraw_io_release(ifc);
+	kcsraw_smi_exit(ifc);
 	kfree(ifc);
 }
 
@@ -292,6 +298,7 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	ifc->from_dmi = cfg->from_dmi;
 	spin_lock_init(&ifc->lock);
 	spin_lock_init(&ifc->irq_lock);
+	raw_spin_lock_init(&ifc->sm_lock);
 	INIT_LIST_HEAD(&ifc->queue);
 	INIT_LIST_HEAD(&ifc->files);
 	atomic_set(&ifc->irq_pending, 0);
@@ -307,6 +314,9 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	}
 
 	kcs_sm_init(&ifc->sm, &kcsraw_port_ops, ifc);
+	ret = kcsraw_smi_init(ifc);
+	if (ret)
+		goto fail;
 
 	ret = kcsraw_poller_start(ifc, kcsraw_cpus_set ? &kcsraw_cpus : NULL,
 				  kcsraw_nice);
@@ -430,6 +440,9 @@ static int __init kcsraw_init(void)
 			return ret;
 		}
 	}
+	/* The kernel's IPMI users last: a failure leaves /dev/kcsrawN. */
+	for (i = 0; i < kcsraw_nifaces; i++)
+		kcsraw_smi_register(kcsraw_ifaces[i]);
 	mutex_unlock(&kcsraw_mutex);
 	return 0;
 }

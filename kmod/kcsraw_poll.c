@@ -51,6 +51,9 @@ struct kcsraw_run {
 	bool first_done;	/* the BMC's processing wait has begun */
 	bool bmc_wait;		/* this wait is the BMC's processing */
 	bool first;		/* the next sleep is the policy's first_us */
+	bool stolen;		/* poll() took the state machine over */
+	u32 gen;		/* ifc->sm_gen this run owns the machine at */
+	struct kcsraw_req *req;	/* gets the result, under sm_lock */
 };
 
 void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p)
@@ -94,16 +97,54 @@ u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc)
 	return ifc->thread ? READ_ONCE(ifc->thread->se.sum_exec_runtime) : 0;
 }
 
-/* Step the state machine with the real time passed since the last step. */
+/*
+ * Step the state machine with the real time passed since the last step,
+ * unless poll() has taken it over since the run began (run->stolen, and
+ * KCS_IDLE). A finished transaction's result goes to run->req in the same
+ * locked section: once the machine is idle poll() may start another.
+ */
 static enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
 				   struct kcsraw_run *run)
 {
+	struct kcsraw_req *req = run->req;
+	unsigned long flags;
+	enum kcs_result r;
 	u64 us;
 
 	run->now = ktime_get();
 	us = div_u64(ktime_to_ns(ktime_sub(run->now, run->acct)), NSEC_PER_USEC);
 	run->acct = ktime_add_us(run->acct, us);
-	return kcs_sm_event(&ifc->sm, us);
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	if (run->gen != ifc->sm_gen) {
+		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+		run->stolen = true;
+		return KCS_IDLE;
+	}
+	r = kcs_sm_event(&ifc->sm, us);
+	if (r != KCS_WAIT && r != KCS_CALL_AGAIN) {
+		if (req && (r == KCS_DONE || r == KCS_HOSED))
+			req->comp.resp_len =
+				kcs_sm_get_result(&ifc->sm, req->comp.resp,
+						  sizeof(req->comp.resp));
+		/* The finished message is the thread's to return. */
+		if (req && req->smi)
+			kcsraw_smi_fin_locked(ifc, r);
+		ifc->sm_what = KCSRAW_SM_NONE;
+	}
+	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+	return r;
+}
+
+/* A run of the thread that owns the machine now (poll() has not). */
+static bool kcsraw_run_own(struct kcsraw_iface *ifc, struct kcsraw_run *run)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	run->gen = ifc->sm_gen;
+	run->stolen = ifc->poll_owned;
+	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+	return !run->stolen;
 }
 
 static void kcsraw_irq_unmask(struct kcsraw_iface *ifc, unsigned int irq);
@@ -138,7 +179,8 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 	} else if ((req && READ_ONCE(req->cancel)) || kthread_should_stop()) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
-	} else if (idle && !list_empty_careful(&ifc->queue)) {
+	} else if (idle && (!list_empty_careful(&ifc->queue) ||
+			    READ_ONCE(ifc->smi_waiting))) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
 	} else if (ns == KTIME_MAX) {
@@ -206,17 +248,13 @@ static void kcsraw_irq_unmask(struct kcsraw_iface *ifc, unsigned int irq)
 	spin_unlock_irqrestore(&ifc->irq_lock, flags);
 }
 
-/* Complete @req: hand it to its file, its internal waiter, or free it. */
-void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+/* Count @req's outcome and cost into the interface totals. */
+void kcsraw_account(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 {
 	struct kcsraw_completion *comp = &req->comp;
 	struct kcsraw_stats *st = &ifc->stats;
-	struct kcsraw_file *f = req->file;
 
 	lockdep_assert_held(&ifc->lock);
-	if (ifc->cur == req)
-		ifc->cur = NULL;
-
 	st->transactions++;
 	if (comp->status || (comp->flags & (KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH)))
 		st->errors++;
@@ -233,7 +271,17 @@ void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	st->latency_sum_ns += comp->cost.latency_ns;
 	st->latency_max_ns = max(st->latency_max_ns, comp->cost.latency_ns);
 	st->queue_sum_ns += comp->cost.queue_ns;
+}
 
+/* Complete @req: hand it to its file, its internal waiter, or free it. */
+void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	struct kcsraw_file *f = req->file;
+
+	lockdep_assert_held(&ifc->lock);
+	if (ifc->cur == req)
+		ifc->cur = NULL;
+	kcsraw_account(ifc, req);
 	if (req->internal) {
 		complete(&req->done);
 	} else if (f) {
@@ -265,6 +313,8 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 {
 	enum kcs_result r;
 
+	/* The recovery's end is no result of the cancelled request. */
+	run->req = NULL;
 	while (!kcs_sm_idle(&ifc->sm)) {
 		/*
 		 * Stopping: the interface is going away, and every sleep
@@ -272,7 +322,7 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 		 * the next load (a transaction starts with the error exit
 		 * when the interface is not idle).
 		 */
-		if (kthread_should_stop())
+		if (kthread_should_stop() || run->stolen)
 			break;
 		atomic_set(&ifc->irq_pending, 0);
 		r = kcsraw_step(ifc, run);
@@ -287,14 +337,19 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 
 /*
  * Start @req: the run's clocks, the runtime-writable timeouts, the state
- * machine. 0, or the completion code to answer with.
+ * machine. 0, or the completion code to answer with; run->stolen when
+ * poll() owns the machine (or, for the kernel's message picked at @gen,
+ * has taken it since).
  */
 static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			    struct kcsraw_run *run)
+			    struct kcsraw_run *run, u32 gen)
 {
 	const struct kcsraw_policy *p = &req->pol;
+	unsigned long flags;
+	int cc;
 
 	memset(run, 0, sizeof(*run));
+	run->req = req;
 	run->now = ktime_get();
 	run->acct = run->now;
 	run->awake_from = run->now;
@@ -310,7 +365,19 @@ static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	ifc->sm.obf_timeout_us = (u64)max(READ_ONCE(kcsraw_obf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.max_retries = READ_ONCE(kcsraw_max_retries);
-	return kcs_sm_start(&ifc->sm, req->req, req->req_len);
+
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	run->gen = ifc->sm_gen;
+	if (ifc->poll_owned || (req->smi && gen != ifc->sm_gen)) {
+		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+		run->stolen = true;
+		return 0;
+	}
+	cc = kcs_sm_start(&ifc->sm, req->req, req->req_len);
+	if (!cc)
+		ifc->sm_what = req->smi ? KCSRAW_SM_SMI : KCSRAW_SM_FILE;
+	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+	return cc;
 }
 
 /* End a busy-wait at @now, counting it into the spin time. */
@@ -332,8 +399,17 @@ static void kcsraw_spin_stop(struct kcsraw_run *run, struct kcsraw_cost *c,
 static void kcsraw_run_abort(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 			     struct kcsraw_run *run)
 {
+	unsigned long flags;
+
 	kcsraw_spin_stop(run, &req->comp.cost, ktime_get());
-	kcs_sm_abort(&ifc->sm);
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	if (run->gen == ifc->sm_gen) {
+		kcs_sm_abort(&ifc->sm);
+		ifc->sm_what = KCSRAW_SM_ABORT;
+	} else {
+		run->stolen = true;
+	}
+	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 	req->comp.status = -ECANCELED;
 	run->now = ktime_get();
 }
@@ -430,12 +506,17 @@ static void kcsraw_run_end(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	c->retries = s1->retries - s0->retries;
 	c->errors = (s1->timeouts - s0->timeouts) +
 		    (s1->protocol_errors - s0->protocol_errors);
-	if (req->comp.status == -ECANCELED)
+	if (req->comp.status == -ECANCELED && !run->stolen)
 		kcsraw_drain(ifc, run);
 }
 
-/* Run one transaction with its own policy. */
-static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+/*
+ * Run one transaction with its own policy. A run that poll() took over
+ * ends cancelled (-ECANCELED): poll() aborted a FIFO transaction, or
+ * finishes and returns the kernel's message itself.
+ */
+static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			   u32 gen)
 {
 	struct kcsraw_completion *comp = &req->comp;
 	struct kcs_sm_stats s0 = ifc->sm.stats;
@@ -443,7 +524,9 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	enum kcs_result r;
 	int cc;
 
-	cc = kcsraw_run_start(ifc, req, &run);
+	cc = kcsraw_run_start(ifc, req, &run, gen);
+	if (run.stolen)
+		goto stolen;
 	if (cc) {
 		kcsraw_synth(req, cc);
 		goto out;
@@ -455,6 +538,8 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 		}
 		atomic_set(&ifc->irq_pending, 0);
 		r = kcsraw_step(ifc, &run);
+		if (run.stolen)
+			goto stolen;
 		comp->cost.polls++;
 		if (r != KCS_WAIT)
 			kcsraw_wait_end(&run, &comp->cost);
@@ -476,10 +561,13 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 		kcsraw_wait_sleep(ifc, req, &run);
 	}
 
-	comp->resp_len = kcs_sm_get_result(&ifc->sm, comp->resp,
-					   sizeof(comp->resp));
 	if (r == KCS_HOSED)
 		comp->flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH;
+	goto out;
+stolen:
+	kcsraw_spin_stop(&run, &comp->cost, ktime_get());
+	comp->status = -ECANCELED;
+	comp->resp_len = 0;
 out:
 	kcsraw_run_end(ifc, req, &run, &s0);
 }
@@ -492,8 +580,11 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 	enum kcs_result r;
 	unsigned long flags;
 
+	memset(&run, 0, sizeof(run));
 	run.now = ktime_get();
 	run.acct = run.now;
+	if (READ_ONCE(ifc->smi_waiting) || !kcsraw_run_own(ifc, &run))
+		return;
 	atomic_set(&ifc->irq_pending, 0);
 	r = kcsraw_step(ifc, &run);
 	if (r == KCS_CALL_AGAIN || r == KCS_WAIT) {
@@ -523,8 +614,25 @@ static int kcsraw_thread(void *data)
 	struct kcsraw_req *req;
 	unsigned long flags;
 	unsigned int ms;
+	u32 gen = 0;
 
 	while (!kthread_should_stop()) {
+		/* poll() drives the machine: it gives it back when idle. */
+		if (READ_ONCE(ifc->poll_owned)) {
+			kcsraw_sleep(ifc, NSEC_PER_MSEC, false, NULL, false);
+			continue;
+		}
+		/* The kernel's lane first, then the FIFO. */
+		req = kcsraw_smi_pick(ifc, &gen);
+		if (req) {
+			kcsraw_run_req(ifc, req, gen);
+			spin_lock_irqsave(&ifc->lock, flags);
+			kcsraw_account(ifc, req);
+			spin_unlock_irqrestore(&ifc->lock, flags);
+			kcsraw_smi_done(ifc, req, gen);
+			cond_resched();
+			continue;
+		}
 		spin_lock_irqsave(&ifc->lock, flags);
 		req = list_first_entry_or_null(&ifc->queue, struct kcsraw_req,
 					       node);
@@ -535,7 +643,7 @@ static int kcsraw_thread(void *data)
 		spin_unlock_irqrestore(&ifc->lock, flags);
 
 		if (req) {
-			kcsraw_run_req(ifc, req);
+			kcsraw_run_req(ifc, req, 0);
 			spin_lock_irqsave(&ifc->lock, flags);
 			/*
 			 * A cancel on another CPU may have found the request

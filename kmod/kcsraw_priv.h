@@ -21,6 +21,17 @@
 #define KCSRAW_NAME		"kcsraw"
 
 struct kcsraw_file;
+struct ipmi_smi;
+struct ipmi_smi_msg;
+struct platform_device;
+
+/* What the state machine is running (kcsraw_iface.sm_what). */
+enum kcsraw_sm_what {
+	KCSRAW_SM_NONE,		/* idle: anyone holding sm_lock may start */
+	KCSRAW_SM_FILE,		/* a request of the FIFO (thread only) */
+	KCSRAW_SM_SMI,		/* ipmi_msghandler's message, smi_cur */
+	KCSRAW_SM_ABORT,	/* an abort's recovery */
+};
 
 /* One request, from SUBMIT (or the module itself) to its completion. */
 struct kcsraw_req {
@@ -28,6 +39,7 @@ struct kcsraw_req {
 	struct kcsraw_file *file;	/* NULL: internal or orphaned */
 	bool internal;			/* the module's own: ->done completes */
 	bool cancel;			/* cancel requested while in flight */
+	bool smi;			/* ifc->smi_req: for smi_cur */
 	struct completion done;		/* internal requests only */
 	u64 cookie;
 	struct kcsraw_policy pol;	/* resolved: never KCSRAW_POL_DEFAULT */
@@ -59,7 +71,39 @@ struct kcsraw_iface {
 	u8 orig_global_enables;
 	int regions;			/* registers requested */
 
-	struct kcs_sm sm;		/* owned by the poller thread */
+	/*
+	 * The state machine. Every step, start, abort and result copy holds
+	 * sm_lock (a raw spinlock, never across a sleep or spin), so that
+	 * ipmi_msghandler's poll() can drive it when the poller cannot run
+	 * (panic, power-off: other CPUs stopped, interrupts off). The poller
+	 * owns it otherwise; poll() takes it over by setting poll_owned and
+	 * bumping sm_gen, and the poller's transaction whose generation is
+	 * stale is over for the poller (kcsraw_smi.c).
+	 */
+	struct kcs_sm sm;
+	raw_spinlock_t sm_lock;		/* sm and everything down to smi_* */
+	enum kcsraw_sm_what sm_what;
+	u32 sm_gen;
+	bool poll_owned;
+	/* The kernel's lane (ipmi_msghandler), ahead of the FIFO. */
+	bool smi_on;			/* registered: the lane is served */
+	bool smi_down;			/* shutdown: return what comes */
+	bool smi_rtc;			/* run to completion (panic) */
+	struct ipmi_smi_msg *smi_waiting;	/* from sender, not started */
+	struct ipmi_smi_msg *smi_cur;	/* started, or picked by the thread */
+	struct ipmi_smi_msg *smi_fin;	/* the thread finished it: returns it */
+	struct ipmi_smi *intf;
+	struct platform_device *pdev;
+	struct kcsraw_req *smi_req;	/* the thread's request for smi_cur */
+	struct kcsraw_policy smi_policy;	/* sysfs smi_policy */
+	ktime_t smi_submitted;		/* when sender() took smi_waiting */
+	unsigned int smi_watch;		/* set_need_watch() mask */
+	bool smi_maint;			/* maintenance mode */
+	void *acpi_handle;		/* the firmware's IPI0001 for this KCS */
+	wait_queue_head_t smi_wq;	/* shutdown waits for the lane */
+	u64 smi_msgs;			/* messages returned to the handler */
+	u64 smi_polled;			/* of which finished by poll() */
+	u64 smi_aborted;		/* FIFO transactions poll() aborted */
 	struct task_struct *thread;
 	atomic_t irq_pending;
 	spinlock_t irq_lock;		/* irq_masked and the line's disable */
@@ -112,6 +156,37 @@ u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc);
 int kcsraw_irq_setup(struct kcsraw_iface *ifc);
 void kcsraw_irq_restore(struct kcsraw_iface *ifc);
 void kcsraw_irq_free(struct kcsraw_iface *ifc);
+
+/* kcsraw_poll.c, for kcsraw_smi.c */
+void kcsraw_account(struct kcsraw_iface *ifc, struct kcsraw_req *req);
+
+/* kcsraw_smi.c (stubs without CONFIG_IPMI_HANDLER) */
+extern bool kcsraw_smi_param;
+#if IS_ENABLED(CONFIG_IPMI_HANDLER)
+int kcsraw_smi_init(struct kcsraw_iface *ifc);
+int kcsraw_smi_register(struct kcsraw_iface *ifc);
+void kcsraw_smi_unregister(struct kcsraw_iface *ifc);
+void kcsraw_smi_exit(struct kcsraw_iface *ifc);
+struct kcsraw_req *kcsraw_smi_pick(struct kcsraw_iface *ifc, u32 *gen);
+void kcsraw_smi_done(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+		     u32 gen);
+void kcsraw_smi_fin_locked(struct kcsraw_iface *ifc, enum kcs_result r);
+#else
+static inline int kcsraw_smi_init(struct kcsraw_iface *ifc) { return 0; }
+static inline int kcsraw_smi_register(struct kcsraw_iface *ifc) { return 0; }
+static inline void kcsraw_smi_unregister(struct kcsraw_iface *ifc) { }
+static inline void kcsraw_smi_exit(struct kcsraw_iface *ifc) { }
+static inline struct kcsraw_req *kcsraw_smi_pick(struct kcsraw_iface *ifc,
+						 u32 *gen)
+{
+	return NULL;
+}
+
+static inline void kcsraw_smi_done(struct kcsraw_iface *ifc,
+				   struct kcsraw_req *req, u32 gen) { }
+static inline void kcsraw_smi_fin_locked(struct kcsraw_iface *ifc,
+					 enum kcs_result r) { }
+#endif
 
 /* kcsraw_cdev.c */
 int kcsraw_cdev_register(struct kcsraw_iface *ifc);

@@ -5,6 +5,8 @@
 #include <linux/device.h>
 #include <linux/sysfs.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include "kcsraw_priv.h"
 
 static struct kcsraw_iface *kcsraw_dev_iface(struct device *dev)
@@ -93,6 +95,108 @@ static ssize_t policy_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(policy);
 
+/*
+ * The kernel's lane (ipmi_msghandler, smi=1): its policy, in the format of
+ * policy plus first_us; a write sets any of the keys, e.g.
+ * "max_busy_us=200 backoff=fixed".
+ */
+static ssize_t smi_policy_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+	struct kcsraw_policy p;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	p = ifc->smi_policy;
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	return sysfs_emit(buf, "max_busy_us=%u poll_us=%u poll_max_us=%u %s%s irq=%u first_us=%u\n",
+			  p.max_busy_us, p.poll_us, p.poll_max_us, "backoff=",
+			  p.backoff == KCSRAW_BACKOFF_EXP ? "exp" : "fixed",
+			  !!(p.flags & KCSRAW_POL_IRQ), p.first_us);
+}
+
+static int kcsraw_policy_key(struct kcsraw_policy *p, char *tok)
+{
+	char *val = strchr(tok, '=');
+	unsigned int v;
+
+	if (!val)
+		return -EINVAL;
+	*val++ = 0;
+	if (!strcmp(tok, "backoff")) {
+		if (!strcmp(val, "exp"))
+			p->backoff = KCSRAW_BACKOFF_EXP;
+		else if (!strcmp(val, "fixed"))
+			p->backoff = KCSRAW_BACKOFF_FIXED;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (kstrtouint(val, 0, &v))
+		return -EINVAL;
+	if (!strcmp(tok, "max_busy_us"))
+		p->max_busy_us = v;
+	else if (!strcmp(tok, "poll_us"))
+		p->poll_us = v;
+	else if (!strcmp(tok, "poll_max_us"))
+		p->poll_max_us = v;
+	else if (!strcmp(tok, "first_us"))
+		p->first_us = v;
+	else if (!strcmp(tok, "irq") && v <= 1)
+		p->flags = v ? p->flags | KCSRAW_POL_IRQ :
+			   p->flags & ~KCSRAW_POL_IRQ;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t smi_policy_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+	struct kcsraw_policy p;
+	unsigned long flags;
+	char *s, *cur, *tok;
+	int ret = 0;
+
+	s = kstrndup(buf, count, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	spin_lock_irqsave(&ifc->lock, flags);
+	p = ifc->smi_policy;
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	cur = strim(s);
+	while (!ret && (tok = strsep(&cur, " \t\n")))
+		if (*tok)
+			ret = kcsraw_policy_key(&p, tok);
+	kfree(s);
+	if (!ret)
+		ret = kcsraw_policy_check(&p);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&ifc->lock, flags);
+	ifc->smi_policy = p;
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	return count;
+}
+static DEVICE_ATTR_RW(smi_policy);
+
+/* The kernel's lane: registered, and what went through it. */
+static ssize_t smi_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+
+	return sysfs_emit(buf, "registered=%u messages=%llu polled=%llu aborted=%llu\n",
+			  !!READ_ONCE(ifc->intf),
+			  (unsigned long long)READ_ONCE(ifc->smi_msgs),
+			  (unsigned long long)READ_ONCE(ifc->smi_polled),
+			  (unsigned long long)READ_ONCE(ifc->smi_aborted));
+}
+static DEVICE_ATTR_RO(smi);
+
 static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_transactions.attr,
 	&dev_attr_errors.attr,
@@ -116,6 +220,8 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_source.attr,
 	&dev_attr_poller_pid.attr,
 	&dev_attr_policy.attr,
+	&dev_attr_smi_policy.attr,
+	&dev_attr_smi.attr,
 	NULL,
 };
 

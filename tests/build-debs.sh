@@ -3,16 +3,38 @@
 # tree of their own (prefix /usr, Debian's build flags, no sanitizers, no
 # tests, no kmod: the module is built by DKMS on the target), and copy them
 # into OUTDIR. Prints the .deb paths.
-#   tests/build-debs.sh BUILD_DIR [OUTDIR]    (OUTDIR default BUILD_DIR/debs)
+#   tests/build-debs.sh [--suite SUITE] BUILD_DIR [OUTDIR]
+# OUTDIR defaults to BUILD_DIR/debs (BUILD_DIR/debs-SUITE). With --suite,
+# the packages are built in that Debian suite's chroot (tests/userland.sh
+# --chroot): its compiler, build flags and libraries, so dpkg-shlibdeps
+# gives Depends on that suite's library packages.
 set -euo pipefail
 . "$(dirname "$0")/vm/lib.sh"
-build=${1:?usage: build-debs.sh BUILD_DIR [OUTDIR]}
-out=${2:-$build/debs}
-pb=$build/deb-build
+suite=""
+if [ "${1:-}" = --suite ]; then
+	suite=${2:?usage: build-debs.sh [--suite SUITE] BUILD_DIR [OUTDIR]}
+	shift 2
+fi
+build=${1:?usage: build-debs.sh [--suite SUITE] BUILD_DIR [OUTDIR]}
+out=${2:-$build/debs${suite:+-$suite}}
+if [ -n "$suite" ]; then
+	# the same paths inside the chroot as outside
+	build=$(realpath -m "$build")
+	out=$(realpath -m "$out")
+	chr=$("$KCSMUX_SRC/tests/userland.sh" --chroot "$suite")
+	mkdir -p "$build/deb-build-$suite" "$out"
+	"$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$KCSMUX_SRC" \
+		--bind "$build/deb-build-$suite" --bind "$out" -- \
+		env KCSMUX_DEB_TREE="$build/deb-build-$suite" \
+		"$KCSMUX_SRC/tests/build-debs.sh" "$build" "$out" >/dev/null
+	ls "$out"/kcsmux_*.deb "$out"/kcsraw-dkms_*.deb
+	exit 0
+fi
+pb=${KCSMUX_DEB_TREE:-$build/deb-build}
 mkdir -p "$pb" "$out"
 # build.packaging and vm.pkg-admin may run at once (ctest -j2): one tree,
 # one build at a time
-exec 8>"$pb.lock"
+exec 8>"$pb/.lock"
 flock 8
 # dpkg-buildflags: hardening (fortify, stack protector, relro) as Debian
 # builds its packages; -ffile-prefix-map keeps the build path out.

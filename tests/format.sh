@@ -3,21 +3,14 @@
 # columns) on fused/, tests/unit/ and tests/tools/, with clang-format-14.
 #
 #   tests/format.sh             check (build.format): every file must be
-#                               unchanged by clang-format, except those
-#                               still listed in tests/format-pending
+#                               unchanged by clang-format
 #   tests/format.sh --fix [FILE...]
-#                               format FILEs (default: every file, the
-#                               pending ones too) in place, and drop them
-#                               from tests/format-pending
+#                               format FILEs (default: every file) in place
 #
-# tests/format-pending lists the files written before the style was fixed
-# that still wait for the whole-tree pass (one path a line, from the top);
-# `tests/format.sh --fix` with no FILE is that pass and empties it. A new
-# file is checked from the start. kmod/ is checkpatch.pl's (build.checkpatch).
+# kmod/ is checkpatch.pl's (build.checkpatch).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"
-pending=tests/format-pending
 cf=${CLANG_FORMAT:-}
 if [ -z "$cf" ]; then
 	for c in clang-format-14 clang-format; do
@@ -33,7 +26,6 @@ files() {
 		find fused tests/unit tests/tools -name '*.[ch]' | sort
 	fi
 }
-is_pending() { [ -f "$pending" ] && grep -qxF -- "$1" "$pending"; }
 
 if [ "${1:-}" = --fix ]; then
 	shift
@@ -43,24 +35,13 @@ if [ "${1:-}" = --fix ]; then
 		todo=("$@")
 	fi
 	"$cf" -i --style=file "${todo[@]}"
-	if [ -f "$pending" ]; then
-		for f in "${todo[@]}"; do
-			grep -vxF -- "$f" "$pending" >"$pending.tmp" || true
-			mv "$pending.tmp" "$pending"
-		done
-		grep -q '^[^#]' "$pending" || rm -f "$pending"
-	fi
 	echo "format.sh: formatted ${#todo[@]} files"
 	exit 0
 fi
 [ $# -eq 0 ] || { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 
-checked=0 bad=0 waiting=0
+checked=0 bad=0
 while read -r f; do
-	if is_pending "$f"; then
-		waiting=$((waiting + 1))
-		continue
-	fi
 	checked=$((checked + 1))
 	if ! "$cf" --style=file --dry-run -Werror "$f" 2>"$src/.format.$$"; then
 		bad=$((bad + 1))
@@ -68,12 +49,5 @@ while read -r f; do
 	fi
 	rm -f "$src/.format.$$"
 done < <(files)
-if [ -f "$pending" ]; then
-	while read -r f; do
-		case $f in '' | '#'*) continue ;; esac
-		[ -f "$f" ] || { echo "format.sh: $pending names $f, which is not there"; bad=$((bad + 1)); }
-	done <"$pending"
-fi
-echo "format.sh: $checked files checked, $bad not in the style ($($cf --version | sed 's/.*version \([0-9.]*\).*/\1/'))," \
-	"$waiting waiting for the whole-tree pass ($pending)"
+echo "format.sh: $checked files checked, $bad not in the style ($($cf --version | sed 's/.*version \([0-9.]*\).*/\1/'))"
 [ "$bad" = 0 ] || { echo "format.sh: tests/format.sh --fix FILE formats one" >&2; exit 1; }

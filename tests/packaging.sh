@@ -20,7 +20,7 @@ ok() { echo "PASS: $*"; passes=$((passes + 1)); }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
 	share/man/man8/kcsmuxd.8.gz share/man/man8/kcsmuxctl.8.gz \
-	share/doc/kcsmux/examples/kcsmux.conf \
+	share/man/man4/kcsraw.4.gz share/doc/kcsmux/examples/kcsmux.conf \
 	lib/systemd/system/kcsmuxd.service lib/systemd/system/kcsmux-modules.service \
 	lib/udev/rules.d/60-kcsmux.rules \
 	share/kcsraw-dkms/cutover/modprobe.conf lib/modules-load.d/kcsmux.conf \
@@ -122,6 +122,7 @@ for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.servi
 	/usr/share/bash-completion/completions/kcsmuxctl \
 	/usr/share/man/man8/kcsmuxd.8.gz /usr/share/man/man8/kcsmuxctl.8.gz \
 	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright \
+	/usr/share/man/man4/kcsraw.4.gz \
 	/usr/sbin/kcsmux-cutover /usr/share/man/man8/kcsmux-cutover.8.gz \
 	/usr/share/doc/kcsmux/admin.md /usr/share/kcsmux/prometheus/kcsmux.rules.yml \
 	/usr/share/kcsmux/grafana/kcsmux.json; do

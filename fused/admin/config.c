@@ -36,6 +36,7 @@
 #include <ini.h>
 
 #include "admin/config.h"
+#include "util/error.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REPORTED  50 /* errors listed before "and N more" */
@@ -93,19 +94,18 @@ static void errorf(struct parser *p, int line, const char *fmt, ...)
 	struct error *tmp;
 	va_list ap;
 	char *msg;
-	int ret;
 
 	va_start(ap, fmt);
-	ret = vasprintf(&msg, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	tmp = reallocarray(p->errs, p->nerr + 1, sizeof(*p->errs));
-	if (ret == -1 || tmp == NULL) {
+	if (tmp != NULL)
+		p->errs = tmp; /* the old one is freed */
+	if (msg == NULL || tmp == NULL) {
 		p->oom = true;
-		if (ret != -1)
-			free(msg);
+		free(msg);
 		return;
 	}
-	p->errs = tmp;
 	tmp[p->nerr] = (struct error){ line, p->nerr, msg };
 	p->nerr++;
 }
@@ -113,7 +113,7 @@ static void errorf(struct parser *p, int line, const char *fmt, ...)
 /* Report a cause from policy.c or a setter at LINE, and free it. */
 static void error_cause(struct parser *p, int line, char *cause)
 {
-	errorf(p, line, "%s", cause != NULL ? cause : "out of memory");
+	errorf(p, line, "%s", error_str(cause));
 	free(cause);
 }
 
@@ -122,7 +122,7 @@ static int set_string(char **dst, const char *v, char **cause)
 	char *s = NULL;
 
 	if (*v != '\0' && (s = strdup(v)) == NULL)
-		return value_error(cause, "out of memory");
+		return error_set(cause, "out of memory");
 	free(*dst);
 	*dst = s;
 	return 0;
@@ -145,7 +145,7 @@ static int parse_uid(const char *key, const char *v, uid_t *uid, char **cause)
 		return 0;
 	}
 	if ((pw = getpwnam(v)) == NULL)
-		return value_error(cause, "%s: unknown user '%s'", key, v);
+		return error_set(cause, "%s: unknown user '%s'", key, v);
 	*uid = pw->pw_uid;
 	return 0;
 }
@@ -162,7 +162,7 @@ static int parse_gid(const char *key, const char *v, gid_t *gid, char **cause)
 		return 0;
 	}
 	if ((gr = getgrnam(v)) == NULL)
-		return value_error(cause, "%s: unknown group '%s'", key, v);
+		return error_set(cause, "%s: unknown group '%s'", key, v);
 	*gid = gr->gr_gid;
 	return 0;
 }
@@ -170,8 +170,8 @@ static int parse_gid(const char *key, const char *v, gid_t *gid, char **cause)
 static int parse_path(const char *key, const char *v, char **dst, char **cause)
 {
 	if (v[0] != '/')
-		return value_error(cause, "%s: '%s' is not an absolute path",
-				   key, v);
+		return error_set(cause, "%s: '%s' is not an absolute path", key,
+				 v);
 	return set_string(dst, v, cause);
 }
 
@@ -199,10 +199,10 @@ static int g_control_socket(struct kcsmux_config *cfg, const char *v,
 	struct sockaddr_un sun;
 
 	if (strlen(v) >= sizeof(sun.sun_path))
-		return value_error(cause,
-				   "control_socket: path longer than "
-				   "%zu characters",
-				   sizeof(sun.sun_path) - 1);
+		return error_set(cause,
+				 "control_socket: path longer than "
+				 "%zu characters",
+				 sizeof(sun.sun_path) - 1);
 	return parse_path("control_socket", v, &cfg->control_socket, cause);
 }
 
@@ -256,7 +256,7 @@ static int g_user(struct kcsmux_config *cfg, const char *v, char **cause)
 	if (*v != '\0' && parse_uid("user", v, &uid, cause) == -1)
 		return -1;
 	if (*v != '\0' && (pw = getpwuid(uid)) == NULL)
-		return value_error(cause, "user: no user with uid %s", v);
+		return error_set(cause, "user: no user with uid %s", v);
 	cfg->user_uid = pw != NULL ? pw->pw_uid : 0;
 	cfg->user_gid = pw != NULL ? pw->pw_gid : 0;
 	return set_string(&cfg->user, v, cause);
@@ -272,17 +272,17 @@ static int g_metrics_listen(struct kcsmux_config *cfg, const char *v,
 	if (*v == '\0')
 		return set_string(&cfg->metrics_listen, v, cause);
 	if (colon == NULL || colon == v || strpbrk(v, " \t") != NULL)
-		return value_error(cause,
-				   "metrics_listen: expected HOST:PORT "
-				   "or [ADDRESS]:PORT, not '%s'",
-				   v);
+		return error_set(cause,
+				 "metrics_listen: expected HOST:PORT "
+				 "or [ADDRESS]:PORT, not '%s'",
+				 v);
 	if (v[0] == '[' && colon[-1] != ']')
-		return value_error(cause,
-				   "metrics_listen: missing ']' in "
-				   "'%s'",
-				   v);
+		return error_set(cause,
+				 "metrics_listen: missing ']' in "
+				 "'%s'",
+				 v);
 	if (v[0] != '[' && memchr(v, ':', (size_t)(host_end - v)) != NULL)
-		return value_error(
+		return error_set(
 			cause,
 			"metrics_listen: put an IPv6 "
 			"address in brackets, like [::1]:9623, not '%s'",
@@ -301,10 +301,10 @@ static int g_metrics_textfile(struct kcsmux_config *cfg, const char *v,
 	if (*v == '\0')
 		return set_string(&cfg->metrics_textfile, v, cause);
 	if (n < 6 || strcmp(v + n - 5, ".prom") != 0)
-		return value_error(cause,
-				   "metrics_textfile: '%s' must end in "
-				   "'.prom' (node_exporter reads only *.prom)",
-				   v);
+		return error_set(cause,
+				 "metrics_textfile: '%s' must end in "
+				 "'.prom' (node_exporter reads only *.prom)",
+				 v);
 	return parse_path("metrics_textfile", v, &cfg->metrics_textfile, cause);
 }
 
@@ -369,10 +369,10 @@ static int n_mode(struct kcsmux_node_conf *n, struct nodestate *ns,
 	errno = 0;
 	m = strtoul(v, &end, 8);
 	if (*v < '0' || *v > '7' || *end != '\0' || errno != 0 || m > 0777)
-		return value_error(cause,
-				   "mode: expected octal permission bits "
-				   "from 0000 to 0777, not '%s'",
-				   v);
+		return error_set(cause,
+				 "mode: expected octal permission bits "
+				 "from 0000 to 0777, not '%s'",
+				 v);
 	n->mode = (mode_t)m;
 	return 0;
 }
@@ -397,8 +397,7 @@ static int n_allow(struct kcsmux_node_conf *n, struct nodestate *ns,
 	char *c = NULL;
 
 	if (access_parse_allow(&n->acc, v, &c) == -1) {
-		value_error(cause, "allow: %s",
-			    c != NULL ? c : "out of memory");
+		error_set(cause, "allow: %s", c != NULL ? c : "out of memory");
 		free(c);
 		return -1;
 	}
@@ -413,7 +412,7 @@ static int n_deny(struct kcsmux_node_conf *n, struct nodestate *ns,
 
 	(void)ns;
 	if (cmdset_parse(&n->acc.deny, v, &c) == -1) {
-		value_error(cause, "deny: %s", c != NULL ? c : "out of memory");
+		error_set(cause, "deny: %s", c != NULL ? c : "out of memory");
 		free(c);
 		return -1;
 	}
@@ -461,10 +460,10 @@ static int n_interface(struct kcsmux_node_conf *n, struct nodestate *ns,
 		return 0;
 	}
 	if (value_u32("interface", v, 0, 255, &num, NULL) == -1)
-		return value_error(cause,
-				   "interface: expected an integer "
-				   "from 0 to 255 or 'none', not '%s'",
-				   v);
+		return error_set(cause,
+				 "interface: expected an integer "
+				 "from 0 to 255 or 'none', not '%s'",
+				 v);
 	n->interface = (int)num;
 	return 0;
 }
@@ -532,11 +531,11 @@ static int n_luns(struct kcsmux_node_conf *n, struct nodestate *ns,
 			break;
 	}
 	if (*p != '\0' || !(mask & 1))
-		return value_error(cause,
-				   "luns: expected a list of LUNs 0-3 "
-				   "containing 0 (\"0\", \"0,2\", \"0-3\", "
-				   "\"*\"), not '%s'",
-				   v);
+		return error_set(cause,
+				 "luns: expected a list of LUNs 0-3 "
+				 "containing 0 (\"0\", \"0,2\", \"0-3\", "
+				 "\"*\"), not '%s'",
+				 v);
 	n->luns = (uint8_t)(mask & ~1u);
 	return 0;
 }
@@ -1105,7 +1104,7 @@ int config_load(struct kcsmux_config *cfg, const char *path, char **cause)
 
 	memset(cfg, 0, sizeof(*cfg));
 	if ((p.f = fopen(path, "re")) == NULL)
-		return value_error(cause, "%s: %s", path, strerror(errno));
+		return error_set(cause, "%s: %s", path, strerror(errno));
 	ret = parse(&p, cause);
 	fclose(p.f);
 	return ret;
@@ -1166,10 +1165,10 @@ int config_seccomp_parse(const char *key, const char *v,
 		return 0;
 	}
 	if (value_bool(key, v, &on, NULL) == -1)
-		return value_error(cause,
-				   "%s: expected yes, no or log, not "
-				   "'%s'",
-				   key, v);
+		return error_set(cause,
+				 "%s: expected yes, no or log, not "
+				 "'%s'",
+				 key, v);
 	*out = on ? KCSMUX_SECCOMP_YES : KCSMUX_SECCOMP_NO;
 	return 0;
 }

@@ -38,7 +38,9 @@
 
 #include "admin/control.h"
 #include "kcsmuxd.h"
+#include "util/error.h"
 #include "util/log.h"
+#include "core/access.h"
 #include "core/policy.h"
 #include "core/sdrcache.h"
 #include "backend/backend.h"
@@ -197,8 +199,7 @@ static void reply_err(struct ctl_conn *c, uint16_t type, enum ctl_status st,
 
 	ctl_buf_init(&b);
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (s == NULL)
 		ctl_kv_add(&b, "error", "kcsmuxd: out of memory");
@@ -780,7 +781,7 @@ static int set_read(const struct node *n, const struct ctl_kvlist *l,
 		v = l->kv[i].value;
 		if (strcmp(k, "policy") == 0) {
 			if (r->has_preset)
-				return value_error(cause, "policy given twice");
+				return error_set(cause, "policy given twice");
 			r->has_preset = true;
 			if (policy_preset_lookup(v, &r->preset, cause) < 0)
 				return -1;
@@ -788,7 +789,7 @@ static int set_read(const struct node *n, const struct ctl_kvlist *l,
 		}
 		if ((idx = policy_key_index(k)) >= 0) {
 			if (r->mask & (1U << idx))
-				return value_error(cause, "%s given twice", k);
+				return error_set(cause, "%s given twice", k);
 			r->mask |= 1U << idx;
 			r->poll_keys |= is_poll_key(k);
 		}
@@ -1187,7 +1188,7 @@ static int mkdir_parents(const char *path, char **cause)
 	int rv = -1;
 
 	if (dir == NULL)
-		return value_error(cause, "out of memory");
+		return error_set(cause, "out of memory");
 	if ((p = strrchr(dir, '/')) == NULL || p == dir) {
 		free(dir);
 		return 0;
@@ -1201,21 +1202,21 @@ static int mkdir_parents(const char *path, char **cause)
 		*p = '\0';
 		if (mkdir(dir, 0755) == 0) {
 			if (chmod(dir, 0755) < 0) {
-				value_error(cause,
-					    "control socket: chmod %s: "
-					    "%s",
-					    dir, strerror(errno));
+				error_set(cause,
+					  "control socket: chmod %s: "
+					  "%s",
+					  dir, strerror(errno));
 				goto out;
 			}
 		} else if (errno != EEXIST) {
-			value_error(cause, "control socket: mkdir %s: %s", dir,
-				    strerror(errno));
+			error_set(cause, "control socket: mkdir %s: %s", dir,
+				  strerror(errno));
 			goto out;
 		} else if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-			value_error(cause,
-				    "control socket: %s is not a "
-				    "directory",
-				    dir);
+			error_set(cause,
+				  "control socket: %s is not a "
+				  "directory",
+				  dir);
 			goto out;
 		}
 		if ((*p = c) == '\0')
@@ -1237,29 +1238,29 @@ static int clear_stale(const struct sockaddr_un *sun, char **cause)
 	if (lstat(sun->sun_path, &sb) < 0)
 		return errno == ENOENT ?
 			       0 :
-			       value_error(cause,
-					   "control "
-					   "socket %s: %s",
-					   sun->sun_path, strerror(errno));
+			       error_set(cause,
+					 "control "
+					 "socket %s: %s",
+					 sun->sun_path, strerror(errno));
 	if (!S_ISSOCK(sb.st_mode))
-		return value_error(cause,
-				   "control socket %s: exists and is "
-				   "not a socket",
-				   sun->sun_path);
+		return error_set(cause,
+				 "control socket %s: exists and is "
+				 "not a socket",
+				 sun->sun_path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		return value_error(cause, "socket: %s", strerror(errno));
+		return error_set(cause, "socket: %s", strerror(errno));
 	rv = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
 	close(fd);
 	if (rv == 0)
-		return value_error(cause,
-				   "control socket %s: another kcsmuxd "
-				   "is listening on it",
-				   sun->sun_path);
+		return error_set(cause,
+				 "control socket %s: another kcsmuxd "
+				 "is listening on it",
+				 sun->sun_path);
 	if (unlink(sun->sun_path) < 0 && errno != ENOENT)
-		return value_error(cause,
-				   "control socket %s: removing the "
-				   "stale socket: %s",
-				   sun->sun_path, strerror(errno));
+		return error_set(cause,
+				 "control socket %s: removing the "
+				 "stale socket: %s",
+				 sun->sun_path, strerror(errno));
 	return 0;
 }
 
@@ -1278,29 +1279,29 @@ static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path))
-		return value_error(cause, "control socket %s: path too long",
-				   path);
+		return error_set(cause, "control socket %s: path too long",
+				 path);
 	strcpy(sun.sun_path, path);
 	if (mkdir_parents(path, cause) < 0 || clear_stale(&sun, cause) < 0)
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return value_error(cause, "socket: %s", strerror(errno));
+		return error_set(cause, "socket: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		value_error(cause, "control socket %s: bind: %s", path,
-			    strerror(errno));
+		error_set(cause, "control socket %s: bind: %s", path,
+			  strerror(errno));
 		goto fail;
 	}
 	/* Everyone may connect; each request is decided by credentials. */
 	if (chmod(path, 0666) < 0 || stat(path, &sb) < 0) {
-		value_error(cause, "control socket %s: %s", path,
-			    strerror(errno));
+		error_set(cause, "control socket %s: %s", path,
+			  strerror(errno));
 		unlink(path);
 		goto fail;
 	}
 	if (listen(fd, 16) < 0) {
-		value_error(cause, "control socket %s: listen: %s", path,
-			    strerror(errno));
+		error_set(cause, "control socket %s: listen: %s", path,
+			  strerror(errno));
 		unlink(path);
 		goto fail;
 	}
@@ -1309,10 +1310,10 @@ static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 					      LEV_OPT_CLOSE_ON_EXEC,
 				      0, fd);
 	if (ctl->lev == NULL) {
-		value_error(cause,
-			    "control socket %s: evconnlistener_new "
-			    "failed",
-			    path);
+		error_set(cause,
+			  "control socket %s: evconnlistener_new "
+			  "failed",
+			  path);
 		unlink(path);
 		goto fail;
 	}
@@ -1322,7 +1323,7 @@ static int control_listen(struct daemon *d, struct control *ctl, char **cause)
 		evconnlistener_free(ctl->lev);
 		ctl->lev = NULL;
 		unlink(path);
-		return value_error(cause, "out of memory");
+		return error_set(cause, "out of memory");
 	}
 	ctl->dev = sb.st_dev;
 	ctl->ino = sb.st_ino;
@@ -1343,7 +1344,7 @@ int control_init(struct daemon *d, char **cause)
 
 	(void)mallinfo2();
 	if ((ctl = calloc(1, sizeof(*ctl))) == NULL)
-		return value_error(cause, "out of memory");
+		return error_set(cause, "out of memory");
 	LIST_INIT(&ctl->conns);
 	ctl->d = d;
 	d->ctl = ctl;

@@ -26,6 +26,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "backend/backend.h"
+#include "util/error.h"
 #include "util/io.h"
 #include "util/log.h"
 #include "admin/metrics.h"
@@ -677,19 +678,6 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 			strerror(err));
 }
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 /* libevent 2.1 sends a body with a reply to HEAD: send none, and the
  * Content-Length a GET would have had. */
 static void send_head(struct evhttp_request *req, int code, const char *reason,
@@ -815,13 +803,13 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 	int err;
 
 	if (split_listen(listen, &host, &port) < 0) {
-		*cause = msg("metrics_listen: bad address '%s'", listen);
+		*cause = xasprintf("metrics_listen: bad address '%s'", listen);
 		return -1;
 	}
 	mx->http = evhttp_new(d->base);
 	if (!mx->http) {
 		free(host);
-		*cause = msg("metrics_listen: evhttp_new failed");
+		*cause = xasprintf("metrics_listen: evhttp_new failed");
 		return -1;
 	}
 	/* Every method reaches on_http, which answers 405 (not evhttp's
@@ -839,8 +827,9 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 	mx->sock = evhttp_bind_socket_with_handle(mx->http, host, port);
 	if (!mx->sock) {
 		err = errno;
-		*cause = msg("metrics_listen %s: cannot listen%s%s", listen,
-			     err ? ": " : "", err ? strerror(err) : "");
+		*cause = xasprintf("metrics_listen %s: cannot listen%s%s",
+				   listen, err ? ": " : "",
+				   err ? strerror(err) : "");
 		free(host);
 		evhttp_free(mx->http);
 		mx->http = NULL;
@@ -850,7 +839,7 @@ static int http_start(struct metrics *mx, const char *listen, char **cause)
 	mx->resume = evtimer_new(d->base, resume_cb, mx);
 	if (!mx->resume ||
 	    (mx->conns = mconns_start(mx->http, d->base)) == NULL) {
-		*cause = msg("metrics_listen: out of memory");
+		*cause = xasprintf("metrics_listen: out of memory");
 		return -1;
 	}
 	evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(mx->sock),
@@ -924,21 +913,21 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	} else {
 		base = open_dir_of(path, &dfd);
 		if (dfd < 0) {
-			*cause = msg("metrics_textfile: open %s.tmp: %s", path,
-				     strerror(errno));
+			*cause = xasprintf("metrics_textfile: open %s.tmp: %s",
+					   path, strerror(errno));
 			if (b)
 				evbuffer_free(b);
 			return -1;
 		}
 	}
-	tmp = msg("%s.tmp", base);
+	tmp = xasprintf("%s.tmp", base);
 	if (!tmp || !b || metrics_render_daemon_ev(d, b) < 0) {
 		free(tmp);
 		if (b)
 			evbuffer_free(b);
 		if (!own)
 			close(dfd);
-		*cause = msg("metrics_textfile %s: out of memory", path);
+		*cause = xasprintf("metrics_textfile %s: out of memory", path);
 		return -1;
 	}
 	/*
@@ -992,8 +981,8 @@ int metrics_write_textfile(struct daemon *d, const char *path, char **cause)
 	return 0;
 fail:
 	err = errno;
-	*cause = msg("metrics_textfile: %s %s%s: %s", what, path,
-		     strcmp(what, "rename") ? ".tmp" : "", strerror(err));
+	*cause = xasprintf("metrics_textfile: %s %s%s: %s", what, path,
+			   strcmp(what, "rename") ? ".tmp" : "", strerror(err));
 	if (fd >= 0)
 		close(fd);
 	if (strcmp(what, "open") != 0)
@@ -1033,21 +1022,21 @@ static int textfile_start(struct metrics *mx, const char *path, char **cause)
 	const char *base = open_dir_of(path, &mx->dirfd);
 
 	if (mx->dirfd < 0) {
-		*cause = msg("metrics_textfile: open %s.tmp: %s", path,
-			     strerror(errno));
+		*cause = xasprintf("metrics_textfile: open %s.tmp: %s", path,
+				   strerror(errno));
 		return -1;
 	}
 	mx->textfile = strdup(path);
 	mx->base = strdup(base);
 	if (!mx->textfile || !mx->base) {
-		*cause = msg("metrics_textfile: out of memory");
+		*cause = xasprintf("metrics_textfile: out of memory");
 		return -1;
 	}
 	if (metrics_write_textfile(d, path, cause) < 0)
 		return -1;
 	mx->timer = event_new(d->base, -1, EV_PERSIST, on_timer, mx);
 	if (!mx->timer || event_add(mx->timer, &tv) < 0) {
-		*cause = msg("metrics_textfile: cannot start its timer");
+		*cause = xasprintf("metrics_textfile: cannot start its timer");
 		unlinkat(mx->dirfd, mx->base, 0);
 		return -1;
 	}
@@ -1064,7 +1053,7 @@ int metrics_init(struct daemon *d, char **cause)
 
 	*cause = NULL;
 	if (mx != NULL && (mx->http || mx->timer || mx->textfile)) {
-		*cause = msg("metrics: already started");
+		*cause = xasprintf("metrics: already started");
 		return -1;
 	}
 	if (mx == NULL) {
@@ -1081,7 +1070,7 @@ int metrics_init(struct daemon *d, char **cause)
 fail:
 	metrics_fini(d);
 	if (!*cause)
-		*cause = msg("metrics: out of memory");
+		*cause = xasprintf("metrics: out of memory");
 	return -1;
 }
 

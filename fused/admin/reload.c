@@ -19,6 +19,7 @@
 
 #include "kcsmuxd.h"
 #include "core/policy.h"
+#include "util/error.h"
 #include "util/log.h"
 
 static struct node *find_node(struct daemon *d, const char *name)
@@ -127,20 +128,20 @@ static int needs_root(struct daemon *d, const struct kcsmux_config *nc,
 		c = &nc->nodes[i];
 		n = find_node(d, c->name);
 		if (!n) {
-			asprintf(cause,
-				 "%s: node %s is new: creating a node "
-				 "needs root, and kcsmuxd runs as %s; restart "
-				 "it; nothing was changed",
-				 d->cfg_path, c->name, d->cfg.user);
+			error_set(cause,
+				  "%s: node %s is new: creating a node "
+				  "needs root, and kcsmuxd runs as %s; restart "
+				  "it; nothing was changed",
+				  d->cfg_path, c->name, d->cfg.user);
 			return -1;
 		}
 		if (c->uid != n->conf.uid || c->gid != n->conf.gid ||
 		    c->mode != n->conf.mode) {
-			asprintf(cause,
-				 "%s: node %s: owner, group or mode "
-				 "changed: that needs root, and kcsmuxd runs "
-				 "as %s; restart it; nothing was changed",
-				 d->cfg_path, c->name, d->cfg.user);
+			error_set(cause,
+				  "%s: node %s: owner, group or mode "
+				  "changed: that needs root, and kcsmuxd runs "
+				  "as %s; restart it; nothing was changed",
+				  d->cfg_path, c->name, d->cfg.user);
 			return -1;
 		}
 	}
@@ -162,10 +163,10 @@ static int reload_read(struct daemon *d, struct kcsmux_config *nc, char **cause)
 		return -1;
 	if (nc->backend != d->cfg.backend ||
 	    strcmp(nc->device, d->cfg.device) != 0) {
-		asprintf(cause,
-			 "%s: backend or device changed: that needs a "
-			 "restart; nothing was changed",
-			 d->cfg_path);
+		error_set(cause,
+			  "%s: backend or device changed: that needs a "
+			  "restart; nothing was changed",
+			  d->cfg_path);
 		config_free(nc);
 		return -1;
 	}
@@ -179,8 +180,8 @@ static int reload_read(struct daemon *d, struct kcsmux_config *nc, char **cause)
 		if (find_node(d, nc->nodes[i].name) ||
 		    node_name_check(nc->nodes[i].name, cause) == 0)
 			continue;
-		asprintf(&msg, "%s: %s; nothing was changed", d->cfg_path,
-			 *cause);
+		msg = xasprintf("%s: %s; nothing was changed", d->cfg_path,
+				*cause);
 		free(*cause);
 		*cause = msg;
 		config_free(nc);
@@ -392,10 +393,10 @@ int daemon_reload(struct daemon *d, char **cause)
 	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept, added,
 		 removed);
 	if (failed) {
-		asprintf(cause,
-			 "%s: %zu new node(s) could not be created (%s); "
-			 "the rest was applied",
-			 d->cfg_path, failed, first ? first : "see the log");
+		error_set(cause,
+			  "%s: %zu new node(s) could not be created (%s); "
+			  "the rest was applied",
+			  d->cfg_path, failed, first ? first : "see the log");
 		free(first);
 		return -1;
 	}

@@ -46,18 +46,24 @@ struct backend_cbs {
 	void (*room)(void *arg);
 };
 
+/* One request handed to a backend (backend_ops.submit). */
+struct backend_req {
+	uint64_t cookie; /* its completion names it */
+	const struct kcsraw_policy *pol;
+	const uint8_t *req; /* netfn << 2 | lun, cmd, data */
+	unsigned int len;
+	/* NULL: the system interface. Otherwise an IPMB address, only for
+	 * a backend that bridges itself (be->bridges), with the request's
+	 * retries and retry time. */
+	const struct ipmi_address *addr;
+	int32_t retries;
+	uint32_t retry_ms;
+};
+
 struct backend_ops {
 	const char *name;
-	/*
-	 * Queue one request; -EAGAIN when the backend's queue is full.
-	 * addr NULL: the system interface. Otherwise an IPMB address, only
-	 * for a backend that bridges itself (be->bridges), with the
-	 * request's retries and retry time.
-	 */
-	int (*submit)(struct backend *be, uint64_t cookie,
-		      const struct kcsraw_policy *pol, const uint8_t *req,
-		      unsigned int len, const struct abi_addr *addr,
-		      int32_t retries, uint32_t retry_ms);
+	/* Queue one request; -EAGAIN when the backend's queue is full. */
+	int (*submit)(struct backend *be, const struct backend_req *r);
 	/* Abandon a submitted request: it completes with -ECANCELED. */
 	int (*cancel)(struct backend *be, uint64_t cookie);
 	void (*destroy)(struct backend *be);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend_ipmidev.c - the nodes on top of a stock /dev/ipmiN, for hosts
+ * ipmidev.c - the nodes on top of a stock /dev/ipmiN, for hosts
  * that keep ipmi_si. Scheduling, access policy and accounting are the
  * daemon's as with kcsraw, but polling stays the kernel's one global
  * policy (kipmid): the per-node polling keys have no effect here. The
@@ -19,14 +19,18 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "util/error.h"
 #include "util/log.h"
 
-static int id_submit(struct backend *be, uint64_t cookie,
-		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len, const struct abi_addr *addr,
-		     int32_t retries, uint32_t retry_ms)
+static int id_submit(struct backend *be, const struct backend_req *br)
 {
-	struct abi_addr si = {
+	uint64_t cookie = br->cookie;
+	const uint8_t *req = br->req;
+	unsigned int len = br->len;
+	const struct ipmi_address *addr = br->addr;
+	int32_t retries = br->retries;
+	uint32_t retry_ms = br->retry_ms;
+	struct ipmi_address si = {
 		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 		.channel = IPMI_BMC_CHANNEL,
 		.lun = req[0] & 3,
@@ -35,10 +39,9 @@ static int id_submit(struct backend *be, uint64_t cookie,
 	struct ipmi_req_settime r;
 	int alen;
 
-	(void)pol;
 	if (len < 2)
 		return -EINVAL;
-	alen = abi_encode_addr(addr ? addr : &si, abuf, sizeof(abuf));
+	alen = ipmi_addr_encode(addr ? addr : &si, abuf, sizeof(abuf));
 	if (alen < 0)
 		return alen;
 	memset(&r, 0, sizeof(r));
@@ -84,7 +87,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 	struct backend *be = arg;
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
 	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	struct ipmi_recv r;
 	struct ipmb_user_msg m;
 
@@ -98,7 +101,7 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 		if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &r) < 0 &&
 		    errno != EMSGSIZE)
 			break;
-		if (abi_parse_addr(abuf, (uint32_t)r.addr_len, &addr) < 0)
+		if (ipmi_addr_parse(abuf, (uint32_t)r.addr_len, &addr) < 0)
 			continue;
 		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE) {
 			/* The kernel did SMS_ATN; fan its events out. */
@@ -132,7 +135,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 	int on;
 
 	if (!be) {
-		asprintf(cause, "out of memory");
+		error_set(cause, "out of memory");
 		return NULL;
 	}
 	be->ops = &ipmidev_ops;
@@ -142,7 +145,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 	be->bridges = true;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
-		asprintf(cause, "%s: %s", path, strerror(errno));
+		error_set(cause, "%s: %s", path, strerror(errno));
 		free(be);
 		return NULL;
 	}
@@ -152,7 +155,7 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 			 strerror(errno));
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, id_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
-		asprintf(cause, "%s: event_add failed", path);
+		error_set(cause, "%s: event_add failed", path);
 		id_destroy(be);
 		return NULL;
 	}

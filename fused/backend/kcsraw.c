@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * backend_kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
+ * kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
  * submitted with its node's polling policy; completions come back with
  * their cost report; POLLPRI means the BMC raised SMS_ATN.
  */
@@ -15,21 +15,22 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "util/error.h"
 #include "util/log.h"
 
 /* Two in the module: the next request starts the moment one finishes,
  * while the scheduler still decides late what runs after that. */
 #define KCSRAW_PIPELINE 2
 
-static int kr_submit(struct backend *be, uint64_t cookie,
-		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len, const struct abi_addr *addr,
-		     int32_t retries, uint32_t retry_ms)
+static int kr_submit(struct backend *be, const struct backend_req *br)
 {
+	uint64_t cookie = br->cookie;
+	const struct kcsraw_policy *pol = br->pol;
+	const uint8_t *req = br->req;
+	unsigned int len = br->len;
+	const struct ipmi_address *addr = br->addr;
 	struct kcsraw_submit s;
 
-	(void)retries;
-	(void)retry_ms;
 	if (addr)
 		return -EAFNOSUPPORT; /* bridge.c wraps IPMB requests */
 	if (len < 2 || len > KCSRAW_MAX_MSG)
@@ -117,7 +118,7 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 
 	be = calloc(1, sizeof(*be));
 	if (!be) {
-		asprintf(cause, "out of memory");
+		error_set(cause, "out of memory");
 		return NULL;
 	}
 	be->ops = &kcsraw_ops;
@@ -129,31 +130,32 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 		if (errno == ENOENT)
 			backend_kcsraw_missing(path, errno, cause);
 		else
-			asprintf(cause, "%s: %s", path, strerror(errno));
+			error_set(cause, "%s: %s", path, strerror(errno));
 		free(be);
 		return NULL;
 	}
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	if (ioctl(be->fd, KCSRAW_IOC_INFO, &info) < 0) {
-		asprintf(cause, "%s: KCSRAW_IOC_INFO: %s", path,
-			 strerror(errno));
+		error_set(cause, "%s: KCSRAW_IOC_INFO: %s", path,
+			  strerror(errno));
 		goto fail;
 	}
 	if (info.version != KCSRAW_UAPI_VERSION) {
-		asprintf(cause, "%s: kcsraw uapi version %u, expected %u", path,
-			 info.version, KCSRAW_UAPI_VERSION);
+		error_set(cause, "%s: kcsraw uapi version %u, expected %u",
+			  path, info.version, KCSRAW_UAPI_VERSION);
 		goto fail;
 	}
 	if (info.queue_depth && info.queue_depth < be->depth)
 		be->depth = info.queue_depth;
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
-	/* EV_READ for completions; the module's POLLPRI (SMS_ATN) also
-	 * makes the fd readable to epoll only with EPOLLPRI, so ask for
-	 * EV_CLOSED-free persistent read and check ATN on every wake-up. */
+	/* EV_READ wakes for both: completions, and SMS_ATN, which the
+	 * module reports (and wakes waiters with) as POLLPRI and POLLIN
+	 * together; each wake-up reads the completions, then asks
+	 * KCSRAW_IOC_ATTN (kr_event). */
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
-		asprintf(cause, "%s: event_add failed", path);
+		error_set(cause, "%s: event_add failed", path);
 		goto fail;
 	}
 	log_info("backend kcsraw: %s ports 0x%x/0x%x irq %u", path,

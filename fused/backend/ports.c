@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/error.h"
 #include "backend/backend.h"
 
 int backend_ports_holder(FILE *ioports, char *buf, size_t len)
@@ -40,16 +41,16 @@ void backend_kcsraw_missing(const char *path, int err, char **cause)
 	if (f != NULL)
 		fclose(f);
 	if (held)
-		asprintf(cause,
-			 "%s: %s: %s (/proc/ioports), so kcsraw.ko could "
-			 "not take the KCS interface; hand it over with "
-			 "`modprobe -r ipmi_watchdog ipmi_devintf ipmi_si && "
-			 "modprobe kcsraw` (docs/admin.md, Cutover), or set "
-			 "backend = ipmidev to run on the stock driver",
-			 path, strerror(err), holder);
+		error_set(cause,
+			  "%s: %s: %s (/proc/ioports), so kcsraw.ko could "
+			  "not take the KCS interface; hand it over with "
+			  "`modprobe -r ipmi_watchdog ipmi_devintf ipmi_si && "
+			  "modprobe kcsraw` (docs/admin.md, Cutover), or set "
+			  "backend = ipmidev to run on the stock driver",
+			  path, strerror(err), holder);
 	else
-		asprintf(cause,
-			 "%s: %s (is kcsraw.ko loaded? `modprobe kcsraw`; "
-			 "dmesg says why it did not bind)",
-			 path, strerror(err));
+		error_set(cause,
+			  "%s: %s (is kcsraw.ko loaded? `modprobe kcsraw`; "
+			  "dmesg says why it did not bind)",
+			  path, strerror(err));
 }

@@ -98,9 +98,10 @@ static void window_keep(struct adapt_window *w, uint32_t k)
 }
 
 static void window_add(struct adapt_window *w, const struct adapt_choice *used,
-		       uint64_t resp_ns, uint32_t sleeps, uint32_t bmc_us,
-		       uint64_t cpu_ns)
+		       const struct adapt_sample *smp)
 {
+	uint64_t resp_ns = smp->resp_ns, cpu_ns = smp->cpu_ns;
+	uint32_t sleeps = smp->sleeps, bmc_us = smp->bmc_us;
 	uint32_t resp = sat_u32(resp_ns / 1000), est = resp, hs = 0, poll, half;
 	uint64_t wake = 0, span;
 	bool censored = false, force = false;
@@ -254,16 +255,15 @@ static struct adapt_class *class_get(struct adapt *a, uint8_t netfn,
 }
 
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-		  const struct adapt_choice *used, uint64_t resp_ns,
-		  uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
-		  uint64_t now_ns)
+		  const struct adapt_choice *used,
+		  const struct adapt_sample *smp, uint64_t now_ns)
 {
 	struct adapt_class *c = class_get(a, netfn, cmd);
 
 	c->last_ns = now_ns;
 	c->seq = ++a->seq;
-	window_add(&c->w, used, resp_ns, sleeps, bmc_us, cpu_ns);
-	window_add(&a->node, used, resp_ns, sleeps, bmc_us, cpu_ns);
+	window_add(&c->w, used, smp);
+	window_add(&a->node, used, smp);
 }
 
 static const struct adapt_window *pick(const struct adapt *a, uint8_t netfn,

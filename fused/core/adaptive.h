@@ -124,19 +124,24 @@ struct adapt_info {
 };
 
 void adapt_init(struct adapt *a);
+/* What one finished transaction tells of the BMC, from its cost report. */
+struct adapt_sample {
+	uint64_t resp_ns; /* cost.latency_ns - cost.queue_ns */
+	uint32_t sleeps;  /* cost.sleeps (0: unknown, as USED NULL) */
+	uint32_t bmc_us;  /* cost.bmc_us: the measured time from the
+			   * request's last byte to the wake that found the
+			   * answer; 0: not measured, then the wake is
+			   * reckoned from first_us and SLEEPS nominal polls */
+	uint64_t cpu_ns;  /* cost.cpu_ns */
+};
 /*
  * One finished transaction of class (NETFN, CMD): USED = the choice it ran
- * with (NULL: another policy; then RESP_NS, or BMC_US when known, is taken
- * as the BMC's time), RESP_NS = cost.latency_ns - cost.queue_ns, SLEEPS =
- * cost.sleeps (0: unknown, as USED NULL), BMC_US = cost.bmc_us (the
- * measured time from the request's last byte to the wake that found the
- * answer; 0: not measured, then the wake is reckoned from first_us and
- * SLEEPS nominal polls), CPU_NS = cost.cpu_ns.
+ * with (NULL: another policy; then resp_ns, or bmc_us when known, is taken
+ * as the BMC's time), SMP what its cost report says.
  */
 void adapt_record(struct adapt *a, uint8_t netfn, uint8_t cmd,
-		  const struct adapt_choice *used, uint64_t resp_ns,
-		  uint32_t sleeps, uint32_t bmc_us, uint64_t cpu_ns,
-		  uint64_t now_ns);
+		  const struct adapt_choice *used,
+		  const struct adapt_sample *smp, uint64_t now_ns);
 /*
  * The policy for the next transaction of (NETFN, CMD) on a node with
  * policy POL (poll_us, poll_max_us, latency_target_us, cpu_budget_ppm are

@@ -14,7 +14,7 @@
  *    A BMC that refuses the event buffer is not asked for it again.
  *  - Channel media (ipmi_msghandler.c's channel scan): Get Channel Info for
  *    channels 0-15 at start; IPMB requests go out only on IPMB channels
- *    (abi_check_request: -EINVAL otherwise) and incoming messages are
+ *    (ipmi_check_request: -EINVAL otherwise) and incoming messages are
  *    classified by their channel's medium. Until the scan is over, IPMB
  *    and LAN requests get -EAGAIN (the stock device does not exist yet
  *    at that point).

@@ -197,9 +197,7 @@ static void handle_result(struct daemon *d, struct atn_result *res)
 			  "cmd %#x",
 			  res->rx.seq, res->rx.channel, res->rx.src_sa,
 			  res->rx.netfn, res->rx.cmd);
-		if (seqtab_match(&d->br.tab, res->rx.seq, res->rx.channel,
-				 res->rx.src_sa, res->rx.src_lun, res->rx.netfn,
-				 res->rx.cmd, &gone) == 0) {
+		if (seqtab_match(&d->br.tab, &res->rx, &gone) == 0) {
 			ipmb_user_response(&gone.addr, gone.msgid, gone.cmd,
 					   &res->rx, &u);
 			finish(d, gone.owner, &u);
@@ -285,7 +283,7 @@ static unsigned int node_count(struct daemon *d)
 	return k ? k : 1;
 }
 
-static bool bridged_type(const struct abi_addr *addr)
+static bool bridged_type(const struct ipmi_address *addr)
 {
 	/* LAN: only on LAN/serial media (checked) */
 	return addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
@@ -293,10 +291,10 @@ static bool bridged_type(const struct abi_addr *addr)
 	       addr->addr_type == IPMI_LAN_ADDR_TYPE;
 }
 
-struct xact *bridge_reply_new(struct node *nd, const struct abi_addr *addr,
-			      int64_t msgid, uint8_t netfn, uint8_t cmd,
-			      const uint8_t *data, uint16_t len, int *err)
+struct xact *bridge_reply_new(struct node *nd, const struct ipmi_request *rq,
+			      int *err)
 {
+	const struct ipmi_address *addr = &rq->addr;
 	uint8_t req[ABI_MAX_MSG_LENGTH];
 	struct xact *x;
 	int n;
@@ -306,10 +304,9 @@ struct xact *bridge_reply_new(struct node *nd, const struct abi_addr *addr,
 		return NULL;
 	}
 	/* A reply to an incoming command: msgid is its sequence. */
-	n = ipmb_build_from_addr(addr, netfn, cmd, data, len,
-				 nd->chan_address[addr->channel & 15],
+	n = ipmb_build_from_addr(rq, nd->chan_address[addr->channel & 15],
 				 nd->chan_lun[addr->channel & 15],
-				 (uint8_t)msgid, req, sizeof(req));
+				 (uint8_t)rq->msgid, req, sizeof(req));
 	if (n < 0) {
 		*err = n;
 		return NULL;
@@ -320,18 +317,16 @@ struct xact *bridge_reply_new(struct node *nd, const struct abi_addr *addr,
 		return NULL;
 	}
 	x->addr = *addr;
-	x->msgid = msgid;
-	x->netfn = netfn;
-	x->cmd = cmd;
+	x->msgid = rq->msgid;
+	x->netfn = rq->netfn;
+	x->cmd = rq->cmd;
 	return x;
 }
 
-int bridge_send(struct node *nd, void *owner, const struct abi_addr *addr,
-		int64_t msgid, uint8_t netfn, uint8_t cmd, const uint8_t *data,
-		uint16_t len, int32_t retries, uint32_t retry_ms,
-		unsigned int flags)
+int bridge_send(struct node *nd, void *owner, const struct ipmi_request *rq)
 {
 	struct daemon *d = nd->d;
+	const struct ipmi_address *addr = &rq->addr;
 	const struct seqtab_entry *e;
 	struct seqtab_req r;
 	int n;
@@ -340,17 +335,13 @@ int bridge_send(struct node *nd, void *owner, const struct abi_addr *addr,
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
 	r.owner = owner;
-	r.msgid = msgid;
-	r.addr = *addr;
-	r.netfn = netfn;
-	r.cmd = cmd;
-	r.data = data;
-	r.data_len = len;
+	r.rq = *rq;
 	r.my_sa = nd->chan_address[addr->channel & 15];
 	r.my_lun = nd->chan_lun[addr->channel & 15];
-	abi_effective_timing(retries, retry_ms, flags & ABI_REQF_BROADCAST,
-			     false, &r.retries, &r.retry_ms);
-	seqtab_clamp_timing(&r.retries, &r.retry_ms);
+	ipmi_effective_timing(rq->retries, rq->retry_ms,
+			      rq->flags & ABI_REQF_BROADCAST, false,
+			      &r.rq.retries, &r.rq.retry_ms);
+	seqtab_clamp_timing(&r.rq.retries, &r.rq.retry_ms);
 	/* Each node gets its share of the 64 slots: one node's clients
 	 * cannot take them all from the others (-EAGAIN, as a full table). */
 	r.group = nd;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/access.h"
 #include "core/policy.h"
 
 #define KCSMUX_CONF_PATH "/etc/kcsmux/kcsmux.conf"

@@ -15,6 +15,24 @@
  * The core never names a CUSE session's internals, an open file's state or
  * a receive-queue entry: what goes up (answers, events, incoming commands)
  * goes through d->up with an opaque owner (void *) the front end gave it.
+ *
+ * core/'s files, by what they are for:
+ *   the request path   core.c (wiring: init, the backend's callbacks),
+ *                      xact.c (transactions from a struct ipmi_request,
+ *                      their queueing, dispatch, completion, accounting),
+ *                      sched.c (which node runs next), nodestats.c
+ *                      (per-node counters and estimates), adaptive.c
+ *                      (backoff = adaptive's model of the BMC)
+ *   bridging, SMS_ATN  bridge.c (IPMB/LAN requests, the flag machine's
+ *                      results), seqtab.c (the 64 sequence slots), ipmb.c
+ *                      (Send Message / Get Message framing), atn.c (the
+ *                      SMS_ATN flag machine), bmcsetup.c (global enables,
+ *                      channel media)
+ *   features           sdrcache.c (the SDR/FRU cache, no I/O) and
+ *                      sdrglue.c (its only link to transactions)
+ *   configuration      conf.h (the configuration's form), policy.c (node
+ *                      policies, presets, keys, value parsers), access.c
+ *                      (command sets, access presets, request checks)
  */
 #ifndef KCSMUX_CORE_H
 #define KCSMUX_CORE_H

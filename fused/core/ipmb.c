@@ -70,38 +70,36 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap)
 	return (int)len;
 }
 
-int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		   const uint8_t *data, uint16_t data_len, uint8_t my_lun,
-		   uint8_t seq, uint8_t *out, size_t cap)
+int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
+		   uint8_t *out, size_t cap)
 {
-	size_t len = (size_t)data_len + IPMB_SEND_OVERHEAD + 1;
+	const struct ipmi_address *addr = &rq->addr;
+	size_t len = (size_t)rq->len + IPMB_SEND_OVERHEAD + 1;
 	int rv;
 
 	if (addr->addr_type != IPMI_LAN_ADDR_TYPE || addr->channel < 0 ||
-	    addr->channel >= ABI_MAX_CHANNELS || (data_len && !data))
+	    addr->channel >= ABI_MAX_CHANNELS || (rq->len && !rq->data))
 		return -EINVAL;
 	rv = send_msg_start(out, cap, len, (uint8_t)addr->channel);
 	if (rv)
 		return rv;
 	out[3] = addr->session_handle;
 	out[4] = addr->remote_swid;
-	out[5] = (uint8_t)(netfn << 2 | (addr->lun & 3));
+	out[5] = (uint8_t)(rq->netfn << 2 | (addr->lun & 3));
 	out[6] = ipmb_checksum(out + 4, 2);
-	put_requester(out + 7, addr->local_swid, seq, my_lun, cmd, data,
-		      data_len);
+	put_requester(out + 7, addr->local_swid, seq, my_lun, rq->cmd, rq->data,
+		      rq->len);
 	return (int)len;
 }
 
-int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
-			 uint8_t cmd, const uint8_t *data, uint16_t data_len,
-			 uint8_t my_sa, uint8_t my_lun, uint8_t seq,
-			 uint8_t *out, size_t cap)
+int ipmb_build_from_addr(const struct ipmi_request *rq, uint8_t my_sa,
+			 uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap)
 {
+	const struct ipmi_address *addr = &rq->addr;
 	struct ipmb_tx tx;
 
 	if (addr->addr_type == IPMI_LAN_ADDR_TYPE)
-		return ipmb_build_lan(addr, netfn, cmd, data, data_len, my_lun,
-				      seq, out, cap);
+		return ipmb_build_lan(rq, my_lun, seq, out, cap);
 	if (addr->addr_type != IPMI_IPMB_ADDR_TYPE &&
 	    addr->addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE)
 		return -EINVAL;
@@ -113,13 +111,13 @@ int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
 		.broadcast = addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE,
 		.dest_sa = addr->slave_addr,
 		.dest_lun = addr->lun,
-		.netfn = netfn,
-		.cmd = cmd,
+		.netfn = rq->netfn,
+		.cmd = rq->cmd,
 		.src_sa = my_sa,
 		.src_lun = my_lun,
 		.seq = seq,
-		.data = data,
-		.data_len = data_len,
+		.data = rq->data,
+		.data_len = rq->len,
 	};
 	return ipmb_build_send_msg(&tx, out, cap);
 }
@@ -162,9 +160,10 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
 	return bad ? -EBADMSG : 0;
 }
 
+/* *out's header: a message of TYPE from ADDR, msgid, netfn and cmd. */
 static void user_msg(struct ipmb_user_msg *out, int32_t type,
-		     const struct abi_addr *addr, int64_t msgid, uint8_t netfn,
-		     uint8_t cmd, const uint8_t *data, uint16_t len)
+		     const struct ipmi_address *addr, int64_t msgid,
+		     uint8_t netfn, uint8_t cmd)
 {
 	memset(out, 0, offsetof(struct ipmb_user_msg, data));
 	out->recv_type = type;
@@ -172,6 +171,12 @@ static void user_msg(struct ipmb_user_msg *out, int32_t type,
 	out->msgid = msgid;
 	out->netfn = netfn;
 	out->cmd = cmd;
+}
+
+/* *out's data (at most ABI_MAX_MSG_LENGTH bytes kept). */
+static void user_msg_data(struct ipmb_user_msg *out, const uint8_t *data,
+			  uint16_t len)
+{
 	if (len > ABI_MAX_MSG_LENGTH)
 		len = ABI_MAX_MSG_LENGTH;
 	out->data_len = len;
@@ -179,50 +184,50 @@ static void user_msg(struct ipmb_user_msg *out, int32_t type,
 		memcpy(out->data, data, len);
 }
 
-void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_response(const struct ipmi_address *req_addr, int64_t msgid,
 			uint8_t req_cmd, const struct ipmb_rx *rx,
 			struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(req_addr, &a);
-	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, rx->netfn, req_cmd,
-		 rx->data, rx->data_len);
+	ipmi_addr_reply_form(req_addr, &a);
+	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, rx->netfn, req_cmd);
+	user_msg_data(out, rx->data, rx->data_len);
 }
 
-void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_error(const struct ipmi_address *req_addr, int64_t msgid,
 		     uint8_t req_netfn, uint8_t cmd, uint8_t cc,
 		     struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(req_addr, &a);
-	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, req_netfn | 1, cmd,
-		 &cc, 1);
+	ipmi_addr_reply_form(req_addr, &a);
+	user_msg(out, IPMI_RESPONSE_RECV_TYPE, &a, msgid, req_netfn | 1, cmd);
+	user_msg_data(out, &cc, 1);
 }
 
-void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
+void ipmb_user_send_result(const struct ipmi_address *addr, int64_t msgid,
 			   uint8_t netfn, uint8_t cmd, uint8_t cc,
 			   struct ipmb_user_msg *out)
 {
-	struct abi_addr a;
+	struct ipmi_address a;
 
-	abi_addr_reply_form(addr, &a);
-	user_msg(out, IPMI_RESPONSE_RESPONSE_TYPE, &a, msgid, netfn, cmd, &cc,
-		 1);
+	ipmi_addr_reply_form(addr, &a);
+	user_msg(out, IPMI_RESPONSE_RESPONSE_TYPE, &a, msgid, netfn, cmd);
+	user_msg_data(out, &cc, 1);
 }
 
 void ipmb_user_command(const struct ipmb_rx *rx, struct ipmb_user_msg *out)
 {
-	struct abi_addr a = {
+	struct ipmi_address a = {
 		.addr_type = IPMI_IPMB_ADDR_TYPE,
 		.channel = rx->channel,
 		.slave_addr = rx->src_sa,
 		.lun = rx->src_lun,
 	};
 
-	user_msg(out, IPMI_CMD_RECV_TYPE, &a, rx->seq, rx->netfn, rx->cmd,
-		 rx->data, rx->data_len);
+	user_msg(out, IPMI_CMD_RECV_TYPE, &a, rx->seq, rx->netfn, rx->cmd);
+	user_msg_data(out, rx->data, rx->data_len);
 }
 
 int ipmb_build_invalid_cmd_reply(const struct ipmb_rx *rx, uint8_t my_sa,

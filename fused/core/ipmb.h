@@ -75,15 +75,6 @@ struct ipmb_tx {
 int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap);
 
 /*
- * The same for a client's SEND to an IPMB or IPMB-broadcast address, the
- * way i_ipmi_req_ipmb formats it: dest = (addr->slave_addr, addr->lun),
- * src = (my_sa, my_lun) of addr->channel. seq is the sequence slot for a
- * request, and the client's msgid for a response (odd netfn: a reply to an
- * incoming command; only msgid & 0x3f reaches the bus). A LAN address is
- * framed by ipmb_build_lan. -EINVAL for any other address type or a
- * lun > 3.
- */
-/*
  * A client's SEND to a LAN address (a LAN or serial channel), as
  * format_lan_msg lays it out: Send Message to addr->channel carrying the
  * session handle, remote SWID, netfn << 2 | lun, checksum, local SWID,
@@ -91,14 +82,21 @@ int ipmb_build_send_msg(const struct ipmb_tx *tx, uint8_t *out, size_t cap);
  * for LAN addresses. -EINVAL for another type or channel, -EMSGSIZE if it
  * does not fit a KCS message, -ENOSPC if cap is too small.
  */
-int ipmb_build_lan(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		   const uint8_t *data, uint16_t data_len, uint8_t my_lun,
-		   uint8_t seq, uint8_t *out, size_t cap);
+int ipmb_build_lan(const struct ipmi_request *rq, uint8_t my_lun, uint8_t seq,
+		   uint8_t *out, size_t cap);
 
-int ipmb_build_from_addr(const struct abi_addr *addr, uint8_t netfn,
-			 uint8_t cmd, const uint8_t *data, uint16_t data_len,
-			 uint8_t my_sa, uint8_t my_lun, uint8_t seq,
-			 uint8_t *out, size_t cap);
+/*
+ * The same for a client's SEND to an IPMB or IPMB-broadcast address, the
+ * way i_ipmi_req_ipmb formats it (rq's address, netfn, cmd and data):
+ * dest = (addr->slave_addr, addr->lun),
+ * src = (my_sa, my_lun) of addr->channel. seq is the sequence slot for a
+ * request, and the client's msgid for a response (odd netfn: a reply to an
+ * incoming command; only msgid & 0x3f reaches the bus). A LAN address is
+ * framed by ipmb_build_lan. -EINVAL for any other address type or a
+ * lun > 3.
+ */
+int ipmb_build_from_addr(const struct ipmi_request *rq, uint8_t my_sa,
+			 uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap);
 
 /* An IPMB message taken out of a Get Message response. */
 struct ipmb_rx {
@@ -144,7 +142,7 @@ int ipmb_parse_get_msg(const uint8_t *rsp, size_t len, int my_sa,
  * becomes type IPMB), the request's msgid, netfn = the response's (odd),
  * cmd = the request's, data = cc + response data.
  */
-void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_response(const struct ipmi_address *req_addr, int64_t msgid,
 			uint8_t req_cmd, const struct ipmb_rx *rx,
 			struct ipmb_user_msg *out);
 
@@ -154,7 +152,7 @@ void ipmb_user_response(const struct abi_addr *req_addr, int64_t msgid,
  * IPMI_RESPONSE_RECV_TYPE, reply-form address, netfn = req_netfn | 1, cmd,
  * data = {cc}.
  */
-void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
+void ipmb_user_error(const struct ipmi_address *req_addr, int64_t msgid,
 		     uint8_t req_netfn, uint8_t cmd, uint8_t cc,
 		     struct ipmb_user_msg *out);
 
@@ -163,7 +161,7 @@ void ipmb_user_error(const struct abi_addr *req_addr, int64_t msgid,
  * Message: recv_type IPMI_RESPONSE_RESPONSE_TYPE, the address and msgid
  * the client used, its netfn/cmd, data = {cc of the Send Message}.
  */
-void ipmb_user_send_result(const struct abi_addr *addr, int64_t msgid,
+void ipmb_user_send_result(const struct ipmi_address *addr, int64_t msgid,
 			   uint8_t netfn, uint8_t cmd, uint8_t cc,
 			   struct ipmb_user_msg *out);
 

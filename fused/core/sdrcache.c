@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sdrcache.c - the SDR repository and FRU inventory answered from memory
- * (sdrcache.h for the interface, docs/design.md "SDR and FRU cache").
+ * (sdrcache.h for the interface, docs/sdrcache.md).
  *
  * Main repository: filled on the first request a caching node makes
  * (Get SDR Repository Info, Reserve, then every record by following the
@@ -447,10 +447,12 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
  * copy was validated (and the copy is fresh: else it is revalidated
  * first, which drops the forms if the BMC's answer moved). */
 static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
-				  const uint8_t *data, unsigned int len,
+				  const struct ipmi_request *rq,
 				  uint64_t now_ms, uint8_t *resp,
 				  unsigned int size, unsigned int *resp_len)
 {
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	int f = dev_form(data, len);
 	enum sdrc_verdict v;
 
@@ -466,11 +468,14 @@ static enum sdrc_verdict dev_info(struct sdrc *c, struct repo *p,
 	return SDRC_ANSWERED;
 }
 
-static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
-				     const uint8_t *data, unsigned int len,
+static enum sdrc_verdict fru_request(struct sdrc *c,
+				     const struct ipmi_request *rq,
 				     uint64_t now_ms, uint8_t *resp,
 				     unsigned int size, unsigned int *resp_len)
 {
+	uint8_t cmd = rq->cmd;
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	struct fru *f;
 	unsigned int off, l;
 
@@ -526,11 +531,14 @@ static enum sdrc_verdict fru_request(struct sdrc *c, uint8_t cmd,
 	return SDRC_ANSWERED;
 }
 
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
-			       uint8_t lun, uint8_t cmd, const uint8_t *data,
-			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int resp_size, unsigned int *resp_len)
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
+			       const struct ipmi_request *rq, uint64_t now_ms,
+			       uint8_t *resp, unsigned int resp_size,
+			       unsigned int *resp_len)
 {
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun, cmd = rq->cmd;
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	struct repo *p = &c->rp[netfn == NETFN_SENSOR];
 	enum sdrc_verdict v;
 
@@ -550,8 +558,7 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 	}
 	switch (cmd) {
 	case 0:
-		v = dev_info(c, p, data, len, now_ms, resp, resp_size,
-			     resp_len);
+		v = dev_info(c, p, rq, now_ms, resp, resp_size, resp_len);
 		break;
 	case CMD_SDR_RESERVE:
 		/* goes to the BMC (the id becomes the owner's); the next
@@ -578,8 +585,7 @@ enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
 		break;
 	case CMD_FRU_INFO:
 	case CMD_FRU_READ:
-		v = fru_request(c, cmd, data, len, now_ms, resp, resp_size,
-				resp_len);
+		v = fru_request(c, rq, now_ms, resp, resp_size, resp_len);
 		break;
 	default:
 		return SDRC_FORWARD;
@@ -1114,11 +1120,13 @@ static void dev_info_seen(struct repo *p, const uint8_t *data, unsigned int len,
 	form_store(p, f, resp, resp_len);
 }
 
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len,
-		  uint64_t now_ms)
+void sdrc_observe(struct sdrc *c, const void *owner,
+		  const struct ipmi_request *rq, int status,
+		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms)
 {
+	uint8_t netfn = rq->netfn, lun = rq->addr.lun, cmd = rq->cmd;
+	const uint8_t *data = rq->data;
+	unsigned int len = rq->len;
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
 	bool judge = false;
 	struct owner *o;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sdrcache.h - the SDR repository and FRU inventory, answered from memory
- * (issue 13, section 2; docs/design.md "SDR and FRU cache").
+ * (issue 13, section 2; docs/sdrcache.md).
  *
  * A state machine with no I/O and no idea who its owners are (an owner is
  * an opaque pointer: one client, one open file). The glue asks it:
@@ -28,6 +28,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "util/ipmi_msg.h"
 
 /* cc + data, at most: the largest answer the ABI carries (272 bytes with
  * netfn and cmd); a Get SDR of 255 bytes is 258 */
@@ -61,21 +63,21 @@ struct sdrc *sdrc_new(uint32_t revalidate_ms);
 void sdrc_free(struct sdrc *c);
 void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms);
 
-/* LUN: the request's (device SDRs are cached for LUN 0 only). RESP has
- * room for resp_size bytes (SDRC_MAX_RESP holds any answer): an answer
- * that would not fit is FORWARD, never cut. */
-enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner, uint8_t netfn,
-			       uint8_t lun, uint8_t cmd, const uint8_t *data,
-			       unsigned int len, uint64_t now_ms, uint8_t *resp,
-			       unsigned int resp_size, unsigned int *resp_len);
+/* RQ: a system-interface request (its netfn, cmd, data and address LUN,
+ * 0-3; device SDRs are cached for LUN 0 only). RESP has room for resp_size
+ * bytes (SDRC_MAX_RESP holds any answer): an answer that would not fit is
+ * FORWARD, never cut. */
+enum sdrc_verdict sdrc_request(struct sdrc *c, const void *owner,
+			       const struct ipmi_request *rq, uint64_t now_ms,
+			       uint8_t *resp, unsigned int resp_size,
+			       unsigned int *resp_len);
 bool sdrc_next_request(struct sdrc *c, uint64_t now_ms, struct sdrc_req *r);
 /* status != 0: the interface failed (no answer). */
 void sdrc_answer(struct sdrc *c, int status, const uint8_t *resp,
 		 unsigned int len, uint64_t now_ms);
-void sdrc_observe(struct sdrc *c, const void *owner, uint8_t netfn, uint8_t lun,
-		  uint8_t cmd, const uint8_t *data, unsigned int len,
-		  int status, const uint8_t *resp, unsigned int resp_len,
-		  uint64_t now_ms);
+void sdrc_observe(struct sdrc *c, const void *owner,
+		  const struct ipmi_request *rq, int status,
+		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms);
 void sdrc_owner_gone(struct sdrc *c, const void *owner);
 
 /* Drop everything (the BMC's contents may have changed behind us). */

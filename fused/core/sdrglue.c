@@ -43,11 +43,12 @@ static bool try_cache(struct xact *x, uint64_t now)
 	uint64_t misses = sdrc_stats(cache)->misses;
 	uint8_t resp[2 + SDRC_MAX_RESP];
 	unsigned int len = 0;
+	struct ipmi_request rq;
 	enum sdrc_verdict v;
 
-	v = sdrc_request(cache, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-			 x->req + 2, x->req_len - 2u, now, resp + 2,
-			 sizeof(resp) - 2, &len);
+	xact_request(x, &rq);
+	v = sdrc_request(cache, x->owner, &rq, now, resp + 2, sizeof(resp) - 2,
+			 &len);
 	if (v == SDRC_FORWARD) { /* a miss if it could have been a hit */
 		x->node->cnt.sdr_misses += sdrc_stats(cache)->misses - misses;
 		return false;
@@ -159,10 +160,15 @@ bool sdrglue_send(struct xact *x)
 void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
 {
 	static const uint8_t ok = 0;
+	struct ipmi_request send_msg = {
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL },
+		.netfn = 0x06,
+		.cmd = 0x34,
+	};
 
 	if (d->sdrc) /* as the cache judges a Send Message it is shown */
-		sdrc_observe(d->sdrc, NULL, 0x06, 0, 0x34, NULL, 0, 0, &ok, 1,
-			     now_ms());
+		sdrc_observe(d->sdrc, NULL, &send_msg, 0, &ok, 1, now_ms());
 	if ((netfn & 0x3f) == 0x06 && (cmd == 0x02 || cmd == 0x03))
 		bmc_setup_recheck(d);
 }
@@ -170,6 +176,8 @@ void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		     unsigned int len)
 {
+	struct ipmi_request rq;
+
 	/* ipmidev: the kernel bridged it; the BMC got a Send Message */
 	if (x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
 		sdrglue_bridged(x->d, x->netfn, x->cmd);
@@ -179,8 +187,8 @@ void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		return;
 	if (!status && len < 3)
 		status = -EIO;
-	sdrc_observe(x->d->sdrc, x->owner, x->netfn, x->req[0] & 3, x->cmd,
-		     x->req + 2, x->req_len - 2u, status,
+	xact_request(x, &rq);
+	sdrc_observe(x->d->sdrc, x->owner, &rq, status,
 		     status ? NULL : resp + 2, status ? 0 : len - 2, now_ms());
 }
 

@@ -44,18 +44,17 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
 	struct seqtab_entry *e;
 	uint8_t frame[ABI_MAX_MSG_LENGTH];
 	unsigned int i, n;
-	bool bcast = r->addr.addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE;
+	bool bcast = r->rq.addr.addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE;
 	int len;
 
-	if (r->netfn & 1)
+	if (r->rq.netfn & 1)
 		return -EINVAL; /* responses carry the client's seq */
 	for (n = 0, i = t->curr; n < SEQTAB_SLOTS;
 	     n++, i = (i + 1) % SEQTAB_SLOTS)
 		if (!t->e[i].inuse)
 			break;
 	/* validate (and size) before claiming the slot */
-	len = ipmb_build_from_addr(&r->addr, r->netfn, r->cmd, r->data,
-				   r->data_len, r->my_sa, r->my_lun, (uint8_t)i,
+	len = ipmb_build_from_addr(&r->rq, r->my_sa, r->my_lun, (uint8_t)i,
 				   frame, sizeof(frame));
 	if (len < 0)
 		return len;
@@ -74,16 +73,16 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
 	e->token = (uint32_t)i << 26 | t->gen[i];
 	e->owner = r->owner;
 	e->group = r->group;
-	e->msgid = r->msgid;
-	e->addr = r->addr;
-	e->netfn = r->netfn;
-	e->cmd = r->cmd;
-	e->retries_left = bcast		 ? 0 :
-			  r->retries < 0 ? ABI_DEFAULT_RETRIES :
-					   (uint32_t)r->retries;
-	e->retry_ns =
-		(uint64_t)(r->retry_ms ? r->retry_ms : ABI_DEFAULT_RETRY_MS) *
-		1000000u;
+	e->msgid = r->rq.msgid;
+	e->addr = r->rq.addr;
+	e->netfn = r->rq.netfn;
+	e->cmd = r->rq.cmd;
+	e->retries_left = bcast		    ? 0 :
+			  r->rq.retries < 0 ? ABI_DEFAULT_RETRIES :
+					      (uint32_t)r->rq.retries;
+	e->retry_ns = (uint64_t)(r->rq.retry_ms ? r->rq.retry_ms :
+						  ABI_DEFAULT_RETRY_MS) *
+		      1000000u;
 	e->deadline_ns = now_ns + SEQTAB_SEND_WAIT_NS;
 	e->req_len = (uint16_t)len;
 	memcpy(e->req, frame, (size_t)len);
@@ -124,18 +123,17 @@ int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
 	return SEQTAB_FAILED;
 }
 
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
-		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, const struct ipmb_rx *rx,
 		 struct seqtab_entry *gone)
 {
 	struct seqtab_entry *e;
 
-	if (seq >= SEQTAB_SLOTS)
+	if (rx->seq >= SEQTAB_SLOTS)
 		return -ENOENT;
-	e = &t->e[seq];
-	if (!e->inuse || e->addr.channel != channel || e->cmd != cmd ||
-	    e->netfn != (rsp_netfn & ~1) || e->addr.slave_addr != rs_sa ||
-	    e->addr.lun != rs_lun)
+	e = &t->e[rx->seq];
+	if (!e->inuse || e->addr.channel != rx->channel || e->cmd != rx->cmd ||
+	    e->netfn != (rx->netfn & ~1) || e->addr.slave_addr != rx->src_sa ||
+	    e->addr.lun != rx->src_lun)
 		return -ENOENT;
 	*gone = *e;
 	e->inuse = false;

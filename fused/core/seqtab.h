@@ -64,16 +64,16 @@
 
 struct seqtab_entry {
 	bool inuse;
-	bool broadcast;	      /* sent to the broadcast address (no retries) */
-	bool timing;	      /* the Send Message completed: the deadline is
+	bool broadcast;	   /* sent to the broadcast address (no retries) */
+	bool timing;	   /* the Send Message completed: the deadline is
 				   the retry timer */
-	uint8_t seq;	      /* the slot number */
-	uint32_t token;	      /* seq << 26 | generation */
-	void *owner;	      /* the client (cancel key) */
-	const void *group;    /* its node (share key) */
-	int64_t msgid;	      /* the client's msgid */
-	struct abi_addr addr; /* the client's address as given */
-	uint8_t netfn, cmd;   /* the request's */
+	uint8_t seq;	   /* the slot number */
+	uint32_t token;	   /* seq << 26 | generation */
+	void *owner;	   /* the client (cancel key) */
+	const void *group; /* its node (share key) */
+	int64_t msgid;	   /* the client's msgid */
+	struct ipmi_address addr; /* the client's address as given */
+	uint8_t netfn, cmd;	  /* the request's */
 	uint32_t retries_left;
 	uint64_t retry_ns; /* one attempt */
 	uint64_t deadline_ns;
@@ -87,26 +87,22 @@ struct seqtab {
 	unsigned int curr;	    /* where the next search starts */
 };
 
-/* What the client asked for (after the abi_check_request checks). */
+/* What the client asked for (after the ipmi_check_request checks). */
 struct seqtab_req {
 	void *owner;
 	const void *group;	/* NULL, or a share key (the node) ... */
 	unsigned int group_max; /* ... holding at most this many slots */
-	int64_t msgid;
-	struct abi_addr addr; /* IPMB or IPMB broadcast */
-	uint8_t netfn, cmd;   /* netfn even */
-	const uint8_t *data;
-	uint16_t data_len;
+	/* to an IPMB or IPMB broadcast address, netfn even; retries < 0:
+	 * ABI_DEFAULT_RETRIES (broadcast: 0), retry_ms 0:
+	 * ABI_DEFAULT_RETRY_MS (pass the result of ipmi_effective_timing to
+	 * get maintenance mode right); data copied into the slot */
+	struct ipmi_request rq;
 	uint8_t my_sa, my_lun; /* requester address/LUN on addr.channel */
-	int32_t retries;       /* < 0: ABI_DEFAULT_RETRIES; broadcast: 0 */
-	uint32_t retry_ms;     /* 0: ABI_DEFAULT_RETRY_MS (pass the result of
-				   abi_effective_timing to get maintenance
-				   mode right) */
 };
 
 void seqtab_init(struct seqtab *t);
 
-/* Bring effective retries and retry time (abi_effective_timing's) within
+/* Bring effective retries and retry time (ipmi_effective_timing's) within
  * SEQTAB_MAX_RETRIES and SEQTAB_MIN/MAX_RETRY_MS. */
 void seqtab_clamp_timing(int32_t *retries, uint32_t *retry_ms);
 /* Slots held by GROUP. */
@@ -132,12 +128,13 @@ int seqtab_alloc(struct seqtab *t, const struct seqtab_req *r, uint64_t now_ns,
 int seqtab_send_done(struct seqtab *t, uint32_t token, uint8_t cc,
 		     uint64_t now_ns, struct seqtab_entry *gone);
 
+struct ipmb_rx;
 /*
- * Match an IPMB response. seq > 63 or no match: -ENOENT. Found: 0, *gone =
- * the entry, slot freed.
+ * Match the IPMB response RX (its seq, channel, sender SA and LUN, netfn
+ * and cmd). seq > 63 or no match: -ENOENT. Found: 0, *gone = the entry,
+ * slot freed.
  */
-int seqtab_match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
-		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+int seqtab_match(struct seqtab *t, const struct ipmb_rx *rx,
 		 struct seqtab_entry *gone);
 
 #define SEQTAB_NONE    0

@@ -150,6 +150,24 @@ static struct xact *pick(struct daemon *d)
 	return NULL;
 }
 
+/* Hand x to the backend with policy POL. */
+static int submit(struct backend *be, const struct xact *x,
+		  const struct kcsraw_policy *pol)
+{
+	bool si = x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	struct backend_req r = {
+		.cookie = x->cookie,
+		.pol = pol,
+		.req = x->req,
+		.len = x->req_len,
+		.addr = si || x->internal ? NULL : &x->addr,
+		.retries = x->retries,
+		.retry_ms = x->retry_ms,
+	};
+
+	return be->ops->submit(be, &r);
+}
+
 /*
  * Submit while a slot is free. An IPMB request a bridging backend takes as
  * such (ipmidev: the stock driver's own sequence table holds it until the
@@ -160,7 +178,6 @@ static struct xact *pick(struct daemon *d)
 void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
-	const struct abi_addr *addr;
 	struct kcsraw_policy pol;
 	struct xact *x;
 	int rv;
@@ -173,12 +190,7 @@ void xact_kick(struct daemon *d)
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
 		x->t_sub = now_ns();
-		addr = x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE ||
-				       x->internal ?
-			       NULL :
-			       &x->addr;
-		rv = be->ops->submit(be, x->cookie, &pol, x->req, x->req_len,
-				     addr, x->retries, x->retry_ms);
+		rv = submit(be, x, &pol);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
 			break;
@@ -191,7 +203,9 @@ void xact_kick(struct daemon *d)
 			continue;
 		}
 		x->state = XACT_RUNNING;
-		x->bridged = addr != NULL;
+		x->bridged =
+			x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+			!x->internal;
 		be->bridged += x->bridged;
 		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
@@ -214,11 +228,18 @@ static void node_account(struct node *n, struct xact *x, int status,
 		t.cpu_ns = cost->cpu_ns;
 		t.spin_ns = cost->spin_ns;
 		n->cnt.sleeps += cost->sleeps;
-		if (status == 0)
+		if (status == 0) {
+			struct adapt_sample smp = {
+				.resp_ns = t.service_ns,
+				.sleeps = cost->sleeps,
+				.bmc_us = cost->bmc_us,
+				.cpu_ns = cost->cpu_ns,
+			};
+
 			adapt_record(&n->adapt, x->netfn, x->cmd,
-				     x->adaptive ? &x->choice : NULL,
-				     t.service_ns, cost->sleeps, cost->bmc_us,
-				     cost->cpu_ns, now);
+				     x->adaptive ? &x->choice : NULL, &smp,
+				     now);
+		}
 	} else {
 		t.service_ns = now - x->t_sub;
 	}
@@ -281,6 +302,59 @@ unsigned int xact_file_share(unsigned int queue)
 unsigned int xact_uid_share(unsigned int queue)
 {
 	return queue * 3 / 4 ? queue * 3 / 4 : 1;
+}
+
+bool xact_share_allows(const struct node *n, unsigned int file_queued,
+		       unsigned int uid_queued)
+{
+	unsigned int q = n->conf.pol.queue;
+
+	return file_queued < xact_file_share(q) &&
+	       uid_queued < xact_uid_share(q);
+}
+
+struct xact *xact_from_request(struct node *n, void *owner,
+			       const struct ipmi_request *rq)
+{
+	struct xact *x = xact_new(n->d, n);
+
+	if (!x)
+		return NULL;
+	x->owner = owner;
+	x->addr = rq->addr;
+	x->addr_raw_len = (uint8_t)(rq->addr_len < sizeof(x->addr_raw) ?
+					    rq->addr_len :
+					    sizeof(x->addr_raw));
+	memcpy(x->addr_raw, rq->addr_raw, x->addr_raw_len);
+	x->msgid = rq->msgid;
+	x->netfn = rq->netfn;
+	x->cmd = rq->cmd;
+	x->retries = rq->retries;
+	x->retry_ms = rq->retry_ms;
+	/* the kernel bridges it (ipmidev): the same clamp as ours */
+	if (rq->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		seqtab_clamp_timing(&x->retries, &x->retry_ms);
+	x->req[0] = (uint8_t)(rq->netfn << 2 | (rq->addr.lun & 3));
+	x->req[1] = rq->cmd;
+	memcpy(x->req + 2, rq->data, rq->len);
+	x->req_len = (uint16_t)(rq->len + 2);
+	return x;
+}
+
+void xact_request(const struct xact *x, struct ipmi_request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->addr = x->addr;
+	rq->addr_raw = x->addr_raw;
+	rq->addr_len = x->addr_raw_len;
+	rq->msgid = x->msgid;
+	rq->netfn = x->netfn;
+	rq->cmd = x->cmd;
+	rq->addr.lun = x->req[0] & 3;
+	rq->data = x->req + 2;
+	rq->len = x->req_len >= 2 ? (uint16_t)(x->req_len - 2) : 0;
+	rq->retries = x->retries;
+	rq->retry_ms = x->retry_ms;
 }
 
 void xact_cancel(struct xact *x)

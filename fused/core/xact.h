@@ -29,7 +29,7 @@ struct xact {
 	uint64_t t_enq, t_sub;
 
 	/* what the client asked, to address its answer */
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	uint8_t addr_raw[ABI_MAX_ADDR_LEN];
 	uint8_t addr_raw_len;
 	int64_t msgid;
@@ -54,6 +54,22 @@ struct xact {
 /* A file's and a uid's share of a node's queue of QUEUE requests. */
 unsigned int xact_file_share(unsigned int queue);
 unsigned int xact_uid_share(unsigned int queue);
+/* The queue-share rule: may an owner holding FILE_QUEUED of node n's
+ * queue, whose uid holds UID_QUEUED, queue one more? */
+bool xact_share_allows(const struct node *n, unsigned int file_queued,
+		       unsigned int uid_queued);
+/*
+ * The transaction of a client's system-interface request (or, on a
+ * bridging backend, its IPMB one), not yet queued: the request's address
+ * and raw address bytes, msgid, netfn, cmd and timing kept to answer it,
+ * the KCS bytes (netfn << 2 | lun, cmd, data) made. The maker sets done
+ * and dispatched, then xact_enqueue(). NULL: out of memory.
+ */
+struct xact *xact_from_request(struct node *n, void *owner,
+			       const struct ipmi_request *rq);
+/* The request x was made from (data: x's own KCS bytes; LUN: the one
+ * the BMC gets). */
+void xact_request(const struct xact *x, struct ipmi_request *rq);
 /* A transaction of node n (NULL: the daemon's own, run ahead of nodes). */
 struct xact *xact_new(struct daemon *d, struct node *n);
 /* Free x; an owned one is first dropped from its owner's list
@@ -77,17 +93,13 @@ void bridge_init(struct daemon *d);
 void bridge_fini(struct daemon *d);
 /* A request of owner (on node n) to an IPMB or LAN address: a sequence
  * slot and a Send Message; its answer comes back through d->up->bridged. */
-int bridge_send(struct node *n, void *owner, const struct abi_addr *addr,
-		int64_t msgid, uint8_t netfn, uint8_t cmd, const uint8_t *data,
-		uint16_t len, int32_t retries, uint32_t retry_ms,
-		unsigned int flags);
+int bridge_send(struct node *n, void *owner, const struct ipmi_request *rq);
 /* A reply to an incoming command (ABI_REQF_RESPONSE; msgid is its
  * sequence), as a transaction not yet queued: the caller sets its owner,
  * then xact_enqueue(); its send result goes to d->up->bridged. NULL with
  * *err. */
-struct xact *bridge_reply_new(struct node *n, const struct abi_addr *addr,
-			      int64_t msgid, uint8_t netfn, uint8_t cmd,
-			      const uint8_t *data, uint16_t len, int *err);
+struct xact *bridge_reply_new(struct node *n, const struct ipmi_request *rq,
+			      int *err);
 /* The owner closed: its slots are freed. */
 void bridge_owner_gone(struct daemon *d, void *owner);
 /* The channel media the scan found (bmcsetup.c), for incoming messages. */

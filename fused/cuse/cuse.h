@@ -27,7 +27,7 @@ struct fuse_pollhandle;
 struct kmsg {
 	TAILQ_ENTRY(kmsg) link;
 	int32_t recv_type; /* IPMI_*_RECV_TYPE */
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	uint8_t addr_raw[ABI_MAX_ADDR_LEN]; /* a response: its request's */
 	uint8_t addr_raw_len;
 	int64_t msgid;
@@ -129,17 +129,23 @@ void client_deliver(struct client *c, struct kmsg *m);
 struct kmsg *kmsg_new(const struct ipmb_user_msg *u);
 /* A request of c (SEND, once decoded and its address parsed): checked as
  * the stock driver and the node's rules check it, then queued on the node
- * or bridged. 0 or a negative errno. */
-int client_send(struct client *c, const struct abi_addr *addr,
-		const uint8_t *addr_raw, uint32_t addr_len, int64_t msgid,
-		uint8_t netfn, uint8_t cmd, const uint8_t *data, uint16_t len,
-		int32_t retries, uint32_t retry_ms);
+ * or bridged. Sets rq's netfn to its 6 wire bits and its flags. 0 or a
+ * negative errno. */
+int client_send(struct client *c, struct ipmi_request *rq);
 /* c closes or lost access: its requests are cancelled. */
 void client_cancel_all(struct client *c);
 
-void client_ioctl(struct client *c, struct fuse_req *req, unsigned int cmd,
-		  void *arg, unsigned int flags, const void *in_buf,
-		  size_t in_len, size_t out_len);
+/* One ioctl call as CUSE hands it over (libfuse's ioctl operation): the
+ * bytes the kernel copied in this round, and how many it can copy out. */
+struct cuse_ioctl {
+	struct fuse_req *req;
+	unsigned int cmd;
+	void *arg;	    /* the caller's pointer */
+	unsigned int flags; /* FUSE_IOCTL_* */
+	const void *in;
+	size_t in_len, out_len;
+};
+void client_ioctl(struct client *c, const struct cuse_ioctl *io);
 
 /* cmdreg.c: command registrations, per interface; at most
  * CMDREG_MAX_PER_FILE (netfn, cmd) entries per open file (-ENOMEM past it),

@@ -22,18 +22,18 @@
  *       ent->op == ABI_SEND_COMMAND_SETTIME, &req)
  *   rv = abi_check_req_sizes(&req)             -EINVAL -> fail, fetch nothing
  *   fetch req.addr_len bytes at req.addr_ptr   (bad pointer: kernel EFAULT)
- *   abi_parse_addr(bytes, req.addr_len, &a)    -EINVAL -> fail
+ *   ipmi_addr_parse(bytes, req.addr_len, &a)    -EINVAL -> fail
  *   rv == -EMSGSIZE -> fail (data is not fetched)
  *   fetch abi_req_data_len(&req) bytes at req.data_ptr (0 bytes if data_ptr
  *       is 0: the stock driver then sends the request with no data)
- *   abi_check_request(&a, netfn, cmd, abi_req_data_len(&req), media, &fl)
+ *   ipmi_check_request(&a, netfn, cmd, abi_req_data_len(&req), media, &fl)
  *   act on fl (maintenance mode) even if that returned -EMSGSIZE.
  * Fetching the address and the data in one CUSE retry is equivalent except
  * that a bad data pointer then wins (EFAULT) over an invalid address (EINVAL).
  *
  * RECEIVE_MSG / RECEIVE_MSG_TRUNC:
  *   fetch the struct, abi_decode_recv(); empty queue -> -EAGAIN;
- *   abi_recv_fit(recv.addr_len, abi_addr_length(msg type), recv.data_len,
+ *   abi_recv_fit(recv.addr_len, ipmi_addr_len(msg type), recv.data_len,
  *       msg data_len, op == ABI_RECEIVE_MSG_TRUNC, &fit) tells what to write,
  *   whether to dequeue, and the result; abi_encode_recv() writes the struct
  *   back in the caller's layout.

@@ -24,6 +24,7 @@
 
 #include "core/xact.h"
 #include "cuse/cuse.h"
+#include "util/error.h"
 #include "util/log.h"
 
 static struct client *req_client(struct fuse_file_info *fi)
@@ -39,14 +40,14 @@ int node_name_check(const char *name, char **cause)
 	snprintf(path, sizeof(path), "/dev/%s", name);
 	if (lstat(path, &st) < 0)
 		return 0;
-	asprintf(cause,
-		 "node %s: %s already exists (%s): a node must not "
-		 "take the name of another device; choose another name",
-		 name, path,
-		 S_ISLNK(st.st_mode) ? "a symbolic link" :
-		 S_ISCHR(st.st_mode) ? "a character device" :
-		 S_ISBLK(st.st_mode) ? "a block device" :
-				       "a file");
+	error_set(cause,
+		  "node %s: %s already exists (%s): a node must not "
+		  "take the name of another device; choose another name",
+		  name, path,
+		  S_ISLNK(st.st_mode) ? "a symbolic link" :
+		  S_ISCHR(st.st_mode) ? "a character device" :
+		  S_ISBLK(st.st_mode) ? "a block device" :
+					"a file");
 	return -1;
 }
 
@@ -319,16 +320,27 @@ static void node_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	fuse_reply_err(req, EINVAL);
 }
 
+/* libfuse's ioctl operation (struct cuse_lowlevel_ops fixes its eight
+ * parameters: the one function in fused/ with more than seven). */
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		       struct fuse_file_info *fi, unsigned int flags,
 		       const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
+	struct cuse_ioctl io = {
+		.req = req,
+		.cmd = (unsigned int)cmd,
+		.arg = arg,
+		.flags = flags,
+		.in = in_buf,
+		.in_len = in_bufsz,
+		.out_len = out_bufsz,
+	};
+
 	if (req_client(fi)->revoked) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	client_ioctl(req_client(fi), req, (unsigned int)cmd, arg, flags, in_buf,
-		     in_bufsz, out_bufsz);
+	client_ioctl(req_client(fi), &io);
 }
 
 static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
@@ -411,35 +423,36 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	n->se = cuse_lowlevel_new(&args, &ci, &node_ops, n);
 	fuse_opt_free_args(&args);
 	if (!n->se) {
-		asprintf(cause, "node %s: cuse_lowlevel_new failed",
-			 conf->name);
+		error_set(cause, "node %s: cuse_lowlevel_new failed",
+			  conf->name);
 		goto fail;
 	}
 	fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		asprintf(cause, "node %s: /dev/cuse: %s%s", conf->name,
-			 strerror(errno),
-			 errno == ENOENT || errno == ENODEV ?
-				 " (modprobe cuse)" :
-				 "");
+		error_set(cause, "node %s: /dev/cuse: %s%s", conf->name,
+			  strerror(errno),
+			  errno == ENOENT || errno == ENODEV ?
+				  " (modprobe cuse)" :
+				  "");
 		goto fail;
 	}
 	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", fd);
 	if (fuse_session_mount(n->se, fdpath) != 0) {
-		asprintf(cause, "node %s: cannot attach /dev/cuse", conf->name);
+		error_set(cause, "node %s: cannot attach /dev/cuse",
+			  conf->name);
 		goto fail;
 	}
 	fd = -1; /* the session owns it now */
 	n->ev = event_new(d->base, fuse_session_fd(n->se), EV_READ | EV_PERSIST,
 			  node_readable, n);
 	if (!n->ev || event_add(n->ev, NULL) < 0) {
-		asprintf(cause, "node %s: event_add failed", conf->name);
+		error_set(cause, "node %s: event_add failed", conf->name);
 		goto fail;
 	}
 	core_node_attach(n);
 	return 0;
 nomem:
-	asprintf(cause, "node %s: out of memory", conf->name);
+	error_set(cause, "node %s: out of memory", conf->name);
 fail:
 	if (fd >= 0)
 		close(fd);

@@ -14,7 +14,7 @@
 /* ------------------------------------------------------------------ */
 /* addresses: type @0 (int), channel @4 (short), type-specific bytes @6.. */
 
-uint32_t abi_addr_length(int32_t addr_type)
+uint32_t ipmi_addr_len(int32_t addr_type)
 {
 	switch (addr_type) {
 	case IPMI_SYSTEM_INTERFACE_ADDR_TYPE:
@@ -29,7 +29,8 @@ uint32_t abi_addr_length(int32_t addr_type)
 	}
 }
 
-int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out)
+int ipmi_addr_parse(const void *bytes, uint32_t addr_len,
+		    struct ipmi_address *out)
 {
 	const uint8_t *p = bytes;
 	uint32_t need;
@@ -50,7 +51,7 @@ int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out)
 	if (out->channel == IPMI_BMC_CHANNEL || out->channel < 0 ||
 	    out->channel >= ABI_MAX_CHANNELS)
 		return -EINVAL;
-	need = abi_addr_length(out->addr_type);
+	need = ipmi_addr_len(out->addr_type);
 	if (need == 0 || addr_len < need)
 		return -EINVAL;
 
@@ -78,9 +79,9 @@ int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out)
 	}
 }
 
-int abi_encode_addr(const struct abi_addr *addr, void *buf, size_t bufsize)
+int ipmi_addr_encode(const struct ipmi_address *addr, void *buf, size_t bufsize)
 {
-	uint32_t n = abi_addr_length(addr->addr_type);
+	uint32_t n = ipmi_addr_len(addr->addr_type);
 	uint8_t *p = buf;
 
 	if (n == 0)
@@ -114,7 +115,8 @@ int abi_encode_addr(const struct abi_addr *addr, void *buf, size_t bufsize)
 	return (int)n;
 }
 
-void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out)
+void ipmi_addr_reply_form(const struct ipmi_address *req,
+			  struct ipmi_address *out)
 {
 	*out = *req;
 	if (out->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
@@ -124,7 +126,7 @@ void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out)
 /* ------------------------------------------------------------------ */
 /* request checks */
 
-bool abi_is_maintenance_trigger(uint8_t netfn, uint8_t cmd)
+bool ipmi_is_maint_trigger(uint8_t netfn, uint8_t cmd)
 {
 	if (netfn == IPMI_NETFN_FIRMWARE_REQUEST)
 		return true;
@@ -146,8 +148,8 @@ static int si_invalid(uint8_t netfn, uint8_t cmd, uint8_t lun)
 	return 0;
 }
 
-int abi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
-			 uint32_t data_len)
+int ipmi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
+			  uint32_t data_len)
 {
 	int rv = si_invalid(netfn, cmd, lun);
 
@@ -172,7 +174,7 @@ static bool medium_ok(const uint8_t *media, int16_t channel, bool lan)
 }
 
 /* IPMB (bcast 0/1) and LAN: header + checksum bytes the wrapper adds */
-static int bridged(const struct abi_addr *a, uint8_t netfn, uint8_t cmd,
+static int bridged(const struct ipmi_address *a, uint8_t netfn, uint8_t cmd,
 		   uint32_t data_len, const uint8_t *media, bool lan,
 		   unsigned int *fl)
 {
@@ -193,15 +195,15 @@ static int bridged(const struct abi_addr *a, uint8_t netfn, uint8_t cmd,
 		*fl |= ABI_REQF_RESPONSE;
 	} else {
 		*fl |= ABI_REQF_SEQ;
-		if (!lan && abi_is_maintenance_trigger(netfn, cmd))
+		if (!lan && ipmi_is_maint_trigger(netfn, cmd))
 			*fl |= ABI_REQF_MAINT_IPMB;
 	}
 	return 0;
 }
 
-int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		      uint32_t data_len, const uint8_t *media,
-		      unsigned int *flags)
+int ipmi_check_request(const struct ipmi_address *addr, uint8_t netfn,
+		       uint8_t cmd, uint32_t data_len, const uint8_t *media,
+		       unsigned int *flags)
 {
 	unsigned int fl = 0;
 	int rv;
@@ -211,9 +213,9 @@ int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
 		rv = si_invalid(netfn, cmd, addr->lun);
 		if (rv)
 			break;
-		if (abi_is_maintenance_trigger(netfn, cmd))
+		if (ipmi_is_maint_trigger(netfn, cmd))
 			fl |= ABI_REQF_MAINT_SI;
-		rv = abi_check_si_request(netfn, cmd, addr->lun, data_len);
+		rv = ipmi_check_si_request(netfn, cmd, addr->lun, data_len);
 		break;
 	case IPMI_IPMB_ADDR_TYPE:
 	case IPMI_IPMB_BROADCAST_ADDR_TYPE:
@@ -234,9 +236,9 @@ int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
 	return rv;
 }
 
-void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
-			  bool broadcast, bool ipmb_maint, int32_t *out_retries,
-			  uint32_t *out_ms)
+void ipmi_effective_timing(int32_t retries, uint32_t retry_time_ms,
+			   bool broadcast, bool ipmb_maint,
+			   int32_t *out_retries, uint32_t *out_ms)
 {
 	if (broadcast)
 		retries = 0;

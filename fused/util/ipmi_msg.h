@@ -2,7 +2,7 @@
 /*
  * ipmi_msg.h - IPMI messages as the stock message handler sees them, for
  * every layer of kcsmuxd: the limits, the address forms (struct ipmi_addr
- * and its overlays, parsed into struct abi_addr), the message handler's
+ * and its overlays, parsed into struct ipmi_address), the message handler's
  * per-address-type request checks (util/ipmi_addr.c), and a message as a
  * /dev/ipmi client receives it. Pure logic: no I/O, no libfuse, no
  * allocation. The CUSE front end's ioctl structs are in cuse/ipmi_abi.h.
@@ -33,7 +33,7 @@
 /* ------------------------------------------------------------------ */
 /* Addresses (struct ipmi_addr and its overlays) */
 
-struct abi_addr {
+struct ipmi_address {
 	int32_t addr_type; /* IPMI_*_ADDR_TYPE */
 	int16_t channel;
 	uint8_t slave_addr; /* IPMB, IPMB broadcast, IPMB direct */
@@ -51,19 +51,22 @@ struct abi_addr {
  * on channel 15, < 0 or >= 16, too short for its type (IPMB and broadcast 8,
  * LAN 12, IPMB direct 12 and also channel != 0, odd slave address or a LUN
  * > 3), or an unknown type. The SI/IPMB/LAN lun is checked later, by
- * abi_check_request. Bytes beyond the type's size are ignored.
+ * ipmi_check_request. Bytes beyond the type's size are ignored.
  */
-int abi_parse_addr(const void *bytes, uint32_t addr_len, struct abi_addr *out);
+int ipmi_addr_parse(const void *bytes, uint32_t addr_len,
+		    struct ipmi_address *out);
 /* Length of an address of this type on RECEIVE (ipmi_addr_length): SI and
  * IPMB (also broadcast) 8, LAN and IPMB direct 12, unknown 0. */
-uint32_t abi_addr_length(int32_t addr_type);
+uint32_t ipmi_addr_len(int32_t addr_type);
 /* Write addr as the user sees it; padding is zeroed. Returns the length
- * (abi_addr_length), -EINVAL for an unknown type, -ENOSPC if bufsize is too
+ * (ipmi_addr_len), -EINVAL for an unknown type, -ENOSPC if bufsize is too
  * small. */
-int abi_encode_addr(const struct abi_addr *addr, void *buf, size_t bufsize);
+int ipmi_addr_encode(const struct ipmi_address *addr, void *buf,
+		     size_t bufsize);
 /* The address the stock driver keeps for a request, i.e. the address of
  * its error/timeout response: a broadcast becomes a plain IPMB address. */
-void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out);
+void ipmi_addr_reply_form(const struct ipmi_address *req,
+			  struct ipmi_address *out);
 
 /* ------------------------------------------------------------------ */
 /* Request checks (i_ipmi_request and its per-type helpers) */
@@ -85,17 +88,17 @@ void abi_addr_reply_form(const struct abi_addr *req, struct abi_addr *out);
 
 /* True for cold/warm reset (App 0x02/0x03) and any firmware netfn 0x08
  * request: is_maintenance_mode_cmd. */
-bool abi_is_maintenance_trigger(uint8_t netfn, uint8_t cmd);
+bool ipmi_is_maint_trigger(uint8_t netfn, uint8_t cmd);
 
 /*
  * System interface: odd netfn -> -EINVAL; lun > 3 -> -EINVAL; App Send
  * Message 0x34 / Get Message 0x33 / Read Event Message Buffer 0x35 ->
  * -EINVAL (the driver owns them); data_len + 2 > 272 -> -EMSGSIZE.
  * A maintenance trigger that passed the -EINVAL checks arms maintenance
- * mode even when -EMSGSIZE follows (abi_check_request reports it).
+ * mode even when -EMSGSIZE follows (ipmi_check_request reports it).
  */
-int abi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
-			 uint32_t data_len);
+int ipmi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
+			  uint32_t data_len);
 
 /*
  * Dispatch on the parsed address and return the stock result; *flags gets
@@ -108,9 +111,9 @@ int abi_check_si_request(uint8_t netfn, uint8_t cmd, uint8_t lun,
  * -EMSGSIZE; lun > 3 -> -EINVAL.
  * IPMB direct: -EAFNOSUPPORT (a KCS interface cannot do it).
  */
-int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
-		      uint32_t data_len, const uint8_t *media,
-		      unsigned int *flags);
+int ipmi_check_request(const struct ipmi_address *addr, uint8_t netfn,
+		       uint8_t cmd, uint32_t data_len, const uint8_t *media,
+		       unsigned int *flags);
 
 /*
  * The retries / retry time an IPMB or LAN command really uses: broadcast ->
@@ -118,12 +121,33 @@ int abi_check_request(const struct abi_addr *addr, uint8_t netfn, uint8_t cmd,
  * 2000 ms; retries < 0 -> 4. (The per-file default from TIMING_PARMS is
  * -1 / 0, i.e. these defaults.) System-interface messages ignore them.
  */
-void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
-			  bool broadcast, bool ipmb_maint, int32_t *out_retries,
-			  uint32_t *out_ms);
+void ipmi_effective_timing(int32_t retries, uint32_t retry_time_ms,
+			   bool broadcast, bool ipmb_maint,
+			   int32_t *out_retries, uint32_t *out_ms);
 
 /* ------------------------------------------------------------------ */
 /* Messages */
+
+/*
+ * One request as it travels the daemon, like the kernel's struct
+ * kernel_ipmi_msg with its address, msgid and timing: the front end
+ * decodes a SEND_COMMAND(_SETTIME) into it, and the access rules, the
+ * bridge, the SDR cache and the core's transactions all take it. Borrowed:
+ * data and addr_raw point into the caller's buffers; whoever keeps the
+ * request copies them (xact_from_request, seqtab_alloc).
+ */
+struct ipmi_request {
+	struct ipmi_address addr; /* parsed (ipmi_addr_parse) */
+	const uint8_t *addr_raw;  /* the caller's bytes, echoed in the answer */
+	uint32_t addr_len;
+	int64_t msgid;
+	uint8_t netfn, cmd; /* netfn: the 6 bits the wire carries */
+	const uint8_t *data;
+	uint16_t len;
+	int32_t retries;    /* IPMB/LAN timing: < 0 the default */
+	uint32_t retry_ms;  /* 0: the default */
+	unsigned int flags; /* ABI_REQF_* (ipmi_check_request) */
+};
 
 /*
  * A message as a /dev/ipmi client receives it (struct ipmi_recv + its
@@ -132,7 +156,7 @@ void abi_effective_timing(int32_t retries, uint32_t retry_time_ms,
  */
 struct ipmb_user_msg {
 	int32_t recv_type; /* IPMI_*_RECV_TYPE / IPMI_RESPONSE_RESPONSE_TYPE */
-	struct abi_addr addr;
+	struct ipmi_address addr;
 	int64_t msgid;
 	uint8_t netfn, cmd;
 	uint16_t data_len;

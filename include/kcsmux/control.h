@@ -89,12 +89,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CTL_MAGIC		0x4d53434bU	/* "KCSM" as little-endian bytes */
-#define CTL_VERSION		1
-#define CTL_HDR_LEN		16
-#define CTL_MAX_PAYLOAD		(4U << 20)
-#define CTL_KEY_MAX		63
-#define CTL_SOCKET_DEFAULT	"/run/kcsmux/control.sock"
+#define CTL_MAGIC	   0x4d53434bU /* "KCSM" as little-endian bytes */
+#define CTL_VERSION	   1
+#define CTL_HDR_LEN	   16
+#define CTL_MAX_PAYLOAD	   (4U << 20)
+#define CTL_KEY_MAX	   63
+#define CTL_SOCKET_DEFAULT "/run/kcsmux/control.sock"
 
 enum ctl_type {
 	CTL_LIST = 1,
@@ -104,19 +104,19 @@ enum ctl_type {
 	CTL_RELOAD = 5,
 	CTL_STATUS = 6,
 	CTL_CHECK = 7,
-	CTL_REPLY = 0x8000,		/* or'ed with the request's type */
+	CTL_REPLY = 0x8000, /* or'ed with the request's type */
 };
 
 enum ctl_status {
 	CTL_OK = 0,
-	CTL_E_PROTO = 1,		/* malformed request */
-	CTL_E_VERSION = 2,		/* protocol version mismatch */
-	CTL_E_TYPE = 3,			/* unknown request type */
-	CTL_E_NOENT = 4,		/* no such node */
-	CTL_E_INVAL = 5,		/* bad key or value */
-	CTL_E_PERM = 6,			/* not root or the admin group */
-	CTL_E_UNSUPPORTED = 7,		/* not implemented by this daemon */
-	CTL_E_INTERNAL = 8,		/* out of memory and the like */
+	CTL_E_PROTO = 1,       /* malformed request */
+	CTL_E_VERSION = 2,     /* protocol version mismatch */
+	CTL_E_TYPE = 3,	       /* unknown request type */
+	CTL_E_NOENT = 4,       /* no such node */
+	CTL_E_INVAL = 5,       /* bad key or value */
+	CTL_E_PERM = 6,	       /* not root or the admin group */
+	CTL_E_UNSUPPORTED = 7, /* not implemented by this daemon */
+	CTL_E_INTERNAL = 8,    /* out of memory and the like */
 };
 
 struct ctl_hdr {
@@ -135,10 +135,10 @@ void ctl_hdr_encode(uint8_t out[CTL_HDR_LEN], const struct ctl_hdr *h);
  * cases, so the caller can name the version).
  */
 enum ctl_status ctl_hdr_decode(const uint8_t in[CTL_HDR_LEN],
-    struct ctl_hdr *h);
+			       struct ctl_hdr *h);
 /* A header for TYPE with this side's magic and version. */
 void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
-    uint32_t status);
+		  uint32_t status);
 
 /* "list", "show", ..., "reply to show", or "type 0x1234". */
 const char *ctl_type_name(uint16_t type, char *buf, size_t len);
@@ -158,10 +158,10 @@ struct ctl_buf {
 
 void ctl_buf_init(struct ctl_buf *b);
 void ctl_buf_free(struct ctl_buf *b);
-void ctl_buf_reset(struct ctl_buf *b);		/* len 0, keeps memory */
+void ctl_buf_reset(struct ctl_buf *b); /* len 0, keeps memory */
 void ctl_buf_add(struct ctl_buf *b, const void *data, size_t len);
 void ctl_buf_printf(struct ctl_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 /* Is KEY a valid kv key? Is VALUE a valid kv value (no NUL, no newline)? */
 bool ctl_key_valid(const char *key, size_t len);
@@ -170,7 +170,7 @@ bool ctl_value_valid(const char *value, size_t len);
 /* Append "KEY=VALUE\n"; -1 (nothing added) if either is invalid. */
 int ctl_kv_add(struct ctl_buf *b, const char *key, const char *value);
 int ctl_kv_addf(struct ctl_buf *b, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 
 /* A parsed kv payload: n pairs of NUL-terminated strings, in order. */
 struct ctl_kv {
@@ -181,7 +181,7 @@ struct ctl_kv {
 struct ctl_kvlist {
 	size_t n;
 	struct ctl_kv *kv;
-	char *mem;			/* the strings */
+	char *mem; /* the strings */
 };
 
 /*
@@ -189,25 +189,25 @@ struct ctl_kvlist {
  * and what is wrong): a NUL byte, a line without '=' or without its final
  * newline, a bad key. *l is empty on error; free with ctl_kvlist_free().
  */
-int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l,
-    char *err, size_t errlen);
+int ctl_kv_parse(const char *text, size_t len, struct ctl_kvlist *l, char *err,
+		 size_t errlen);
 void ctl_kvlist_free(struct ctl_kvlist *l);
 /* The value of the first KEY in [FROM, TO) (TO clamped to l->n), or NULL. */
 const char *ctl_kv_find(const struct ctl_kvlist *l, size_t from, size_t to,
-    const char *key);
+			const char *key);
 /*
  * Records: a record starts at each pair whose key is REC_KEY and runs to the
  * next one. ctl_kv_record(l, "node", 0, &start, &end) finds the first;
  * pass END back as FROM for the next. false: no more records.
  */
-bool ctl_kv_record(const struct ctl_kvlist *l, const char *rec_key,
-    size_t from, size_t *start, size_t *end);
+bool ctl_kv_record(const struct ctl_kvlist *l, const char *rec_key, size_t from,
+		   size_t *start, size_t *end);
 
 /* Requests. -1 if NODE is not a plausible node name or a setting is bad. */
 int ctl_req_show(struct ctl_buf *b, const char *node);
 /* SETTINGS: "KEY=VALUE" strings as typed on the command line. */
 int ctl_req_set(struct ctl_buf *b, const char *node, char *const *settings,
-    size_t n, char *err, size_t errlen);
+		size_t n, char *err, size_t errlen);
 /* A node name as kcsmux.conf allows it: [A-Za-z0-9_.-]{1,31}, no leading
  * dot or hyphen. */
 bool ctl_node_name_valid(const char *name);
@@ -223,23 +223,23 @@ struct ctl_client_info {
 	uint64_t id;
 	int64_t pid;
 	uint32_t uid;
-	uint32_t outstanding;		/* requests sent, not answered */
-	uint32_t queued;		/* messages waiting to be received */
+	uint32_t outstanding; /* requests sent, not answered */
+	uint32_t queued;      /* messages waiting to be received */
 	bool events;
 };
 
-#define CTL_POLICY_MAX	32
+#define CTL_POLICY_MAX 32
 
 struct ctl_node_info {
 	const char *name;
 	const char *preset;
-	bool custom;			/* policy differs from the preset */
-	bool ready;			/* the device exists */
-	const char *access;		/* access preset name */
+	bool custom;	    /* policy differs from the preset */
+	bool ready;	    /* the device exists */
+	const char *access; /* access preset name */
 	size_t npolicy;
-	struct ctl_kv policy[CTL_POLICY_MAX];	/* key, value in config syntax */
+	struct ctl_kv policy[CTL_POLICY_MAX]; /* key, value in config syntax */
 	uint32_t nclients;
-	const struct ctl_client_info *clients;	/* NULL: not printed */
+	const struct ctl_client_info *clients; /* NULL: not printed */
 	uint32_t queue, queue_max;
 	uint64_t requests, rejected, cancelled, dispatched, completed, errors;
 	uint64_t denied, busy, opens;

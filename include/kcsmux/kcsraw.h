@@ -140,6 +140,9 @@ struct kcsraw_stats {
 /* kcsraw_info.flags */
 #define KCSRAW_INFO_IRQ		0x0001	/* the IRQ is requested and enabled */
 #define KCSRAW_INFO_DMI		0x0002	/* found through SMBIOS type 38 */
+#define KCSRAW_INFO_SMI		0x0004	/* also an interface of ipmi_msghandler
+					   (smi=1): the kernel's IPMI users
+					   have a lane ahead of this queue */
 
 /* KCSRAW_IOC_INFO. 200 bytes. */
 struct kcsraw_info {

@@ -17,7 +17,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+#define CHECK(c)                          \
+	do {                              \
+		if (!(c))                 \
+			__builtin_trap(); \
+	} while (0)
 
 enum { F_L32 = 1, F_SETTIME = 2, F_TRUNC = 4 };
 
@@ -44,7 +48,7 @@ static void check_addr_and_request(const uint8_t *p, size_t n, uint32_t len,
 				   uint8_t netfn, uint8_t cmd,
 				   uint32_t data_len, const uint8_t *media)
 {
-	struct abi_addr a, b;
+	struct ipmi_address a, b;
 	uint8_t enc[ABI_MAX_ADDR_LEN];
 	unsigned int fl;
 	uint8_t *copy;
@@ -55,33 +59,34 @@ static void check_addr_and_request(const uint8_t *p, size_t n, uint32_t len,
 	copy = dup_exact(p, len);
 	if (!copy)
 		return;
-	rv = abi_parse_addr(copy, len, &a);
+	rv = ipmi_addr_parse(copy, len, &a);
 	free(copy);
 	CHECK(rv == 0 || rv == -EINVAL);
 	if (rv)
 		return;
 	CHECK(len >= ABI_MIN_ADDR_LEN && len <= ABI_MAX_ADDR_LEN);
-	n_enc = abi_encode_addr(&a, enc, sizeof(enc));
-	CHECK(n_enc > 0 && (uint32_t)n_enc == abi_addr_length(a.addr_type));
+	n_enc = ipmi_addr_encode(&a, enc, sizeof(enc));
+	CHECK(n_enc > 0 && (uint32_t)n_enc == ipmi_addr_len(a.addr_type));
 	CHECK((uint32_t)n_enc <= len);
-	CHECK(abi_encode_addr(&a, enc, (size_t)n_enc - 1) == -ENOSPC);
-	CHECK(abi_parse_addr(enc, (uint32_t)n_enc, &b) == 0);
+	CHECK(ipmi_addr_encode(&a, enc, (size_t)n_enc - 1) == -ENOSPC);
+	CHECK(ipmi_addr_parse(enc, (uint32_t)n_enc, &b) == 0);
 	CHECK(a.addr_type == b.addr_type && a.channel == b.channel &&
 	      a.slave_addr == b.slave_addr && a.lun == b.lun &&
-	      a.privilege == b.privilege && a.session_handle == b.session_handle &&
+	      a.privilege == b.privilege &&
+	      a.session_handle == b.session_handle &&
 	      a.remote_swid == b.remote_swid && a.local_swid == b.local_swid &&
 	      a.rs_lun == b.rs_lun && a.rq_lun == b.rq_lun);
-	abi_addr_reply_form(&a, &b);
+	ipmi_addr_reply_form(&a, &b);
 	CHECK(b.addr_type != IPMI_IPMB_BROADCAST_ADDR_TYPE);
 
-	rv = abi_check_request(&a, netfn, cmd, data_len, media, &fl);
+	rv = ipmi_check_request(&a, netfn, cmd, data_len, media, &fl);
 	CHECK(rv == 0 || rv == -EINVAL || rv == -EMSGSIZE ||
 	      rv == -EAFNOSUPPORT);
 	if (a.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
-		CHECK(rv == abi_check_si_request(netfn, cmd, a.lun, data_len));
+		CHECK(rv == ipmi_check_si_request(netfn, cmd, a.lun, data_len));
 		CHECK(!(fl & ~(unsigned int)ABI_REQF_MAINT_SI));
 		if (fl)
-			CHECK(abi_is_maintenance_trigger(netfn, cmd));
+			CHECK(ipmi_is_maint_trigger(netfn, cmd));
 		if (rv == 0)
 			CHECK(!(netfn & 1) && a.lun <= 3 &&
 			      data_len + 2 <= ABI_MAX_MSG_LENGTH);
@@ -106,8 +111,9 @@ static void fuzz_ioctl(uint8_t flags, const uint8_t *p, size_t n)
 	if (e->layout32 && sizeof(long) == 8)
 		CHECK(compat);
 	if (e->op == ABI_SEND_COMMAND || e->op == ABI_SEND_COMMAND_SETTIME)
-		CHECK(e->in_size == abi_req_size(e->layout32,
-				e->op == ABI_SEND_COMMAND_SETTIME));
+		CHECK(e->in_size ==
+		      abi_req_size(e->layout32,
+				   e->op == ABI_SEND_COMMAND_SETTIME));
 	if (e->op == ABI_RECEIVE_MSG || e->op == ABI_RECEIVE_MSG_TRUNC)
 		CHECK(e->in_size == abi_recv_size(e->layout32) &&
 		      e->out_size == e->in_size);
@@ -147,7 +153,8 @@ static void fuzz_req(uint8_t flags, const uint8_t *p, size_t n)
 	check_addr_and_request(p, n, r.addr_len, r.netfn, r.cmd,
 			       abi_req_data_len(&r),
 			       n >= r.addr_len + (size_t)ABI_MAX_CHANNELS ?
-			       p + r.addr_len : NULL);
+				       p + r.addr_len :
+				       NULL);
 }
 
 /* RECEIVE: struct, then the message's address length, data length */
@@ -171,7 +178,7 @@ static void fuzz_recv(uint8_t flags, const uint8_t *p, size_t n)
 	CHECK(memcmp(out, p, sz) == 0);
 	CHECK(abi_encode_recv(out, sz - 1, l32, &r) == -EINVAL);
 
-	msg_addr = n > sz ? abi_addr_length((int32_t)p[sz]) : 8;
+	msg_addr = n > sz ? ipmi_addr_len((int32_t)p[sz]) : 8;
 	msg_data = (uint16_t)(n > sz + 2 ? (p[sz + 1] | p[sz + 2] << 8) : 0);
 	rv = abi_recv_fit(r.addr_len, msg_addr, r.data_len, msg_data,
 			  flags & F_TRUNC, &f);
@@ -202,21 +209,24 @@ static void fuzz_small(const uint8_t *p, size_t n)
 	if (abi_decode_cmdspec_chans(p, n, &cs) == 0)
 		CHECK(cs.chans == rd32(p + 8, 4));
 	if (abi_decode_timing(p, n, &t) == 0) {
-		CHECK(abi_encode_timing(out, sizeof(out), &t) == ABI_TIMING_SIZE);
+		CHECK(abi_encode_timing(out, sizeof(out), &t) ==
+		      ABI_TIMING_SIZE);
 		CHECK(memcmp(out, p, ABI_TIMING_SIZE) == 0);
 	}
 	if (abi_decode_chan_val(p, n, &cv) == 0) {
 		memcpy(out, p, ABI_CHAN_VAL_SIZE);
 		CHECK(abi_encode_chan_val(out, sizeof(out), &cv) == 4);
 		CHECK(memcmp(out, p, ABI_CHAN_VAL_SIZE) == 0);
-		CHECK((abi_check_channel(cv.channel) == 0) == (cv.channel < 16));
+		CHECK((abi_check_channel(cv.channel) == 0) ==
+		      (cv.channel < 16));
 	}
 	if (abi_decode_int(p, n, &v) == 0) {
 		CHECK(abi_encode_int(out, sizeof(out), v) == 4);
 		CHECK(memcmp(out, p, 4) == 0);
 		CHECK(abi_my_lun_value((uint32_t)v) <= 3);
 		CHECK(abi_my_address_value((uint32_t)v) == p[0]);
-		CHECK((abi_check_maintenance_mode(v) == 0) == (v >= 0 && v <= 2));
+		CHECK((abi_check_maintenance_mode(v) == 0) ==
+		      (v >= 0 && v <= 2));
 	}
 }
 
@@ -231,7 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sel = data[0];
 	flags = data[1];
 	n = size - 2;
-	p = dup_exact(data + 2, n);	/* exact size: over-reads are caught */
+	p = dup_exact(data + 2, n); /* exact size: over-reads are caught */
 	if (!p)
 		return 0;
 	switch (sel % 5) {
@@ -244,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		fuzz_recv(flags, p, n);
 		break;
-	case 3:	/* a bare address: length byte, then the bytes, netfn, cmd */
+	case 3: /* a bare address: length byte, then the bytes, netfn, cmd */
 		if (n >= 1)
 			check_addr_and_request(p + 1, n - 1, p[0],
 					       n > 2 ? p[n - 2] : 0,

@@ -5,7 +5,7 @@
  * The input drives one machine through a series of transactions against
  * one of two BMCs:
  *
- *  - model: the simulated BMC of tests/unit/kcs_model.c, its delays and
+ *  - model: the simulated BMC of tests/unit/helpers/kcs_model.c, its delays and
  *    fault knobs (stalls, errors, dropped and extra response bytes, bad
  *    aborts) and its response to each request taken from the input;
  *  - chaos: no BMC at all: every status and data register read returns

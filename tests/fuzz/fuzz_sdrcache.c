@@ -353,11 +353,20 @@ static void ask(struct run *r, unsigned int who, uint8_t netfn, uint8_t lun,
 	uint8_t *resp = malloc(size), want[ANSWER_MAX];
 	const void *owner = &r->res[who];
 	unsigned int n = 0, nw, guard = 0;
+	struct ipmi_request rq = {
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL,
+			  .lun = lun },
+		.netfn = netfn,
+		.cmd = cmd,
+		.data = d,
+		.len = (uint16_t)len,
+	};
 	enum sdrc_verdict v;
 
 	CHECK(resp);
-	while ((v = sdrc_request(r->c, owner, netfn, lun, cmd, d, len, r->now,
-				 resp, size, &n)) == SDRC_PARK) {
+	while ((v = sdrc_request(r->c, owner, &rq, r->now, resp, size, &n)) ==
+	       SDRC_PARK) {
 		CHECK(++guard < 8);
 		pump(r);
 	}
@@ -381,7 +390,7 @@ static void ask(struct run *r, unsigned int who, uint8_t netfn, uint8_t lun,
 	nw = model_answer(&r->m, netfn, lun, cmd, d, len, want);
 	if (netfn == 0x0a && cmd == 0x22 && nw == 3)
 		r->res[who] = (uint16_t)(want[1] | want[2] << 8);
-	sdrc_observe(r->c, owner, netfn, lun, cmd, d, len, 0, want, nw, r->now);
+	sdrc_observe(r->c, owner, &rq, 0, want, nw, r->now);
 }
 
 static unsigned int resp_size(struct src *s)

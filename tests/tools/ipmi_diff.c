@@ -1819,8 +1819,8 @@ static const struct step steps[] = {
  * IPMB requests go to the one IPMB controller that answers (0x72 on
  * channel 0) or are refused before they leave.
  *
- * Differences CUSE cannot close are known by name (docs/design.md, "Known
- * differences"): counted as known when the two results differ exactly in
+ * Differences CUSE cannot close are known by name (docs/differences.md):
+ * counted as known when the two results differ exactly in
  * the documented way, as mismatches otherwise.
  */
 #include <sys/mman.h>
@@ -1856,7 +1856,7 @@ static const char *const rclass_name[RC_COUNT] = {
 	"recv-readonly",
 };
 
-/* Known differences, by name (docs/design.md). */
+/* Known differences, by name (docs/differences.md). */
 enum known {
 	K_NONE,
 	K_SEND_ORDER,	   /* invalid address + bad data: EFAULT vs EINVAL */
@@ -2126,440 +2126,531 @@ static void draw(struct rop *op, unsigned long inflight, bool events_on,
 		op->cls = RC_RECV;
 }
 
-/* Apply step op to device d; return the known difference it may show. */
-static enum known apply(const struct rop *op, struct dev *d, struct res *r)
+static enum known apply_send_si(const unsigned int *v, struct dev *d,
+				struct rdev *x, struct res *r)
 {
-	const unsigned int *v = op->v;
-	struct rdev *x = &rdevs[d == &devs[1]];
+	static const uint8_t cmds[][3] = {
+		{ IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD, 0 },
+		{ IPMI_NETFN_APP_REQUEST, 0x04, 0 }, /* self test */
+		{ IPMI_NETFN_APP_REQUEST, 0x2f, 0 }, /* enables */
+		{ IPMI_NETFN_APP_REQUEST, 0x42, 1 }, /* chan info */
+		{ 0x0a, 0x20, 0 },		     /* SDR info */
+		{ 0x0a, 0x40, 0 },		     /* SEL info */
+		{ 0x04, 0x2d, 1 },		     /* reading */
+		{ 0x30, 0x7f, 0 },		     /* OEM: error */
+	};
+	unsigned int c = v[0] % 8, lun = v[1] % 4;
+	unsigned char data[2] = { (uint8_t)(v[2] % 16), 0 };
+	union xaddr a;
+	unsigned int alen;
+
+	(void)x;
+	alen = mk_si(&a, IPMI_BMC_CHANNEL, (unsigned char)lun);
+	rpf(r, "[%02x/%02x lun %u] ", cmds[c][0], cmds[c][1], lun);
+	do_send_full(d, r, &a, alen, msgid_of((int)(v[3] % 4)), cmds[c][0],
+		     cmds[c][1], cmds[c][2] ? data : NULL, cmds[c][2]);
+	return K_NONE;
+}
+
+static enum known apply_send_bad(const unsigned int *v, struct dev *d,
+				 struct rdev *x, struct res *r)
+{
+	enum pkind ak = P_OK, dk = P_OK;
+	unsigned int dlen = 0, which = v[0] % 12;
+	uint8_t netfn = IPMI_NETFN_APP_REQUEST, cmd = 1;
 	union xaddr a;
 	unsigned int alen;
 	enum known k = K_NONE;
 
-	switch (op->cls) {
-	case RC_SEND_SI: {
-		static const uint8_t cmds[][3] = {
-			{ IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD, 0 },
-			{ IPMI_NETFN_APP_REQUEST, 0x04, 0 }, /* self test */
-			{ IPMI_NETFN_APP_REQUEST, 0x2f, 0 }, /* enables */
-			{ IPMI_NETFN_APP_REQUEST, 0x42, 1 }, /* chan info */
-			{ 0x0a, 0x20, 0 },		     /* SDR info */
-			{ 0x0a, 0x40, 0 },		     /* SEL info */
-			{ 0x04, 0x2d, 1 },		     /* reading */
-			{ 0x30, 0x7f, 0 },		     /* OEM: error */
-		};
-		unsigned int c = v[0] % 8, lun = v[1] % 4;
-		unsigned char data[2] = { (uint8_t)(v[2] % 16), 0 };
-
-		alen = mk_si(&a, IPMI_BMC_CHANNEL, (unsigned char)lun);
-		rpf(r, "[%02x/%02x lun %u] ", cmds[c][0], cmds[c][1], lun);
-		do_send_full(d, r, &a, alen, msgid_of((int)(v[3] % 4)),
-			     cmds[c][0], cmds[c][1], cmds[c][2] ? data : NULL,
-			     cmds[c][2]);
+	(void)x;
+	alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+	switch (which) {
+	case 0: /* address length */
+		alen = addr_lens[v[1] % 10];
+		break;
+	case 1: /* address pointer */
+		ak = (enum pkind)(1 + v[1] % 3);
+		break;
+	case 2: /* data pointer */
+		dk = (enum pkind)(1 + v[1] % 3);
+		dlen = data_lens[v[2] % 10];
+		break;
+	case 3: /* sizes */
+		dlen = data_lens[v[1] % 10];
+		netfn = 0x30; /* OEM: the BMC refuses it */
+		cmd = 0x7f;
+		break;
+	case 4: /* odd netfn, lun past 3 */
+		netfn = (uint8_t)(1 + 2 * (v[1] % 32));
+		a.si.lun = (unsigned char)(v[2] % 8);
+		break;
+	case 5: /* driver-owned commands */
+		cmd = (uint8_t)(0x33 + v[1] % 3);
+		break;
+	case 6: /* SI address on another channel */
+		a.si.channel = (short)(v[1] % 20);
+		if (a.si.channel == IPMI_BMC_CHANNEL)
+			a.si.channel = -1;
+		break;
+	case 7: /* unknown address types */
+		a.si.addr_type = (int)(v[1] % 2 ? 99 : 0);
+		break;
+	case 8: /* IPMB direct (cannot on KCS) */
+		a.si.addr_type = 0x0d;
+		a.si.channel = 0;
+		alen = 12;
+		break;
+	case 9: /* invalid address AND bad data: known order */
+		a.si.addr_type = 99;
+		dk = (enum pkind)(2 + v[1] % 2);
+		dlen = 4;
+		k = K_SEND_ORDER;
+		break;
+	case 10: /* a NULL data pointer with a length */
+		dk = P_NULL;
+		dlen = data_lens[v[1] % 10];
+		break;
+	default: /* IPMB on a channel out of range */
+		alen = mk_ipmb(&a,
+			       (short)(v[1] % 2 ? (int)(16 + v[2] % 100) :
+						  -1 - (int)(v[2] % 5)),
+			       0x72, 0);
 		break;
 	}
-	case RC_SEND_BAD: {
-		enum pkind ak = P_OK, dk = P_OK;
-		unsigned int dlen = 0, which = v[0] % 12;
-		uint8_t netfn = IPMI_NETFN_APP_REQUEST, cmd = 1;
+	rpf(r, "[%u] ", which);
+	r_send(d, r, &a, alen, ak, netfn, cmd, dlen, dk, false, 0, 0);
+	return k;
+}
 
-		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		switch (which) {
-		case 0: /* address length */
-			alen = addr_lens[v[1] % 10];
-			break;
-		case 1: /* address pointer */
-			ak = (enum pkind)(1 + v[1] % 3);
-			break;
-		case 2: /* data pointer */
-			dk = (enum pkind)(1 + v[1] % 3);
-			dlen = data_lens[v[2] % 10];
-			break;
-		case 3: /* sizes */
-			dlen = data_lens[v[1] % 10];
-			netfn = 0x30; /* OEM: the BMC refuses it */
-			cmd = 0x7f;
-			break;
-		case 4: /* odd netfn, lun past 3 */
-			netfn = (uint8_t)(1 + 2 * (v[1] % 32));
-			a.si.lun = (unsigned char)(v[2] % 8);
-			break;
-		case 5: /* driver-owned commands */
-			cmd = (uint8_t)(0x33 + v[1] % 3);
-			break;
-		case 6: /* SI address on another channel */
-			a.si.channel = (short)(v[1] % 20);
-			if (a.si.channel == IPMI_BMC_CHANNEL)
-				a.si.channel = -1;
-			break;
-		case 7: /* unknown address types */
-			a.si.addr_type = (int)(v[1] % 2 ? 99 : 0);
-			break;
-		case 8: /* IPMB direct (cannot on KCS) */
-			a.si.addr_type = 0x0d;
-			a.si.channel = 0;
-			alen = 12;
-			break;
-		case 9: /* invalid address AND bad data: known order */
-			a.si.addr_type = 99;
-			dk = (enum pkind)(2 + v[1] % 2);
-			dlen = 4;
-			k = K_SEND_ORDER;
-			break;
-		case 10: /* a NULL data pointer with a length */
-			dk = P_NULL;
-			dlen = data_lens[v[1] % 10];
-			break;
-		default: /* IPMB on a channel out of range */
-			alen = mk_ipmb(&a,
-				       (short)(v[1] % 2 ?
-						       (int)(16 + v[2] % 100) :
-						       -1 - (int)(v[2] % 5)),
-				       0x72, 0);
-			break;
-		}
-		rpf(r, "[%u] ", which);
-		r_send(d, r, &a, alen, ak, netfn, cmd, dlen, dk, false, 0, 0);
-		break;
-	}
-	case RC_SEND_IPMB: {
-		unsigned int ch = v[0] % 16, lun = v[1] % 5;
-		bool bcast = v[2] % 8 == 0;
+static enum known apply_send_ipmb(const unsigned int *v, struct dev *d,
+				  struct rdev *x, struct res *r)
+{
+	unsigned int ch = v[0] % 16, lun = v[1] % 5;
+	bool bcast = v[2] % 8 == 0;
+	union xaddr a;
+	unsigned int alen;
 
-		/* channel 0 goes to the one controller that answers; others
-		 * are refused on both (not IPMB) */
-		alen = mk_ipmb(&a, (short)ch, 0x72, (unsigned char)lun);
-		if (bcast) {
-			a.ipmb.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
-			if (ch == 0)
-				a.ipmb.channel = 1; /* no timeouts */
-		}
-		rpf(r, "[ch %u lun %u%s] ", ch, lun, bcast ? " bcast" : "");
-		x->bridged = true;
-		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
-		       IPMI_GET_DEVICE_ID_CMD, v[3] % 4 ? 0 : 263 + v[4] % 2,
-		       P_OK, false, 0, 0);
-		break;
+	/* channel 0 goes to the one controller that answers; others
+	 * are refused on both (not IPMB) */
+	alen = mk_ipmb(&a, (short)ch, 0x72, (unsigned char)lun);
+	if (bcast) {
+		a.ipmb.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
+		if (ch == 0)
+			a.ipmb.channel = 1; /* no timeouts */
 	}
-	case RC_SEND_LAN: {
-		struct ipmi_lan_addr *l = &a.lan;
+	rpf(r, "[ch %u lun %u%s] ", ch, lun, bcast ? " bcast" : "");
+	x->bridged = true;
+	r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
+	       IPMI_GET_DEVICE_ID_CMD, v[3] % 4 ? 0 : 263 + v[4] % 2, P_OK,
+	       false, 0, 0);
+	return K_NONE;
+}
 
-		memset(&a, 0, sizeof(a));
-		l->addr_type = IPMI_LAN_ADDR_TYPE;
-		l->channel = (short)(v[0] % 17);
-		l->privilege = 4;
-		l->session_handle = 1;
-		l->remote_SWID = 0x81;
-		l->local_SWID = 0x20;
-		l->lun = (unsigned char)(v[1] % 5);
-		alen = v[2] % 3 ? sizeof(*l) : 8;
-		rpf(r, "[ch %d lun %u alen %u] ", l->channel, l->lun, alen);
-		x->bridged = true;
-		r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
-		       IPMI_GET_DEVICE_ID_CMD, 0, P_OK, false, 0, 0);
-		break;
-	}
-	case RC_SETTIME: {
-		bool ipmb = v[0] % 2;
+static enum known apply_send_lan(const unsigned int *v, struct dev *d,
+				 struct rdev *x, struct res *r)
+{
+	union xaddr a;
+	struct ipmi_lan_addr *l = &a.lan;
+	unsigned int alen;
 
-		alen = ipmb ? mk_ipmb(&a, 0, 0x72, 0) :
-			      mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		x->bridged = true;
-		rpf(r, "[%s %d/%u] ", ipmb ? "ipmb 0x72" : "si",
-		    (int)(v[1] % 4) - 1, 500 + v[2] % 3000);
-		r_send(d, r, &a, v[3] % 6 ? alen : 41, P_OK,
-		       IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD,
-		       v[4] % 6 ? 0 : 4, v[4] % 6 ? P_OK : P_ONE, true,
-		       (int)(v[1] % 4) - 1, 500 + v[2] % 3000);
-		break;
-	}
-	case RC_RECV: {
-		unsigned int al = v[0] % 3 ? sizeof(struct ipmi_addr) :
-					     addr_lens[v[1] % 10];
-		unsigned int dl = v[2] % 3 ? 1024 : data_lens[v[3] % 5];
+	memset(&a, 0, sizeof(a));
+	l->addr_type = IPMI_LAN_ADDR_TYPE;
+	l->channel = (short)(v[0] % 17);
+	l->privilege = 4;
+	l->session_handle = 1;
+	l->remote_SWID = 0x81;
+	l->local_SWID = 0x20;
+	l->lun = (unsigned char)(v[1] % 5);
+	alen = v[2] % 3 ? sizeof(*l) : 8;
+	rpf(r, "[ch %d lun %u alen %u] ", l->channel, l->lun, alen);
+	x->bridged = true;
+	r_send(d, r, &a, alen, P_OK, IPMI_NETFN_APP_REQUEST,
+	       IPMI_GET_DEVICE_ID_CMD, 0, P_OK, false, 0, 0);
+	return K_NONE;
+}
 
-		settle(d);
-		rpf(r, "[%s alen %u dlen %u] ", v[4] % 2 ? "TRUNC" : "MSG", al,
-		    dl);
-		r_recv(d, r, v[4] % 2, al, dl, P_OK, P_OK, P_OK, NULL);
-		break;
-	}
-	case RC_RECV_BADPTR: {
-		enum pkind sk = P_OK, ak = P_OK, dk = P_OK;
-		unsigned int which = v[0] % 3;
-		unsigned int al = v[1] % 4 ? sizeof(struct ipmi_addr) :
-					     addr_lens[v[2] % 10];
+static enum known apply_settime(const unsigned int *v, struct dev *d,
+				struct rdev *x, struct res *r)
+{
+	bool ipmb = v[0] % 2;
+	union xaddr a;
+	unsigned int alen;
 
-		if (which == 0)
-			sk = (enum pkind)(1 + v[3] % 3);
-		else if (which == 1)
-			ak = (enum pkind)(1 + v[3] % 3);
-		else
-			dk = (enum pkind)(1 + v[3] % 3);
-		if (sk == P_OK && ak == P_OK && dk != P_OK)
-			k = K_RECV_ADDR_FIRST;
-		settle(d);
-		rpf(r, "[%s struct %s addr %s alen %u data %s] ",
-		    v[4] % 2 ? "TRUNC" : "MSG", pkind_name(sk), pkind_name(ak),
-		    al, pkind_name(dk));
-		r_recv(d, r, v[4] % 2, al, 1024, sk, ak, dk, NULL);
-		break;
-	}
-	case RC_RECV_RDONLY:
-		/* nothing in flight, events on: an event to receive */
-		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		rpf(r,
-		    "[Get Device ID, then RECEIVE into a read-only buffer] ");
-		do_send_full(d, r, &a, alen, msgid_of(0),
-			     IPMI_NETFN_APP_REQUEST, IPMI_GET_DEVICE_ID_CMD,
-			     NULL, 0);
-		settle(d);
+	alen = ipmb ? mk_ipmb(&a, 0, 0x72, 0) : mk_si(&a, IPMI_BMC_CHANNEL, 0);
+	x->bridged = true;
+	rpf(r, "[%s %d/%u] ", ipmb ? "ipmb 0x72" : "si", (int)(v[1] % 4) - 1,
+	    500 + v[2] % 3000);
+	r_send(d, r, &a, v[3] % 6 ? alen : 41, P_OK, IPMI_NETFN_APP_REQUEST,
+	       IPMI_GET_DEVICE_ID_CMD, v[4] % 6 ? 0 : 4,
+	       v[4] % 6 ? P_OK : P_ONE, true, (int)(v[1] % 4) - 1,
+	       500 + v[2] % 3000);
+	return K_NONE;
+}
+
+static enum known apply_recv(const unsigned int *v, struct dev *d,
+			     struct rdev *x, struct res *r)
+{
+	unsigned int al =
+		v[0] % 3 ? sizeof(struct ipmi_addr) : addr_lens[v[1] % 10];
+	unsigned int dl = v[2] % 3 ? 1024 : data_lens[v[3] % 5];
+
+	(void)x;
+	settle(d);
+	rpf(r, "[%s alen %u dlen %u] ", v[4] % 2 ? "TRUNC" : "MSG", al, dl);
+	r_recv(d, r, v[4] % 2, al, dl, P_OK, P_OK, P_OK, NULL);
+	return K_NONE;
+}
+
+static enum known apply_recv_badptr(const unsigned int *v, struct dev *d,
+				    struct rdev *x, struct res *r)
+{
+	enum pkind sk = P_OK, ak = P_OK, dk = P_OK;
+	unsigned int which = v[0] % 3;
+	unsigned int al =
+		v[1] % 4 ? sizeof(struct ipmi_addr) : addr_lens[v[2] % 10];
+	enum known k = K_NONE;
+
+	(void)x;
+	if (which == 0)
+		sk = (enum pkind)(1 + v[3] % 3);
+	else if (which == 1)
+		ak = (enum pkind)(1 + v[3] % 3);
+	else
+		dk = (enum pkind)(1 + v[3] % 3);
+	if (sk == P_OK && ak == P_OK && dk != P_OK)
+		k = K_RECV_ADDR_FIRST;
+	settle(d);
+	rpf(r, "[%s struct %s addr %s alen %u data %s] ",
+	    v[4] % 2 ? "TRUNC" : "MSG", pkind_name(sk), pkind_name(ak), al,
+	    pkind_name(dk));
+	r_recv(d, r, v[4] % 2, al, 1024, sk, ak, dk, NULL);
+	return k;
+}
+
+static enum known apply_recv_rdonly(const unsigned int *v, struct dev *d,
+				    struct rdev *x, struct res *r)
+{
+	union xaddr a;
+	unsigned int alen;
+
+	(void)x;
+	(void)v;
+	/* nothing in flight, events on: an event to receive */
+	alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+	rpf(r, "[Get Device ID, then RECEIVE into a read-only buffer] ");
+	do_send_full(d, r, &a, alen, msgid_of(0), IPMI_NETFN_APP_REQUEST,
+		     IPMI_GET_DEVICE_ID_CMD, NULL, 0);
+	settle(d);
+	rpf(r, "; ");
+	r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK, P_OK,
+	       rdonly_page);
+	rpf(r, "; then ");
+	r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK, P_OK,
+	       NULL);
+	return K_RECV_RDONLY;
+}
+
+static enum known apply_poll(const unsigned int *v, struct dev *d,
+			     struct rdev *x, struct res *r)
+{
+	struct pollfd p = { .fd = d->fd, .events = POLLIN | POLLOUT };
+	int rv;
+
+	(void)x;
+	(void)v;
+	rv = poll(&p, 1, due(d) ? resp_wait_ms : 0);
+	rrv(r, rv, errno);
+	rpf(r, " revents=");
+	revents_str(r, rv > 0 ? p.revents : 0);
+	return K_NONE;
+}
+
+static enum known apply_ints(const unsigned int *v, struct dev *d,
+			     struct rdev *x, struct res *r)
+{
+	static const unsigned long gets[] = {
+		IPMICTL_GET_MY_ADDRESS_CMD,
+		IPMICTL_GET_MY_LUN_CMD,
+		IPMICTL_GET_MAINTENANCE_MODE_CMD,
+	};
+	unsigned int which = v[0] % 6;
+
+	(void)x;
+	if (which < 3) {
+		int_get(d, r, gets[which], NULL);
+	} else if (which == 3) { /* set, read back, restore */
+		int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD, (int)(v[1] % 0x300));
 		rpf(r, "; ");
-		r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK,
-		       P_OK, rdonly_page);
-		rpf(r, "; then ");
-		r_recv(d, r, true, sizeof(struct ipmi_addr), 1024, P_OK, P_OK,
-		       P_OK, NULL);
-		k = K_RECV_RDONLY;
-		break;
-	case RC_POLL: {
-		struct pollfd p = { .fd = d->fd, .events = POLLIN | POLLOUT };
-		int rv;
-
-		rv = poll(&p, 1, due(d) ? resp_wait_ms : 0);
-		rrv(r, rv, errno);
-		rpf(r, " revents=");
-		revents_str(r, rv > 0 ? p.revents : 0);
-		break;
-	}
-	case RC_INTS: {
-		static const unsigned long gets[] = {
+		int_get(d, r, IPMICTL_GET_MY_ADDRESS_CMD, NULL);
+		rpf(r, "; ");
+		int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD, (int)d->addr);
+	} else if (which == 4) {
+		int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)(v[1] % 9));
+		rpf(r, "; ");
+		int_get(d, r, IPMICTL_GET_MY_LUN_CMD, NULL);
+		rpf(r, "; ");
+		int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)d->lun);
+	} else {
+		static const unsigned long all[] = {
 			IPMICTL_GET_MY_ADDRESS_CMD,
+			IPMICTL_SET_MY_ADDRESS_CMD,
 			IPMICTL_GET_MY_LUN_CMD,
+			IPMICTL_SET_MY_LUN_CMD,
+			IPMICTL_SET_GETS_EVENTS_CMD,
 			IPMICTL_GET_MAINTENANCE_MODE_CMD,
+			IPMICTL_SET_MAINTENANCE_MODE_CMD,
 		};
-		unsigned int which = v[0] % 6;
+		enum pkind pk = (enum pkind)(1 + v[2] % 3);
 
-		if (which < 3) {
-			int_get(d, r, gets[which], NULL);
-		} else if (which == 3) { /* set, read back, restore */
-			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD,
-				(int)(v[1] % 0x300));
-			rpf(r, "; ");
-			int_get(d, r, IPMICTL_GET_MY_ADDRESS_CMD, NULL);
-			rpf(r, "; ");
-			int_set(d, r, IPMICTL_SET_MY_ADDRESS_CMD, (int)d->addr);
-		} else if (which == 4) {
-			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)(v[1] % 9));
-			rpf(r, "; ");
-			int_get(d, r, IPMICTL_GET_MY_LUN_CMD, NULL);
-			rpf(r, "; ");
-			int_set(d, r, IPMICTL_SET_MY_LUN_CMD, (int)d->lun);
-		} else {
-			static const unsigned long all[] = {
-				IPMICTL_GET_MY_ADDRESS_CMD,
-				IPMICTL_SET_MY_ADDRESS_CMD,
-				IPMICTL_GET_MY_LUN_CMD,
-				IPMICTL_SET_MY_LUN_CMD,
-				IPMICTL_SET_GETS_EVENTS_CMD,
-				IPMICTL_GET_MAINTENANCE_MODE_CMD,
-				IPMICTL_SET_MAINTENANCE_MODE_CMD,
-			};
-			enum pkind pk = (enum pkind)(1 + v[2] % 3);
-
-			rpf(r, "[%s] ", pkind_name(pk));
-			ptr_ioctl(d, r, all[v[1] % 7], ptr_of(pk, NULL));
-		}
-		break;
+		rpf(r, "[%s] ", pkind_name(pk));
+		ptr_ioctl(d, r, all[v[1] % 7], ptr_of(pk, NULL));
 	}
-	case RC_CHAN: {
-		unsigned int ch = v[0] % 4 ? v[0] % 16 : 16 + v[1] % 3;
-		bool lun = v[2] % 2;
+	return K_NONE;
+}
 
-		if (v[3] % 4 == 0) {
-			enum pkind pk = (enum pkind)(1 + v[4] % 3);
+static enum known apply_chan(const unsigned int *v, struct dev *d,
+			     struct rdev *x, struct res *r)
+{
+	unsigned int ch = v[0] % 4 ? v[0] % 16 : 16 + v[1] % 3;
+	bool lun = v[2] % 2;
 
-			rpf(r, "[%s %s] ", lun ? "lun" : "addr",
-			    pkind_name(pk));
-			ptr_ioctl(
-				d, r,
-				v[5] % 2 ?
-					(lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-					       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD) :
-					(lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
-					       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD),
-				ptr_of(pk, NULL));
-			break;
-		}
-		rpf(r, "[ch %u %s] ", ch, lun ? "lun" : "addr");
+	(void)x;
+	if (v[3] % 4 == 0) {
+		enum pkind pk = (enum pkind)(1 + v[4] % 3);
+
+		rpf(r, "[%s %s] ", lun ? "lun" : "addr", pkind_name(pk));
+		ptr_ioctl(d, r,
+			  v[5] % 2 ?
+				  (lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+					 IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD) :
+				  (lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+					 IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD),
+			  ptr_of(pk, NULL));
+		return K_NONE;
+	}
+	rpf(r, "[ch %u %s] ", ch, lun ? "lun" : "addr");
+	chan_get(d, r,
+		 lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
+		       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
+		 (unsigned short)ch);
+	if (v[6] % 2) { /* set, read back, restore the default */
+		rpf(r, "; ");
+		chan_set(d, r,
+			 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+			       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+			 (unsigned short)ch, (unsigned char)v[7]);
+		rpf(r, "; ");
 		chan_get(d, r,
 			 lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
 			       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
 			 (unsigned short)ch);
-		if (v[6] % 2) { /* set, read back, restore the default */
-			rpf(r, "; ");
-			chan_set(d, r,
-				 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-				       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
-				 (unsigned short)ch, (unsigned char)v[7]);
-			rpf(r, "; ");
-			chan_get(d, r,
-				 lun ? IPMICTL_GET_MY_CHANNEL_LUN_CMD :
-				       IPMICTL_GET_MY_CHANNEL_ADDRESS_CMD,
-				 (unsigned short)ch);
-			rpf(r, "; ");
-			chan_set(d, r,
-				 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
-				       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
-				 (unsigned short)ch,
-				 lun ? (unsigned char)d->lun :
-				       (unsigned char)d->addr);
-		}
-		break;
-	}
-	case RC_TIMING:
-		if (v[0] % 5 == 0) {
-			enum pkind pk = (enum pkind)(1 + v[1] % 3);
-
-			rpf(r, "[%s] ", pkind_name(pk));
-			ptr_ioctl(d, r,
-				  v[2] % 2 ? IPMICTL_SET_TIMING_PARMS_CMD :
-					     IPMICTL_GET_TIMING_PARMS_CMD,
-				  ptr_of(pk, NULL));
-		} else if (v[0] % 2) {
-			timing_set(d, r, (int)(v[1] % 7) - 2, v[2] % 5000);
-		} else {
-			timing_get(d, r);
-		}
-		break;
-	case RC_MAINT:
-		int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD,
-			(int)(v[0] % 5) - 1);
 		rpf(r, "; ");
-		int_get(d, r, IPMICTL_GET_MAINTENANCE_MODE_CMD, NULL);
-		rpf(r, "; ");
-		int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, d->maint);
-		break;
-	case RC_REG: {
-		static const uint32_t masks[] = {
-			0,   1,	     2,	     3,	      4,       5,
-			0xf, 0xfff0, 0x8000, 0x10000, 0x10001, 0xffffffff
-		};
-		unsigned int netfn = v[0] % 4 ? 0x32 : (v[0] % 8 ? 0x33 : 0x06);
-		unsigned int cmd = 0x40 + v[1] % 3;
-		uint32_t mask = masks[v[2] % 12];
-		unsigned int which = v[3] % 8;
-		int fd = d->fd;
-
-		if (which == 7) { /* the second open file */
-			if (!x->fd2_open) {
-				d->fd2 = open(d->path, O_RDWR | O_CLOEXEC);
-				x->fd2_open = d->fd2 >= 0;
-				rpf(r, "open fd2 %s; ",
-				    x->fd2_open ? "ok" : ename(errno));
-			}
-			if (v[4] % 5 == 0 && x->fd2_open) {
-				close(d->fd2);
-				d->fd2 = -1;
-				x->fd2_open = false;
-				rpf(r, "close fd2");
-				break;
-			}
-			fd = x->fd2_open ? d->fd2 : d->fd;
-			which = v[5] % 4;
-		}
-		rpf(r, "[%s %02x/%02x mask %#x] ", fd == d->fd ? "fd" : "fd2",
-		    netfn, cmd, mask);
-		if (which == 6) {
-			enum pkind pk = (enum pkind)(1 + v[6] % 3);
-
-			rpf(r, "[%s] ", pkind_name(pk));
-			ptr_ioctl(d, r,
-				  v[7] % 2 ? IPMICTL_REGISTER_FOR_CMD_CHANS :
-					     IPMICTL_UNREGISTER_FOR_CMD,
-				  ptr_of(pk, NULL));
-		} else if (which % 2 == 0 && which < 4) {
-			struct ipmi_cmdspec_chans c = { netfn, cmd, mask };
-			int rv, e;
-
-			errno = 0;
-			rv = ioctl(fd,
-				   which ? IPMICTL_UNREGISTER_FOR_CMD_CHANS :
-					   IPMICTL_REGISTER_FOR_CMD_CHANS,
-				   &c);
-			e = errno;
-			rpf(r, "%s ", which ? "UNREG_CHANS" : "REG_CHANS");
-			rrv(r, rv, e);
-		} else {
-			bool un = which == 3 || which == 5;
-
-			rpf(r, "%s ", un ? "UNREG" : "REG");
-			cmd_reg(d, fd, r,
-				un ? IPMICTL_UNREGISTER_FOR_CMD :
-				     IPMICTL_REGISTER_FOR_CMD,
-				(unsigned char)netfn, (unsigned char)cmd);
-		}
-		break;
+		chan_set(d, r,
+			 lun ? IPMICTL_SET_MY_CHANNEL_LUN_CMD :
+			       IPMICTL_SET_MY_CHANNEL_ADDRESS_CMD,
+			 (unsigned short)ch,
+			 lun ? (unsigned char)d->lun : (unsigned char)d->addr);
 	}
-	case RC_EVENTS: {
-		bool on = v[0] % 3 != 0;
+	return K_NONE;
+}
 
-		/* turning them off with something due would race the
-		 * event against the switch: only when nothing is due */
-		if (!on && due(d))
-			on = true;
-		if (v[1] % 6 == 0)
-			rpf(r, "[twice] ");
-		int_set(d, r, IPMICTL_SET_GETS_EVENTS_CMD,
-			on ? (int)(1 + v[2] % 3) : 0);
-		x->events_on = on;
-		break;
-	}
-	case RC_PLATFORM_EVENT: {
-		/*
-		 * The BMC raises an event by itself: Set Sensor Thresholds
-		 * moves CPU Temp's (sensor 0x01, reading 45) upper
-		 * non-critical threshold below the reading (assertion) or
-		 * back to 85 (deassertion); ipmi_sim puts the event in its
-		 * event message buffer when the global enables allow it and
-		 * raises SMS_ATN. The state is the same on both BMCs, and
-		 * kept across seeds (sensor_low).
-		 */
-		static bool sensor_low[2];
-		bool *low = &sensor_low[d == &devs[1]];
-		unsigned char th[8] = { 0x01, 0x08, 0,
-					0,    0,    (uint8_t)(*low ? 85 : 40),
-					0,    0 };
+static enum known apply_timing(const unsigned int *v, struct dev *d,
+			       struct rdev *x, struct res *r)
+{
+	(void)x;
+	if (v[0] % 5 == 0) {
+		enum pkind pk = (enum pkind)(1 + v[1] % 3);
 
-		alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
-		rpf(r, "[CPU Temp UNC %u] ", th[5]);
-		if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x26, th,
-				 sizeof(th)) == 0) {
-			x->ev_due++;
-			x->bridged = true; /* the event: another path */
-			*low = !*low;
-		}
-		break;
+		rpf(r, "[%s] ", pkind_name(pk));
+		ptr_ioctl(d, r,
+			  v[2] % 2 ? IPMICTL_SET_TIMING_PARMS_CMD :
+				     IPMICTL_GET_TIMING_PARMS_CMD,
+			  ptr_of(pk, NULL));
+	} else if (v[0] % 2) {
+		timing_set(d, r, (int)(v[1] % 7) - 2, v[2] % 5000);
+	} else {
+		timing_get(d, r);
 	}
-	case RC_UNKNOWN_IOCTL:
-		switch (v[0] % 4) {
-		case 0:
-			s_tcgets(d, r);
-			break;
-		case 1:
-			s_io99(d, r);
-			break;
-		case 2:
-			s_send_wrong_size(d, r);
-			break;
-		default:
-			s_recv_nodir(d, r);
-			break;
+	return K_NONE;
+}
+
+static enum known apply_maint(const unsigned int *v, struct dev *d,
+			      struct rdev *x, struct res *r)
+{
+	(void)x;
+	int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, (int)(v[0] % 5) - 1);
+	rpf(r, "; ");
+	int_get(d, r, IPMICTL_GET_MAINTENANCE_MODE_CMD, NULL);
+	rpf(r, "; ");
+	int_set(d, r, IPMICTL_SET_MAINTENANCE_MODE_CMD, d->maint);
+	return K_NONE;
+}
+
+static enum known apply_reg(const unsigned int *v, struct dev *d,
+			    struct rdev *x, struct res *r)
+{
+	static const uint32_t masks[] = {
+		0,   1,	     2,	     3,	      4,       5,
+		0xf, 0xfff0, 0x8000, 0x10000, 0x10001, 0xffffffff
+	};
+	unsigned int netfn = v[0] % 4 ? 0x32 : (v[0] % 8 ? 0x33 : 0x06);
+	unsigned int cmd = 0x40 + v[1] % 3;
+	uint32_t mask = masks[v[2] % 12];
+	unsigned int which = v[3] % 8;
+	int fd = d->fd;
+
+	if (which == 7) { /* the second open file */
+		if (!x->fd2_open) {
+			d->fd2 = open(d->path, O_RDWR | O_CLOEXEC);
+			x->fd2_open = d->fd2 >= 0;
+			rpf(r, "open fd2 %s; ",
+			    x->fd2_open ? "ok" : ename(errno));
 		}
+		if (v[4] % 5 == 0 && x->fd2_open) {
+			close(d->fd2);
+			d->fd2 = -1;
+			x->fd2_open = false;
+			rpf(r, "close fd2");
+			return K_NONE;
+		}
+		fd = x->fd2_open ? d->fd2 : d->fd;
+		which = v[5] % 4;
+	}
+	rpf(r, "[%s %02x/%02x mask %#x] ", fd == d->fd ? "fd" : "fd2", netfn,
+	    cmd, mask);
+	if (which == 6) {
+		enum pkind pk = (enum pkind)(1 + v[6] % 3);
+
+		rpf(r, "[%s] ", pkind_name(pk));
+		ptr_ioctl(d, r,
+			  v[7] % 2 ? IPMICTL_REGISTER_FOR_CMD_CHANS :
+				     IPMICTL_UNREGISTER_FOR_CMD,
+			  ptr_of(pk, NULL));
+	} else if (which % 2 == 0 && which < 4) {
+		struct ipmi_cmdspec_chans c = { netfn, cmd, mask };
+		int rv, e;
+
+		errno = 0;
+		rv = ioctl(fd,
+			   which ? IPMICTL_UNREGISTER_FOR_CMD_CHANS :
+				   IPMICTL_REGISTER_FOR_CMD_CHANS,
+			   &c);
+		e = errno;
+		rpf(r, "%s ", which ? "UNREG_CHANS" : "REG_CHANS");
+		rrv(r, rv, e);
+	} else {
+		bool un = which == 3 || which == 5;
+
+		rpf(r, "%s ", un ? "UNREG" : "REG");
+		cmd_reg(d, fd, r,
+			un ? IPMICTL_UNREGISTER_FOR_CMD :
+			     IPMICTL_REGISTER_FOR_CMD,
+			(unsigned char)netfn, (unsigned char)cmd);
+	}
+	return K_NONE;
+}
+
+static enum known apply_events(const unsigned int *v, struct dev *d,
+			       struct rdev *x, struct res *r)
+{
+	bool on = v[0] % 3 != 0;
+
+	/* turning them off with something due would race the
+	 * event against the switch: only when nothing is due */
+	if (!on && due(d))
+		on = true;
+	if (v[1] % 6 == 0)
+		rpf(r, "[twice] ");
+	int_set(d, r, IPMICTL_SET_GETS_EVENTS_CMD,
+		on ? (int)(1 + v[2] % 3) : 0);
+	x->events_on = on;
+	return K_NONE;
+}
+
+static enum known apply_platform_event(const unsigned int *v, struct dev *d,
+				       struct rdev *x, struct res *r)
+{
+	(void)v;
+	/*
+	 * The BMC raises an event by itself: Set Sensor Thresholds
+	 * moves CPU Temp's (sensor 0x01, reading 45) upper
+	 * non-critical threshold below the reading (assertion) or
+	 * back to 85 (deassertion); ipmi_sim puts the event in its
+	 * event message buffer when the global enables allow it and
+	 * raises SMS_ATN. The state is the same on both BMCs, and
+	 * kept across seeds (sensor_low).
+	 */
+	static bool sensor_low[2];
+	bool *low = &sensor_low[d == &devs[1]];
+	unsigned char th[8] = { 0x01, 0x08, 0, 0, 0, (uint8_t)(*low ? 85 : 40),
+				0,    0 };
+	union xaddr a;
+	unsigned int alen;
+
+	alen = mk_si(&a, IPMI_BMC_CHANNEL, 0);
+	rpf(r, "[CPU Temp UNC %u] ", th[5]);
+	if (do_send_full(d, r, &a, alen, msgid_of(0), 0x04, 0x26, th,
+			 sizeof(th)) == 0) {
+		x->ev_due++;
+		x->bridged = true; /* the event: another path */
+		*low = !*low;
+	}
+	return K_NONE;
+}
+
+static enum known apply_unknown_ioctl(const unsigned int *v, struct dev *d,
+				      struct rdev *x, struct res *r)
+{
+	(void)x;
+	switch (v[0] % 4) {
+	case 0:
+		s_tcgets(d, r);
+		break;
+	case 1:
+		s_io99(d, r);
+		break;
+	case 2:
+		s_send_wrong_size(d, r);
 		break;
 	default:
+		s_recv_nodir(d, r);
 		break;
 	}
-	return k;
+	return K_NONE;
+}
+
+/* Step class -> what applies it to a device (apply()). */
+typedef enum known (*apply_fn)(const unsigned int *v, struct dev *d,
+			       struct rdev *x, struct res *r);
+static const apply_fn appliers[] = {
+	[RC_SEND_SI] = apply_send_si,
+	[RC_SEND_BAD] = apply_send_bad,
+	[RC_SEND_IPMB] = apply_send_ipmb,
+	[RC_SEND_LAN] = apply_send_lan,
+	[RC_SETTIME] = apply_settime,
+	[RC_RECV] = apply_recv,
+	[RC_RECV_BADPTR] = apply_recv_badptr,
+	[RC_RECV_RDONLY] = apply_recv_rdonly,
+	[RC_POLL] = apply_poll,
+	[RC_INTS] = apply_ints,
+	[RC_CHAN] = apply_chan,
+	[RC_TIMING] = apply_timing,
+	[RC_MAINT] = apply_maint,
+	[RC_REG] = apply_reg,
+	[RC_EVENTS] = apply_events,
+	[RC_PLATFORM_EVENT] = apply_platform_event,
+	[RC_UNKNOWN_IOCTL] = apply_unknown_ioctl,
+};
+
+/* Apply step op to device d; return the known difference it may show. */
+static enum known apply(const struct rop *op, struct dev *d, struct res *r)
+{
+	struct rdev *x = &rdevs[d == &devs[1]];
+
+	if ((size_t)op->cls >= sizeof(appliers) / sizeof(appliers[0]) ||
+	    appliers[op->cls] == NULL)
+		return K_NONE;
+	return appliers[op->cls](op->v, d, x, r);
 }
 
 /* Is the difference between a and b exactly the known one? */

@@ -502,7 +502,7 @@ static size_t body(uint8_t *out, size_t cap, unsigned int depth)
 static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 {
 	int fd = open_dev(dev);
-	long i, sent = 0, refused = 0, answered = 0, reopened = 0, pend = 0;
+	long i, sent = 0, refused = 0, answered = 0, reopened = 0;
 	int got;
 	unsigned char data[IPMI_MAX_MSG_LENGTH];
 	union {
@@ -578,19 +578,16 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 			refused++;
 		} else {
 			sent++;
-			pend++;
 		}
 		/* read what came; when the node says busy (EBUSY: queue or
 		 * outstanding; EAGAIN: its IPMB slots), wait a little, then
 		 * leave like a client that gives up: close and reopen */
 		got = drain(fd, rv == -EBUSY || rv == -EAGAIN ? 200 : 0);
 		answered += got;
-		pend -= got;
 		if ((rv == -EBUSY || rv == -EAGAIN) && got == 0) {
 			close(fd);
 			fd = open_dev(dev);
 			reopened++;
-			pend = 0;
 		}
 	}
 	answered += drain(fd, 1000);

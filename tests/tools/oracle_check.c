@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "admin/config.h"
+#include "core/access.h"
 #include "core/policy.h"
 
 static const struct kcsmux_access *acc;

@@ -12,6 +12,7 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -113,6 +114,18 @@ static int read_small(const char *path, char *buf, size_t sz)
 	return n ? 0 : -1;
 }
 
+/* read_small() of DIR/NAME; -1 if the path does not fit */
+static int read_task_file(const char *dir, const char *name, char *buf,
+			  size_t sz)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -1;
+	return read_small(path, buf, sz);
+}
+
 static uint64_t ticks_to_us(uint64_t ticks)
 {
 	long hz = sysconf(_SC_CLK_TCK);
@@ -128,18 +141,16 @@ static uint64_t ticks_to_us(uint64_t ticks)
  */
 static int task_cpu_ns(const char *dir, uint64_t *ns)
 {
-	char path[300], buf[1024];
+	char buf[1024];
 	unsigned long long v, ut, st;
 	char *p;
 
-	snprintf(path, sizeof(path), "%s/schedstat", dir);
-	if (!read_small(path, buf, sizeof(buf)) &&
+	if (!read_task_file(dir, "schedstat", buf, sizeof(buf)) &&
 	    sscanf(buf, "%llu", &v) == 1) {
 		*ns = v;
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/stat", dir);
-	if (read_small(path, buf, sizeof(buf)))
+	if (read_task_file(dir, "stat", buf, sizeof(buf)))
 		return -1;
 	/* comm may contain blanks and ')': fields start after the last ')'. */
 	p = strrchr(buf, ')');
@@ -166,10 +177,7 @@ static bool all_digits(const char *s)
 
 static void task_comm(const char *dir, char *comm, size_t sz)
 {
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/comm", dir);
-	if (read_small(path, comm, sz)) {
+	if (read_task_file(dir, "comm", comm, sz)) {
 		comm[0] = '\0';
 		return;
 	}
@@ -187,6 +195,7 @@ static long sum_threads(const char *pid, const char *pattern, bool verbose,
 	struct dirent *de;
 	long matched = 0;
 	DIR *d;
+	int n;
 
 	snprintf(dir, sizeof(dir), "/proc/%s/task", pid);
 	d = opendir(dir);
@@ -197,7 +206,9 @@ static long sum_threads(const char *pid, const char *pattern, bool verbose,
 
 		if (!all_digits(de->d_name))
 			continue;
-		snprintf(tdir, sizeof(tdir), "%s/%s", dir, de->d_name);
+		n = snprintf(tdir, sizeof(tdir), "%s/%s", dir, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(tdir))
+			continue;
 		task_comm(tdir, comm, sizeof(comm));
 		if (pattern && fnmatch(pattern, comm, 0) != 0)
 			continue;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "admin/config.h"
+#include "core/access.h"
 #include "core/policy.h"
 
 static struct kcsmux_config cfg;
@@ -63,6 +64,28 @@ static size_t frame(uint8_t *out, uint8_t chan, bool bcast, uint8_t netfn,
 		sum = (uint8_t)(sum + out[i]);
 	out[n++] = (uint8_t)-sum;
 	return n;
+}
+
+/* access_check_ipmb() of a request to (CHAN, SA, LUN), broadcast or not. */
+static enum access_verdict ipmb_check(const struct kcsmux_access *acc,
+				      uint8_t chan, bool bcast, uint8_t sa,
+				      uint8_t lun, uint8_t my_sa, uint8_t netfn,
+				      uint8_t cmd, const uint8_t *data,
+				      size_t len, struct access_why *why)
+{
+	struct ipmi_request rq = {
+		.addr = { .addr_type = bcast ? IPMI_IPMB_BROADCAST_ADDR_TYPE :
+					       IPMI_IPMB_ADDR_TYPE,
+			  .channel = chan,
+			  .slave_addr = sa,
+			  .lun = lun },
+		.netfn = netfn,
+		.cmd = cmd,
+		.data = data,
+		.len = (uint16_t)len,
+	};
+
+	return access_check_ipmb(acc, &rq, my_sa, why);
 }
 
 static const uint8_t chassis_off[] = { 0x00 }; /* Chassis Control: off */
@@ -512,15 +535,15 @@ START_TEST(test_ipmb_readings)
 	unsigned int chan;
 
 	/* Get Chassis Status (readonly) is allowed as such ... */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x00,
-					   0x01, ctl, 2, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x82, 0, 0x20, 0x00, 0x01,
+				    ctl, 2, NULL),
 			 ACCESS_OK);
-	ck_assert_int_eq(access_check_ipmb(acc, 0, true, 0x00, 0, 0x20, 0x00,
-					   0x01, ctl, 2, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, true, 0x00, 0, 0x20, 0x00, 0x01,
+				    ctl, 2, NULL),
 			 ACCESS_OK);
 	/* ... but to SA 0 it is Chassis Control for the receivers */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x00,
-					   0x01, ctl, 2, &why),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x00, 0, 0x20, 0x00, 0x01,
+				    ctl, 2, &why),
 			 ACCESS_DENIED);
 	ck_assert_uint_eq(why.netfn, 0x00);
 	ck_assert_uint_eq(why.cmd, 0x02);
@@ -528,15 +551,15 @@ START_TEST(test_ipmb_readings)
 	for (chan = 1; chan < 16; chan++) {
 		uint8_t sa = (uint8_t)(0x100 - 0x00); /* chk1 = -(sa) = 0 */
 
-		ck_assert_int_eq(access_check_ipmb(acc, (uint8_t)chan, false,
-						   (uint8_t)sa, 0, 0x20, 0x00,
-						   0x01, ctl, 2, NULL),
+		ck_assert_int_eq(ipmb_check(acc, (uint8_t)chan, false,
+					    (uint8_t)sa, 0, 0x20, 0x00, 0x01,
+					    ctl, 2, NULL),
 				 ACCESS_DENIED);
 	}
 	/* a node that allows everything: nothing to bypass */
 	acc = rules("access = all\n");
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x00,
-					   0x01, ctl, 2, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x00, 0, 0x20, 0x00, 0x01,
+				    ctl, 2, NULL),
 			 ACCESS_OK);
 }
 END_TEST
@@ -554,27 +577,27 @@ START_TEST(test_appended_checksum)
 	static const uint8_t in[] = { 0x1c, 0xfc, 0x75, 0x08, 0x23, 0xf0, 0x9e };
 	uint8_t pad[8];
 
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-					   0x34, in, sizeof(in), NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x13, 0, 0x20, 0x06, 0x34,
+				    in, sizeof(in), NULL),
 			 ACCESS_MALFORMED);
 	/* one byte more: the command is the client's own, checked */
 	memcpy(pad, in, sizeof(in));
 	pad[7] = 0x01; /* 02:01: a tunnel, refused */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-					   0x34, pad, 8, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x13, 0, 0x20, 0x06, 0x34,
+				    pad, 8, NULL),
 			 ACCESS_TUNNEL);
 	pad[3] = 0x18; /* 06:01: allowed */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x13, 0, 0x20, 0x06,
-					   0x34, pad, 8, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x13, 0, 0x20, 0x06, 0x34,
+				    pad, 8, NULL),
 			 ACCESS_OK);
 	/* the daemon's own frame, shifted, to slave 0 without data: its
 	 * command would be the checksum */
 	acc = rules("access = readonly\n");
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x00, 0, 0x20, 0x06,
-					   0x01, NULL, 0, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x00, 0, 0x20, 0x06, 0x01,
+				    NULL, 0, NULL),
 			 ACCESS_MALFORMED);
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x82, 0, 0x20, 0x06,
-					   0x01, NULL, 0, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x82, 0, 0x20, 0x06, 0x01,
+				    NULL, 0, NULL),
 			 ACCESS_OK);
 }
 END_TEST
@@ -607,12 +630,12 @@ START_TEST(test_netfn_high_bits)
 	nmid = frame(mid, 0, false, 0x06, 0x34, in, nin);
 	/* the daemon wraps an IPMB request in one Send Message; a client
 	 * Send Message carrying another is refused on every node ... */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x20, 0, 0x20, 0x06,
-					   0x34, mid, nmid, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x20, 0, 0x20, 0x06, 0x34,
+				    mid, nmid, NULL),
 			 ACCESS_TOO_DEEP);
 	/* ... and must be when the netfn byte is 0x46 (06 on the wire) */
-	ck_assert_int_eq(access_check_ipmb(acc, 0, false, 0x20, 0, 0x20, 0x46,
-					   0x34, mid, nmid, NULL),
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x20, 0, 0x20, 0x46, 0x34,
+				    mid, nmid, NULL),
 			 ACCESS_TOO_DEEP);
 }
 END_TEST

@@ -21,6 +21,7 @@
 
 #include "core/adaptive.h"
 #include "core/nodestats.h"
+#include "adapt_record.h"
 
 #define US	    1000ULL
 #define SEC	    1000000000ULL
@@ -197,8 +198,8 @@ static void sim_txn(struct sim *s, uint8_t netfn, uint8_t cmd, uint32_t r)
 	cpu = (uint64_t)wakes * WAKE_CPU_US * US;
 	s->now_ns += (uint64_t)(lat + hs) * US;
 	if (s->kind == P_ADAPT)
-		adapt_record(&s->ad, netfn, cmd, &ch, (uint64_t)(lat + hs) * US,
-			     wakes, s->no_bmc_us ? 0 : lat, cpu, s->now_ns);
+		record(&s->ad, netfn, cmd, &ch, (uint64_t)(lat + hs) * US,
+		       wakes, s->no_bmc_us ? 0 : lat, cpu, s->now_ns);
 	nodestats_cpu_add(&s->cpu, s->now_ns, cpu);
 	s->cpu_ns += cpu;
 	if (i < MAXTXN) {
@@ -317,12 +318,12 @@ START_TEST(test_fallback)
 
 	/* Too few samples: still the fallback. */
 	for (i = 0; i < ADAPT_MIN_SAMPLES - 1; i++)
-		adapt_record(a, 0x0a, 0x23, NULL, 1800 * US, 0, 0, 0, i);
+		record(a, 0x0a, 0x23, NULL, 1800 * US, 0, 0, 0, i);
 	adapt_choose(a, 0x0a, 0x23, &pol, 0, &ch);
 	ck_assert_uint_eq(ch.first_us, pol.poll_us);
 
 	/* Enough: the class's own window, first sleep just before 1800. */
-	adapt_record(a, 0x0a, 0x23, NULL, 1800 * US, 0, 0, 0, 10);
+	record(a, 0x0a, 0x23, NULL, 1800 * US, 0, 0, 0, 10);
 	ck_assert_int_eq(adapt_info(a, 0x0a, 0x23, &info), 0);
 	ck_assert(info.own);
 	ck_assert_uint_eq(info.lo_us, 1800);
@@ -718,11 +719,11 @@ START_TEST(test_lru)
 	adapt_init(a);
 	for (c = 0; c < ADAPT_CLASSES; c++)
 		for (i = 0; i < ADAPT_MIN_SAMPLES; i++)
-			adapt_record(a, 0x04, (uint8_t)c, NULL, (100 + c) * US,
-				     0, 0, 0, 1000 + c * 10 + i);
+			record(a, 0x04, (uint8_t)c, NULL, (100 + c) * US, 0, 0,
+			       0, 1000 + c * 10 + i);
 	/* Touch class 0 again: class 1 is now the least recently used. */
-	adapt_record(a, 0x04, 0, NULL, 100 * US, 0, 0, 0, 5000);
-	adapt_record(a, 0x06, 0x01, NULL, 999 * US, 0, 0, 0, 6000);
+	record(a, 0x04, 0, NULL, 100 * US, 0, 0, 0, 5000);
+	record(a, 0x06, 0x01, NULL, 999 * US, 0, 0, 0, 6000);
 	ck_assert_uint_eq(a->evictions, 1);
 	ck_assert_int_eq(adapt_info(a, 0x04, 0, &info), 0);
 	ck_assert(info.own);

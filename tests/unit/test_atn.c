@@ -486,17 +486,20 @@ START_TEST(test_channel_medium)
 	const uint8_t nosys[3] = { 0x1c, 0x42, 0xc1 };
 	const uint8_t absent[3] = { 0x1c, 0x42, 0xcc };
 	const uint8_t shortr[5] = { 0x1c, 0x42, 0x00, 0x00, 0x01 };
-	uint8_t m = 0xee;
+	uint8_t med = 0xee;
 
-	ck_assert_int_eq(atn_channel_medium(ipmb, sizeof(ipmb), &m), 0);
-	ck_assert_uint_eq(m, IPMI_CHANNEL_MEDIUM_IPMB);
-	ck_assert_int_eq(atn_channel_medium(lan, sizeof(lan), &m), 0);
-	ck_assert_uint_eq(m, 0x04); /* 7 bits */
-	m = 0xee;
-	ck_assert_int_eq(atn_channel_medium(nosys, sizeof(nosys), &m), -ENOSYS);
-	ck_assert_int_eq(atn_channel_medium(absent, sizeof(absent), &m), -EIO);
-	ck_assert_int_eq(atn_channel_medium(shortr, sizeof(shortr), &m), -EIO);
-	ck_assert_uint_eq(m, 0xee);
+	ck_assert_int_eq(atn_channel_medium(ipmb, sizeof(ipmb), &med), 0);
+	ck_assert_uint_eq(med, IPMI_CHANNEL_MEDIUM_IPMB);
+	ck_assert_int_eq(atn_channel_medium(lan, sizeof(lan), &med), 0);
+	ck_assert_uint_eq(med, 0x04); /* 7 bits */
+	med = 0xee;
+	ck_assert_int_eq(atn_channel_medium(nosys, sizeof(nosys), &med),
+			 -ENOSYS);
+	ck_assert_int_eq(atn_channel_medium(absent, sizeof(absent), &med),
+			 -EIO);
+	ck_assert_int_eq(atn_channel_medium(shortr, sizeof(shortr), &med),
+			 -EIO);
+	ck_assert_uint_eq(med, 0xee);
 }
 END_TEST
 

@@ -27,12 +27,12 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "admin/config.h"
 #include "core/core.h"
 #include "core/sdrcache.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "fake_backend.h"
+#include "node_conf.h"
 
 /* ------------------------------------------------------------------ */
 /* the kernel's side of CUSE ioctls */
@@ -145,22 +145,30 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 	size_t in_len = 0, out_len = 0, nout = 0, off, n;
 
 	for (int round = 0; round < 4; round++) {
+		struct cuse_ioctl io = {
+			.req = (fuse_req_t)&fake_req,
+			.cmd = cmd,
+			.arg = arg,
+			.in = in_len ? in : NULL,
+			.in_len = in_len,
+			.out_len = out_len,
+		};
+
 		r.kind = R_NONE;
-		client_ioctl(c, (fuse_req_t)&fake_req, cmd, arg, 0,
-			     in_len ? in : NULL, in_len, out_len);
+		client_ioctl(c, &io);
 		switch (r.kind) {
 		case R_ERR:
 			return -r.err;
 		case R_IOCTL:
-			for (size_t i = 0, off = 0; i < nout && off < r.outlen;
+			for (size_t i = 0, o = 0; i < nout && o < r.outlen;
 			     i++) {
-				n = outv[i].iov_len < r.outlen - off ?
+				n = outv[i].iov_len < r.outlen - o ?
 					    outv[i].iov_len :
-					    r.outlen - off;
+					    r.outlen - o;
 				if (faults(outv[i].iov_base))
 					return -EFAULT;
-				memcpy(outv[i].iov_base, r.out + off, n);
-				off += n;
+				memcpy(outv[i].iov_base, r.out + o, n);
+				o += n;
 			}
 			return r.result;
 		case R_RETRY:
@@ -195,7 +203,7 @@ static struct event_base *base;
 static struct daemon d;
 static struct fake_be *fb;
 static struct node na, nb;
-static struct kcsmux_config cfg;
+static struct kcsmux_node_conf conf_a, conf_b;
 static int ph_dummy;
 
 static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
@@ -226,19 +234,14 @@ static void close_file(struct client *c)
 
 static void setup(void)
 {
-	char *cause = NULL;
-
 	memset(&r, 0, sizeof(r));
 	notifies = 0;
-	memset(&cfg, 0, sizeof(cfg));
-	ck_assert_msg(
-		config_load_string(&cfg,
-				   "[node a]\naccess = all\n"
-				   "events = yes\ncommands = yes\n"
-				   "max_outstanding = 3\n"
-				   "[node b]\naccess = readonly\nevents = no\n",
-				   "t.conf", &cause) == 0,
-		"%s", cause);
+	test_node_conf(&conf_a, "a", KCSMUX_PRESET_NORMAL, KCSMUX_ACCESS_ALL);
+	conf_a.commands = true;
+	conf_a.max_outstanding = 3;
+	test_node_conf(&conf_b, "b", KCSMUX_PRESET_NORMAL,
+		       KCSMUX_ACCESS_READONLY);
+	conf_b.events = false;
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	memset(&d, 0, sizeof(d));
@@ -252,8 +255,8 @@ static void setup(void)
 	d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
 	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
-	node_init(&na, &cfg.nodes[0]);
-	node_init(&nb, &cfg.nodes[1]);
+	node_init(&na, &conf_a);
+	node_init(&nb, &conf_b);
 }
 
 static void teardown(void)
@@ -272,7 +275,6 @@ static void teardown(void)
 	core_fini(&d);
 	frontend_fini(&d);
 	event_base_free(base);
-	config_free(&cfg);
 }
 
 static struct ipmi_system_interface_addr si = {

@@ -19,16 +19,16 @@
 #include <linux/ipmi.h>
 #include <linux/ipmi_msgdefs.h>
 
-#include "admin/config.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "fake_backend.h"
+#include "node_conf.h"
 
 static struct event_base *base;
 static struct daemon d;
 static struct fake_be *fb;
 static struct node na, nb; /* a: policy bulk, b: interactive */
-static struct kcsmux_config cfg;
+static struct kcsmux_node_conf conf_a, conf_b;
 
 /* what went up */
 static struct {
@@ -99,15 +99,10 @@ static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
 
 static void setup(void)
 {
-	char *cause = NULL;
-
 	memset(&up, 0, sizeof(up));
-	memset(&cfg, 0, sizeof(cfg));
-	ck_assert_msg(config_load_string(&cfg,
-					 "[node a]\npolicy = bulk\n"
-					 "[node b]\npolicy = interactive\n",
-					 "t.conf", &cause) == 0,
-		      "%s", cause);
+	test_node_conf(&conf_a, "a", KCSMUX_PRESET_BULK, KCSMUX_ACCESS_ALL);
+	test_node_conf(&conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
+		       KCSMUX_ACCESS_ALL);
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	memset(&d, 0, sizeof(d));
@@ -118,8 +113,8 @@ static void setup(void)
 	memset(d.chan_lun, 2, sizeof(d.chan_lun));
 	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
 	d.be = &fb->be;
-	node_init(&na, &cfg.nodes[0]);
-	node_init(&nb, &cfg.nodes[1]);
+	node_init(&na, &conf_a);
+	node_init(&nb, &conf_b);
 }
 
 static void teardown(void)
@@ -132,7 +127,6 @@ static void teardown(void)
 	d.be->ops->destroy(d.be);
 	core_fini(&d);
 	event_base_free(base);
-	config_free(&cfg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -345,11 +339,33 @@ static const uint8_t send_getdevid[] = {
 	0x18, 0x34, 0x00, 0x82, 0x18, 0x66, 0x20, 0x02, 0x01, 0xdd,
 };
 
-static const struct abi_addr ipmb82 = {
+static const struct ipmi_address ipmb82 = {
 	.addr_type = IPMI_IPMB_ADDR_TYPE,
 	.channel = 0,
 	.slave_addr = 0x82,
 };
+
+/* bridge_send() of owner's request to ADDR. */
+static int send_ipmb(struct node *n, void *owner,
+		     const struct ipmi_address *addr, int64_t msgid,
+		     uint8_t netfn, uint8_t cmd, const uint8_t *data,
+		     uint16_t len, int32_t retries, uint32_t retry_ms,
+		     unsigned int flags)
+{
+	struct ipmi_request rq = {
+		.addr = *addr,
+		.msgid = msgid,
+		.netfn = netfn,
+		.cmd = cmd,
+		.data = data,
+		.len = len,
+		.retries = retries,
+		.retry_ms = retry_ms,
+		.flags = flags,
+	};
+
+	return bridge_send(n, owner, &rq);
+}
 
 static void want_req(const struct fake_sub *s, uint8_t cmd)
 {
@@ -408,8 +424,8 @@ START_TEST(test_bridge_response)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	ck_assert_uint_eq(fb->nsubs, 1);
 	ck_assert_uint_eq(fb->subs[0].len, sizeof(send_getdevid));
@@ -446,8 +462,8 @@ START_TEST(test_bridge_retry_timeout)
 	int owner;
 
 	/* 1 retry, 1000 ms (the shortest the table keeps) */
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
-				     1000, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
+				   1000, 0),
 			 0);
 	send_taken(0x00); /* no answer yet */
 	ck_assert_ptr_null(fake_pending(fb));
@@ -475,8 +491,8 @@ START_TEST(test_bridge_refused)
 	/* Send Message refused with a cc that is no "try again" */
 	uint8_t busy[3] = { 0x1c, 0x34, 0xcc };
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
-				     1000, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
+				   1000, 0),
 			 0);
 	fake_complete(fb, fake_pending(fb), 0, busy, 3);
 	ck_assert_uint_eq(up.bridged, 1);
@@ -494,8 +510,8 @@ START_TEST(test_bridge_owner_gone)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	bridge_owner_gone(&d, &owner);
 	send_taken(0x01);
@@ -516,8 +532,8 @@ START_TEST(test_stop_in_flight)
 	int owner;
 
 	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	ck_assert_int_eq(bridge_send(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
-				     -1, 0, 0),
+	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
+				   0, 0),
 			 0);
 	ck_assert_ptr_nonnull(fake_pending(fb));
 	sched_flow_detach(&d.sched, &na.flow);
@@ -529,7 +545,6 @@ START_TEST(test_stop_in_flight)
 	ck_assert(TAILQ_EMPTY(&d.internal));
 	ck_assert(TAILQ_EMPTY(&d.br.pending));
 	event_base_free(base);
-	config_free(&cfg);
 }
 END_TEST
 

@@ -17,6 +17,37 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The framers with the request's fields as arguments. */
+static struct ipmi_request mkreq(const struct ipmi_address *addr, uint8_t netfn,
+				 uint8_t cmd, const uint8_t *data,
+				 uint16_t data_len)
+{
+	return (struct ipmi_request){ .addr = *addr,
+				      .netfn = netfn,
+				      .cmd = cmd,
+				      .data = data,
+				      .len = data_len };
+}
+
+static int build_from_addr(const struct ipmi_address *addr, uint8_t netfn,
+			   uint8_t cmd, const uint8_t *data, uint16_t data_len,
+			   uint8_t my_sa, uint8_t my_lun, uint8_t seq,
+			   uint8_t *out, size_t cap)
+{
+	struct ipmi_request rq = mkreq(addr, netfn, cmd, data, data_len);
+
+	return ipmb_build_from_addr(&rq, my_sa, my_lun, seq, out, cap);
+}
+
+static int build_lan(const struct ipmi_address *addr, uint8_t netfn,
+		     uint8_t cmd, const uint8_t *data, uint16_t data_len,
+		     uint8_t my_lun, uint8_t seq, uint8_t *out, size_t cap)
+{
+	struct ipmi_request rq = mkreq(addr, netfn, cmd, data, data_len);
+
+	return ipmb_build_lan(&rq, my_lun, seq, out, cap);
+}
+
 static void assert_bytes(const uint8_t *got, int got_len, const uint8_t *want,
 			 size_t want_len)
 {
@@ -27,10 +58,10 @@ static void assert_bytes(const uint8_t *got, int got_len, const uint8_t *want,
 			      want[i]);
 }
 
-static struct abi_addr ipmb_addr(int32_t type, int16_t chan, uint8_t sa,
-				 uint8_t lun)
+static struct ipmi_address ipmb_addr(int32_t type, int16_t chan, uint8_t sa,
+				     uint8_t lun)
 {
-	return (struct abi_addr){
+	return (struct ipmi_address){
 		.addr_type = type, .channel = chan, .slave_addr = sa, .lun = lun
 	};
 }
@@ -124,40 +155,38 @@ START_TEST(test_build_from_addr)
 {
 	static const uint8_t d12[] = { 1, 2 };
 	uint8_t out[ABI_MAX_MSG_LENGTH];
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
-	struct abi_addr si = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-			       .channel = IPMI_BMC_CHANNEL };
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
+	struct ipmi_address si = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+				   .channel = IPMI_BMC_CHANNEL };
 	int n;
 
-	n = ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 5, out,
-				 sizeof(out));
+	n = build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 5, out, sizeof(out));
 	assert_bytes(out, n, v_getdevid, sizeof(v_getdevid));
 	a.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
-	n = ipmb_build_from_addr(&a, 6, 1, d12, 2, 0x20, 2, 0, out,
-				 sizeof(out));
+	n = build_from_addr(&a, 6, 1, d12, 2, 0x20, 2, 0, out, sizeof(out));
 	assert_bytes(out, n, v_bcast, sizeof(v_bcast));
 	/* the channel byte carries no tracking bit 0x40 */
 	ck_assert_uint_eq(out[2] & 0xc0, 0);
 
-	ck_assert_int_eq(ipmb_build_from_addr(&si, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&si, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 4);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 16, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 	/* LAN is framed too (test_build_lan); a LAN channel past 15 not */
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 2, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 11);
 	a = ipmb_addr(IPMI_LAN_ADDR_TYPE, 16, 0x82, 0);
-	ck_assert_int_eq(ipmb_build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0,
-					      out, sizeof(out)),
+	ck_assert_int_eq(build_from_addr(&a, 6, 1, NULL, 0, 0x20, 2, 0, out,
+					 sizeof(out)),
 			 -EINVAL);
 }
 END_TEST
@@ -167,12 +196,12 @@ START_TEST(test_build_response_seq)
 {
 	static const uint8_t cc0[] = { 0 };
 	uint8_t out[32];
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x40, 0);
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x40, 0);
 	int64_t msgid = 0x1c9; /* & 0x3f = 9 */
 	int n;
 
-	n = ipmb_build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2, (uint8_t)msgid,
-				 out, sizeof(out));
+	n = build_from_addr(&a, 0x2f, 5, cc0, 1, 0x20, 2, (uint8_t)msgid, out,
+			    sizeof(out));
 	ck_assert_int_eq(n, 11);
 	ck_assert_uint_eq(out[3], 0x40);
 	ck_assert_uint_eq(out[4], 0x2f << 2);
@@ -352,7 +381,7 @@ END_TEST
 
 START_TEST(test_user_response)
 {
-	struct abi_addr a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
+	struct ipmi_address a = ipmb_addr(IPMI_IPMB_ADDR_TYPE, 0, 0x82, 0);
 	struct ipmb_user_msg m;
 	struct ipmb_rx rx;
 
@@ -377,7 +406,7 @@ END_TEST
 
 START_TEST(test_user_error_and_results)
 {
-	struct abi_addr a =
+	struct ipmi_address a =
 		ipmb_addr(IPMI_IPMB_BROADCAST_ADDR_TYPE, 3, 0x72, 1);
 	struct ipmb_user_msg m;
 
@@ -435,9 +464,9 @@ START_TEST(test_user_command)
 		static const uint8_t c1[] = { 0xc1 };
 
 		assert_bytes(out,
-			     ipmb_build_from_addr(&m.addr, 0x2f, 5, c1, 1, 0x20,
-						  2, (uint8_t)m.msgid, out,
-						  sizeof(out)),
+			     build_from_addr(&m.addr, 0x2f, 5, c1, 1, 0x20, 2,
+					     (uint8_t)m.msgid, out,
+					     sizeof(out)),
 			     v_cmd_reply, sizeof(v_cmd_reply));
 	}
 }
@@ -446,7 +475,7 @@ END_TEST
 /* LAN addresses: format_lan_msg's layout, both checksums. */
 START_TEST(test_build_lan)
 {
-	const struct abi_addr lan = {
+	const struct ipmi_address lan = {
 		.addr_type = IPMI_LAN_ADDR_TYPE,
 		.channel = 1,
 		.lun = 2,
@@ -459,26 +488,22 @@ START_TEST(test_build_lan)
 	const uint8_t want[13] = { 0x18, 0x34, 0x01, 0x11, 0x81, 0x1a, 0x65,
 				   0x20, 0x0d, 0x01, 0xaa, 0xbb, 0x6d };
 	uint8_t out[ABI_MAX_MSG_LENGTH];
-	struct abi_addr bad = lan;
+	struct ipmi_address bad = lan;
 	int n;
 
-	n = ipmb_build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out,
-				 sizeof(out));
+	n = build_from_addr(&lan, 6, 1, d, 2, 0x20, 1, 3, out, sizeof(out));
 	ck_assert_int_eq(n, 13);
 	ck_assert_mem_eq(out, want, 13);
 	ck_assert_uint_eq((uint8_t)(out[4] + out[5] + out[6]), 0);
 	ck_assert_uint_eq((uint8_t)(out[7] + out[8] + out[9] + out[10] +
 				    out[11] + out[12]),
 			  0);
-	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 262, 1, 3, out,
-					sizeof(out)),
+	ck_assert_int_eq(build_lan(&lan, 6, 1, d, 262, 1, 3, out, sizeof(out)),
 			 -EMSGSIZE);
 	bad.channel = 16;
-	ck_assert_int_eq(ipmb_build_lan(&bad, 6, 1, d, 2, 1, 3, out,
-					sizeof(out)),
+	ck_assert_int_eq(build_lan(&bad, 6, 1, d, 2, 1, 3, out, sizeof(out)),
 			 -EINVAL);
-	ck_assert_int_eq(ipmb_build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12),
-			 -ENOSPC);
+	ck_assert_int_eq(build_lan(&lan, 6, 1, d, 2, 1, 3, out, 12), -ENOSPC);
 }
 END_TEST
 

@@ -567,7 +567,7 @@ END_TEST
 /* addresses */
 
 /* parse from a heap copy of exactly len bytes: ASan catches over-reads */
-static int parse(const void *a, uint32_t len, struct abi_addr *out)
+static int parse(const void *a, uint32_t len, struct ipmi_address *out)
 {
 	uint8_t *heap = malloc(len ? len : 1);
 	int rv;
@@ -575,7 +575,7 @@ static int parse(const void *a, uint32_t len, struct abi_addr *out)
 	ck_assert_ptr_nonnull(heap);
 	if (len)
 		memcpy(heap, a, len);
-	rv = abi_parse_addr(heap, len, out);
+	rv = ipmi_addr_parse(heap, len, out);
 	free(heap);
 	return rv;
 }
@@ -588,7 +588,7 @@ START_TEST(test_addr_si)
 		.lun = 2,
 	};
 	uint8_t big[ABI_MAX_ADDR_LEN + 1];
-	struct abi_addr a;
+	struct ipmi_address a;
 	uint8_t enc[ABI_MAX_ADDR_LEN];
 
 	ck_assert_int_eq(parse(&si, sizeof(si), &a), 0);
@@ -602,7 +602,7 @@ START_TEST(test_addr_si)
 	/* too short */
 	ck_assert_int_eq(parse(&si, 7, &a), -EINVAL);
 	ck_assert_int_eq(parse(&si, 0, &a), -EINVAL);
-	ck_assert_int_eq(abi_parse_addr(NULL, 8, &a), -EINVAL);
+	ck_assert_int_eq(ipmi_addr_parse(NULL, 8, &a), -EINVAL);
 	/* up to 40 bytes accepted, more never */
 	memset(big, 0xee, sizeof(big));
 	memcpy(big, &si, sizeof(si));
@@ -619,7 +619,7 @@ START_TEST(test_addr_si)
 	si.lun = 2;
 	ck_assert_int_eq(parse(&si, sizeof(si), &a), 0);
 	memset(enc, 0xcc, sizeof(enc));
-	ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), 8);
+	ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)), 8);
 	{
 		struct ipmi_system_interface_addr ref;
 
@@ -630,8 +630,8 @@ START_TEST(test_addr_si)
 		ck_assert_mem_eq(enc, &ref, sizeof(ref));
 	}
 	ck_assert_uint_eq(enc[8], 0xcc);
-	ck_assert_int_eq(abi_encode_addr(&a, enc, 7), -ENOSPC);
-	ck_assert_uint_eq(abi_addr_length(IPMI_SYSTEM_INTERFACE_ADDR_TYPE), 8);
+	ck_assert_int_eq(ipmi_addr_encode(&a, enc, 7), -ENOSPC);
+	ck_assert_uint_eq(ipmi_addr_len(IPMI_SYSTEM_INTERFACE_ADDR_TYPE), 8);
 }
 END_TEST
 
@@ -641,7 +641,7 @@ START_TEST(test_addr_ipmb)
 				     .channel = 0,
 				     .slave_addr = 0x72,
 				     .lun = 1 };
-	struct abi_addr a, r, b;
+	struct ipmi_address a, r, b;
 	uint8_t enc[16];
 
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), 0);
@@ -649,7 +649,7 @@ START_TEST(test_addr_ipmb)
 	ck_assert_int_eq(a.channel, 0);
 	ck_assert_uint_eq(a.slave_addr, 0x72);
 	ck_assert_uint_eq(a.lun, 1);
-	ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), 8);
+	ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)), 8);
 	ck_assert_mem_eq(enc, &ib, sizeof(ib));
 	ck_assert_int_eq(parse(enc, 8, &b), 0);
 	ck_assert_mem_eq(&a, &b, sizeof(a));
@@ -672,14 +672,14 @@ START_TEST(test_addr_ipmb)
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), 0);
 	ck_assert_int_eq(a.addr_type, IPMI_IPMB_BROADCAST_ADDR_TYPE);
 	ck_assert_int_eq(a.channel, 2);
-	ck_assert_uint_eq(abi_addr_length(IPMI_IPMB_BROADCAST_ADDR_TYPE), 8);
-	ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), 8);
+	ck_assert_uint_eq(ipmi_addr_len(IPMI_IPMB_BROADCAST_ADDR_TYPE), 8);
+	ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)), 8);
 	ck_assert_mem_eq(enc, &ib, sizeof(ib));
-	abi_addr_reply_form(&a, &r);
+	ipmi_addr_reply_form(&a, &r);
 	ck_assert_int_eq(r.addr_type, IPMI_IPMB_ADDR_TYPE);
 	ck_assert_int_eq(r.channel, 2);
 	ck_assert_uint_eq(r.slave_addr, 0x72);
-	abi_addr_reply_form(&b, &r);
+	ipmi_addr_reply_form(&b, &r);
 	ck_assert_mem_eq(&b, &r, sizeof(r));
 	ib.channel = 15;
 	ck_assert_int_eq(parse(&ib, sizeof(ib), &a), -EINVAL);
@@ -701,7 +701,7 @@ START_TEST(test_addr_lan_direct_unknown)
 					   .slave_addr = 0x40,
 					   .rs_lun = 1,
 					   .rq_lun = 2 };
-	struct abi_addr a, b;
+	struct ipmi_address a, b;
 	uint8_t enc[16], raw[40];
 
 	memset(enc, 0, sizeof(enc));
@@ -719,19 +719,19 @@ START_TEST(test_addr_lan_direct_unknown)
 
 		memset(&ref, 0, sizeof(ref));
 		ref = lan;
-		ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), 12);
+		ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)), 12);
 		ck_assert_mem_eq(enc, &ref, 11);
 		ck_assert_uint_eq(enc[11], 0);
 	}
 	ck_assert_int_eq(parse(enc, 12, &b), 0);
 	ck_assert_mem_eq(&a, &b, sizeof(a));
-	ck_assert_uint_eq(abi_addr_length(IPMI_LAN_ADDR_TYPE), 12);
+	ck_assert_uint_eq(ipmi_addr_len(IPMI_LAN_ADDR_TYPE), 12);
 
 	ck_assert_int_eq(parse(&d, sizeof(d), &a), 0);
 	ck_assert_uint_eq(a.slave_addr, 0x40);
 	ck_assert_uint_eq(a.rs_lun, 1);
 	ck_assert_uint_eq(a.rq_lun, 2);
-	ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)), 12);
+	ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)), 12);
 	ck_assert_mem_eq(enc, &d, 9);
 	ck_assert_int_eq(parse(&d, 11, &a), -EINVAL);
 	d.channel = 1;
@@ -756,9 +756,9 @@ START_TEST(test_addr_lan_direct_unknown)
 			continue;
 		put32(raw, (uint32_t)t);
 		ck_assert_int_eq(parse(raw, sizeof(raw), &a), -EINVAL);
-		ck_assert_uint_eq(abi_addr_length(t), 0);
+		ck_assert_uint_eq(ipmi_addr_len(t), 0);
 		a.addr_type = t;
-		ck_assert_int_eq(abi_encode_addr(&a, enc, sizeof(enc)),
+		ck_assert_int_eq(ipmi_addr_encode(&a, enc, sizeof(enc)),
 				 -EINVAL);
 	}
 }
@@ -804,68 +804,69 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* request checks */
 
-static struct abi_addr si_addr(uint8_t lun)
+static struct ipmi_address si_addr(uint8_t lun)
 {
-	return (struct abi_addr){ .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-				  .channel = IPMI_BMC_CHANNEL,
-				  .lun = lun };
+	return (struct ipmi_address){ .addr_type =
+					      IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+				      .channel = IPMI_BMC_CHANNEL,
+				      .lun = lun };
 }
 
 START_TEST(test_si_checks)
 {
-	struct abi_addr a = si_addr(0);
+	struct ipmi_address a = si_addr(0);
 	unsigned int fl;
 
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x01, 0, 0), 0);
-	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 3, 270), 0);
-	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 3, 271), -EMSGSIZE);
-	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 0, 0xffff),
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x01, 0, 0), 0);
+	ck_assert_int_eq(ipmi_check_si_request(0x0a, 0x40, 3, 270), 0);
+	ck_assert_int_eq(ipmi_check_si_request(0x0a, 0x40, 3, 271), -EMSGSIZE);
+	ck_assert_int_eq(ipmi_check_si_request(0x0a, 0x40, 0, 0xffff),
 			 -EMSGSIZE);
-	ck_assert_int_eq(abi_check_si_request(0x0a, 0x40, 4, 0), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x0a, 0x40, 4, 0), -EINVAL);
 	/* odd netfn: a response may not go to the BMC */
 	for (unsigned int n = 1; n < 64; n += 2)
-		ck_assert_int_eq(abi_check_si_request((uint8_t)n, 1, 0, 0),
+		ck_assert_int_eq(ipmi_check_si_request((uint8_t)n, 1, 0, 0),
 				 -EINVAL);
 	/* the driver's own App commands */
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x33, 0, 0), -EINVAL);
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x34, 0, 0), -EINVAL);
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x35, 0, 0), -EINVAL);
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x32, 0, 0), 0);
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x36, 0, 0), 0);
-	ck_assert_int_eq(abi_check_si_request(0x2c, 0x34, 0, 0), 0);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x33, 0, 0), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x34, 0, 0), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x35, 0, 0), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x32, 0, 0), 0);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x36, 0, 0), 0);
+	ck_assert_int_eq(ipmi_check_si_request(0x2c, 0x34, 0, 0), 0);
 	/* EINVAL beats EMSGSIZE */
-	ck_assert_int_eq(abi_check_si_request(0x06, 0x34, 0, 300), -EINVAL);
-	ck_assert_int_eq(abi_check_si_request(0x07, 0x01, 0, 300), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x06, 0x34, 0, 300), -EINVAL);
+	ck_assert_int_eq(ipmi_check_si_request(0x07, 0x01, 0, 300), -EINVAL);
 
 	/* maintenance triggers */
-	ck_assert(abi_is_maintenance_trigger(0x06, 0x02));
-	ck_assert(abi_is_maintenance_trigger(0x06, 0x03));
-	ck_assert(!abi_is_maintenance_trigger(0x06, 0x01));
-	ck_assert(!abi_is_maintenance_trigger(0x06, 0x04));
-	ck_assert(!abi_is_maintenance_trigger(0x07, 0x02));
+	ck_assert(ipmi_is_maint_trigger(0x06, 0x02));
+	ck_assert(ipmi_is_maint_trigger(0x06, 0x03));
+	ck_assert(!ipmi_is_maint_trigger(0x06, 0x01));
+	ck_assert(!ipmi_is_maint_trigger(0x06, 0x04));
+	ck_assert(!ipmi_is_maint_trigger(0x07, 0x02));
 	for (unsigned int c = 0; c < 256; c++)
-		ck_assert(abi_is_maintenance_trigger(0x08, (uint8_t)c));
-	ck_assert(!abi_is_maintenance_trigger(0x09, 0x00));
-	ck_assert(!abi_is_maintenance_trigger(0x0a, 0x02));
+		ck_assert(ipmi_is_maint_trigger(0x08, (uint8_t)c));
+	ck_assert(!ipmi_is_maint_trigger(0x09, 0x00));
+	ck_assert(!ipmi_is_maint_trigger(0x0a, 0x02));
 
 	/* through the dispatcher, with flags */
-	ck_assert_int_eq(abi_check_request(&a, 0x06, 0x01, 0, NULL, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&a, 0x06, 0x01, 0, NULL, &fl), 0);
 	ck_assert_uint_eq(fl, 0);
-	ck_assert_int_eq(abi_check_request(&a, 0x06, 0x02, 0, NULL, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&a, 0x06, 0x02, 0, NULL, &fl), 0);
 	ck_assert_uint_eq(fl, ABI_REQF_MAINT_SI);
 	/* maintenance is armed before the size check, as in the driver */
-	ck_assert_int_eq(abi_check_request(&a, 0x08, 0x01, 271, NULL, &fl),
+	ck_assert_int_eq(ipmi_check_request(&a, 0x08, 0x01, 271, NULL, &fl),
 			 -EMSGSIZE);
 	ck_assert_uint_eq(fl, ABI_REQF_MAINT_SI);
 	/* ... but not when an EINVAL check fails first */
 	a = si_addr(4);
-	ck_assert_int_eq(abi_check_request(&a, 0x08, 0x01, 0, NULL, &fl),
+	ck_assert_int_eq(ipmi_check_request(&a, 0x08, 0x01, 0, NULL, &fl),
 			 -EINVAL);
 	ck_assert_uint_eq(fl, 0);
 	a = si_addr(0);
-	ck_assert_int_eq(abi_check_request(&a, 0x06, 0x34, 0, NULL, &fl),
+	ck_assert_int_eq(ipmi_check_request(&a, 0x06, 0x34, 0, NULL, &fl),
 			 -EINVAL);
-	ck_assert_int_eq(abi_check_request(&a, 0x07, 0x01, 0, NULL, NULL),
+	ck_assert_int_eq(ipmi_check_request(&a, 0x07, 0x01, 0, NULL, NULL),
 			 -EINVAL);
 }
 END_TEST
@@ -873,15 +874,15 @@ END_TEST
 START_TEST(test_ipmb_lan_checks)
 {
 	uint8_t media[ABI_MAX_CHANNELS] = { 0 };
-	struct abi_addr ib = { .addr_type = IPMI_IPMB_ADDR_TYPE,
-			       .channel = 0,
-			       .slave_addr = 0x72,
-			       .lun = 0 };
-	struct abi_addr bc = ib, lan = { .addr_type = IPMI_LAN_ADDR_TYPE,
-					 .channel = 2,
-					 .lun = 0 };
-	struct abi_addr dir = { .addr_type = IPMI_IPMB_DIRECT_ADDR_TYPE };
-	struct abi_addr unk = { .addr_type = 0x55 };
+	struct ipmi_address ib = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+				   .channel = 0,
+				   .slave_addr = 0x72,
+				   .lun = 0 };
+	struct ipmi_address bc = ib, lan = { .addr_type = IPMI_LAN_ADDR_TYPE,
+					     .channel = 2,
+					     .lun = 0 };
+	struct ipmi_address dir = { .addr_type = IPMI_IPMB_DIRECT_ADDR_TYPE };
+	struct ipmi_address unk = { .addr_type = 0x55 };
 	unsigned int fl;
 
 	bc.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
@@ -890,68 +891,70 @@ START_TEST(test_ipmb_lan_checks)
 	media[3] = IPMI_CHANNEL_MEDIUM_ASYNC;
 
 	/* data bound: 272 - 9 header - 1 checksum (- 1 broadcast) */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 262, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 262, media, &fl),
 			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ);
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 263, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 263, media, &fl),
 			 -EMSGSIZE);
-	ck_assert_int_eq(abi_check_request(&bc, 0x06, 0x01, 261, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&bc, 0x06, 0x01, 261, media, &fl),
 			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ | ABI_REQF_BROADCAST);
-	ck_assert_int_eq(abi_check_request(&bc, 0x06, 0x01, 262, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&bc, 0x06, 0x01, 262, media, &fl),
 			 -EMSGSIZE);
 	/* lun after the size check */
 	ib.lun = 4;
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 263, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 263, media, &fl),
 			 -EMSGSIZE);
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 	ib.lun = 3;
 	/* responses are allowed on IPMB and use the caller's msgid */
-	ck_assert_int_eq(abi_check_request(&ib, 0x07, 0x01, 1, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x07, 0x01, 1, media, &fl), 0);
 	ck_assert_uint_eq(fl, ABI_REQF_RESPONSE);
 	/* App Send Message is fine when bridged */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x34, 1, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x34, 1, media, &fl), 0);
 	/* IPMB maintenance */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x02, 0, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x02, 0, media, &fl), 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ | ABI_REQF_MAINT_IPMB);
-	ck_assert_int_eq(abi_check_request(&ib, 0x08, 0x00, 0, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x08, 0x00, 0, media, &fl), 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ | ABI_REQF_MAINT_IPMB);
 	/* medium */
 	ib.channel = 1;
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, NULL, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 0, NULL, &fl), 0);
 	ib.channel = 2; /* a LAN channel */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 	ib.channel = 16; /* defensive: never index media out of range */
-	ck_assert_int_eq(abi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&ib, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 
 	/* LAN: 272 - 11 - 1 */
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 260, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x06, 0x01, 260, media, &fl),
 			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ);
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 261, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x06, 0x01, 261, media, &fl),
 			 -EMSGSIZE);
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x02, 0, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x06, 0x02, 0, media, &fl),
+			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_SEQ); /* no IPMB maintenance */
 	lan.channel = 3;
-	ck_assert_int_eq(abi_check_request(&lan, 0x07, 0x01, 1, media, &fl), 0);
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x07, 0x01, 1, media, &fl),
+			 0);
 	ck_assert_uint_eq(fl, ABI_REQF_RESPONSE);
 	lan.channel = 0; /* IPMB medium */
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 	lan.channel = 2;
 	lan.lun = 4;
-	ck_assert_int_eq(abi_check_request(&lan, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&lan, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 
 	/* IPMB direct cannot go through a KCS interface; unknown types */
-	ck_assert_int_eq(abi_check_request(&dir, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&dir, 0x06, 0x01, 0, media, &fl),
 			 -EAFNOSUPPORT);
-	ck_assert_int_eq(abi_check_request(&unk, 0x06, 0x01, 0, media, &fl),
+	ck_assert_int_eq(ipmi_check_request(&unk, 0x06, 0x01, 0, media, &fl),
 			 -EINVAL);
 }
 END_TEST
@@ -961,19 +964,19 @@ START_TEST(test_timing)
 	int32_t r;
 	uint32_t ms;
 
-	abi_effective_timing(-1, 0, false, false, &r, &ms);
+	ipmi_effective_timing(-1, 0, false, false, &r, &ms);
 	ck_assert_int_eq(r, ABI_DEFAULT_RETRIES);
 	ck_assert_uint_eq(ms, ABI_DEFAULT_RETRY_MS);
-	abi_effective_timing(-1, 0, false, true, &r, &ms);
+	ipmi_effective_timing(-1, 0, false, true, &r, &ms);
 	ck_assert_int_eq(r, 4);
 	ck_assert_uint_eq(ms, 3000);
-	abi_effective_timing(2, 500, false, true, &r, &ms);
+	ipmi_effective_timing(2, 500, false, true, &r, &ms);
 	ck_assert_int_eq(r, 2);
 	ck_assert_uint_eq(ms, 500);
-	abi_effective_timing(7, 0, true, false, &r, &ms);
+	ipmi_effective_timing(7, 0, true, false, &r, &ms);
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_eq(ms, 2000);
-	abi_effective_timing(0, 1, false, false, &r, &ms);
+	ipmi_effective_timing(0, 1, false, false, &r, &ms);
 	ck_assert_int_eq(r, 0);
 	ck_assert_uint_eq(ms, 1);
 }

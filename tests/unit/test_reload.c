@@ -16,6 +16,7 @@
 #include <kcsmux/control.h>
 
 #include "kcsmuxd.h"
+#include "util/error.h"
 #include "util/log.h"
 
 static int created, destroyed;
@@ -24,9 +25,7 @@ int node_name_check(const char *name, char **cause)
 {
 	if (strcmp(name, "null") != 0)
 		return 0;
-	if (asprintf(cause, "node null: /dev/null already exists") < 0)
-		*cause = NULL;
-	return -1;
+	return error_set(cause, "node null: /dev/null already exists");
 }
 
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
@@ -35,9 +34,7 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 	struct node *n;
 
 	if (strcmp(conf->name, "cusefail") == 0) {
-		if (asprintf(cause, "node cusefail: CUSE said no") < 0)
-			*cause = NULL;
-		return -1;
+		return error_set(cause, "node cusefail: CUSE said no");
 	}
 	n = calloc(1, sizeof(*n));
 	ck_assert_ptr_nonnull(n);

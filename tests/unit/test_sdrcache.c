@@ -54,6 +54,42 @@ struct model {
 	unsigned int ndevinfo; /* 04:20 requests it was sent */
 };
 
+/* The cache's calls with the request's fields as arguments (the tests'
+ * tables are written that way). */
+static struct ipmi_request mkreq(uint8_t netfn, uint8_t lun, uint8_t cmd,
+				 const uint8_t *data, unsigned int len)
+{
+	return (struct ipmi_request){
+		.addr = { .addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+			  .channel = IPMI_BMC_CHANNEL,
+			  .lun = lun },
+		.netfn = netfn,
+		.cmd = cmd,
+		.data = data,
+		.len = (uint16_t)len,
+	};
+}
+
+static enum sdrc_verdict
+cache_request(struct sdrc *sc, const void *owner, uint8_t netfn, uint8_t lun,
+	      uint8_t cmd, const uint8_t *data, unsigned int len, uint64_t t,
+	      uint8_t *resp, unsigned int resp_size, unsigned int *resp_len)
+{
+	struct ipmi_request rq = mkreq(netfn, lun, cmd, data, len);
+
+	return sdrc_request(sc, owner, &rq, t, resp, resp_size, resp_len);
+}
+
+static void cache_observe(struct sdrc *sc, const void *owner, uint8_t netfn,
+			  uint8_t lun, uint8_t cmd, const uint8_t *data,
+			  unsigned int len, int status, const uint8_t *resp,
+			  unsigned int resp_len, uint64_t t)
+{
+	struct ipmi_request rq = mkreq(netfn, lun, cmd, data, len);
+
+	sdrc_observe(sc, owner, &rq, status, resp, resp_len, t);
+}
+
 static struct model bmc;
 
 static void put16(uint8_t *p, unsigned int v)
@@ -347,8 +383,8 @@ static unsigned int ask(const void *owner, uint8_t netfn, uint8_t cmd,
 	enum sdrc_verdict v;
 	int guard = 0;
 
-	while ((v = sdrc_request(c, owner, netfn, 0, cmd, d, len, now, resp,
-				 SDRC_MAX_RESP, &n)) == SDRC_PARK) {
+	while ((v = cache_request(c, owner, netfn, 0, cmd, d, len, now, resp,
+				  SDRC_MAX_RESP, &n)) == SDRC_PARK) {
 		ck_assert_int_lt(++guard, 10);
 		pump();
 	}
@@ -359,7 +395,7 @@ static unsigned int ask(const void *owner, uint8_t netfn, uint8_t cmd,
 		 * for) run ahead of the nodes' queues */
 		pump();
 		n = model_send(netfn, cmd, d, len, resp);
-		sdrc_observe(c, owner, netfn, 0, cmd, d, len, 0, resp, n, now);
+		cache_observe(c, owner, netfn, 0, cmd, d, len, 0, resp, n, now);
 	}
 	return n;
 }
@@ -510,8 +546,8 @@ START_TEST(long_records)
 	d[2] = 0x40;
 	d[4] = 0;
 	d[5] = 0xff;
-	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now,
-				      small, 30, &n),
+	ck_assert_int_eq(cache_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now,
+				       small, 30, &n),
 			 SDRC_FORWARD);
 	for (unsigned int i = 30; i < sizeof(small); i++)
 		ck_assert_uint_eq(small[i], 0xee);
@@ -531,9 +567,9 @@ START_TEST(long_records)
 			  102);
 	ck_assert(!fwd);
 	memset(small, 0xee, sizeof(small));
-	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 0, 0x11,
-				      (const uint8_t[]){ 0, 0, 0, 100 }, 4, now,
-				      small, 30, &n),
+	ck_assert_int_eq(cache_request(c, &owner_a, 0x0a, 0, 0x11,
+				       (const uint8_t[]){ 0, 0, 0, 100 }, 4,
+				       now, small, 30, &n),
 			 SDRC_FORWARD);
 	for (unsigned int i = 30; i < sizeof(small); i++)
 		ck_assert_uint_eq(small[i], 0xee);
@@ -568,8 +604,8 @@ START_TEST(info_and_malformed)
 		uint8_t dd[6] = { 0, 0, 0, 0, 0, 5 };
 
 		/* device SDRs of another LUN go to the BMC */
-		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x21, dd, 6,
-					      now, got, SDRC_MAX_RESP, &n),
+		ck_assert_int_eq(cache_request(c, &owner_a, 0x04, 1, 0x21, dd,
+					       6, now, got, SDRC_MAX_RESP, &n),
 				 SDRC_FORWARD);
 	}
 }
@@ -702,7 +738,7 @@ START_TEST(invalidation)
 	ck_assert_uint_eq(sdrc_stats(c)->fills, 2);
 	ck_assert_uint_eq(sdrc_records(c), bmc.nrec);
 	/* a reset */
-	sdrc_observe(c, NULL, 0x06, 0, 0x02, NULL, 0, 0, got, 1, now);
+	cache_observe(c, NULL, 0x06, 0, 0x02, NULL, 0, 0, got, 1, now);
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
 	/* a change the daemon did not see: the BMC adds a record itself */
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
@@ -825,8 +861,8 @@ START_TEST(fill_fails)
 	unsigned int n = 0;
 	uint8_t d[6] = { 0, 0, 0, 0, 0, 5 };
 
-	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
-			 SDRC_MAX_RESP, &n);
+	v = cache_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
+			  SDRC_MAX_RESP, &n);
 	ck_assert_int_eq(v, SDRC_PARK);
 	ck_assert(sdrc_next_request(c, now, &r));
 	ck_assert(!sdrc_next_request(c, now, &r)); /* one at a time */
@@ -839,14 +875,14 @@ START_TEST(fill_fails)
 	ck_assert(sdrc_next_request(c, now, &r)); /* first read */
 	ck_assert_uint_eq(r.cmd, 0x23);
 	sdrc_answer(c, -5, NULL, 0, now); /* hosed */
-	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
-			 SDRC_MAX_RESP, &n);
+	v = cache_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
+			  SDRC_MAX_RESP, &n);
 	ck_assert_int_eq(v, SDRC_FORWARD);
 	ck_assert_str_eq(sdrc_state_name(c), "failed");
 	/* tried again later */
 	now += 31000;
-	v = sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
-			 SDRC_MAX_RESP, &n);
+	v = cache_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now, got,
+			  SDRC_MAX_RESP, &n);
 	ck_assert_int_eq(v, SDRC_PARK);
 }
 END_TEST
@@ -948,8 +984,8 @@ START_TEST(randomized)
 			bmc.fru[d[1]] = d[3];
 			continue;
 		} else if (op < 96) { /* a BMC reset */
-			sdrc_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0, 0,
-				     got, 1, now);
+			cache_observe(c, &owner_b, 0x06, 0, 0x02, NULL, 0, 0,
+				      got, 1, now);
 			continue;
 		} else {
 			reserve(op % 2 ? &owner_a : &owner_b);
@@ -1035,7 +1071,7 @@ START_TEST(device_sdrs)
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	ck_assert_str_eq(sdrc_state_name(c), "valid");
 	ck_assert_str_eq(sdrc_device_state_name(c), "valid");
-	sdrc_observe(c, NULL, 0x06, 0, 0x03, NULL, 0, 0, got, 1, now);
+	cache_observe(c, NULL, 0x06, 0, 0x03, NULL, 0, 0, got, 1, now);
 	ck_assert_str_eq(sdrc_device_state_name(c), "empty");
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
 }
@@ -1058,8 +1094,8 @@ START_TEST(failed_write_keeps_reservations)
 	ck_assert_uint_eq(got[0], 0);
 	/* B's Add SDR, refused by the BMC (no Reserve involved) */
 	nw = model_answer(0x0a, 0x23, d, 6, want); /* BMC without cache */
-	sdrc_observe(c, &owner_b, 0x0a, 0, 0x24, add, 3, 0,
-		     (const uint8_t[1]){ 0xc7 }, 1, now);
+	cache_observe(c, &owner_b, 0x0a, 0, 0x24, add, 3, 0,
+		      (const uint8_t[1]){ 0xc7 }, 1, now);
 	ng = get_sdr(&owner_a, ra, 2, 5, 8, got, &fwd);
 	ck_assert_uint_eq(want[0], 0); /* the BMC: still A's */
 	ck_assert_msg(ng == nw && got[0] == want[0],
@@ -1075,7 +1111,7 @@ START_TEST(netfn_high_bits_reset)
 
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	ck_assert_str_eq(sdrc_state_name(c), "valid");
-	sdrc_observe(c, &owner_b, 0x46, 0, 0x02, NULL, 0, 0, got, 1, now);
+	cache_observe(c, &owner_b, 0x46, 0, 0x02, NULL, 0, 0, got, 1, now);
 	ck_assert_str_eq(sdrc_state_name(c), "empty");
 }
 END_TEST
@@ -1089,14 +1125,14 @@ START_TEST(other_lun_forwarded)
 
 	get_sdr(&owner_a, 0, 0, 0, 5, got, &fwd);
 	ck_assert(!fwd);
-	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now,
-				      got, SDRC_MAX_RESP, &n),
+	ck_assert_int_eq(cache_request(c, &owner_a, 0x0a, 0, 0x23, d, 6, now,
+				       got, SDRC_MAX_RESP, &n),
 			 SDRC_ANSWERED);
-	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 1, 0x23, d, 6, now,
-				      got, SDRC_MAX_RESP, &n),
+	ck_assert_int_eq(cache_request(c, &owner_a, 0x0a, 1, 0x23, d, 6, now,
+				       got, SDRC_MAX_RESP, &n),
 			 SDRC_FORWARD);
-	ck_assert_int_eq(sdrc_request(c, &owner_a, 0x0a, 3, 0x20, NULL, 0, now,
-				      got, SDRC_MAX_RESP, &n),
+	ck_assert_int_eq(cache_request(c, &owner_a, 0x0a, 3, 0x20, NULL, 0, now,
+				       got, SDRC_MAX_RESP, &n),
 			 SDRC_FORWARD);
 }
 END_TEST
@@ -1208,8 +1244,8 @@ START_TEST(dev_info_forms)
 		uint8_t got[SDRC_MAX_RESP];
 		unsigned int n = 0;
 
-		ck_assert_int_eq(sdrc_request(c, &owner_a, 0x04, 1, 0x20, NULL,
-					      0, now, got, SDRC_MAX_RESP, &n),
+		ck_assert_int_eq(cache_request(c, &owner_a, 0x04, 1, 0x20, NULL,
+					       0, now, got, SDRC_MAX_RESP, &n),
 				 SDRC_FORWARD);
 	}
 }
@@ -1286,8 +1322,8 @@ START_TEST(dev_info_dropped)
 		ck_assert(dev_info_form(&owner_a, 2) == (i == 0));
 		ck_assert(!dev_info_form(&owner_a, 2));
 		ck_assert(!dev_info_form(&owner_a, 0));
-		sdrc_observe(c, &owner_b, drops[i].netfn, 0, drops[i].cmd,
-			     drops[i].d, drops[i].len, 0, got, 1, now);
+		cache_observe(c, &owner_b, drops[i].netfn, 0, drops[i].cmd,
+			      drops[i].d, drops[i].len, 0, got, 1, now);
 		ck_assert_str_eq(sdrc_device_state_name(c), "empty");
 		ck_assert_msg(dev_info_form(&owner_a, 0), "drop %u", i);
 		fill_device_sdrs();
@@ -1309,7 +1345,7 @@ START_TEST(dev_info_disagrees)
 	fills = sdrc_stats(c)->fills;
 	bmc.dev_sensors = 8;
 	nw = model_send(0x04, 0x20, NULL, 0, want);
-	sdrc_observe(c, &owner_b, 0x04, 0, 0x20, NULL, 0, 0, want, nw, now);
+	cache_observe(c, &owner_b, 0x04, 0, 0x20, NULL, 0, 0, want, nw, now);
 	dev_info_form(&owner_a, 0); /* revalidated, dropped, refilled */
 	ck_assert_uint_eq(sdrc_stats(c)->fills, fills + 1);
 	ck_assert(!dev_info_form(&owner_a, 0));
@@ -1359,8 +1395,8 @@ START_TEST(dev_info_randomized)
 			now += 1001;
 			continue;
 		} else if (op < 90) {
-			sdrc_observe(c, &owner_b, 0x06, 0, 0x03, NULL, 0, 0,
-				     got, 1, now);
+			cache_observe(c, &owner_b, 0x06, 0, 0x03, NULL, 0, 0,
+				      got, 1, now);
 			continue;
 		} else if (op < 94) {
 			uint8_t add[10] = { 0, 0, 0x51, 0xc0,	   4,

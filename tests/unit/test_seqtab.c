@@ -26,18 +26,36 @@ static struct seqtab_req req_to(uint8_t sa, void *owner, int64_t msgid)
 {
 	return (struct seqtab_req){
 		.owner = owner,
-		.msgid = msgid,
-		.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE,
-			  .channel = 0,
-			  .slave_addr = sa,
-			  .lun = 0 },
-		.netfn = 6,
-		.cmd = 1,
+		.rq = { .msgid = msgid,
+			.addr = { .addr_type = IPMI_IPMB_ADDR_TYPE,
+				  .channel = 0,
+				  .slave_addr = sa,
+				  .lun = 0 },
+			.netfn = 6,
+			.cmd = 1,
+			.retries = -1,
+			.retry_ms = 0 },
 		.my_sa = 0x20,
 		.my_lun = 2,
-		.retries = -1,
-		.retry_ms = 0,
 	};
+}
+
+/* seqtab_match() of a response with these fields. */
+static int match(struct seqtab *t, uint8_t seq, uint8_t channel, uint8_t rs_sa,
+		 uint8_t rs_lun, uint8_t rsp_netfn, uint8_t cmd,
+		 struct seqtab_entry *gone)
+{
+	struct ipmb_rx rx = {
+		.channel = channel,
+		.is_response = rsp_netfn & 1,
+		.netfn = rsp_netfn,
+		.src_sa = rs_sa,
+		.src_lun = rs_lun,
+		.seq = seq,
+		.cmd = cmd,
+	};
+
+	return seqtab_match(t, &rx, gone);
 }
 
 static void setup(void)
@@ -79,18 +97,18 @@ START_TEST(test_alloc_errors)
 	struct seqtab_req r = req_to(0x82, &owner_a, 1);
 	const struct seqtab_entry *e;
 
-	r.netfn = 7; /* responses have no slot */
+	r.rq.netfn = 7; /* responses have no slot */
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EINVAL);
 	r = req_to(0x82, &owner_a, 1);
-	r.addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	r.rq.addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EINVAL);
 	r = req_to(0x82, &owner_a, 1);
-	r.data = big;
-	r.data_len = 263;
+	r.rq.data = big;
+	r.rq.len = 263;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EMSGSIZE);
 	ck_assert_uint_eq(seqtab_in_use(&tab), 0);
 	/* nothing was consumed: the next alloc still gets slot 0 */
-	r.data_len = 262;
+	r.rq.len = 262;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert_uint_eq(e->req_len, 272);
 }
@@ -103,7 +121,7 @@ START_TEST(test_exhaustion)
 	struct seqtab_entry gone;
 
 	for (int i = 0; i < SEQTAB_SLOTS; i++) {
-		r.msgid = i;
+		r.rq.msgid = i;
 		ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), i);
 		ck_assert_uint_eq(e->req[7] >> 2, (unsigned int)i);
 	}
@@ -114,14 +132,14 @@ START_TEST(test_exhaustion)
 	{
 		static uint8_t big[300];
 
-		r.data = big;
-		r.data_len = 300;
+		r.rq.data = big;
+		r.rq.len = 300;
 		ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), -EMSGSIZE);
-		r.data = NULL;
-		r.data_len = 0;
+		r.rq.data = NULL;
+		r.rq.len = 0;
 	}
 	/* free slot 17: the only candidate */
-	ck_assert_int_eq(seqtab_match(&tab, 17, 0, 0x82, 0, 7, 1, &gone), 0);
+	ck_assert_int_eq(match(&tab, 17, 0, 0x82, 0, 7, 1, &gone), 0);
 	ck_assert_int_eq(gone.msgid, 17);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 17);
 	ck_assert_uint_eq(e->token & 0x3ffffff, 2); /* second generation */
@@ -137,7 +155,7 @@ START_TEST(test_round_robin)
 	struct seqtab_entry gone;
 
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
-	ck_assert_int_eq(seqtab_match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), 0);
+	ck_assert_int_eq(match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), 0);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 1);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 2);
 	for (int i = 3; i < SEQTAB_SLOTS; i++)
@@ -153,37 +171,36 @@ START_TEST(test_match)
 	const struct seqtab_entry *e;
 	struct seqtab_entry gone;
 
-	r.addr.channel = 2;
-	r.addr.lun = 1;
-	r.netfn = 0x0a;
-	r.cmd = 0x10;
+	r.rq.addr.channel = 2;
+	r.rq.addr.lun = 1;
+	r.rq.netfn = 0x0a;
+	r.rq.cmd = 0x10;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 1);
 	/* seq, channel, responder SA, LUN, netfn, cmd must all agree */
-	ck_assert_int_eq(seqtab_match(&tab, 2, 2, 0x82, 1, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 2, 2, 0x82, 1, 0x0b, 0x10, &gone),
 			 -ENOENT); /* unused seq */
-	ck_assert_int_eq(seqtab_match(&tab, 64, 2, 0x82, 1, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 64, 2, 0x82, 1, 0x0b, 0x10, &gone),
 			 -ENOENT);
-	ck_assert_int_eq(seqtab_match(&tab, 1, 3, 0x82, 1, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 1, 3, 0x82, 1, 0x0b, 0x10, &gone),
 			 -ENOENT); /* channel */
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x84, 1, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 1, 2, 0x84, 1, 0x0b, 0x10, &gone),
 			 -ENOENT); /* SA */
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 0, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 1, 2, 0x82, 0, 0x0b, 0x10, &gone),
 			 -ENOENT); /* LUN */
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0d, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 1, 2, 0x82, 1, 0x0d, 0x10, &gone),
 			 -ENOENT); /* netfn */
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x11, &gone),
+	ck_assert_int_eq(match(&tab, 1, 2, 0x82, 1, 0x0b, 0x11, &gone),
 			 -ENOENT); /* cmd */
 	ck_assert_uint_eq(seqtab_in_use(&tab), 2);
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone),
-			 0);
+	ck_assert_int_eq(match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone), 0);
 	ck_assert_uint_eq(gone.seq, 1);
 	ck_assert_int_eq(gone.msgid, 55);
 	ck_assert_ptr_eq(gone.owner, &owner_a);
 	ck_assert_uint_eq(gone.netfn, 0x0a);
 	ck_assert_uint_eq(gone.cmd, 0x10);
 	/* a duplicate answer finds nothing */
-	ck_assert_int_eq(seqtab_match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone),
+	ck_assert_int_eq(match(&tab, 1, 2, 0x82, 1, 0x0b, 0x10, &gone),
 			 -ENOENT);
 	ck_assert_uint_eq(seqtab_in_use(&tab), 1);
 }
@@ -196,7 +213,7 @@ START_TEST(test_send_done)
 	struct seqtab_entry gone;
 	uint32_t tok;
 
-	r.retry_ms = 1500;
+	r.rq.retry_ms = 1500;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	tok = e->token;
 	ck_assert_int_eq(seqtab_send_done(&tab, tok ^ 1, 0, T0, &gone),
@@ -227,7 +244,7 @@ START_TEST(test_send_done)
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0, T0, &gone), -ENOENT);
 	/* a stale token does not touch the slot's next user */
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 1);
-	ck_assert_int_eq(seqtab_match(&tab, 1, 0, 0x82, 0, 7, 1, &gone), 0);
+	ck_assert_int_eq(match(&tab, 1, 0, 0x82, 0, 7, 1, &gone), 0);
 	for (int i = 2; i < SEQTAB_SLOTS; i++)
 		ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), i);
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0); /* reused */
@@ -250,8 +267,8 @@ START_TEST(test_retries_then_timeout)
 	uint64_t now = T0;
 	int resends = 0, rv;
 
-	r.retries = 2;
-	r.retry_ms = 1000;
+	r.rq.retries = 2;
+	r.rq.retry_ms = 1000;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, now, &e), 0);
 	tok = e->token;
 	first_len = e->req_len;
@@ -293,8 +310,7 @@ START_TEST(test_retries_then_timeout)
 	ck_assert_uint_eq(seqtab_next_deadline(&tab), SEQTAB_NO_DEADLINE);
 	ck_assert_int_eq(seqtab_expire(&tab, UINT64_MAX, &x), SEQTAB_NONE);
 	/* the late answer is dropped */
-	ck_assert_int_eq(seqtab_match(&tab, 0, 0, 0x82, 0, 7, 1, &gone),
-			 -ENOENT);
+	ck_assert_int_eq(match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), -ENOENT);
 	ck_assert_int_eq(seqtab_send_done(&tab, tok, 0, now, &gone), -ENOENT);
 }
 END_TEST
@@ -306,13 +322,13 @@ START_TEST(test_answer_after_resend)
 	const struct seqtab_entry *e;
 	struct seqtab_entry x, gone;
 
-	r.retries = 1;
-	r.retry_ms = 100;
+	r.rq.retries = 1;
+	r.rq.retry_ms = 100;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert_int_eq(seqtab_send_done(&tab, e->token, 0, T0, &gone),
 			 SEQTAB_TIMER_STARTED);
 	ck_assert_int_eq(seqtab_expire(&tab, T0 + 100 * MS, &x), SEQTAB_RESEND);
-	ck_assert_int_eq(seqtab_match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), 0);
+	ck_assert_int_eq(match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), 0);
 	ck_assert_int_eq(gone.msgid, 4);
 	ck_assert_int_eq(seqtab_expire(&tab, UINT64_MAX, &x), SEQTAB_NONE);
 }
@@ -325,7 +341,7 @@ START_TEST(test_send_never_completes)
 	const struct seqtab_entry *e;
 	struct seqtab_entry x;
 
-	r.retries = 0;
+	r.rq.retries = 0;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert_int_eq(seqtab_expire(&tab, T0 + SEQTAB_SEND_WAIT_NS - 1, &x),
 			 SEQTAB_NONE);
@@ -341,9 +357,9 @@ START_TEST(test_broadcast)
 	struct seqtab_entry x, gone;
 	struct ipmb_user_msg m;
 
-	r.addr.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
-	r.retries = 4; /* ignored: broadcasts are never retried */
-	r.retry_ms = 500;
+	r.rq.addr.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
+	r.rq.retries = 4; /* ignored: broadcasts are never retried */
+	r.rq.retry_ms = 500;
 	ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), 0);
 	ck_assert(e->broadcast);
 	ck_assert_uint_eq(e->retries_left, 0);
@@ -377,10 +393,10 @@ START_TEST(test_multiple_expiries)
 	struct seqtab_entry x, gone;
 	uint32_t tok[3];
 
-	r.retries = 0;
-	r.retry_ms = 10;
+	r.rq.retries = 0;
+	r.rq.retry_ms = 10;
 	for (int i = 0; i < 3; i++) {
-		r.msgid = 100 + i;
+		r.rq.msgid = 100 + i;
 		ck_assert_int_eq(seqtab_alloc(&tab, &r, T0, &e), i);
 		tok[i] = e->token;
 	}
@@ -407,7 +423,7 @@ START_TEST(test_cancel_owner)
 	struct seqtab_entry gone, x;
 	uint32_t tok_a = 0;
 
-	rb.retries = 0;
+	rb.rq.retries = 0;
 
 	for (int i = 0; i < 5; i++) {
 		ck_assert_int_ge(seqtab_alloc(&tab, i & 1 ? &rb : &ra, T0, &e),
@@ -420,9 +436,8 @@ START_TEST(test_cancel_owner)
 	ck_assert_uint_eq(seqtab_cancel_owner(&tab, &owner_a), 0);
 	/* no completion, answer or timeout for the cancelled ones */
 	ck_assert_int_eq(seqtab_send_done(&tab, tok_a, 0, T0, &gone), -ENOENT);
-	ck_assert_int_eq(seqtab_match(&tab, 0, 0, 0x82, 0, 7, 1, &gone),
-			 -ENOENT);
-	ck_assert_int_eq(seqtab_match(&tab, 1, 0, 0x84, 0, 7, 1, &gone), 0);
+	ck_assert_int_eq(match(&tab, 0, 0, 0x82, 0, 7, 1, &gone), -ENOENT);
+	ck_assert_int_eq(match(&tab, 1, 0, 0x84, 0, 7, 1, &gone), 0);
 	ck_assert_ptr_eq(gone.owner, &owner_b);
 	ck_assert_int_eq(seqtab_expire(&tab, UINT64_MAX, &x), SEQTAB_TIMEOUT);
 	ck_assert_ptr_eq(x.owner, &owner_b);

@@ -21,8 +21,11 @@ clients="/usr/bin/ipmitool
 /usr/bin/openipmicmd /usr/bin/openipmish /usr/bin/ipmicmd"
 # inet_diag, tcp_diag: loaded on demand by kcsmuxd's NETLINK_SOCK_DIAG
 # lookups (a metrics client's uid), as on an installed system.
+# acpi_ipmi: binds to an IPMI interface the firmware describes in ACPI
+# (vm.kmod-smi).
 modules="kernel/drivers/char/ipmi kernel/fs/fuse
-kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko"
+kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko
+kernel/drivers/acpi/acpi_ipmi.ko"
 
 # Rebuild only when an input changed.
 stamp=$( (echo "$kver"; cat "$0" "$here/guest/init" "$here/lib.sh";

@@ -34,6 +34,9 @@
 #                        run directory, printed at the end)
 #   --log FILE           serial log (default: in the run directory)
 #   --smp N --mem MB     guest CPUs (default 1) and memory (default 1024)
+#   --reboot             let a guest reset restart the guest (the busybox guest
+#                        runs with -no-reboot otherwise: a reset ends QEMU);
+#                        the script runs again in the new boot
 #   --kernel K           the guest kernel: 6.1 (Debian 12, the default), 6.12
 #                        (Debian 13) or 7.2 (Debian unstable); the same as
 #                        KCSMUX_KERNEL=K. Other kernels come from their
@@ -48,6 +51,8 @@
 #                        script may reboot the guest: exit 100 from it means
 #                        "reboot, then run me again" (it keeps its own state
 #                        on the root disk); any other status ends the run.
+#   --suite SUITE        --systemd with another Debian suite's guest (e.g.
+#                        trixie), booting that suite's own kernel
 #   --keep               keep the run directory
 #   -q                   do not echo the guest console to stdout
 #
@@ -60,7 +65,7 @@ set -euo pipefail
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
 orig_args=("$@")
-shell=0 keep=0 quiet=0 valgrind=0 systemd=0 proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 valgrind=0 systemd=0 suite=bookworm noreboot=-no-reboot proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -82,6 +87,8 @@ while [ $# -gt 0 ]; do
 	--kernel) export KCSMUX_KERNEL=$2; shift ;;
 	--shell) shell=1 ;;
 	--systemd) systemd=1 ;;
+	--suite) systemd=1 suite=$2; shift ;;
+	--reboot) noreboot="" ;;
 	--keep) keep=1 ;;
 	-q) quiet=1 ;;
 	-h|--help) usage ;;
@@ -263,7 +270,10 @@ if [ $systemd = 1 ]; then
 	# The systemd guest: its own initrd (initramfs-tools) mounts the
 	# overlay of the cached root disk; the payload disk holds /guest and
 	# the wrapper the image's kcsmux-guest-run unit starts at each boot.
-	img=$("$KCSMUX_SRC/tests/vm/build-debian-image.sh" --print-dir)
+	img=$("$KCSMUX_SRC/tests/vm/build-debian-image.sh" --suite "$suite" --print-dir)
+	kernel=$kroot/vmlinux
+	[ ! -f "$img/vmlinuz" ] || kernel=$img/vmlinuz
+	kver=$(cat "$img/kver" 2>/dev/null || echo "$kver")
 	cp "$KCSMUX_SRC/tests/vm/guest/systemd-wrapper.sh" "$stage/script"
 	qemu-img create -q -f qcow2 -F raw -b "$img/disk.img" "$run/root.qcow2"
 	truncate -s 256M "$run/payload.img"
@@ -271,7 +281,7 @@ if [ $systemd = 1 ]; then
 	cmdline="$cmdline root=/dev/vda rw systemd.show_status=false"
 	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
 		-nodefaults -no-user-config -display none
-		-kernel "$kroot/vmlinux" -initrd "$img/initrd" -append "$cmdline$append"
+		-kernel "$kernel" -initrd "$img/initrd" -append "$cmdline$append"
 		-drive "file=$run/root.qcow2,if=virtio,format=qcow2"
 		-drive "file=$run/payload.img,if=virtio,format=raw,readonly=on"
 		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
@@ -280,7 +290,7 @@ else
 	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$run/overlay.cpio"
 	cat "$base" "$run/overlay.cpio" >"$run/initrd.cpio"
 	qemu=(qemu-system-x86_64 -accel tcg -M pc -cpu max -smp "$smp" -m "$mem"
-		-nodefaults -no-user-config -display none -no-reboot
+		-nodefaults -no-user-config -display none ${noreboot:+"$noreboot"}
 		-kernel "$kroot/vmlinux" -initrd "$run/initrd.cpio" -append "$cmdline$append"
 		-chardev "file,id=out,path=$run/out.b64" -serial chardev:con -serial chardev:out
 		"${qbmc[@]}")
@@ -325,6 +335,8 @@ watch_boot() {	# kill QEMU if the kernel stalls before the script starts
 # again, and a second unsound clock is reported, not retried.
 clock_check() {	# 0: rerun (a failed script on an unsound clock)
 	local up wall
+	# --reboot: the uptime is the last boot's only
+	[ -n "$noreboot" ] || return 1
 	up=$(tr -d '\r' <"$logfile" | sed -n 's/^KCSMUX-UPTIME=\([0-9.]*\)$/\1/p' | tail -n 1)
 	[ -n "$up" ] || return 1
 	wall=$(awk -v a="$boot_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')

@@ -43,7 +43,7 @@ grep '^Uid:' /proc/$dpid/status >/tmp/uid
 expect "kcsmuxd dropped root for user nobody once the nodes existed" '^Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534' /tmp/uid
 
 SHOW_LINES=400
-# One documented difference (docs/design.md, "Known differences"): a SEND
+# One documented difference (docs/differences.md): a SEND
 # whose address is invalid AND whose data pointer is bad fails with EFAULT
 # on a node (address and data are fetched in one CUSE retry) where the
 # stock driver says EINVAL. Step 27 exercises exactly that.
@@ -62,7 +62,7 @@ if [ -x /guest/bin/kcsmux-ipmi-diff32 ]; then
 fi
 
 # The randomized differential test: every step the same, or different
-# only in a way docs/design.md names ("Known differences").
+# only in a way docs/differences.md names.
 SHOW_LINES=80
 run_to /tmp/rand64 kcsmux-ipmi-diff -q -r "$RAND_SEED" -k "$RAND_SEEDS" \
 	-n "$RAND_STEPS" "$stock" /dev/ipmi5

@@ -57,7 +57,7 @@ cp /etc/kcsmux/kcsmux.conf /tmp/good.conf
 for name in null stdout h-link; do
 	printf '[global]\nbackend = kcsraw\ndevice = /dev/kcsraw0\n[node %s]\n' \
 		$name >/tmp/bad.conf
-	kcsmuxd -n -c /tmp/bad.conf >/tmp/n.out 2>&1
+	kcsmuxd -n --live -c /tmp/bad.conf >/tmp/n.out 2>&1
 	rc=$?
 	sed 's/^/    /' /tmp/n.out
 	check "kcsmuxd -n refuses [node $name] (exit $rc)" \

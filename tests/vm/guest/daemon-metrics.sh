@@ -166,8 +166,18 @@ positive() {
 scrape() { timeout 20 wget -q -O "$1" "$URL"; }
 # raw REQUEST FILE: send REQUEST (\r\n line ends), the response to FILE
 # with \r removed.
+# The request's writer stays open until the server closes: nc half-closes
+# at the end of its input, and evhttp drops a connection whose peer shut
+# its side while the response is still being written (a 35-family body no
+# longer goes out in one write; Prometheus never half-closes).
 raw() {
-	printf "$1" | timeout 20 nc 127.0.0.1 $PORT | tr -d '\r' >"$2"
+	rm -f /tmp/raw.in
+	mkfifo /tmp/raw.in
+	timeout 20 nc 127.0.0.1 $PORT </tmp/raw.in | tr -d '\r' >"$2" &
+	exec 3>/tmp/raw.in
+	printf "$1" >&3
+	wait $!
+	exec 3>&-
 }
 
 mkdir -p /etc/kcsmux /var/lib/kcsmux

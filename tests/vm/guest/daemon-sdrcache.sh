@@ -1,4 +1,4 @@
-# The SDR/FRU cache (sdr_cache = yes; docs/design.md "SDR and FRU cache"),
+# The SDR/FRU cache (sdr_cache = yes; docs/sdrcache.md),
 # against ipmi_sim, with stock ipmi_si on the second KCS (an identical BMC)
 # as the reference in the same boot. Run by tests/vm/sdrcache.sh, which
 # also counts, in the delay proxy's log of what reached the first BMC,

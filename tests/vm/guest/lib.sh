@@ -92,9 +92,17 @@ load_stock_irq() {
 	return 1
 }
 
-# load_kcsraw [PARAMS...]: insmod the project's module.
+# load_kcsraw [PARAMS...]: insmod the project's module. It needs
+# ipmi_msghandler's symbols (insmod does not resolve dependencies). The
+# tests written before the kernel's lane (issue 20) run with smi=0, the
+# /dev/kcsrawN-only mode, unless PARAMS name smi= or KCSRAW_SMI is set to
+# the value to give it.
 load_kcsraw() {
-	insmod "/lib/modules/$KVER/extra/kcsraw.ko" "$@"
+	modprobe ipmi_msghandler || return 1
+	case " $* " in
+	*" smi="*) insmod "/lib/modules/$KVER/extra/kcsraw.ko" "$@" ;;
+	*) insmod "/lib/modules/$KVER/extra/kcsraw.ko" smi="${KCSRAW_SMI:-0}" "$@" ;;
+	esac
 }
 
 # kcsmux_setup [IRQ]: kcsraw.ko on the first KCS with IRQ (default

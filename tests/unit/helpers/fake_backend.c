@@ -7,11 +7,15 @@
 
 #include "fake_backend.h"
 
-static int fb_submit(struct backend *be, uint64_t cookie,
-		     const struct kcsraw_policy *pol, const uint8_t *req,
-		     unsigned int len, const struct abi_addr *addr,
-		     int32_t retries, uint32_t retry_ms)
+static int fb_submit(struct backend *be, const struct backend_req *br)
 {
+	uint64_t cookie = br->cookie;
+	const struct kcsraw_policy *pol = br->pol;
+	const uint8_t *req = br->req;
+	unsigned int len = br->len;
+	const struct ipmi_address *addr = br->addr;
+	int32_t retries = br->retries;
+	uint32_t retry_ms = br->retry_ms;
 	struct fake_be *fb = (struct fake_be *)be;
 	struct fake_sub *s;
 	int rv;

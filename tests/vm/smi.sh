@@ -1,0 +1,93 @@
+#!/bin/bash
+# vm.kmod-smi*: kcsraw.ko as an interface of ipmi_msghandler (issue 20),
+# with each KCS's delay proxy logging the requests its BMC gets; then, on
+# the host, what the kernel's users sent through kcsraw (first KCS, log 0).
+#
+#   tests/vm/smi.sh main  [run.sh options]  guest/kmod-smi.sh: devintf,
+#       the differential against stock, ipmi_watchdog, unload, smi=0.
+#   tests/vm/smi.sh wdt [run.sh options]  guest/kmod-smi-wdt.sh with
+#       run.sh --reboot and acpi=off: ipmi_watchdog's heartbeats stop, the
+#       BMC resets the guest, the second boot sees the BMC's expiration
+#       flag and loads ipmi_poweroff; the guest's final poweroff -f must
+#       reach the BMC as Chassis Control power down (00 02 00).
+#   tests/vm/smi.sh panic [run.sh options]  guest/kmod-smi-panic.sh:
+#       ipmi_msghandler.panic_op=event and ipmi_watchdog running, then a
+#       sysrq-c panic: the BMC must get the watchdog's panic timeout (Set
+#       Watchdog Timer, countdown 255 s = f6 09) and the panic events
+#       (Platform Event, netfn 04 cmd 02, generator 0x41).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+mode=${1:-}
+shift || true
+tmp=$(mktemp -d /tmp/kcsmux-smi.XXXXXX)
+fails=0 rc=0
+# kept when anything failed, for its serial log and request logs
+trap '[ "$fails$rc" = 00 ] && rm -rf "$tmp" || echo "smi.sh: logs kept in $tmp"' EXIT
+check() {	# DESC CMD...
+	local d=$1
+	shift
+	if "$@"; then echo "PASS: $d"; else echo "FAIL: $d"; fails=$((fails + 1)); fi
+}
+log0=$tmp/requests-0.log
+case "$mode" in
+main)
+	"$here/run.sh" --bmc extern --delay fixed:200 --second-kcs \
+		--proxy-args "--log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/kmod-smi.sh"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
+	rc=0
+	[ -s "$log0" ] || { echo "smi.sh: no request log from KCS 0"; exit 1; }
+	echo "smi.sh: $(wc -l <"$log0") requests reached kcsraw's BMC, $(wc -l <"$tmp/requests-1.log") stock's"
+	check "ipmi_watchdog's Set Watchdog Timer reached kcsraw's BMC" \
+		grep -q '^06 24 ' "$log0"
+	check "its heartbeats (Reset Watchdog Timer) too: $(grep -c '^06 22' "$log0")" \
+		test "$(grep -c '^06 22' "$log0")" -ge 3
+	check "no watchdog request reached stock's BMC" \
+		sh -c "! grep -q '^06 2[24] ' '$tmp/requests-1.log'"
+	;;
+panic)
+	"$here/run.sh" --bmc extern --delay fixed:200 \
+		--proxy-args "--log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/kmod-smi-panic.sh"
+	rc=$?
+	# The guest panics: it reports no exit status (run.sh: 125).
+	prc=$rc rc=0
+	[ -s "$log0" ] || { echo "smi.sh: no request log from KCS 0"; exit 1; }
+	check "the guest script reached the panic" \
+		grep -q 'KCSMUX-SMI-PANIC-NOW' "$tmp/serial.log"
+	check "the kernel panicked (sysrq-c)" \
+		grep -q 'Kernel panic' "$tmp/serial.log"
+	check "no 'kcsmux-guest' exit after the panic (run.sh $prc)" \
+		sh -c "! grep -q '^KCSMUX-EXIT=' '$tmp/serial.log'"
+	check "the watchdog's panic timeout: Set Watchdog Timer 255 s (f6 09)" \
+		grep -Eq '^06 24 ([0-9a-f]{2} ){4}f6 09$' "$log0"
+	check "panic events: Platform Event from the kernel (04 02 41 ...)" \
+		grep -q '^04 02 41 ' "$log0"
+	grep -E '^(06 24|04 02)' "$log0" | tail -n 6 | sed 's/^/    /'
+	;;
+wdt)
+	"$here/run.sh" --bmc extern --delay fixed:200 --reboot --append acpi=off \
+		--proxy-args "--log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/kmod-smi-wdt.sh"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
+	check "first boot armed the watchdog and stopped its heartbeats" \
+		grep -q KCSMUX-SMI-WDT-STOP-HEARTBEATS "$tmp/serial.log"
+	check "the BMC reset the guest: a second boot saw the expiration" \
+		grep -q KCSMUX-SMI-WDT-SECOND-BOOT "$tmp/serial.log"
+	check "heartbeats reached the BMC before they stopped" \
+		grep -q '^06 22' "$log0"
+	check "the second boot's script ended before the power-off" \
+		grep -q KCSMUX-SMI-POWEROFF-NEXT "$tmp/serial.log"
+	check "poweroff -f reached the BMC as Chassis Control power down" \
+		sh -c "tail -n 3 '$log0' | grep -q '^00 02 00'"
+	tail -n 3 "$log0" | sed 's/^/    last: /'
+	;;
+*)
+	echo "usage: smi.sh main|panic|wdt [run.sh options]" >&2
+	exit 2
+	;;
+esac
+echo "smi.sh: $fails failed"
+[ "$fails" = 0 ]
