@@ -21,15 +21,12 @@
 static unsigned long ports[KCSRAW_MAX_IFACES];
 static unsigned int num_ports;
 module_param_hw_array(ports, ulong, ioport, &num_ports, 0444);
-MODULE_PARM_DESC(
-	ports,
-	"KCS data register I/O ports, e.g. 0xca2[,0xca8] (default: SMBIOS type 38)");
+MODULE_PARM_DESC(ports, "KCS data register I/O ports, e.g. 0xca2[,0xca8] (default: SMBIOS type 38)");
 
 static unsigned int regspacing[KCSRAW_MAX_IFACES];
 static unsigned int num_regspacing;
 module_param_array(regspacing, uint, &num_regspacing, 0444);
-MODULE_PARM_DESC(regspacing,
-		 "Register spacing per port (1, 4 or 16; default 1)");
+MODULE_PARM_DESC(regspacing, "Register spacing per port (1, 4 or 16; default 1)");
 
 static unsigned int irqs[KCSRAW_MAX_IFACES];
 static unsigned int num_irqs;
@@ -38,14 +35,11 @@ MODULE_PARM_DESC(irqs, "IRQ per port (0 or absent: polled only)");
 
 static bool trydmi = true;
 module_param(trydmi, bool, 0444);
-MODULE_PARM_DESC(
-	trydmi,
-	"Find KCS interfaces in SMBIOS when no ports= are given (default 1)");
+MODULE_PARM_DESC(trydmi, "Find KCS interfaces in SMBIOS when no ports= are given (default 1)");
 
 static bool useirq = true;
 module_param(useirq, bool, 0444);
-MODULE_PARM_DESC(useirq,
-		 "Use the IRQ SMBIOS names for an interface (default 1)");
+MODULE_PARM_DESC(useirq, "Use the IRQ SMBIOS names for an interface (default 1)");
 
 bool kcsraw_smi_param = true;
 module_param_named(smi, kcsraw_smi_param, bool, 0444);
@@ -54,59 +48,44 @@ MODULE_PARM_DESC(smi, "Register each interface with ipmi_msghandler for the kern
 /* Interface-wide tunables. */
 unsigned int kcsraw_queue_depth = 64;
 module_param_named(queue_depth, kcsraw_queue_depth, uint, 0644);
-MODULE_PARM_DESC(queue_depth,
-		 "Outstanding requests per open file (default 64)");
+MODULE_PARM_DESC(queue_depth, "Outstanding requests per open file (default 64)");
 
 unsigned int kcsraw_atn_poll_ms = 100;
 module_param_named(atn_poll_ms, kcsraw_atn_poll_ms, uint, 0644);
-MODULE_PARM_DESC(
-	atn_poll_ms,
-	"Idle SMS_ATN check interval in ms, 0 = only on IRQ and after transactions (default 100)");
+MODULE_PARM_DESC(atn_poll_ms, "Idle SMS_ATN check interval in ms, 0 = only on IRQ and after transactions (default 100)");
 
 unsigned int kcsraw_ibf_timeout_ms = 5000;
 module_param_named(ibf_timeout_ms, kcsraw_ibf_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(
-	ibf_timeout_ms,
-	"KCS IBF timeout in ms, read at each transaction start (default 5000)");
+MODULE_PARM_DESC(ibf_timeout_ms, "KCS IBF timeout in ms, read at each transaction start (default 5000)");
 
 unsigned int kcsraw_obf_timeout_ms = 5000;
 module_param_named(obf_timeout_ms, kcsraw_obf_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(
-	obf_timeout_ms,
-	"KCS OBF (response) timeout in ms, read at each transaction start (default 5000)");
+MODULE_PARM_DESC(obf_timeout_ms, "KCS OBF (response) timeout in ms, read at each transaction start (default 5000)");
 
 unsigned int kcsraw_max_retries = 10;
 module_param_named(max_retries, kcsraw_max_retries, uint, 0644);
-MODULE_PARM_DESC(
-	max_retries,
-	"KCS error recoveries per transaction before giving up (default 10)");
+MODULE_PARM_DESC(max_retries, "KCS error recoveries per transaction before giving up (default 10)");
 
 /* The default policy, for requests that ask for it. */
 unsigned int kcsraw_def_max_busy_us = 100;
 module_param_named(default_max_busy_us, kcsraw_def_max_busy_us, uint, 0644);
-MODULE_PARM_DESC(
-	default_max_busy_us,
-	"Default busy-wait window per BMC wait in us, 4294967295 = unlimited (default 100)");
+MODULE_PARM_DESC(default_max_busy_us, "Default busy-wait window per BMC wait in us, 4294967295 = unlimited (default 100)");
 
 unsigned int kcsraw_def_poll_us = 100;
 module_param_named(default_poll_us, kcsraw_def_poll_us, uint, 0644);
-MODULE_PARM_DESC(default_poll_us,
-		 "Default first poll sleep in us (default 100)");
+MODULE_PARM_DESC(default_poll_us, "Default first poll sleep in us (default 100)");
 
 unsigned int kcsraw_def_poll_max_us = 1000;
 module_param_named(default_poll_max_us, kcsraw_def_poll_max_us, uint, 0644);
-MODULE_PARM_DESC(default_poll_max_us,
-		 "Default longest poll sleep in us (default 1000)");
+MODULE_PARM_DESC(default_poll_max_us, "Default longest poll sleep in us (default 1000)");
 
 unsigned int kcsraw_def_backoff = KCSRAW_BACKOFF_EXP;
 module_param_named(default_backoff, kcsraw_def_backoff, uint, 0644);
-MODULE_PARM_DESC(default_backoff,
-		 "Default backoff: 0 fixed, 1 exponential (default 1)");
+MODULE_PARM_DESC(default_backoff, "Default backoff: 0 fixed, 1 exponential (default 1)");
 
 bool kcsraw_def_use_irq = true;
 module_param_named(default_use_irq, kcsraw_def_use_irq, bool, 0644);
-MODULE_PARM_DESC(default_use_irq,
-		 "Default: sleep until the IRQ when there is one (default 1)");
+MODULE_PARM_DESC(default_use_irq, "Default: sleep until the IRQ when there is one (default 1)");
 
 /* Interfaces, and the poller placement applied to their threads. */
 static DEFINE_MUTEX(kcsraw_mutex);
@@ -149,9 +128,8 @@ static int kcsraw_cpus_param_set(const char *val, const struct kernel_param *kp)
 
 static int kcsraw_cpus_param_get(char *buffer, const struct kernel_param *kp)
 {
-	return sysfs_emit(buffer, "%*pbl\n",
-			  cpumask_pr_args(kcsraw_cpus_set ? &kcsraw_cpus :
-							    cpu_possible_mask));
+	return sysfs_emit(buffer, "%*pbl\n", cpumask_pr_args(kcsraw_cpus_set ?
+				&kcsraw_cpus : cpu_possible_mask));
 }
 
 static const struct kernel_param_ops kcsraw_cpus_ops = {
@@ -159,9 +137,7 @@ static const struct kernel_param_ops kcsraw_cpus_ops = {
 	.get = kcsraw_cpus_param_get,
 };
 module_param_cb(poller_cpus, &kcsraw_cpus_ops, NULL, 0644);
-MODULE_PARM_DESC(
-	poller_cpus,
-	"CPUs the poller threads may run on, a cpulist such as 0-1 or \"all\" (default all)");
+MODULE_PARM_DESC(poller_cpus, "CPUs the poller threads may run on, a cpulist such as 0-1 or \"all\" (default all)");
 
 static int kcsraw_nice_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -185,8 +161,7 @@ static const struct kernel_param_ops kcsraw_nice_ops = {
 	.get = param_get_int,
 };
 module_param_cb(poller_nice, &kcsraw_nice_ops, &kcsraw_nice, 0644);
-MODULE_PARM_DESC(poller_nice,
-		 "Nice level of the poller threads, -20..19 (default 0)");
+MODULE_PARM_DESC(poller_nice, "Nice level of the poller threads, -20..19 (default 0)");
 
 /* One interface to bring up. */
 struct kcsraw_cfg {
@@ -202,14 +177,14 @@ struct kcsraw_dmi_scan {
 };
 
 /* SMBIOS type 38 (IPMI Device Information). */
-#define DMI_IPMI_TYPE	  38
-#define DMI_IPMI_IF_TYPE  0x04
-#define DMI_IPMI_BASE	  0x08
-#define DMI_IPMI_BASE_MOD 0x10
-#define DMI_IPMI_IRQ	  0x11
-#define DMI_IPMI_MIN_LEN  0x10
-#define DMI_IPMI_FULL_LEN 0x12
-#define DMI_IPMI_KCS	  0x01
+#define DMI_IPMI_TYPE		38
+#define DMI_IPMI_IF_TYPE	0x04
+#define DMI_IPMI_BASE		0x08
+#define DMI_IPMI_BASE_MOD	0x10
+#define DMI_IPMI_IRQ		0x11
+#define DMI_IPMI_MIN_LEN	0x10
+#define DMI_IPMI_FULL_LEN	0x12
+#define DMI_IPMI_KCS		0x01
 
 static void kcsraw_dmi_decode(const struct dmi_header *dh, void *data)
 {
@@ -372,8 +347,7 @@ static int kcsraw_gather(struct kcsraw_cfg *cfg, int *n)
 		for (i = 0; i < num_ports; i++) {
 			cfg[i].base = ports[i];
 			cfg[i].spacing = i < num_regspacing && regspacing[i] ?
-						 regspacing[i] :
-						 1;
+					 regspacing[i] : 1;
 			cfg[i].irq = i < num_irqs ? irqs[i] : 0;
 			cfg[i].from_dmi = false;
 			if (!cfg[i].base || cfg[i].spacing > 16) {

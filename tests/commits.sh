@@ -55,7 +55,7 @@ if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
 	echo "commits.sh: the base $base is not in this clone (shallow?): skipped" >&2
 	exit 77
 fi
-exempt=$(sed -n 's/^exempt \([0-9a-f]\{40\}\).*/\1/p' tests/commits-base)
+exempt=$(sed -n 's/^exempt \([0-9a-f]\{40\}\).*/\1/p' tests/commits-base | tr '\n' ' ')
 bad=0 n=0
 for c in $(git rev-list --no-merges "$base..$rev"); do
 	case " $exempt " in *" $c "*) continue ;; esac

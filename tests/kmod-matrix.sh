@@ -15,6 +15,16 @@ set -euo pipefail
 out=${1:-$KCSMUX_BUILD}/kmod-matrix
 mkdir -p "$out" "$KCSMUX_CACHE/debs"
 built=0
+# judge RC LOG KO WHAT: the build succeeded, made KO, and warned of nothing.
+judge() {
+	if [ "$1" = 0 ] && [ -f "$3" ] && ! grep -q 'warning:' "$2"; then
+		echo "kcsraw.ko builds cleanly against $4"
+		built=$((built + 1))
+	else
+		cat "$2"
+		die "kcsraw.ko does not build cleanly against $4"
+	fi
+}
 for kb in $(apt-cache madison linux-kbuild-6.1 | awk '{print $3}'); do
 	hdr=""
 	for p in $(apt-cache search --names-only '^linux-headers-6\.1\.0-[0-9]+-amd64$' | awk '{print $1}'); do
@@ -41,15 +51,10 @@ for kb in $(apt-cache madison linux-kbuild-6.1 | awk '{print $3}'); do
 	fi
 	rm -rf "$out/$kver"
 	cp -r "$KCSMUX_SRC/kmod" "$out/$kver"
-	if make -s -C "$root/usr/src/linux-headers-$kver" M="$out/$kver" \
-		KCSMUX_INCLUDE="$KCSMUX_SRC/include" W=1 modules >"$out/$kver.log" 2>&1 &&
-	   [ -f "$out/$kver/kcsraw.ko" ] && ! grep -q 'warning:' "$out/$kver.log"; then
-		echo "kcsraw.ko builds cleanly against $kver ($kb)"
-		built=$((built + 1))
-	else
-		cat "$out/$kver.log"
-		die "kcsraw.ko does not build cleanly against $kver ($kb)"
-	fi
+	rc=0
+	make -s -C "$root/usr/src/linux-headers-$kver" M="$out/$kver" \
+		KCSMUX_INCLUDE="$KCSMUX_SRC/include" W=1 modules >"$out/$kver.log" 2>&1 || rc=$?
+	judge $rc "$out/$kver.log" "$out/$kver/kcsraw.ko" "$kver ($kb)"
 done
 [ "$built" -ge 2 ] || die "built against $built Debian 12 6.1 versions, want at least 2"
 
@@ -64,14 +69,9 @@ for suite in bookworm-backports trixie sid; do
 	mkdir -p "$d"
 	cp -r "$KCSMUX_SRC/kmod" "$d/kmod"
 	cp -r "$KCSMUX_SRC/include" "$d/include"
-	if "$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$d:/build" -- \
+	rc=0
+	"$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$d:/build" -- \
 		make -s -C "/lib/modules/$kver/build" M=/build/kmod \
-		KCSMUX_INCLUDE=/build/include W=1 modules >"$d.log" 2>&1 &&
-	   [ -f "$d/kmod/kcsraw.ko" ] && ! grep -q 'warning:' "$d.log"; then
-		echo "kcsraw.ko builds cleanly against $kver ($suite, ${cc:-its gcc})"
-		built=$((built + 1))
-	else
-		cat "$d.log"
-		die "kcsraw.ko does not build cleanly against $kver ($suite, ${cc:-its gcc})"
-	fi
+		KCSMUX_INCLUDE=/build/include W=1 modules >"$d.log" 2>&1 || rc=$?
+	judge $rc "$d.log" "$d/kmod/kcsraw.ko" "$kver ($suite, ${cc:-its gcc})"
 done
