@@ -344,6 +344,10 @@ static void node_snap(const struct node *n, uint64_t now,
 				s->clients[i].outstanding = c->outstanding;
 				s->clients[i].queued = c->rq_len;
 				s->clients[i].events = c->gets_events;
+				s->clients[i].comm = c->comm;
+				s->clients[i].requests = c->nreq;
+				s->clients[i].errors = c->nerr;
+				s->clients[i].denied = c->ndenied;
 				i++;
 			}
 		ni->nclients = (uint32_t)i;
@@ -357,6 +361,11 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->dispatched = st->dispatched;
 	ni->completed = st->completed;
 	ni->errors = st->errors;
+	_Static_assert(CTL_NCC == NODESTATS_NCC, "completion code slots");
+	for (i = 0; i < NODESTATS_NCC; i++) {
+		ni->cc_label[i] = nodestats_cc_label(i);
+		ni->cc[i] = st->cc[i];
+	}
 	ni->denied = n->cnt.denied;
 	ni->busy = n->cnt.busy + st->rejected;
 	ni->opens = n->cnt.opens;
@@ -555,6 +564,35 @@ static void emit_num(struct emit *e, const char *key, unsigned long long v)
 	e->first = false;
 }
 
+/*
+ * The BMC's identity, from the last Get Device ID answer the daemon saw
+ * (IPMI v2.0 20.1): "unknown" until a client or the daemon sent one.
+ */
+static void bmc_identity(struct emit *e, const struct daemon *d)
+{
+	const uint8_t *id = d->bmc_id;
+	char buf[32];
+
+	if (d->bmc_id_len < 11) {
+		emit_str(e, "bmc_identity",
+			 "unknown (no Get Device ID answered yet)");
+		return;
+	}
+	emit_str(e, "bmc_identity", "from its last Get Device ID");
+	emit_num(e, "bmc_device_id", id[0]);
+	emit_num(e, "bmc_device_revision", id[1] & 0x0f);
+	/* major 7 bits binary, minor BCD */
+	snprintf(buf, sizeof(buf), "%u.%02x", id[2] & 0x7f, id[3]);
+	emit_str(e, "bmc_firmware", buf);
+	snprintf(buf, sizeof(buf), "%u.%u", id[4] & 0x0f, id[4] >> 4);
+	emit_str(e, "bmc_ipmi_version", buf);
+	emit_num(e, "bmc_manufacturer_id",
+		 (unsigned long long)(id[6] | id[7] << 8 |
+				      (id[8] & 0x0f) << 16));
+	emit_num(e, "bmc_product_id",
+		 (unsigned long long)(id[9] | id[10] << 8));
+}
+
 static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
 	struct daemon *d = c->ctl->d;
@@ -599,6 +637,7 @@ static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
 			 (now - d->bmc_silent_since_ns) / 1000000000ULL :
 			 0);
 	emit_num(&e, "bmc_silences", d->bmc_silences);
+	bmc_identity(&e, d);
 	emit_num(&e, "hosed", be != NULL ? be->health.hosed : 0);
 	emit_num(&e, "kcs_errors", be != NULL ? be->health.kcs_errors : 0);
 	emit_num(&e, "retries", be != NULL ? be->health.retries : 0);

@@ -457,9 +457,29 @@ static const char *yesno(bool b)
 	X("queue_wait_p99_us", us(ni->wait_p99_ns))               \
 	X("queue_wait_max_us", us(ni->wait_max_ns))
 
+/*
+ * A process name as one word of a client= line (the last one): bytes
+ * other than printable ASCII, blanks and '=' become '?', so the line
+ * still splits on blanks; NULL or empty: "?".
+ */
+static const char *comm_word(const char *comm, char *buf, size_t len)
+{
+	size_t i;
+
+	if (comm == NULL || *comm == '\0' || len < 2)
+		return "?";
+	for (i = 0; comm[i] != '\0' && i + 1 < len; i++) {
+		unsigned char ch = (unsigned char)comm[i];
+
+		buf[i] = ch > ' ' && ch < 0x7f && ch != '=' ? (char)ch : '?';
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
 void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 {
-	char key[CTL_KEY_MAX + 1];
+	char key[CTL_KEY_MAX + 1], name[32];
 	const struct ctl_client_info *c;
 	size_t i;
 
@@ -477,10 +497,14 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 		c = &ni->clients[i];
 		ctl_kv_addf(b, "client",
 			    "id=%llu pid=%lld uid=%u "
-			    "outstanding=%u queued=%u events=%s",
+			    "outstanding=%u queued=%u events=%s "
+			    "requests=%llu errors=%llu denied=%llu comm=%s",
 			    (unsigned long long)c->id, (long long)c->pid,
-			    c->uid, c->outstanding, c->queued,
-			    yesno(c->events));
+			    c->uid, c->outstanding, c->queued, yesno(c->events),
+			    (unsigned long long)c->requests,
+			    (unsigned long long)c->errors,
+			    (unsigned long long)c->denied,
+			    comm_word(c->comm, name, sizeof(name)));
 	}
 #define KV(k, v) ctl_kv_addf(b, k, "%llu", (unsigned long long)(v));
 	NODE_COUNTERS(KV)
@@ -499,12 +523,18 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	}
 	ctl_kv_addf(b, "cheapened", "%llu", (unsigned long long)ni->cheapened);
 	ctl_kv_addf(b, "held", "%llu", (unsigned long long)ni->held);
+	for (i = 0; i < CTL_NCC; i++) {
+		if (ni->cc[i] == 0 || ni->cc_label[i] == NULL)
+			continue;
+		snprintf(key, sizeof(key), "cc.%s", ni->cc_label[i]);
+		ctl_kv_addf(b, key, "%llu", (unsigned long long)ni->cc[i]);
+	}
 }
 
 void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 {
 	const struct ctl_client_info *c;
-	size_t i;
+	size_t i, n;
 
 	ctl_buf_add(b, "{\"name\": ", 9);
 	ctl_json_str(b, ni->name);
@@ -527,10 +557,17 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 		ctl_buf_printf(
 			b,
 			"%s{\"id\": %llu, \"pid\": %lld, \"uid\": %u, "
-			"\"outstanding\": %u, \"queued\": %u, \"events\": %s}",
+			"\"outstanding\": %u, \"queued\": %u, \"events\": %s, "
+			"\"requests\": %llu, \"errors\": %llu, \"denied\": %llu, "
+			"\"comm\": ",
 			i ? ", " : "", (unsigned long long)c->id,
 			(long long)c->pid, c->uid, c->outstanding, c->queued,
-			c->events ? "true" : "false");
+			c->events ? "true" : "false",
+			(unsigned long long)c->requests,
+			(unsigned long long)c->errors,
+			(unsigned long long)c->denied);
+		ctl_json_str(b, c->comm != NULL ? c->comm : "?");
+		ctl_buf_add(b, "}", 1);
 	}
 	ctl_buf_printf(b, "],\n  \"nclients\": %u", ni->nclients);
 #define JS(k, v) \
@@ -548,7 +585,16 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	else
 		ctl_buf_printf(b, ", \"cpu_budget_pct\": null, "
 				  "\"budget_used_pct\": null");
-	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu}",
+	ctl_buf_printf(b, ", \"cheapened\": %llu, \"held\": %llu",
 		       (unsigned long long)ni->cheapened,
 		       (unsigned long long)ni->held);
+	ctl_buf_printf(b, ",\n  \"completion_codes\": {");
+	for (i = 0, n = 0; i < CTL_NCC; i++) {
+		if (ni->cc[i] == 0 || ni->cc_label[i] == NULL)
+			continue;
+		ctl_buf_printf(b, "%s", n++ ? ", " : "");
+		ctl_json_str(b, ni->cc_label[i]);
+		ctl_buf_printf(b, ": %llu", (unsigned long long)ni->cc[i]);
+	}
+	ctl_buf_printf(b, "}}");
 }

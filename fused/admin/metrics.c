@@ -139,6 +139,7 @@ enum value_kind {
 	V_NODE_PPM_U32, /* uint32_t ppm, as a ratio */
 	V_NODE_HIST,	/* struct nodestats_hist */
 	V_NODE_ERRORS,	/* the error kinds */
+	V_NODE_CC,	/* responses by completion code */
 };
 
 struct family {
@@ -179,6 +180,12 @@ static const struct family families[] = {
 	  "by the access list, cc 0xd4), rejected (EBUSY: the node's queue "
 	  "was full).",
 	  V_NODE_ERRORS, 0, NULL },
+	{ "kcsmux_completion_codes_total", "counter",
+	  "Responses from the BMC by completion code: cc is 0x00, a "
+	  "generic code 0xc0 to 0xd6, 0xff, or other (command-specific "
+	  "and OEM codes). Not errors by itself: a non-zero code also "
+	  "counts as a completion error in kcsmux_errors_total.",
+	  V_NODE_CC, 0, NULL },
 	{ "kcsmux_cancelled_total", "counter",
 	  "Requests dropped from the node's queue before they ran (their "
 	  "client closed its file or gave up): not an error.",
@@ -361,6 +368,20 @@ static void errors(struct out *o, const char *name,
 	}
 }
 
+static void completion_codes(struct out *o, const char *name,
+			     const struct metrics_node *n)
+{
+	char extra[32];
+	size_t i;
+
+	for (i = 0; i < NODESTATS_NCC; i++) {
+		snprintf(extra, sizeof(extra), ",cc=\"%s\"",
+			 nodestats_cc_label(i));
+		sample_start(o, name, "", n, extra);
+		out_printf(o, "%llu\n", (unsigned long long)n->st.cc[i]);
+	}
+}
+
 /* Family F's samples of node N. */
 static void node_samples(struct out *o, const struct family *f,
 			 const struct metrics_node *n)
@@ -372,6 +393,9 @@ static void node_samples(struct out *o, const struct family *f,
 		return;
 	case V_NODE_ERRORS:
 		errors(o, f->name, n);
+		return;
+	case V_NODE_CC:
+		completion_codes(o, f->name, n);
 		return;
 	default:
 		break;

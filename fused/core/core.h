@@ -212,6 +212,12 @@ struct daemon {
 	uint64_t started_ns, started_unix;
 	bool bmc_silent;
 	uint64_t bmc_silent_since_ns, bmc_silences;
+	/* the BMC's identity for kcsmuxctl status: the data of the last
+	 * successful Get Device ID that crossed the interface to the BMC
+	 * itself (any client's or the daemon's own; xact.c), not sent for
+	 * it; bmc_id_len 0: none seen yet */
+	uint8_t bmc_id[15];
+	uint8_t bmc_id_len;
 	/* events beyond a subscriber's or the backlog's event_backlog
 	 * (cuse/client.c), for the metrics */
 	uint64_t events_dropped;

@@ -153,6 +153,28 @@ uint64_t nodestats_cpu_under_at(const struct nodestats_cpu *c, uint64_t now_ns,
 	return t > now_ns ? t : now_ns;
 }
 
+static const char *const cc_labels[NODESTATS_NCC] = {
+	"0x00", "0xc0", "0xc1", "0xc2", "0xc3", "0xc4", "0xc5", "0xc6",	 "0xc7",
+	"0xc8", "0xc9", "0xca", "0xcb", "0xcc", "0xcd", "0xce", "0xcf",	 "0xd0",
+	"0xd1", "0xd2", "0xd3", "0xd4", "0xd5", "0xd6", "0xff", "other",
+};
+
+size_t nodestats_cc_slot(uint8_t cc)
+{
+	if (cc == 0x00)
+		return 0;
+	if (cc >= 0xc0 && cc <= 0xd6)
+		return 1 + (size_t)(cc - 0xc0);
+	if (cc == 0xff)
+		return NODESTATS_CC_OTHER - 1;
+	return NODESTATS_CC_OTHER;
+}
+
+const char *nodestats_cc_label(size_t i)
+{
+	return i < NODESTATS_NCC ? cc_labels[i] : NULL;
+}
+
 void nodestats_init(struct nodestats *st, uint64_t now_ns, uint64_t cpu_tau_ns)
 {
 	memset(st, 0, sizeof(*st));
@@ -188,6 +210,8 @@ void nodestats_complete(struct nodestats *st, uint64_t now_ns,
 	st->completed++;
 	if (txn->error)
 		st->errors++;
+	if (txn->cc >= 0 && txn->cc <= 0xff)
+		st->cc[nodestats_cc_slot((uint8_t)txn->cc)]++;
 	st->service_ns += txn->service_ns;
 	st->cpu_ns += txn->cpu_ns;
 	st->spin_ns += txn->spin_ns;

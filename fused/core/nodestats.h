@@ -37,6 +37,17 @@
 #define NODESTATS_NBUCKETS   (NODESTATS_NBOUNDS + 1) /* + Inf */
 #define NODESTATS_CPU_TAU_NS 1000000000ULL
 
+/*
+ * Completion codes counted by value, a bounded set: 0x00, the generic
+ * codes of IPMI v2.0 table 5-2 (0xc0 to 0xd6) and 0xff, each its own
+ * slot, and every other value (command-specific 0x01-0x7e, OEM 0x80-0xbe,
+ * reserved) in the last slot, "other". Counted for every response that
+ * came back from the BMC (with a completion code), errors or not; a
+ * request the interface gave up on has no code and counts only in errors.
+ */
+#define NODESTATS_NCC	   26 /* 25 values + other */
+#define NODESTATS_CC_OTHER (NODESTATS_NCC - 1)
+
 /* Bucket i holds values in (bound[i - 1], bound[i]]; the last is +Inf. */
 extern const uint64_t nodestats_bounds_ns[NODESTATS_NBOUNDS];
 
@@ -62,15 +73,17 @@ struct nodestats_txn {
 	uint64_t cpu_ns;     /* kcsraw_cost.cpu_ns */
 	uint64_t spin_ns;    /* kcsraw_cost.spin_ns */
 	bool error;	     /* status != 0, hosed or made-up cc */
+	int cc;		     /* the BMC's completion code; -1: none */
 };
 
 struct nodestats {
-	uint64_t requests;   /* accepted into the node's queue */
-	uint64_t rejected;   /* refused: queue full (EBUSY) */
-	uint64_t cancelled;  /* removed before they ran */
-	uint64_t dispatched; /* started on the interface */
-	uint64_t completed;  /* finished, any outcome */
-	uint64_t errors;     /* ... with txn.error */
+	uint64_t requests;	    /* accepted into the node's queue */
+	uint64_t rejected;	    /* refused: queue full (EBUSY) */
+	uint64_t cancelled;	    /* removed before they ran */
+	uint64_t dispatched;	    /* started on the interface */
+	uint64_t completed;	    /* finished, any outcome */
+	uint64_t errors;	    /* ... with txn.error */
+	uint64_t cc[NODESTATS_NCC]; /* ... by completion code, see above */
 	uint64_t service_ns;
 	uint64_t cpu_ns;
 	uint64_t spin_ns;
@@ -88,6 +101,11 @@ void nodestats_cancel(struct nodestats *st);
 void nodestats_dispatch(struct nodestats *st, uint64_t queue_wait_ns);
 void nodestats_complete(struct nodestats *st, uint64_t now_ns,
 			const struct nodestats_txn *txn);
+
+/* Slot of completion code CC in struct nodestats.cc. */
+size_t nodestats_cc_slot(uint8_t cc);
+/* Label of slot I: "0x00" .. "0xff" or "other" (NULL past the end). */
+const char *nodestats_cc_label(size_t i);
 
 void nodestats_hist_init(struct nodestats_hist *h);
 /* Index of the bucket VALUE_NS falls in (NODESTATS_NBUCKETS - 1: +Inf). */

@@ -22,8 +22,8 @@
  */
 static const struct kcsmux_policy presets[] = {
 	[KCSMUX_PRESET_NORMAL] = {
-		.max_busy_us = 2000, .poll_us = 50, .poll_max_us = 100,
-		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
+		.max_busy_us = 0, .poll_us = 100, .poll_max_us = 100,
+		.backoff = KCSMUX_BACKOFF_FIXED, .use_irq = true,
 		.prio = KCSMUX_PRIO_NORMAL, .weight = 100, .burst = 10,
 		.queue = 64,
 	},
@@ -37,7 +37,7 @@ static const struct kcsmux_policy presets[] = {
 		.max_busy_us = 0, .poll_us = 200, .poll_max_us = 1000,
 		.backoff = KCSMUX_BACKOFF_EXP, .use_irq = true,
 		.cpu_budget_ppm = 10000, .prio = KCSMUX_PRIO_NORMAL,
-		.weight = 100, .rate_milli = 50000, .burst = 20, .queue = 64,
+		.weight = 100, .rate_milli = 150000, .burst = 50, .queue = 64,
 	},
 	[KCSMUX_PRESET_BULK] = {
 		.max_busy_us = 0, .poll_us = 500, .poll_max_us = 4000,

@@ -221,6 +221,7 @@ static void node_account(struct node *n, struct xact *x, int status,
 	struct nodestats_txn t = {
 		.latency_ns = now - x->t_enq,
 		.error = status || len < 3 || resp[2] != 0,
+		.cc = status == 0 && len >= 3 ? resp[2] : -1,
 	};
 
 	if (cost) {
@@ -281,6 +282,17 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	TAILQ_REMOVE(&d->running, x, qlink);
 	if (x->bridged && d->be && d->be->bridged)
 		d->be->bridged--;
+	/* the BMC's own Get Device ID answer (cc 0, the 11 bytes at least):
+	 * its identity for kcsmuxctl status, at no extra traffic */
+	if (status == 0 && x->req_len >= 2 && x->req[0] >> 2 == 0x06 &&
+	    x->req[1] == 0x01 && len >= 3 + 11 && resp[1] == 0x01 &&
+	    resp[2] == 0 &&
+	    x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
+		d->bmc_id_len = (uint8_t)(len - 3 < sizeof(d->bmc_id) ?
+						  len - 3 :
+						  sizeof(d->bmc_id));
+		memcpy(d->bmc_id, resp + 3, d->bmc_id_len);
+	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
 	if (x->done)

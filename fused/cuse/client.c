@@ -226,6 +226,7 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 		u.data[0] = IPMI_ERR_UNSPECIFIED;
 	}
 	c->outstanding--;
+	c->nerr += status != 0 || len < 3 || resp[2] != 0;
 	m = kmsg_new(&u);
 	if (!m) {
 		xact_free(x);
@@ -322,6 +323,7 @@ static void log_denied(struct client *c, const struct ipmi_request *rq,
 	char msg[256];
 
 	n->cnt.denied++;
+	c->ndenied++;
 	client_deny_msg(msg, sizeof(msg), c, verdict, why);
 	log_ratelimited(&n->rl_denied, LOG_NOTICE,
 			"%s (sent netfn 0x%02x cmd 0x%02x, %u data "
@@ -372,6 +374,7 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	 * an allowed command number is the vendor's (kcsmux.conf(5)) */
 	if ((addr->lun & 3) && !(n->conf.luns & (1u << (addr->lun & 3)))) {
 		n->cnt.denied++;
+		c->ndenied++;
 		log_ratelimited(&n->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: netfn 0x%02x cmd 0x%02x "
 				"to LUN %u denied (cc 0xd4): luns",
@@ -392,8 +395,11 @@ int client_send(struct client *c, struct ipmi_request *rq)
 		return answer_now(c, rq, IPMI_CC_INSUFFICIENT_PRIV);
 	}
 	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
-	    !n->d->be->bridges)
-		return bridge(c, rq);
+	    !n->d->be->bridges) {
+		rv = bridge(c, rq);
+		c->nreq += rv == 0;
+		return rv;
+	}
 	if (over_share(c)) {
 		n->cnt.busy++;
 		return -EBUSY;
@@ -409,11 +415,13 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	TAILQ_INSERT_TAIL(&c->xacts, x, olink);
 	c->queued++;
 	c->outstanding++;
+	c->nreq++;
 	/* the SDR/FRU cache may answer it, or hold it while it fills */
 	if (sdrglue_send(x))
 		return 0;
 	rv = xact_enqueue(x);
 	if (rv < 0) {
+		c->nreq--;
 		c->queued--;
 		c->outstanding--;
 		TAILQ_REMOVE(&c->xacts, x, olink);

@@ -46,6 +46,9 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 	char comm[16]; /* its process name at open (/proc/PID/comm) */
+	/* its own counters (kcsmuxctl show): requests accepted, answered
+	 * with an error, refused by the access list */
+	uint64_t nreq, nerr, ndenied;
 
 	struct kmsg_list rq; /* received messages */
 	unsigned int rq_len;

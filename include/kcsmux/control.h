@@ -226,9 +226,15 @@ struct ctl_client_info {
 	uint32_t outstanding; /* requests sent, not answered */
 	uint32_t queued;      /* messages waiting to be received */
 	bool events;
+	const char *comm; /* process name at open; NULL: "?" */
+	/* its own counters: requests accepted, answered with an error
+	 * (non-zero completion code or the interface gave up), refused by
+	 * the access list */
+	uint64_t requests, errors, denied;
 };
 
 #define CTL_POLICY_MAX 32
+#define CTL_NCC	       26 /* NODESTATS_NCC */
 
 struct ctl_node_info {
 	const char *name;
@@ -251,6 +257,10 @@ struct ctl_node_info {
 	 * did: transactions run cheaply, times the queue was held */
 	uint32_t cpu_budget_ppm;
 	uint64_t cheapened, held;
+	/* responses by completion code: cc_label[i] ("0x00", .., "other")
+	 * and its count; printed only where not 0 */
+	const char *cc_label[CTL_NCC];
+	uint64_t cc[CTL_NCC];
 };
 
 /* The kv record of a node: "node=NAME" first, then the keys documented in

@@ -89,11 +89,11 @@ static void load_fails(const char *text, const char *want, size_t nerr)
 				 .queue = (q) })
 
 /* The documented presets (kcsmux.conf(5), PRESETS). */
-#define POL_NORMAL POL(2000, 50, 100, EXP, true, 0, 0, NORMAL, 100, 0, 10, 64)
+#define POL_NORMAL POL(0, 100, 100, FIXED, true, 0, 0, NORMAL, 100, 0, 10, 64)
 #define POL_INTERACTIVE \
 	POL(2000, 50, 100, EXP, true, 0, 0, INTERACTIVE, 100, 0, 10, 64)
 #define POL_MONITOR \
-	POL(0, 200, 1000, EXP, true, 10000, 0, NORMAL, 100, 50000, 20, 64)
+	POL(0, 200, 1000, EXP, true, 10000, 0, NORMAL, 100, 150000, 50, 64)
 #define POL_BULK POL(0, 500, 4000, EXP, true, 0, 0, BULK, 100, 0, 10, 64)
 
 static void expect_policy(const struct kcsmux_policy *got,
@@ -346,7 +346,7 @@ START_TEST(test_poll_max)
 	load_fails("[node a]\npoll_us = 500\npoll_max_us = 200\n",
 		   "t.conf:3: poll_max_us (200) is less than poll_us (500)", 1);
 	load_fails("[node a]\npoll_max_us = 20\n",
-		   "t.conf:2: poll_max_us (20) is less than poll_us (50)", 1);
+		   "t.conf:2: poll_max_us (20) is less than poll_us (100)", 1);
 	load_ok("[node a]\npoll_us = 70\npoll_max_us = 70\nbackoff=fixed\n");
 	ck_assert_uint_eq(node("a")->pol.poll_max_us, 70);
 }
@@ -467,8 +467,8 @@ START_TEST(test_policy_set_key)
 	ck_assert_int_eq(policy_set_key(&pol, "latency_target_us", "60000000",
 					&c),
 			 0);
-	expect_policy(&pol, POL(2000, 1, 100, EXP, false, 0, 60000000,
-				INTERACTIVE, 10000, 0, 10000, 1));
+	expect_policy(&pol, POL(0, 1, 100, EXP, false, 0, 60000000, INTERACTIVE,
+				10000, 0, 10000, 1));
 	ck_assert_ptr_null(c);
 
 	/* "policy" replaces everything with the preset. */
@@ -582,7 +582,7 @@ START_TEST(test_roundtrip)
 	policy_get_key(&src, "cpu_budget", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "1%");
 	policy_get_key(&src, "rate", buf, sizeof(buf));
-	ck_assert_str_eq(buf, "50");
+	ck_assert_str_eq(buf, "150");
 	policy_get_key(&src, "latency_target_us", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "none");
 	ck_assert_int_eq(policy_get_key(&src, "nope", buf, sizeof(buf)), -1);
@@ -881,7 +881,7 @@ START_TEST(test_multiple_errors)
 	static const char *const want[] = {
 		"t.conf:2: unknown key 'pol_us' (did you mean 'poll_us'?)",
 		"t.conf:3: weight: expected an integer from 1 to 10000, not '0'",
-		"t.conf:4: poll_max_us (10) is less than poll_us (50)",
+		"t.conf:4: poll_max_us (10) is less than poll_us (100)",
 		"t.conf:5: duplicate node 'a' (first at line 1)",
 		"t.conf:6: mode: expected octal permission bits from 0000 to "
 		"0777, not '999'",
@@ -891,7 +891,7 @@ START_TEST(test_multiple_errors)
 		"comment",
 		"t.conf:12: allow: 'app:zz': bad cmd 'zz' (expected hex 00-ff, a "
 		"LO-HI range with LO <= HI, or '*')",
-		"t.conf:13: poll_max_us (10) is less than poll_us (50)",
+		"t.conf:13: poll_max_us (10) is less than poll_us (100)",
 	};
 	char *line, *save = NULL;
 	size_t i = 0;

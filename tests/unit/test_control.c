@@ -136,6 +136,10 @@ static void setup(void)
 	clients[0].uid = 1000;
 	clients[0].node = &nodes[0];
 	clients[0].outstanding = 2;
+	strcpy(clients[0].comm, "ipmitool");
+	clients[0].nreq = 12;
+	clients[0].nerr = 1;
+	clients[0].ndenied = 3;
 	clients[1].id = 2;
 	clients[1].pid = 222;
 	clients[1].uid = 0;
@@ -144,6 +148,9 @@ static void setup(void)
 	LIST_INSERT_HEAD(&nodes[0].clients, &clients[0], link);
 	nodes[0].nclients = 2;
 	for (i = 0; i < 4; i++) {
+		/* the last one refused by the BMC (parameter out of range) */
+		t.cc = i == 3 ? 0xc9 : 0x00;
+		t.error = i == 3;
 		nodestats_request(&nodes[0].st);
 		nodestats_dispatch(&nodes[0].st, 1000);
 		nodestats_complete(&nodes[0].st, now_ns(), &t);
@@ -376,7 +383,8 @@ START_TEST(test_list_budget_widths)
 	ck_assert_int_eq(ctl(ROOT, "stats", "-j", NULL), 0);
 	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
 	assert_has(out, "\"cpu_budget_pct\": 1.0000, \"budget_used_pct\": 0.0, "
-			"\"cheapened\": 5, \"held\": 2}");
+			"\"cheapened\": 5, \"held\": 2,\n"
+			"  \"completion_codes\": {}}");
 	assert_has(out, "\"cpu_budget_pct\": null");
 }
 END_TEST
@@ -385,14 +393,21 @@ START_TEST(test_show)
 {
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
 	assert_has(out, "node=ipmi1\npreset=normal\ncustom=no\nready=yes\n");
-	assert_has(out, "\npolicy.max_busy_us=2000\n");
+	assert_has(out, "\npolicy.max_busy_us=0\n");
+	assert_has(out, "\npolicy.poll_us=100\n");
 	assert_has(out, "\npolicy.queue=64\n");
 	assert_has(out, "\nclients=2\n");
+	/* each client with its process name and its own counters */
 	assert_has(out, "\nclient=id=1 pid=111 uid=1000 outstanding=2 "
-			"queued=0 events=no\n");
+			"queued=0 events=no requests=12 errors=1 denied=3 "
+			"comm=ipmitool\n");
 	assert_has(out, "\nclient=id=2 pid=222 uid=0 ");
 	assert_has(out, "\nrequests=4\n");
 	assert_has(out, "\ncompleted=4\n");
+	assert_has(out, "\nerrors=1\n");
+	/* completion codes by value, the ones seen */
+	assert_has(out, "\ncc.0x00=3\ncc.0xc9=1\n");
+	ck_assert_ptr_null(strstr(out, "cc.0xc0="));
 	assert_has(out, "\nspin_ns=2000000\n");
 	assert_has(out, "\nspin_ns_per_req=500000\n");
 	assert_has(out, "\ncpu_ns_per_req=600000\n");
@@ -458,24 +473,25 @@ START_TEST(test_set)
 {
 	struct node *n = &nodes[0];
 
-	ck_assert_uint_eq(n->conf.pol.max_busy_us, 2000);
-	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0",
+	/* the normal preset: no spinning, 100 us polls */
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 0);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500",
 			     "poll_us=200", NULL),
 			 0);
-	ck_assert_uint_eq(n->conf.pol.max_busy_us, 0);
+	ck_assert_uint_eq(n->conf.pol.max_busy_us, 500);
 	ck_assert_uint_eq(n->conf.pol.poll_us, 200);
 	/* a poll_max_us not given follows poll_us up, as in kcsmux.conf */
 	ck_assert_uint_eq(n->conf.pol.poll_max_us, 200);
-	assert_has(out, "ipmi1: max_busy_us 2000 -> 0\n");
-	assert_has(out, "ipmi1: poll_us 50 -> 200\n");
+	assert_has(out, "ipmi1: max_busy_us 0 -> 500\n");
+	assert_has(out, "ipmi1: poll_us 100 -> 200\n");
 	assert_has(out, "ipmi1: poll_max_us 100 -> 200\n");
 	assert_has(out, "ipmi1: note: poll_max_us raised to 200 (poll_us)\n");
 	ck_assert_int_ge(kicks, 1);
 	ck_assert_int_eq(ctl(ROOT, "show", "ipmi1", NULL), 0);
 	assert_has(out, "\ncustom=yes\n");
-	assert_has(out, "\npolicy.max_busy_us=0\n");
+	assert_has(out, "\npolicy.max_busy_us=500\n");
 	/* The same again: no change. */
-	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=0", NULL), 0);
+	ck_assert_int_eq(ctl(ROOT, "set", "ipmi1", "max_busy_us=500", NULL), 0);
 	ck_assert_str_eq(out, "ipmi1: no change\n");
 
 	/* The scheduler's share changes live. */
@@ -654,6 +670,34 @@ START_TEST(test_status)
 	assert_has(out, "BMC              answering\n");
 	assert_has(out, "last reload      none\n");
 	ck_assert_ptr_null(strstr(out, "silent for"));
+	/* the BMC's identity: unknown until a Get Device ID was answered */
+	assert_has(out, "  identity       unknown (no Get Device ID answered "
+			"yet)\n");
+	ck_assert_ptr_null(strstr(out, "firmware"));
+	{
+		/* device 0x20 rev 1, fw 2.41, IPMI 2.0, manufacturer 343
+		 * (Intel: 0x000157), product 0x0b3c */
+		static const uint8_t id[] = { 0x20, 0x81, 0x02, 0x41,
+					      0x02, 0xbf, 0x57, 0x01,
+					      0x00, 0x3c, 0x0b };
+
+		memcpy(d.bmc_id, id, sizeof(id));
+		d.bmc_id_len = sizeof(id);
+	}
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "  times silent   1\n"
+			"  identity       from its last Get Device ID\n"
+			"  device id      32\n"
+			"  revision       1\n"
+			"  firmware       2.41\n"
+			"  IPMI version   2.0\n"
+			"  manufacturer   343\n"
+			"  product        2876\n");
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"bmc_firmware\": \"2.41\"");
+	assert_has(out, "\"bmc_manufacturer_id\": 343");
+	d.bmc_id_len = 0;
 	d.be = NULL;
 }
 END_TEST
@@ -695,6 +739,9 @@ START_TEST(test_json_views)
 	assert_has(out, "{\"name\": \"ipmi1\"");
 	assert_has(out, "\"requests\": 4");
 	assert_has(out, "\"pid\": 111");
+	assert_has(out, "\"requests\": 12, \"errors\": 1, \"denied\": 3, "
+			"\"comm\": \"ipmitool\"}");
+	assert_has(out, "\"completion_codes\": {\"0x00\": 3, \"0xc9\": 1}}");
 	ck_assert_ptr_null(strstr(out, "ipmi2"));
 	ck_assert_int_eq(ctl(ROOT, "show", "-j", "ipmi9", NULL), 1);
 	assert_has(err, "no node \"ipmi9\"");

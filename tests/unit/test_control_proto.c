@@ -331,7 +331,11 @@ static void sample(struct ctl_node_info *ni, struct ctl_client_info *cl)
 					  .uid = 0,
 					  .outstanding = 1,
 					  .queued = 2,
-					  .events = true };
+					  .events = true,
+					  .comm = "my tool=x",
+					  .requests = 40,
+					  .errors = 3,
+					  .denied = 2 };
 	cl[1] = (struct ctl_client_info){ .id = 9, .pid = 99, .uid = 65534 };
 	ni->nclients = 2;
 	ni->clients = cl;
@@ -373,7 +377,13 @@ START_TEST(test_node_kv)
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "clients"), "2");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "client"),
 			 "id=7 pid=1234 "
-			 "uid=0 outstanding=1 queued=2 events=yes");
+			 "uid=0 outstanding=1 queued=2 events=yes requests=40 "
+			 "errors=3 denied=2 comm=my?tool?x");
+	/* no name known: "?" */
+	ck_assert_ptr_nonnull(strstr(b.data, "client=id=9 pid=99 uid=65534 "
+					     "outstanding=0 queued=0 "
+					     "events=no requests=0 errors=0 "
+					     "denied=0 comm=?\n"));
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue"), "3");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue_max"), "64");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "requests"), "1000");
@@ -427,7 +437,10 @@ START_TEST(test_node_json)
 		b.data,
 		"{\"id\": 7, \"pid\": 1234, "
 		"\"uid\": 0, \"outstanding\": 1, \"queued\": 2, \"events\": "
-		"true}"));
+		"true, \"requests\": 40, \"errors\": 3, \"denied\": 2, "
+		"\"comm\": \"my tool=x\"}"));
+	ck_assert_ptr_nonnull(
+		strstr(b.data, "\"denied\": 0, \"comm\": \"?\"}"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spin_ns\": 0,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ns_per_req\": 1500,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"latency_p99_us\": 2000,"));
@@ -435,25 +448,33 @@ START_TEST(test_node_json)
 		b.data,
 		"\"cpu_ppm\": 1234, "
 		"\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
-		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0}"));
+		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0,\n"
+		"  \"completion_codes\": {}}"));
 	/* a budget: in % of one CPU as the config writes it */
 	ni.cpu_budget_ppm = 5000;
 	ni.cheapened = 3;
 	ni.held = 2;
+	/* completion codes: the ones seen, by label */
+	ni.cc_label[0] = "0x00";
+	ni.cc[0] = 9;
+	ni.cc_label[1] = "0xc0";
+	ni.cc_label[25] = "other";
+	ni.cc[25] = 4;
 	ctl_buf_reset(&b);
 	ctl_node_json(&b, &ni);
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(
 		b.data,
 		"\"cpu_budget_pct\": 0.5000, "
-		"\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2}"));
+		"\"budget_used_pct\": 24.7, \"cheapened\": 3, \"held\": 2,\n"
+		"  \"completion_codes\": {\"0x00\": 9, \"other\": 4}}"));
 	ctl_buf_reset(&b);
 	ctl_node_kv(&b, &ni);
 	ck_assert_ptr_nonnull(strstr(
 		b.data,
 		"\ncpu_used_pct=0.1234\n"
 		"cpu_budget_pct=0.5000\nbudget_used_pct=24.7\ncheapened=3\n"
-		"held=2\n"));
+		"held=2\ncc.0x00=9\ncc.other=4\n"));
 
 	/* Strings are escaped; no clients; NaN is not JSON. */
 	ni.name = "a\"b";

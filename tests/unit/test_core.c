@@ -222,6 +222,40 @@ START_TEST(test_bmc_silence)
 }
 END_TEST
 
+/* The BMC's identity for kcsmuxctl status: the data of a successful Get
+ * Device ID from the BMC itself, learnt without sending one. */
+START_TEST(test_bmc_identity)
+{
+	static const uint8_t id[] = { 0x20, 0x81, 0x02, 0x41, 0x02, 0xbf,
+				      0x57, 0x01, 0x00, 0x3c, 0x0b };
+	static const uint8_t other[] = { 0x21, 0x01, 0x03, 0x10, 0x51, 0x00,
+					 0x00, 0x00, 0x00, 0x00, 0x00 };
+	static const uint8_t refused[] = { 0x1c, 0x01, 0xc1 };
+	struct xact *x;
+
+	ck_assert_uint_eq(d.bmc_id_len, 0);
+	/* too short to be one */
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
+	fake_answer(fb, id, 3);
+	ck_assert_uint_eq(d.bmc_id_len, 0);
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
+	fake_answer(fb, id, sizeof(id));
+	ck_assert_uint_eq(d.bmc_id_len, sizeof(id));
+	ck_assert_mem_eq(d.bmc_id, id, sizeof(id));
+	/* another command's answer, a refused Get Device ID: kept */
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 2)), 0);
+	fake_answer(fb, other, sizeof(other));
+	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
+	fake_complete(fb, fake_pending(fb), 0, refused, sizeof(refused));
+	ck_assert_mem_eq(d.bmc_id, id, sizeof(id));
+	/* the daemon's own request counts too */
+	x = mk(NULL, NULL, 6, 1);
+	ck_assert_int_eq(xact_enqueue(x), 0);
+	fake_answer(fb, other, sizeof(other));
+	ck_assert_mem_eq(d.bmc_id, other, sizeof(other));
+}
+END_TEST
+
 START_TEST(test_pick_order)
 {
 	/* a's first runs; then queued: a (bulk) twice, b (interactive),
@@ -697,6 +731,7 @@ static Suite *core_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_submit_complete);
 	tcase_add_test(tc, test_bmc_silence);
+	tcase_add_test(tc, test_bmc_identity);
 	tcase_add_test(tc, test_pick_order);
 	tcase_add_test(tc, test_cancel_queued);
 	tcase_add_test(tc, test_owned_free);

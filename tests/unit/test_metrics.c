@@ -376,7 +376,11 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->st.errors = 10 * k + 3;
 	m->st.rejected = 10 * k + 4;
 	m->st.cancelled = 10 * k + 5;
-	m->st.service_ns = 1500 * US * k; /* 1.5 ms x k */
+	m->st.cc[0] = 50 * k;		       /* 0x00 */
+	m->st.cc[nodestats_cc_slot(0xc1)] = k; /* invalid command */
+	m->st.cc[nodestats_cc_slot(0xff)] = 2 * k;
+	m->st.cc[NODESTATS_CC_OTHER] = 3 * k; /* e.g. 0x80 */
+	m->st.service_ns = 1500 * US * k;     /* 1.5 ms x k */
 	m->st.cpu_ns = 250 * US * k + 1;
 	m->st.spin_ns = 2 * SEC * k;
 	m->cnt.busy = 10 * k + 6;
@@ -397,6 +401,15 @@ static void render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	ck_assert_int_eq(metrics_render(b, s), 0);
 	ck_assert(!b->oom);
 	ck_assert_uint_eq(strlen(b->p), b->len);
+}
+
+static size_t count_lines(const char *t)
+{
+	size_t n = 0;
+
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
 }
 
 /* The lines of TEXT that are samples of NAME (name{ or name space). */
@@ -447,6 +460,8 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_responses_total counter\n"
 	"# HELP kcsmux_errors_total Failures by kind: completion (finished with a non-zero completion code or the interface gave up), busy (EBUSY: max_outstanding, or an open over max_clients), denied (refused by the access list, cc 0xd4), rejected (EBUSY: the node's queue was full).\n"
 	"# TYPE kcsmux_errors_total counter\n"
+	"# HELP kcsmux_completion_codes_total Responses from the BMC by completion code: cc is 0x00, a generic code 0xc0 to 0xd6, 0xff, or other (command-specific and OEM codes). Not errors by itself: a non-zero code also counts as a completion error in kcsmux_errors_total.\n"
+	"# TYPE kcsmux_completion_codes_total counter\n"
 	"# HELP kcsmux_cancelled_total Requests dropped from the node's queue before they ran (their client closed its file or gave up): not an error.\n"
 	"# TYPE kcsmux_cancelled_total counter\n"
 	"# HELP kcsmux_request_duration_seconds Time from a client's request to its response, for requests that went to the interface.\n"
@@ -534,7 +549,7 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 35);
+	ck_assert_uint_eq(p.families, 36);
 	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -601,6 +616,20 @@ START_TEST(test_counters_exact)
 		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"busy\"} 26\n"
 		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"denied\"} 27\n"
 		"kcsmux_errors_total{kcsmux_node=\"ipmi2\",kind=\"rejected\"} 24\n");
+	/* by value: every slot from the start, other last */
+	t = samples_of(b.p, "kcsmux_completion_codes_total");
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi1\",cc=\"0x00\"} 50\n"
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi1\",cc=\"0xc0\"} 0\n"
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi1\",cc=\"0xc1\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+		t,
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi2\",cc=\"0xd6\"} 0\n"
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi2\",cc=\"0xff\"} 4\n"
+		"kcsmux_completion_codes_total{kcsmux_node=\"ipmi2\",cc=\"other\"} 6\n"));
+	ck_assert_uint_eq(count_lines(t), 2 * NODESTATS_NCC);
+	free(t);
 	/* cancelled is not an error: its own family */
 	SAMPLES("kcsmux_cancelled_total",
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi1\"} 15\n"
@@ -653,12 +682,14 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 35);
+	ck_assert_uint_eq(p.families, 36);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
 	 * daemon's CPU and dropped events + 2 nodes x (16 single samples,
-	 * cancelled and the cache's 2 among them, + 4 error kinds + 2 x
-	 * (39 + 2)) */
-	ck_assert_uint_eq(p.samples, 2 + 8 + 5 + 2 + 2 * (16 + 4 + 2 * 41));
+	 * cancelled and the cache's 2 among them, + 4 error kinds + the
+	 * completion codes + 2 x (39 + 2)) */
+	ck_assert_uint_eq(p.samples,
+			  2 + 8 + 5 + 2 +
+				  2 * (16 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);

@@ -352,6 +352,64 @@ START_TEST(test_counters)
 }
 END_TEST
 
+/* Completion codes by value: a bounded set, errors or not, none on a
+ * failure without a response. */
+START_TEST(test_cc_by_value)
+{
+	static const struct {
+		int cc;
+		bool error;
+	} txn[] = {
+		{ 0x00, false }, { 0x00, false }, { 0xc1, true },
+		{ 0xc0, true },	 { 0xd6, true },  { 0xff, true },
+		{ 0x80, true },	 { 0x01, true },  { 0xd7, true },
+		{ -1, true },
+	};
+	struct nodestats st;
+	size_t i, sum = 0;
+
+	ck_assert_uint_eq(nodestats_cc_slot(0x00), 0);
+	ck_assert_uint_eq(nodestats_cc_slot(0xc0), 1);
+	ck_assert_uint_eq(nodestats_cc_slot(0xd6), 23);
+	ck_assert_uint_eq(nodestats_cc_slot(0xff), 24);
+	ck_assert_uint_eq(nodestats_cc_slot(0xd7), NODESTATS_CC_OTHER);
+	ck_assert_uint_eq(nodestats_cc_slot(0xbf), NODESTATS_CC_OTHER);
+	ck_assert_uint_eq(nodestats_cc_slot(0x01), NODESTATS_CC_OTHER);
+	for (i = 0; i < 256; i++) {
+		const char *l = nodestats_cc_label(nodestats_cc_slot(i));
+		char want[8];
+
+		snprintf(want, sizeof(want), "0x%02zx", i);
+		if (nodestats_cc_slot(i) == NODESTATS_CC_OTHER)
+			ck_assert_str_eq(l, "other");
+		else
+			ck_assert_str_eq(l, want);
+	}
+	ck_assert_ptr_null(nodestats_cc_label(NODESTATS_NCC));
+
+	nodestats_init(&st, T0, 0);
+	for (i = 0; i < sizeof(txn) / sizeof(txn[0]); i++) {
+		struct nodestats_txn t = { .latency_ns = 500 * US,
+					   .error = txn[i].error,
+					   .cc = txn[i].cc };
+
+		nodestats_complete(&st, T0 + i * MS, &t);
+	}
+	ck_assert_uint_eq(st.completed, 10);
+	ck_assert_uint_eq(st.errors, 8);
+	ck_assert_uint_eq(st.cc[0], 2);
+	ck_assert_uint_eq(st.cc[nodestats_cc_slot(0xc1)], 1);
+	ck_assert_uint_eq(st.cc[1], 1);
+	ck_assert_uint_eq(st.cc[23], 1);
+	ck_assert_uint_eq(st.cc[24], 1);
+	ck_assert_uint_eq(st.cc[NODESTATS_CC_OTHER], 3);
+	for (i = 0; i < NODESTATS_NCC; i++)
+		sum += st.cc[i];
+	/* the failure without a response has no code */
+	ck_assert_uint_eq(sum, 9);
+}
+END_TEST
+
 static Suite *nodestats_suite(void)
 {
 	Suite *s = suite_create("nodestats");
@@ -365,6 +423,7 @@ static Suite *nodestats_suite(void)
 	tcase_add_test(tc, test_cpu_decay);
 	tcase_add_test(tc, test_cpu_budget);
 	tcase_add_test(tc, test_counters);
+	tcase_add_test(tc, test_cc_by_value);
 	suite_add_tcase(s, tc);
 	return s;
 }

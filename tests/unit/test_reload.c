@@ -215,7 +215,7 @@ START_TEST(test_reload_plan)
 	ck_assert_int_eq(daemon_reload_plan(&d, &b, &cause), 0);
 	ck_assert(!b.oom);
 	want = "remove=b (1 client: pid 812 uid 0)\n"
-	       "change=a: poll_us 50 -> 300\n"
+	       "change=a: poll_us 100 -> 300\n"
 	       "change=a: poll_max_us 100 -> 300\n"
 	       "change=a: access all -> monitoring\n"
 	       "change=a: owner 0:0 mode 0600 -> 0:0 mode 0660\n"

@@ -20,6 +20,8 @@ kcsmux_conf <<'CONF'
 admin_group = kcsadmin
 
 [node ipmi1]
+; spins: the live set below turns the spinning off
+policy = interactive
 mode = 0666
 
 [node ipmi2]
@@ -45,7 +47,7 @@ val() { sed -n "s/^$1=//p" "$2"; }
 say "list and show"
 run_to /tmp/list $CTL list
 check "kcsmuxctl list exits 0" test $? = 0
-expect "list shows ipmi1 (normal preset, spinning 2000 us)" '^ipmi1 +normal +2000 +50-100 ' /tmp/list
+expect "list shows ipmi1 (interactive preset, spinning 2000 us)" '^ipmi1 +interactive +2000 +50-100 ' /tmp/list
 expect "list shows ipmi2 (monitor preset)" '^ipmi2 +monitor +0 +200-1000 ' /tmp/list
 expect "list: ipmi2's budget in % (monitor: 1%), cheapened and held counts" \
 	'^ipmi2 .* +1% +[0-9.]+% +[0-9]+ +[0-9]+$' /tmp/list
@@ -57,6 +59,11 @@ expect "unknown node: a clear error naming the nodes" \
 
 say "live set while a client runs"
 check "warm-up: 50 requests on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
+run_to /tmp/status_id $CTL status
+expect "status: the BMC's identity, from the probes' Get Device ID" \
+	'^  identity +from its last Get Device ID$' /tmp/status_id
+expect "status: its IPMI version" '^  IPMI version +[12]\.[05]$' /tmp/status_id
+expect "status: its manufacturer" '^  manufacturer +[0-9]+$' /tmp/status_id
 $CTL show ipmi1 >/tmp/s0
 spin0=$(val spin_ns /tmp/s0)
 echo "before: spin_ns=$spin0 completed=$(val completed /tmp/s0)"
@@ -67,6 +74,8 @@ ppid=$!
 sleep 0.5
 run_to /tmp/s_busy $CTL show ipmi1
 expect "show lists the probe's open file" "^client=id=[0-9]+ pid=$ppid uid=0 " /tmp/s_busy
+expect "... with its process name and its own counters (requests sent, none denied)" \
+	"^client=id=[0-9]+ pid=$ppid uid=0 .* requests=[1-9][0-9]* errors=0 denied=0 comm=kcsmux-ipmi-pr" /tmp/s_busy
 $CTL stats -j >/tmp/stats.json
 check "stats -j exits 0" test $? = 0
 run_to /tmp/set $CTL set ipmi1 max_busy_us=0 poll_us=200

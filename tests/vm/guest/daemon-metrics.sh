@@ -127,12 +127,12 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 35 families and
+# grammar DESC FILE: FILE is a valid exposition with our 36 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=35 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=36 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -223,6 +223,9 @@ positive "ipmi1's latency sum" 'kcsmux_request_duration_seconds_sum{kcsmux_node=
 positive "ipmi1's interface time" 'kcsmux_service_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
 positive "ipmi1's poller CPU" 'kcsmux_poller_cpu_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
 is "ipmi1: no completion errors" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m1 0
+is "ipmi1: 50 responses with completion code 0x00" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0x00"}' /tmp/m1 50
+is "ipmi1: none with 0xc1 yet" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0xc1"}' /tmp/m1 0
+is "ipmi2: every code exported before first use" 'kcsmux_completion_codes_total{kcsmux_node="ipmi2",cc="other"}' /tmp/m1 0
 is "ipmi1 was opened once" 'kcsmux_opens_total{kcsmux_node="ipmi1"}' /tmp/m1 1
 is "ipmi1 has no open file now" 'kcsmux_clients{kcsmux_node="ipmi1"}' /tmp/m1 0
 is "ipmi1's queue is empty" 'kcsmux_queue_depth{kcsmux_node="ipmi1"}' /tmp/m1 0
@@ -243,6 +246,7 @@ check "ipmitool mc info on ipmi2" test $? = 0
 check "GET $URL" scrape /tmp/m2a
 d0=$(val 'kcsmux_errors_total{kcsmux_node="ipmi2",kind="denied"}' /tmp/m2a)
 e0=$(val 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2a)
+c0=$(val 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0xc1"}' /tmp/m2a)
 # One request each (ipmitool sends more, some denied on readonly ipmi2).
 run_to /tmp/deny kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "00 02 00" -v -k --allow-errors
 expect "readonly ipmi2 refuses chassis control" 'err_cc=1' /tmp/deny
@@ -260,6 +264,8 @@ is "ipmi2's latency count matches its requests" 'kcsmux_request_duration_seconds
 is "ipmi2 counts the denied request" 'kcsmux_errors_total{kcsmux_node="ipmi2",kind="denied"}' /tmp/m2 $((${d0:-0} + 1))
 e1=$(val 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2)
 is "ipmi1 counts the failed command" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m2 $((${e0:-0} + 1))
+expect "... which the BMC answered with cc 0xc1" ' c1( |$)' /tmp/badcmd
+is "... counted under its completion code" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0xc1"}' /tmp/m2 $((${c0:-0} + 1))
 is "ipmi1: nothing rejected" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="rejected"}' /tmp/m2 0
 
 say "HTTP"

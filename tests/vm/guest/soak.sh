@@ -68,7 +68,7 @@ max_outstanding = 16
 [node ipmi1]
 policy = interactive
 queue = 256
-; CPU budget 1%, 50 requests/s (bursts of 20)
+; CPU budget 1%, 150 requests/s (bursts of 50)
 [node ipmi2]
 policy = monitor
 [node ipmi3]
