@@ -53,23 +53,40 @@ has "$R/out" "pre-flight failed: nothing changed"
 [ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] || fail "a refused apply blacklisted ipmi_si"
 [ ! -s "$LOG" ] || fail "a refused apply ran: $(cat "$LOG")"
 rm "$R/proc/123/fd/3"
-echo 'ipmi_watchdog 1 0 - Live' >>"$R/proc/modules"
+# an open watchdog refuses; a loaded one whose device is closed is unloaded
+# and loaded again on kcsraw; ipmi_ssif (another interface) stays
+touch "$R/dev/watchdog"
+ln -s /dev/watchdog "$R/proc/123/fd/4"
+printf 'ipmi_watchdog 1 0 - Live\nipmi_ssif 1 0 - Live\n' >>"$R/proc/modules"
 run 1 apply
-has "$R/out" "ipmi_watchdog is loaded"
-sed -i '/ipmi_watchdog/d' "$R/proc/modules"
+has "$R/out" "ipmi_watchdog is loaded and the watchdog is open: /dev/watchdog (123)"
+rm "$R/proc/123/fd/4"
 run 0 check
+has "$R/out" "ipmi_watchdog is loaded, its device not open"
 has "$R/out" "no process has an IPMI device open"
 
 run 0 apply
 linked modprobe.d/kcsraw.conf modprobe.conf || fail "no blacklist link"
 linked modules-load.d/kcsraw.conf modules-load.conf || fail "no modules-load link"
-has "$LOG" "modprobe -r ipmi_devintf ipmi_si"
+has "$LOG" "modprobe -r ipmi_watchdog ipmi_devintf ipmi_si"
 has "$LOG" "modprobe kcsraw"
+has "$LOG" "modprobe ipmi_watchdog"
+has "$R/out" "ipmi_watchdog loaded again, on kcsraw"
+grep -q "modprobe ipmi_devintf" "$LOG" && fail "apply loaded ipmi_devintf on kcsraw"
+grep -q "ipmi_ssif" "$LOG" && fail "apply touched ipmi_ssif: $(cat "$LOG")"
 has "$LOG" "systemctl enable --now kcsmuxd"
+sed -i '/ipmi_watchdog\|ipmi_ssif/d' "$R/proc/modules"
 
+# rollback with the watchdog on kcsraw: it moves back to ipmi_si with it
+printf 'kcsraw 1 1 - Live\nipmi_watchdog 1 0 - Live\n' >>"$R/proc/modules"
 run 0 rollback
 [ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] && [ ! -e "$R/etc/modules-load.d/kcsraw.conf" ] ||
 	fail "rollback left the boot-time links"
+has "$LOG" "modprobe -r ipmi_watchdog"
+has "$LOG" "modprobe -r kcsraw"
+tail -n 1 "$LOG" | grep -q "modprobe ipmi_watchdog" ||
+	fail "rollback did not load ipmi_watchdog last: $(cat "$LOG")"
+sed -i '/kcsraw\|ipmi_watchdog/d' "$R/proc/modules"
 has "$LOG" "systemctl disable --now kcsmuxd"
 has "$LOG" "modprobe ipmi_si"
 has "$LOG" "modprobe ipmi_devintf"
