@@ -141,6 +141,7 @@ static void daemon_reset(void)
 struct expect {
 	uint16_t type;		/* the reply's */
 	uint32_t st_mask;	/* 1 << status allowed */
+	bool json;		/* json=yes asked: an OK reply is JSON */
 };
 
 static bool kv_parses(const char *p, size_t len, struct ctl_kvlist *l)
@@ -148,6 +149,24 @@ static bool kv_parses(const char *p, size_t len, struct ctl_kvlist *l)
 	char err[128];
 
 	return ctl_kv_parse(p, len, l, err, sizeof(err)) == 0;
+}
+
+/* SHOW (after its node) and STATUS answer JSON for json=yes. */
+static bool json_asked(const struct ctl_kvlist *l, size_t from)
+{
+	const char *v = ctl_kv_find(l, from, l->n, "json");
+
+	return v != NULL && strcmp(v, "yes") == 0;
+}
+
+/* A RELOAD's arguments are only dry_run=yes lines (none: a real reload). */
+static bool only_dry_run(const struct ctl_kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->kv[i].key, "dry_run") ||
+		    strcmp(l->kv[i].value, "yes"))
+			return false;
+	return true;
 }
 
 static uint16_t req_type(uint16_t t)
@@ -177,6 +196,7 @@ static size_t plan(const uint8_t *in, size_t n, struct expect *e, size_t max,
 		if (n - pos - CTL_HDR_LEN < h.len)
 			break;		/* incomplete: no answer */
 		e[count].type = (uint16_t)(req_type(h.type) | CTL_REPLY);
+		e[count].json = false;
 		if (st == CTL_E_VERSION) {
 			e[count++].st_mask = 1U << CTL_E_VERSION;
 			*closes = true;
@@ -185,22 +205,40 @@ static size_t plan(const uint8_t *in, size_t n, struct expect *e, size_t max,
 		pos += CTL_HDR_LEN;
 		if (h.type & CTL_REPLY)
 			e[count].st_mask = 1U << CTL_E_TYPE;
-		else if ((h.type == CTL_LIST || h.type == CTL_STATS ||
-			  h.type == CTL_RELOAD) && h.len != 0)
+		else if ((h.type == CTL_LIST || h.type == CTL_STATS) &&
+			 h.len != 0)
 			e[count].st_mask = 1U << CTL_E_PROTO;
 		else if (h.type == CTL_LIST || h.type == CTL_STATS)
 			e[count].st_mask = 1U << CTL_OK;
-		else if (h.type == CTL_RELOAD)
-			e[count].st_mask = 1U << (reload_fails ? CTL_E_INVAL :
-						  CTL_OK);
-		else if (h.type == CTL_SHOW || h.type == CTL_SET) {
+		else if (h.type == CTL_RELOAD || h.type == CTL_STATUS) {
+			/* RELOAD: none or dry_run=yes; STATUS: any keys */
+			if (!kv_parses((const char *)in + pos, h.len, &l))
+				e[count].st_mask = 1U << CTL_E_PROTO;
+			else if (h.type == CTL_STATUS) {
+				e[count].st_mask = 1U << CTL_OK;
+				e[count].json = json_asked(&l, 0);
+			}
+			else if (!only_dry_run(&l))
+				e[count].st_mask = 1U << CTL_E_PROTO;
+			else if (l.n > 0) /* the plan, or why there is none */
+				e[count].st_mask = 1U << CTL_OK |
+						   1U << CTL_E_INVAL;
+			else
+				e[count].st_mask =
+					1U << (reload_fails ? CTL_E_INVAL
+							    : CTL_OK);
+			ctl_kvlist_free(&l);
+		} else if (h.type == CTL_SHOW || h.type == CTL_SET ||
+			   h.type == CTL_CHECK) {
 			if (!kv_parses((const char *)in + pos, h.len, &l))
 				e[count].st_mask = 1U << CTL_E_PROTO;
 			else if (l.n == 0 || strcmp(l.kv[0].key, "node"))
 				e[count].st_mask = 1U << CTL_E_PROTO;
-			else if (h.type == CTL_SHOW)
+			else if (h.type == CTL_SHOW) {
 				e[count].st_mask = 1U << CTL_OK |
 						   1U << CTL_E_NOENT;
+				e[count].json = json_asked(&l, 1);
+			}
 			else
 				e[count].st_mask = 1U << CTL_OK |
 						   1U << CTL_E_NOENT |
@@ -223,7 +261,8 @@ static void check_reply(const struct ctl_hdr *h, const char *p,
 
 	CHECK(h->type == e->type);
 	CHECK(h->status < 32 && (e->st_mask & 1U << h->status));
-	if (h->status == CTL_OK && h->type == (CTL_STATS | CTL_REPLY)) {
+	if (h->status == CTL_OK &&
+	    (h->type == (CTL_STATS | CTL_REPLY) || e->json)) {
 		CHECK(json_valid(p, h->len));
 		return;
 	}
