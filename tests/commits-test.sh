@@ -30,7 +30,14 @@ expect 1 "no body" $'core: one request type\n'
 expect 1 "empty body" $'core: one request type\n\n\n'
 
 # The range on a scratch repository: BASE..HEAD, merges and exempt commits
-# left out, a shallow clone without the base skipped.
+# left out, a shallow clone without the base skipped. Without git (the
+# userland chroots have none) the messages were checked and the range is
+# skipped: exit 77.
+if ! command -v git >/dev/null; then
+	[ "$fail" = 0 ] || exit 1
+	echo "commits-test.sh: messages pass; no git here: the range cases skipped"
+	exit 77
+fi
 g() { git -C "$tmp/r" -c user.name=t -c user.email=t@t "$@"; }
 mkdir -p "$tmp/r/tests"
 cp "$cm" "$tmp/r/tests/"
@@ -41,12 +48,17 @@ g add -A && g commit -qm $'tests: the base file\n\nWhy.'
 rc=0; "$tmp/r/tests/commits.sh" >/dev/null || rc=$?
 [ "$rc" = 0 ] || { echo "FAIL: a good history: exit $rc"; fail=1; }
 g commit -q --allow-empty -m 'a bad one'
+bad1=$(g rev-parse HEAD)
+g commit -q --allow-empty -m 'another bad one'
 rc=0; "$tmp/r/tests/commits.sh" >/dev/null || rc=$?
-[ "$rc" = 1 ] || { echo "FAIL: a bad commit after the base: exit $rc"; fail=1; }
-printf 'exempt %s a bad one\n' "$(g rev-parse HEAD)" >>"$tmp/r/tests/commits-base"
-g add -A && g commit -qm $'tests: exempt it\n\nWhy.'
+[ "$rc" = 1 ] || { echo "FAIL: bad commits after the base: exit $rc"; fail=1; }
+printf 'exempt %s a bad one\n' "$bad1" >>"$tmp/r/tests/commits-base"
 rc=0; "$tmp/r/tests/commits.sh" >/dev/null || rc=$?
-[ "$rc" = 0 ] || { echo "FAIL: the bad commit exempted: exit $rc"; fail=1; }
+[ "$rc" = 1 ] || { echo "FAIL: one of two bad commits exempted: exit $rc"; fail=1; }
+printf 'exempt %s another bad one\n' "$(g rev-parse HEAD)" >>"$tmp/r/tests/commits-base"
+g add -A && g commit -qm $'tests: exempt them\n\nWhy.'
+rc=0; "$tmp/r/tests/commits.sh" >/dev/null || rc=$?
+[ "$rc" = 0 ] || { echo "FAIL: both bad commits exempted: exit $rc"; fail=1; }
 git clone -q --depth 1 "file://$tmp/r" "$tmp/shallow" 2>/dev/null
 rc=0; "$tmp/shallow/tests/commits.sh" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 77 ] || { echo "FAIL: a shallow clone without the base: exit $rc"; fail=1; }
