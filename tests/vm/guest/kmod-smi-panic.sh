@@ -29,7 +29,7 @@ fi
 # console: the script's own output passes a pipe that a 2-vCPU guest did
 # not always drain before the panic (the marker was lost while the BMC got
 # both panic events).
-echo "KCSMUX-SMI-PANIC-NOW" >/dev/kmsg
+echo "<2>KCSMUX-SMI-PANIC-NOW" >/dev/kmsg # level 2: the rig boots with loglevel=4
 echo c >/proc/sysrq-trigger
 echo "still alive after sysrq-c"
 exit 1
