@@ -624,6 +624,14 @@ static void mean_all(const struct reply *r, size_t s, size_t e, char *buf,
 		snprintf(buf, len, "-");
 }
 
+/* Its p99 since start, or "-" before any. */
+static const char *p99_all(const struct reply *r, size_t s, size_t e)
+{
+	return num(r, s, e, "latency_count") > 0 ?
+		       get(r, s, e, "latency_p99_us") :
+		       "-";
+}
+
 /*
  * watch's second table: per node, what it did since the last round (OLD,
  * SECS ago; NULL in the first round), beside its figures since start.
@@ -679,11 +687,11 @@ static void print_window(FILE *f, const struct reply *old,
 				(unsigned long long)((win.mean_ns + 500) /
 						     1000),
 				(unsigned long long)((win.p99_ns + 500) / 1000),
-				all, get(r, s, e, "latency_p99_us"));
+				all, p99_all(r, s, e));
 		else
 			fprintf(f, "%-*s %8s %9s %8s %5s %8s %8s %9s %8s\n", w,
 				get(r, s, e, "node"), "-", "-", "-", "-", "-",
-				"-", all, get(r, s, e, "latency_p99_us"));
+				"-", all, p99_all(r, s, e));
 	}
 }
 

@@ -795,7 +795,7 @@ START_TEST(test_watch)
 		   "ipmi1        0       0.0        0     0        0        0"
 		   "       800      800\n"
 		   "ipmi2        0       0.0        0     0        0        0"
-		   "         -        0\n");
+		   "         -        -\n");
 	ck_assert_ptr_nonnull(strstr(p + 1, "\nthe last 0."));
 }
 END_TEST
