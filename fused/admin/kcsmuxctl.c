@@ -800,9 +800,12 @@ static int cmd_list(struct ctx *x, int argc, char **argv)
 	if (request(x, CTL_LIST, NULL, true, &r) < 0)
 		return EXIT_FAIL;
 	print_list(stdout, &r);
-	printf("(P50_US, P99_US: since kcsmuxd started; per interval: "
-	       "%s watch)\n",
-	       prog);
+	/* For people only: scripts (the bash completion's node names)
+	 * take every line after the header for a node. */
+	if (isatty(STDOUT_FILENO))
+		printf("(P50_US, P99_US: since kcsmuxd started; per interval: "
+		       "%s watch)\n",
+		       prog);
 	reply_free(&r);
 	return EXIT_OK;
 }

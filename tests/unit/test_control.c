@@ -339,6 +339,11 @@ START_TEST(test_list)
 	ck_assert_msg(a != NULL && b != NULL && a < b, "order:\n%s", out);
 	assert_has(out, "monitor");
 	ck_assert_str_eq(err, "");
+	/* piped: the header and one line per node, nothing else (the bash
+	 * completion takes the first word of each for a node name) */
+	ck_assert_msg(strchr(b + 1, '\n') != NULL &&
+			      strchr(b + 1, '\n')[1] == '\0',
+		      "after the nodes:\n%s", out);
 	/* stats: the counters table */
 	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
 	assert_has(out, "SPIN_US/R");
