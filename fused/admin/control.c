@@ -378,6 +378,11 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->lat_max_ns = st->latency.max_ns;
 	ni->wait_p99_ns = nodestats_hist_quantile(&st->queue_wait, 0.99);
 	ni->wait_max_ns = st->queue_wait.max_ns;
+	_Static_assert(CTL_NBUCKETS == NODESTATS_NBUCKETS, "latency buckets");
+	ni->lat_count = st->latency.count;
+	ni->lat_sum_ns = st->latency.sum_ns;
+	ni->lat_bound_ns = nodestats_bounds_ns;
+	memcpy(ni->lat_bucket, st->latency.bucket, sizeof(ni->lat_bucket));
 	ni->cpu_ppm = nodestats_cpu_ppm(&st->cpu, now);
 	ni->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 	ni->cheapened = n->cnt.throttled;

@@ -477,6 +477,62 @@ static const char *comm_word(const char *comm, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The latency histogram's numbers as one list, SEP between them (" " in
+ * kv, ", " in JSON): its bounds in ns (BOUNDS) or its bucket counts.
+ */
+static void hist_list(struct ctl_buf *v, const struct ctl_node_info *ni,
+		      bool bounds, const char *sep)
+{
+	size_t i, n = bounds ? CTL_NBUCKETS - 1 : CTL_NBUCKETS;
+
+	for (i = 0; i < n; i++)
+		ctl_buf_printf(
+			v, "%s%llu", i ? sep : "",
+			(unsigned long long)(bounds ? ni->lat_bound_ns[i] :
+						      ni->lat_bucket[i]));
+}
+
+static void hist_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
+{
+	struct ctl_buf v;
+
+	if (ni->lat_bound_ns == NULL)
+		return;
+	ctl_kv_addf(b, "latency_count", "%llu",
+		    (unsigned long long)ni->lat_count);
+	ctl_kv_addf(b, "latency_sum_ns", "%llu",
+		    (unsigned long long)ni->lat_sum_ns);
+	ctl_buf_init(&v);
+	hist_list(&v, ni, true, " ");
+	if (v.oom)
+		b->oom = true;
+	else
+		ctl_kv_add(b, "latency_bounds_ns", v.data);
+	ctl_buf_reset(&v);
+	hist_list(&v, ni, false, " ");
+	if (v.oom)
+		b->oom = true;
+	else
+		ctl_kv_add(b, "latency_buckets", v.data);
+	ctl_buf_free(&v);
+}
+
+static void hist_json(struct ctl_buf *b, const struct ctl_node_info *ni)
+{
+	if (ni->lat_bound_ns == NULL)
+		return;
+	ctl_buf_printf(b,
+		       ",\n  \"latency_count\": %llu, \"latency_sum_ns\": %llu"
+		       ",\n  \"latency_bounds_ns\": [",
+		       (unsigned long long)ni->lat_count,
+		       (unsigned long long)ni->lat_sum_ns);
+	hist_list(b, ni, true, ", ");
+	ctl_buf_printf(b, "],\n  \"latency_buckets\": [");
+	hist_list(b, ni, false, ", ");
+	ctl_buf_printf(b, "]");
+}
+
 void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 {
 	char key[CTL_KEY_MAX + 1], name[32];
@@ -509,6 +565,7 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 #define KV(k, v) ctl_kv_addf(b, k, "%llu", (unsigned long long)(v));
 	NODE_COUNTERS(KV)
 #undef KV
+	hist_kv(b, ni);
 	ctl_kv_addf(b, "cpu_ppm", "%.0f", ppm(ni->cpu_ppm));
 	/* the budget in the config's units: % of one CPU */
 	ctl_kv_addf(b, "cpu_used_pct", "%.4f", ppm(ni->cpu_ppm) / 1e4);
@@ -574,6 +631,7 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_buf_printf(b, ", \"%s\": %llu", k, (unsigned long long)(v));
 	NODE_COUNTERS(JS)
 #undef JS
+	hist_json(b, ni);
 	ctl_buf_printf(b, ", \"cpu_ppm\": %.0f", ppm(ni->cpu_ppm));
 	ctl_buf_printf(b, ", \"cpu_used_pct\": %.4f", ppm(ni->cpu_ppm) / 1e4);
 	if (ni->cpu_budget_ppm)

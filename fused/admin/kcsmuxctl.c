@@ -100,8 +100,8 @@ static const struct cmd cmds[] = {
 	  "j",
 	  { A_END },
 	  "[-j]",
-	  "the nodes: policy, clients, queue, requests, latency, CPU;\n"
-	  "-j: JSON (as stats -j)",
+	  "the nodes: policy, clients, queue, requests, latency (since\n"
+	  "start), CPU; -j: JSON (as stats -j)",
 	  cmd_list,
 	  NULL },
 	{ "show",
@@ -133,7 +133,8 @@ static const struct cmd cmds[] = {
 	  { A_END },
 	  "[-n SEC] [-c COUNT]",
 	  "redraw the list every SEC seconds (default 2) until interrupted,\n"
-	  "or COUNT times",
+	  "or COUNT times, and under it each node's requests, rate, mean\n"
+	  "and p99 latency over the last SEC seconds",
 	  cmd_watch,
 	  NULL },
 	{ "reload",
@@ -610,6 +611,90 @@ static void print_stats(FILE *f, const struct reply *r)
 	}
 }
 
+/* A node's mean latency since start in us, or "-" before any. */
+static void mean_all(const struct reply *r, size_t s, size_t e, char *buf,
+		     size_t len)
+{
+	double n = num(r, s, e, "latency_count");
+
+	if (n > 0)
+		snprintf(buf, len, "%.0f",
+			 num(r, s, e, "latency_sum_ns") / n / 1e3);
+	else
+		snprintf(buf, len, "-");
+}
+
+/* Its p99 since start, or "-" before any. */
+static const char *p99_all(const struct reply *r, size_t s, size_t e)
+{
+	return num(r, s, e, "latency_count") > 0 ?
+		       get(r, s, e, "latency_p99_us") :
+		       "-";
+}
+
+/*
+ * watch's second table: per node, what it did since the last round (OLD,
+ * SECS ago; NULL in the first round), beside its figures since start.
+ * A node that was not in OLD, or whose counters went back (the daemon
+ * restarted), shows "-".
+ */
+static void print_window(FILE *f, const struct reply *old,
+			 const struct reply *r, double secs)
+{
+	size_t s, e = 0, os, oe;
+	struct ctl_window win;
+	struct ctl_rec ro = { NULL, 0, 0 }, rn = { &r->kv, 0, 0 };
+	char all[32];
+	int w = name_width(r);
+	bool found;
+
+	if (old == NULL)
+		fprintf(f, "\nper interval: from the next round on\n");
+	else
+		fprintf(f,
+			"\nthe last %.2f s (REQS to P99_US), beside since "
+			"start (*_ALL):\n",
+			secs);
+	fprintf(f, "%-*s %8s %9s %8s %5s %8s %8s %9s %8s\n", w, "NODE", "REQS",
+		"REQ/S", "DONE", "ERR", "MEAN_US", "P99_US", "MEAN_ALL",
+		"P99_ALL");
+	if (old != NULL)
+		ro.l = &old->kv;
+	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
+		rn.from = s;
+		rn.to = e;
+		mean_all(r, s, e, all, sizeof(all));
+		found = false;
+		oe = 0;
+		while (old != NULL &&
+		       ctl_kv_record(&old->kv, "node", oe, &os, &oe)) {
+			if (strcmp(get(old, os, oe, "node"),
+				   get(r, s, e, "node")) == 0) {
+				ro.from = os;
+				ro.to = oe;
+				found = ctl_window(&ro, &rn, secs, &win) == 0;
+				break;
+			}
+		}
+		if (found)
+			fprintf(f,
+				"%-*s %8llu %9.1f %8llu %5llu %8llu %8llu "
+				"%9s %8s\n",
+				w, get(r, s, e, "node"),
+				(unsigned long long)win.requests, win.rate,
+				(unsigned long long)win.completed,
+				(unsigned long long)win.errors,
+				(unsigned long long)((win.mean_ns + 500) /
+						     1000),
+				(unsigned long long)((win.p99_ns + 500) / 1000),
+				all, p99_all(r, s, e));
+		else
+			fprintf(f, "%-*s %8s %9s %8s %5s %8s %8s %9s %8s\n", w,
+				get(r, s, e, "node"), "-", "-", "-", "-", "-",
+				"-", all, p99_all(r, s, e));
+	}
+}
+
 /* ---- commands ---- */
 
 /* A command's -j (the only option of status, list and show); the
@@ -715,6 +800,12 @@ static int cmd_list(struct ctx *x, int argc, char **argv)
 	if (request(x, CTL_LIST, NULL, true, &r) < 0)
 		return EXIT_FAIL;
 	print_list(stdout, &r);
+	/* For people only: scripts (the bash completion's node names)
+	 * take every line after the header for a node. */
+	if (isatty(STDOUT_FILENO))
+		printf("(P50_US, P99_US: since kcsmuxd started; per interval: "
+		       "%s watch)\n",
+		       prog);
 	reply_free(&r);
 	return EXIT_OK;
 }
@@ -817,11 +908,21 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static int cmd_watch(struct ctx *x, int argc, char **argv)
 {
 	struct sigaction sa;
 	struct timespec ts;
-	struct reply r;
+	struct reply r, old;
+	double at, old_at = 0;
+	bool have_old = false;
 	double sec = 2;
 	unsigned long count = 0, i;
 	char *end, when[32];
@@ -888,8 +989,15 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		 * new connection (the daemon closes idle ones); the exit
 		 * status is the last round's. */
 		if (request(x, CTL_LIST, NULL, true, &r) == 0) {
+			at = mono_s();
 			print_list(stdout, &r);
-			reply_free(&r);
+			print_window(stdout, have_old ? &old : NULL, &r,
+				     at - old_at);
+			if (have_old)
+				reply_free(&old);
+			old = r;
+			old_at = at;
+			have_old = true;
 			rv = EXIT_OK;
 		} else {
 			rv = x->unreachable ? EXIT_NOT_RUNNING : EXIT_FAIL;
@@ -897,6 +1005,8 @@ static int cmd_watch(struct ctx *x, int argc, char **argv)
 		ctl_disconnect(x);
 		fflush(stdout);
 	}
+	if (have_old)
+		reply_free(&old);
 	return rv;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/nodestats.h"
+#include "util/hist.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -72,34 +73,8 @@ void nodestats_hist_merge(struct nodestats_hist *dst,
 
 uint64_t nodestats_hist_quantile(const struct nodestats_hist *h, double q)
 {
-	double rank, cum = 0, lo, hi, est;
-	size_t i;
-
-	if (h->count == 0)
-		return 0;
-	if (!(q > 0))
-		return h->min_ns;
-	if (q >= 1)
-		return h->max_ns;
-	rank = q * (double)h->count;
-	for (i = 0; i < NODESTATS_NBUCKETS; i++) {
-		if (h->bucket[i] != 0 && cum + (double)h->bucket[i] >= rank)
-			break;
-		cum += (double)h->bucket[i];
-	}
-	if (i == NODESTATS_NBUCKETS) /* rounding: rank just below count */
-		return h->max_ns;
-	lo = i == 0 ? 0 : (double)nodestats_bounds_ns[i - 1];
-	hi = i == NODESTATS_NBOUNDS ? (double)h->max_ns :
-				      (double)nodestats_bounds_ns[i];
-	if (lo < (double)h->min_ns)
-		lo = (double)h->min_ns;
-	if (hi > (double)h->max_ns)
-		hi = (double)h->max_ns;
-	est = lo + (hi - lo) * (rank - cum) / (double)h->bucket[i];
-	if (est < lo)
-		est = lo;
-	return (uint64_t)(est + 0.5);
+	return hist_quantile(nodestats_bounds_ns, NODESTATS_NBOUNDS, h->bucket,
+			     h->count, h->min_ns, h->max_ns, q);
 }
 
 void nodestats_cpu_init(struct nodestats_cpu *c, uint64_t now_ns,

@@ -235,6 +235,7 @@ struct ctl_client_info {
 
 #define CTL_POLICY_MAX 32
 #define CTL_NCC	       26 /* NODESTATS_NCC */
+#define CTL_NBUCKETS   39 /* NODESTATS_NBUCKETS: 38 bounds, then +Inf */
 
 struct ctl_node_info {
 	const char *name;
@@ -252,6 +253,15 @@ struct ctl_node_info {
 	uint64_t service_ns, cpu_ns, spin_ns;
 	uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns;
 	uint64_t wait_p99_ns, wait_max_ns;
+	/* The latency histogram since start, cumulative counters from which
+	 * two snapshots give the figures of the time between them: values
+	 * recorded (one per completion) and their sum; lat_bucket[i] counts
+	 * values in (lat_bound_ns[i - 1], lat_bound_ns[i]] (not cumulative),
+	 * the last bucket to +Inf. lat_bound_ns: CTL_NBUCKETS - 1 rising
+	 * bounds; NULL: the histogram is not printed. */
+	uint64_t lat_count, lat_sum_ns;
+	const uint64_t *lat_bound_ns;
+	uint64_t lat_bucket[CTL_NBUCKETS];
 	double cpu_ppm;
 	/* its CPU budget (policy cpu_budget, 0: none), and what enforcing it
 	 * did: transactions run cheaply, times the queue was held */
@@ -268,5 +278,55 @@ struct ctl_node_info {
 void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni);
 /* The same as one JSON object. */
 void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni);
+
+/*
+ * A node record's latency histogram as kcsmuxctl reads it back: N
+ * buckets, the last to +Inf, bound_ns[] the N - 1 finite bounds.
+ */
+#define CTL_HIST_MAX 64
+struct ctl_hist {
+	size_t n;
+	uint64_t bound_ns[CTL_HIST_MAX];
+	uint64_t bucket[CTL_HIST_MAX];
+	uint64_t count, sum_ns, max_ns;
+};
+
+/*
+ * The histogram of the node record [FROM, TO) of L: latency_count,
+ * latency_sum_ns, latency_max_us, latency_bounds_us and latency_buckets.
+ * -1 if one is missing or malformed: not a number, bounds not rising,
+ * more than CTL_HIST_MAX buckets, buckets that do not add up to the count.
+ */
+int ctl_hist_get(const struct ctl_kvlist *l, size_t from, size_t to,
+		 struct ctl_hist *h);
+
+/*
+ * What a node did between two of its records, the old one taken SECS
+ * before the new one: requests accepted, latencies recorded (one per
+ * completion) and errors in that time, requests per second, and the mean
+ * and the 99th percentile of those latencies (from the difference of the
+ * histograms; 0 when none completed).
+ */
+struct ctl_window {
+	double secs;
+	uint64_t requests, completed, errors;
+	double rate;
+	uint64_t mean_ns, p99_ns;
+};
+
+/* One node record: [from, to) of l, as ctl_kv_record() finds it. */
+struct ctl_rec {
+	const struct ctl_kvlist *l;
+	size_t from, to;
+};
+
+/*
+ * The window from record OLD to record NEW, taken SECS later. -1 when the
+ * two do not compare: a counter went back (the daemon restarted, the node
+ * was made anew), the histograms' bounds differ, one is missing or
+ * malformed, SECS is not > 0.
+ */
+int ctl_window(const struct ctl_rec *old, const struct ctl_rec *new,
+	       double secs, struct ctl_window *w);
 
 #endif /* KCSMUX_CONTROL_H */

@@ -28,7 +28,7 @@ ROWNAMES = {
     "cache": "kcsmux monitoring node, SDR cache on",
     "nodenb": "kcsmux monitoring node, cache off, no CPU budget",
     "cachenb": "kcsmux monitoring node, cache on, no CPU budget",
-    "preset": "kcsmux node as in the example config (rate 50/s), cache off",
+    "preset": "kcsmux node as in the example config (rate 150/s), cache off",
 }
 KINDS = (("scrape", "(a) one ipmi_exporter scrape (collectors ipmi, dcmi, bmc, chassis)"),
          ("gather", "(b) one telegraf-style gather (`ipmitool sdr elist`, "

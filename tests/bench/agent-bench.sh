@@ -13,7 +13,7 @@
 # kcsraw.ko on the first (0xca2, IRQ 5) under kcsmuxd with the nodes
 #   ipmi1  policy = monitor, access = monitoring, rate = unlimited[, sdr_cache = no]
 #   ipmi2  the same with sdr_cache = yes (only when kcsmuxd accepts the key)
-#   ipmi3  the example configuration's node as it is (rate 50/s of the
+#   ipmi3  the example configuration's node as it is (rate 150/s of the
 #          monitor preset), with AB_PRESET_ROW=1 only
 #   ipmi4, ipmi5  as ipmi1 and ipmi2 with cpu_budget = none (the monitor
 #          preset's 1 % budget holds the queue under TCG: these rows show

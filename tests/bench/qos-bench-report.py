@@ -341,7 +341,7 @@ def pair(data):
            "p99 target µs | p99 met |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     verdicts = []
     for tag, lab in [("alone", "alone"),
-                     ("with-monitor", "beside the monitor preset (rate 50/s, budget 1%)"),
+                     ("with-monitor", "beside the monitor preset (rate 150/s, budget 1%)"),
                      ("with-monitor-norate", "beside the monitor without its rate "
                       "limit (budget 1%)"),
                      ("with-monitor-adaptive", "beside the adaptive monitor without "

@@ -28,7 +28,7 @@
 # 2. The pair: kcsmux-ipmi-probe on /dev/ipmi1 (interactive preset), Get
 #    Device ID every QOS_PAIR_GAP_US, QOS_PAIR_N requests, alone and then
 #    while a monitor loops Get Sensor Reading on /dev/ipmi2 as fast as its
-#    policy lets it: the monitor preset (budget 1%, rate 50/s), then the
+#    policy lets it: the monitor preset (budget 1%, rate 150/s), then the
 #    same without its rate limit (ipmi12, so that the budget is what binds).
 #    The daemon's per-node table (SIGUSR1) before and after each window.
 #    Lines pair=... and mon=... in /out/results.txt, the tables in
@@ -411,7 +411,7 @@ if [ "$PN" -gt 0 ]; then
 	dump alone-start
 	pair_int alone
 	dump alone-stop
-	say "monitor preset on ipmi2 (budget 1%, rate 50/s)"
+	say "monitor preset on ipmi2 (budget 1%, rate 150/s)"
 	pair_with with-monitor /dev/ipmi2 ipmi2
 	if [ "$MODE" = irq ]; then mnr=ipmi16; else mnr=ipmi12; fi
 	say "monitor without its rate limit on $mnr (budget 1%)"

@@ -19,10 +19,14 @@
  *     Byte 1 bit 0 makes the reload stub fail with a two-line error.
  *  1  a reply as kcsmuxctl reads it (byte 1 unused): header decode and
  *     encode round trip, kv payload parsed and written back byte for
- *     byte, records and lookups as its printers use them.
+ *     byte, records and lookups as its printers use them, and watch's
+ *     window between each two records (the counts it gives are the
+ *     histograms' differences).
  *  2  the builders: NUL-separated strings and numbers turned into SHOW and
- *     SET requests, node records (kv and JSON) and JSON strings, each
- *     parsed back (kv) or validated (JSON) and compared.
+ *     SET requests, node records (kv and JSON, with or without the latency
+ *     histogram) and JSON strings, each parsed back (kv: the histogram
+ *     read back the same, an empty window from a record to itself) or
+ *     validated (JSON) and compared.
  *
  * Seeds: tests/fuzz/corpus/control/, dictionary: tests/fuzz/control.dict.
  */
@@ -373,6 +377,41 @@ static void fuzz_daemon(const uint8_t *in, size_t n, uint8_t flags)
 
 /* ---- kcsmuxctl's side ---- */
 
+/*
+ * watch's window from the record starting at OLD (its end found again)
+ * to the one at [S, E), and from that one to itself: when it is given,
+ * its counts are the histograms' and counters' differences.
+ */
+static void check_windows(const struct ctl_kvlist *l, size_t old, size_t s,
+			  size_t e)
+{
+	struct ctl_hist ho, hn;
+	struct ctl_window w;
+	struct ctl_rec ro = { l, 0, 0 }, rn = { l, s, e };
+	size_t os, oe;
+
+	CHECK(ctl_kv_record(l, "node", old, &os, &oe) && os == old);
+	ro.from = os;
+	ro.to = oe;
+	if (ctl_window(&ro, &rn, 2.0, &w) == 0) {
+		CHECK(ctl_hist_get(l, os, oe, &ho) == 0);
+		CHECK(ctl_hist_get(l, s, e, &hn) == 0);
+		CHECK(hn.n == ho.n && hn.count >= ho.count);
+		CHECK(w.completed == hn.count - ho.count);
+		CHECK(w.secs == 2.0 && w.rate == (double)w.requests / 2.0);
+		CHECK(w.completed || (w.mean_ns == 0 && w.p99_ns == 0));
+	} else {
+		CHECK(w.requests == 0 && w.completed == 0 && w.rate == 0);
+	}
+	if (ctl_hist_get(l, s, e, &hn) == 0) {
+		CHECK(hn.n >= 1 && hn.n <= CTL_HIST_MAX);
+		if (ctl_window(&rn, &rn, 1.0, &w) == 0)
+			CHECK(w.requests == 0 && w.completed == 0 &&
+			      w.errors == 0 && w.p99_ns == 0);
+	}
+	CHECK(ctl_window(&rn, &rn, 0.0, &w) == -1);
+}
+
 static void fuzz_reply(const uint8_t *in, size_t n)
 {
 	uint8_t raw[CTL_HDR_LEN];
@@ -381,7 +420,7 @@ static void fuzz_reply(const uint8_t *in, size_t n)
 	struct ctl_hdr h;
 	enum ctl_status st;
 	char err[128], tb[32];
-	size_t s, e = 0, prev_end = 0;
+	size_t s, e = 0, prev_end = 0, first = 0;
 	const char *v;
 
 	if (n < CTL_HDR_LEN)
@@ -425,6 +464,9 @@ static void fuzz_reply(const uint8_t *in, size_t n)
 		v = ctl_kv_find(&l, s, e, "cpu_ns_per_req");
 		if (v != NULL)
 			(void)strtod(v, NULL);
+		check_windows(&l, prev_end ? first : s, s, e);
+		if (!prev_end)
+			first = s;
 		prev_end = e;
 	}
 	CHECK(ctl_kv_find(&l, 0, SIZE_MAX, "") == NULL);
@@ -571,10 +613,14 @@ static void check_node_record(const char **strs, size_t nstr,
 	struct ctl_client_info cl[4];
 	struct ctl_node_info ni;
 	struct ctl_kvlist l;
+	struct ctl_window w;
+	struct ctl_rec rec = { NULL, 0, 0 };
+	struct ctl_hist h;
 	struct ctl_buf b;
 	size_t i;
 	double ppm;
-	uint64_t bits;
+	uint64_t bits, bounds[CTL_NBUCKETS - 1];
+	bool wrapped = false;
 
 	memset(&ni, 0, sizeof(ni));
 	memset(cl, 0, sizeof(cl));
@@ -604,6 +650,20 @@ static void check_node_record(const char **strs, size_t nstr,
 	bits = take64(&num, end);
 	memcpy(&ppm, &bits, sizeof(ppm));	/* NaN, inf, negative too */
 	ni.cpu_ppm = ppm;
+	/* the latency histogram: none, or buckets whose count is their
+	 * sum (which may wrap: then it must not read back) */
+	if (take64(&num, end) & 1) {
+		for (i = 0; i < CTL_NBUCKETS - 1; i++)
+			bounds[i] = (i + 1) * 1000 + (take64(&num, end) % 1000);
+		ni.lat_bound_ns = bounds;
+	}
+	for (i = 0; i < CTL_NBUCKETS; i++) {
+		bits = take64(&num, end);
+		ni.lat_bucket[i] = bits >> (take64(&num, end) & 63);
+		wrapped |= ni.lat_count + ni.lat_bucket[i] < ni.lat_count;
+		ni.lat_count += ni.lat_bucket[i];
+	}
+	ni.lat_sum_ns = take64(&num, end);
 
 	ctl_buf_init(&b);
 	ctl_node_kv(&b, &ni);
@@ -614,6 +674,20 @@ static void check_node_record(const char **strs, size_t nstr,
 	CHECK(ctl_kv_find(&l, 0, l.n, "requests") != NULL &&
 	      strtoull(ctl_kv_find(&l, 0, l.n, "requests"), NULL, 10) ==
 	      ni.requests);
+	if (ni.lat_bound_ns == NULL || wrapped) {
+		CHECK(ctl_hist_get(&l, 0, l.n, &h) == -1);
+	} else {
+		/* read back as written; no time passed, nothing happened */
+		CHECK(ctl_hist_get(&l, 0, l.n, &h) == 0);
+		CHECK(h.n == CTL_NBUCKETS && h.count == ni.lat_count &&
+		      h.sum_ns == ni.lat_sum_ns);
+		CHECK(!memcmp(h.bound_ns, bounds, sizeof(bounds)));
+		CHECK(!memcmp(h.bucket, ni.lat_bucket, sizeof(ni.lat_bucket)));
+		rec.l = &l;
+		rec.to = l.n;
+		CHECK(ctl_window(&rec, &rec, 1.0, &w) == 0);
+		CHECK(w.requests == 0 && w.completed == 0 && w.p99_ns == 0);
+	}
 	ctl_kvlist_free(&l);
 
 	ctl_buf_reset(&b);

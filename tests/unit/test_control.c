@@ -339,6 +339,11 @@ START_TEST(test_list)
 	ck_assert_msg(a != NULL && b != NULL && a < b, "order:\n%s", out);
 	assert_has(out, "monitor");
 	ck_assert_str_eq(err, "");
+	/* piped: the header and one line per node, nothing else (the bash
+	 * completion takes the first word of each for a node name) */
+	ck_assert_msg(strchr(b + 1, '\n') != NULL &&
+			      strchr(b + 1, '\n')[1] == '\0',
+		      "after the nodes:\n%s", out);
 	/* stats: the counters table */
 	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
 	assert_has(out, "SPIN_US/R");
@@ -775,6 +780,28 @@ START_TEST(test_watch)
 	ck_assert_int_eq(n, 3);
 	ck_assert_ptr_null(strchr(out, '\033'));
 	assert_has(out, "ipmi2");
+	/*
+	 * Under each list, the interval's table: none in the first round,
+	 * then the rounds' differences (no traffic between them here: 0),
+	 * beside the figures since start (ipmi1: 4 answered at 800 us).
+	 */
+	p = strstr(out, "\nper interval: from the next round on\n");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(strstr(p,
+				     "\nipmi1        -         -        -"
+				     "     -        -        -       800      "
+				     "800\n"));
+	p = strstr(p + 1, "\nthe last 0.");
+	ck_assert_ptr_nonnull(p);
+	assert_has(p,
+		   " s (REQS to P99_US), beside since start (*_ALL):\n"
+		   "NODE      REQS     REQ/S     DONE   ERR  MEAN_US   "
+		   "P99_US  MEAN_ALL  P99_ALL\n"
+		   "ipmi1        0       0.0        0     0        0        0"
+		   "       800      800\n"
+		   "ipmi2        0       0.0        0     0        0        0"
+		   "         -        -\n");
+	ck_assert_ptr_nonnull(strstr(p + 1, "\nthe last 0."));
 }
 END_TEST
 

@@ -3,7 +3,7 @@
 # module's cost reports must show the new policy at once and the client
 # must lose nothing), bad settings changing nothing, permissions (nobody
 # may look, not set; a member of admin_group may set), STATS as valid
-# JSON, watch, reload.
+# JSON, watch (its per-interval figures against known traffic), reload.
 . /guest/lib.sh
 
 CTL=/guest/bin/kcsmuxctl
@@ -264,6 +264,72 @@ sleep 1
 kill -INT $wpid
 wait $wpid
 check "watch exits 0 on SIGINT" test $? = 0
+
+say "watch: per-interval figures match the traffic sent"
+# Rounds every second on an idle ipmi1; once the first round is out, 25
+# requests; two rounds after they finished, ^C. The intervals follow each
+# other without gaps, so their REQS and DONE must add up to exactly 25
+# whatever the timing, each interval's REQS must be the difference of the
+# since-start REQS of its two rounds, and REQ/S x the interval its REQS.
+# wait_rounds N: until watch has printed N rounds (60 s at most)
+wait_rounds() {
+	local t=0
+	while [ "$(grep -c 'watch: ' /tmp/watchw)" -lt "$1" ] && [ $t -lt 600 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+}
+$CTL watch -n 1 >/tmp/watchw 2>&1 &
+wpid=$!
+wait_rounds 1
+sleep 0.3	# its tables are out
+check "watch's first round has no interval yet" \
+	grep -q '^per interval: from the next round on$' /tmp/watchw
+check "25 requests on ipmi1 during watch" kcsmux-ipmi-probe -d /dev/ipmi1 -n 25 -k
+r=$(grep -c 'watch: ' /tmp/watchw)
+wait_rounds $((r + 2))
+kill -INT $wpid
+wait $wpid
+check "watch (per interval) exits 0 on SIGINT" test $? = 0
+grep -A3 '^the last' /tmp/watchw  # the interval tables
+# Per ipmi1 row: in the list (REQS is the 7th column) and in the interval
+# table (REQS REQ/S DONE ERR MEAN_US P99_US MEAN_ALL P99_ALL).
+awk '
+/ watch: / { rounds++; sec = "list"; next }
+/^per interval: / { sec = "none"; next }
+/^the last [0-9.]+ s / { sec = "win"; secs = $3; next }
+$1 != "ipmi1" { next }
+sec == "list" { prev = cur; cur = $7; next }
+sec == "win" {
+	wins++
+	req += $2; done += $4; err += $5
+	if (rounds > 1 && $2 != cur - prev) diff++
+	if ($2 > 0) {
+		active++
+		# REQ/S to 0.1, the interval to 0.01 s as printed
+		tol = 0.05 * secs + 0.005 * $3 + 0.01
+		if ($3 * secs < $2 - tol || $3 * secs > $2 + tol)
+			rate++
+		if (!($6 > 0 && $7 > 0)) lat++
+	} else if ($6 != 0 || $7 != 0) lat++
+	if (secs < 0.9 || secs > 10) gap++
+}
+END {
+	printf "rounds=%d windows=%d requests=%d done=%d errors=%d active=%d ", rounds, wins, req, done, err, active
+	printf "diff_bad=%d rate_bad=%d latency_bad=%d interval_bad=%d\n", diff, rate, lat, gap
+}' /tmp/watchw >/tmp/watchw.sum
+cat /tmp/watchw.sum
+expect "the intervals cover every round after the first" \
+	'^rounds=([3-9]|[1-9][0-9]+) windows=' /tmp/watchw.sum
+check "the windows counted one row per round after the first" \
+	awk '{ split($1, r, "="); split($2, w, "="); exit !(w[2] == r[2] - 1) }' /tmp/watchw.sum
+expect "the intervals add up to the 25 requests sent, all answered, no error" \
+	' requests=25 done=25 errors=0 ' /tmp/watchw.sum
+expect "each interval's REQS is the since-start REQS difference of its rounds" \
+	' diff_bad=0 ' /tmp/watchw.sum
+expect "REQ/S x the interval is its REQS; mean and p99 > 0 where it served" \
+	' rate_bad=0 latency_bad=0 interval_bad=0$' /tmp/watchw.sum
+expect "some interval had the traffic" ' active=[1-9]' /tmp/watchw.sum
 
 say "reload"
 run_to /tmp/reload $CTL reload
