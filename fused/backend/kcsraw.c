@@ -69,43 +69,65 @@ static const struct backend_ops kcsraw_ops = {
 	.destroy = kr_destroy,
 };
 
+/* Completions one read() takes: the module hands over as many whole
+ * records as fit (kcsraw_read), and it holds at most queue_depth of ours. */
+#define KCSRAW_READ_BATCH 4
+
+static void kr_complete(struct backend *be, struct kcsraw_completion *c)
+{
+	if (be->inflight)
+		be->inflight--;
+	be->health.completions++;
+	be->health.kcs_errors += c->cost.errors;
+	be->health.retries += c->cost.retries;
+	if (c->flags & KCSRAW_DONE_HOSED) {
+		be->health.hosed++;
+		/* The interface gave up: answer as the stock driver does
+		 * (cc 0xFF), whatever kcsraw made up. */
+		if (c->resp_len >= 3)
+			c->resp[2] = IPMI_ERR_UNSPECIFIED;
+		/* As stock after a hosed interface: check the enables. */
+		be->cbs->hosed(be->cb_arg);
+	}
+	be->cbs->completion(be->cb_arg, c->cookie, c->status, c->resp,
+			    c->resp_len, &c->cost);
+}
+
+/*
+ * The fd is readable: completions, or SMS_ATN (the module reports it as
+ * POLLIN too). One read() takes every completion there is; a short batch
+ * means the list is empty, so no read ends in EAGAIN. KCSRAW_IOC_ATTN is
+ * asked only when a read found nothing: while completions are there the
+ * read takes them, and a pending SMS_ATN keeps the fd readable (libevent
+ * watches it level-triggered), so the next wake-up finds it.
+ */
 static void kr_event(evutil_socket_t fd, short what, void *arg)
 {
 	struct backend *be = arg;
-	struct kcsraw_completion c;
+	struct kcsraw_completion c[KCSRAW_READ_BATCH];
 	struct kcsraw_attn a;
+	size_t i, k;
 	ssize_t n;
 
 	(void)what;
 	for (;;) {
-		c.size = sizeof(c);
-		n = read(fd, &c, sizeof(c));
+		n = read(fd, c, sizeof(c));
 		if (n < 0) {
-			if (errno != EAGAIN && errno != EINTR)
+			if (errno == EAGAIN) {
+				if (ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 &&
+				    a.pending)
+					be->cbs->attention(be->cb_arg);
+			} else if (errno != EINTR) {
 				log_err("kcsraw: read: %s", strerror(errno));
+			}
 			break;
 		}
-		if ((size_t)n < sizeof(c))
+		k = (size_t)n / sizeof(c[0]);
+		for (i = 0; i < k; i++)
+			kr_complete(be, &c[i]);
+		if (k < KCSRAW_READ_BATCH)
 			break;
-		if (be->inflight)
-			be->inflight--;
-		be->health.completions++;
-		be->health.kcs_errors += c.cost.errors;
-		be->health.retries += c.cost.retries;
-		if (c.flags & KCSRAW_DONE_HOSED)
-			be->health.hosed++;
-		/* The interface gave up: answer as the stock driver does
-		 * (cc 0xFF), whatever kcsraw made up. */
-		if ((c.flags & KCSRAW_DONE_HOSED) && c.resp_len >= 3)
-			c.resp[2] = IPMI_ERR_UNSPECIFIED;
-		/* As stock after a hosed interface: check the enables. */
-		if (c.flags & KCSRAW_DONE_HOSED)
-			be->cbs->hosed(be->cb_arg);
-		be->cbs->completion(be->cb_arg, c.cookie, c.status, c.resp,
-				    c.resp_len, &c.cost);
 	}
-	if (ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 && a.pending)
-		be->cbs->attention(be->cb_arg);
 	be->cbs->room(be->cb_arg);
 }
 
@@ -151,8 +173,8 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
 	/* EV_READ wakes for both: completions, and SMS_ATN, which the
 	 * module reports (and wakes waiters with) as POLLPRI and POLLIN
-	 * together; each wake-up reads the completions, then asks
-	 * KCSRAW_IOC_ATTN (kr_event). */
+	 * together; a wake-up reads the completions, or asks KCSRAW_IOC_ATTN
+	 * when there were none (kr_event). */
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, kr_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
 		error_set(cause, "%s: event_add failed", path);

@@ -98,6 +98,7 @@ struct node {
 	unsigned int ready_tries;
 	bool ready; /* CUSE INIT done, device exists */
 	bool dying;
+	bool retried; /* the last request read was answered with a retry */
 	unsigned int links; /* /dev/ipmi/N, /dev/ipmidev/N made */
 	struct client_list clients;
 	unsigned int nclients;

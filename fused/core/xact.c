@@ -78,10 +78,10 @@ int xact_enqueue(struct xact *x)
  * its cpu_budget (poller CPU of its transactions, decayed over ~1 s) neither
  * spins nor sleeps less than poll_max_us until it is back under budget.
  */
-static void node_policy(struct node *n, struct xact *x, struct kcsraw_policy *k)
+static void node_policy(struct node *n, struct xact *x, uint64_t now,
+			struct kcsraw_policy *k)
 {
 	const struct kcsmux_policy *p = &n->conf.pol;
-	uint64_t now = now_ns();
 
 	memset(k, 0, sizeof(*k));
 	k->flags = p->use_irq ? KCSRAW_POL_IRQ : 0;
@@ -118,13 +118,13 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 	xact_kick(arg);
 }
 
-/* The next transaction to run: the daemon's own first, then whatever the
- * scheduler picks among the nodes. */
-static struct xact *pick(struct daemon *d)
+/* The next transaction to run at NOW: the daemon's own first, then
+ * whatever the scheduler picks among the nodes. */
+static struct xact *pick(struct daemon *d, uint64_t now)
 {
 	struct xact *x = TAILQ_FIRST(&d->internal);
 	struct sched_item *it;
-	uint64_t now = now_ns(), at;
+	uint64_t at;
 	struct timeval tv;
 
 	if (x) {
@@ -173,23 +173,30 @@ static int submit(struct backend *be, const struct xact *x,
  * such (ipmidev: the stock driver's own sequence table holds it until the
  * far end answers or its retries run out, up to 11 x 60 s) takes no slot:
  * system-interface requests go on meanwhile, as on stock. The kernel
- * bounds how many it holds (-EBUSY past its table).
+ * bounds how many it holds (-EBUSY past its table). The clock is read once
+ * per kick, and only when something waits: what is picked, its policy and
+ * its submit time share it.
  */
 void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
 	struct kcsraw_policy pol;
+	uint64_t now;
 	struct xact *x;
 	int rv;
 
-	while (be && be->inflight < be->depth + be->bridged && (x = pick(d))) {
+	if (!be || be->inflight >= be->depth + be->bridged ||
+	    (TAILQ_EMPTY(&d->internal) && d->sched.queued == 0))
+		return; /* no room, or nothing to pick */
+	now = now_ns();
+	while (be->inflight < be->depth + be->bridged && (x = pick(d, now))) {
 		if (x->node && !x->internal) {
-			node_policy(x->node, x, &pol);
+			node_policy(x->node, x, now, &pol);
 		} else {
 			memset(&pol, 0, sizeof(pol));
 			pol.flags = KCSRAW_POL_DEFAULT;
 		}
-		x->t_sub = now_ns();
+		x->t_sub = now;
 		rv = submit(be, x, &pol);
 		if (rv == -EAGAIN && x->internal) {
 			TAILQ_INSERT_HEAD(&d->internal, x, qlink);

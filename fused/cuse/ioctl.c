@@ -27,11 +27,25 @@
 #include "cuse/cuse.h"
 #include "util/log.h"
 
-static void reply_retry_in(fuse_req_t req, void *arg, size_t size)
+/*
+ * Every retry goes out here: the kernel calls again at once, so the node
+ * reads its session once more before going back to the event loop
+ * (node.c, node_readable); any other reply ends the request.
+ */
+static void reply_retry(struct client *c, fuse_req_t req,
+			const struct iovec *in, size_t nin,
+			const struct iovec *out, size_t nout)
+{
+	c->node->retried = true;
+	fuse_reply_ioctl_retry(req, in, nin, out, nout);
+}
+
+static void reply_retry_in(struct client *c, fuse_req_t req, void *arg,
+			   size_t size)
 {
 	struct iovec iov = { .iov_base = arg, .iov_len = size };
 
-	fuse_reply_ioctl_retry(req, &iov, 1, NULL, 0);
+	reply_retry(c, req, &iov, 1, NULL, 0);
 }
 
 static void reply_int(fuse_req_t req, int32_t v)
@@ -126,14 +140,14 @@ static void retry_grant(struct client *c, fuse_req_t req,
 		c->node->cnt.guesses[is_send(ent->op) ? 0 : 1]++;
 	spans_to_iov(sp, n, iov);
 	if (is_send(ent->op)) {
-		fuse_reply_ioctl_retry(req, iov, n, NULL, 0);
+		reply_retry(c, req, iov, (size_t)n, NULL, 0);
 		return;
 	}
 	in_iov[nin++] = (struct iovec){ arg, ent->in_size };
 	for (int i = 0; !guess && i < n; i++)
 		if (sp[i].ptr != (uintptr_t)arg)
 			in_iov[nin++] = iov[i];
-	fuse_reply_ioctl_retry(req, in_iov, nin, iov, n);
+	reply_retry(c, req, in_iov, (size_t)nin, iov, (size_t)n);
 }
 
 /* Bytes of a RECEIVE's output spans outside its struct. */
@@ -257,7 +271,7 @@ static void first_call(struct client *c, fuse_req_t req,
 	/* Just the struct: SEND is granted it as input, RECEIVE no output. */
 	sp[0] = (struct abi_span){ a, (uint32_t)ent->in_size };
 	grant_put(c, tid, ent->op, sp, send ? 1 : 0, false);
-	reply_retry_in(req, arg, ent->in_size);
+	reply_retry_in(c, req, arg, ent->in_size);
 }
 
 /* SEND_COMMAND and SEND_COMMAND_SETTIME, once the struct is in. */
@@ -587,7 +601,7 @@ void client_ioctl(struct client *c, const struct cuse_ioctl *io)
 		    ent->op == ABI_SEND_COMMAND_SETTIME)
 			first_call(c, req, ent, arg);
 		else
-			reply_retry_in(req, arg, ent->in_size);
+			reply_retry_in(c, req, arg, ent->in_size);
 		return;
 	}
 	/* GET_* write back: the kernel must accept out_size bytes at arg
@@ -598,8 +612,7 @@ void client_ioctl(struct client *c, const struct cuse_ioctl *io)
 		struct iovec in_iov = { arg, ent->in_size };
 		struct iovec out_iov = { arg, ent->out_size };
 
-		fuse_reply_ioctl_retry(req, &in_iov, ent->in_size ? 1 : 0,
-				       &out_iov, 1);
+		reply_retry(c, req, &in_iov, ent->in_size ? 1 : 0, &out_iov, 1);
 		return;
 	}
 	switch (ent->op) {

@@ -376,8 +376,16 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	/* A few requests per wake-up, so one busy node cannot starve others. */
+	/*
+	 * One request per wake-up, and the next one only when this one was
+	 * answered with an ioctl retry: the kernel sends the call again at
+	 * once. Any other reply ends a request, and the client's next call
+	 * (if any) wakes the loop again; reading on until EAGAIN would cost
+	 * one read per wake-up that finds nothing. At most 16 in a row, so
+	 * one busy node cannot starve the others.
+	 */
 	for (i = 0; i < 16; i++) {
+		n->retried = false;
 		rv = fuse_session_receive_buf(n->se, buf);
 		if (rv == -EAGAIN || rv == -EINTR)
 			return;
@@ -390,6 +398,8 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		fuse_session_process_buf(n->se, buf);
+		if (!n->retried)
+			return;
 	}
 }
 

@@ -316,8 +316,8 @@ def section_crossings_detail():
           f"{(CI or CR)[next(iter(CI or CR))]['n']} requests per row with kprobes "
           "and hist triggers keyed by pid: `fuse_simple_request` in the client = "
           "FUSE round trips, of which `fuse_file_poll` = poll; the daemon's "
-          "`fuse_dev_do_read`/`_write` on /dev/cuse (reads include the EAGAIN "
-          "that ends each wake-up; writes are replies + poll notifications); "
+          "`fuse_dev_do_read`/`_write` on /dev/cuse (reads include those that "
+          "found nothing, EAGAIN; writes are replies + poll notifications); "
           "`raw_syscalls:sys_enter` by pid and name. Open and close of the "
           "node are in the count, 2 round trips per run.)")
         P("")

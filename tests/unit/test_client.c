@@ -10,7 +10,9 @@
  * kernel's CUSE ioctl path: a retry's input memory is copied in (an address
  * below 4096 faults: EFAULT before the daemon sees the call, as the kernel
  * does), the call is made again, and a reply is copied out to the memory
- * the last retry named.
+ * the last retry named. Every call checks that the node is told a retry
+ * went out (node->retried: its loop reads the session again) exactly when
+ * one did.
  */
 #define FUSE_USE_VERSION 35
 
@@ -155,7 +157,10 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 		};
 
 		r.kind = R_NONE;
+		c->node->retried = false;
 		client_ioctl(c, &io);
+		/* node_readable reads on only after a retry */
+		ck_assert_int_eq(c->node->retried, r.kind == R_RETRY);
 		switch (r.kind) {
 		case R_ERR:
 			return -r.err;

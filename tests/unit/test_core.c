@@ -7,7 +7,8 @@
  * to the owner through d->up, events, incoming commands) and
  * fused/core/bmcsetup.c (global enables, the channel scan, the check again
  * after a hosed interface) against a fake backend (fake_backend.c) and
- * recording upcalls, on a libevent base run by the test.
+ * recording upcalls, on a libevent base run by the test. The clock
+ * (now_ns) is wrapped to count its readings on the request path.
  */
 #include <check.h>
 #include <errno.h>
@@ -193,6 +194,41 @@ START_TEST(test_submit_complete)
 	ck_assert_uint_eq(na.st.completed, 2);
 	ck_assert_uint_eq(fb->nsubs, 2);
 	ck_assert_uint_eq(up.gone, 0); /* unowned: nothing to drop */
+}
+END_TEST
+
+/* The clock on the request path (util/clock.c, wrapped: counted). */
+static unsigned int clock_reads;
+
+uint64_t __real_now_ns(void);
+uint64_t __wrap_now_ns(void);
+
+uint64_t __wrap_now_ns(void)
+{
+	clock_reads++;
+	return __real_now_ns();
+}
+
+/* Read once when the transaction is made, once by the kick that submits
+ * it (its pick, policy and submit time share the reading), once when it
+ * completes; the kick after the completion, with nothing queued, reads
+ * none. */
+START_TEST(test_clock_reads)
+{
+	struct xact *x;
+	unsigned int before = clock_reads;
+
+	x = mk(&nb, NULL, 6, 1);
+	ck_assert_uint_eq(clock_reads - before, 1);
+	before = clock_reads;
+	ck_assert_int_eq(xact_enqueue(x), 0);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(clock_reads - before, 1);
+	before = clock_reads;
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 1);
+	ck_assert_uint_eq(nb.st.completed, 1);
+	ck_assert_uint_eq(clock_reads - before, 1);
 }
 END_TEST
 
@@ -730,6 +766,7 @@ static Suite *core_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_submit_complete);
+	tcase_add_test(tc, test_clock_reads);
 	tcase_add_test(tc, test_bmc_silence);
 	tcase_add_test(tc, test_bmc_identity);
 	tcase_add_test(tc, test_pick_order);
