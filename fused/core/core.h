@@ -21,7 +21,8 @@
  *                      xact.c (transactions from a struct ipmi_request,
  *                      their queueing, dispatch, completion, accounting),
  *                      sched.c (which node runs next), nodestats.c
- *                      (per-node counters and estimates), adaptive.c
+ *                      (per-node counters and estimates), cpumeter.c
+ *                      (the daemon's CPU per node), adaptive.c
  *                      (backoff = adaptive's model of the BMC)
  *   bridging, SMS_ATN  bridge.c (IPMB/LAN requests, the flag machine's
  *                      results), seqtab.c (the 64 sequence slots), ipmb.c
@@ -48,6 +49,7 @@
 #include "core/conf.h"
 #include "core/adaptive.h"
 #include "core/atn.h"
+#include "core/cpumeter.h"
 #include "core/nodestats.h"
 #include "core/sched.h"
 #include "core/seqtab.h"
@@ -221,6 +223,8 @@ struct daemon {
 	/* events beyond a subscriber's or the backlog's event_backlog
 	 * (cuse/client.c), for the metrics */
 	uint64_t events_dropped;
+	/* the daemon's CPU per node (cpumeter.c) */
+	struct cpu_meter cpu;
 
 	/* admin/'s: the control socket (control_init allocates it,
 	 * control_fini frees it) and the metrics server (metrics_init,

@@ -168,6 +168,40 @@ static int submit(struct backend *be, const struct xact *x,
 	return be->ops->submit(be, &r);
 }
 
+/* Submit x (picked): -EAGAIN when the backend had no room for the
+ * daemon's own x (put back first in line), else 0. */
+static int kick_one(struct daemon *d, struct backend *be, struct xact *x,
+		    struct kcsraw_policy *pol)
+{
+	int rv;
+
+	if (x->node && !x->internal) {
+		node_policy(x->node, x, pol);
+	} else {
+		memset(pol, 0, sizeof(*pol));
+		pol->flags = KCSRAW_POL_DEFAULT;
+	}
+	x->t_sub = now_ns();
+	rv = submit(be, x, pol);
+	if (rv == -EAGAIN && x->internal) {
+		TAILQ_INSERT_HEAD(&d->internal, x, qlink);
+		return -EAGAIN;
+	}
+	if (rv < 0) {
+		log_err("backend submit: %s", strerror(-rv));
+		x->state = XACT_RUNNING;
+		TAILQ_INSERT_TAIL(&d->running, x, qlink);
+		xact_complete(d, x->cookie, rv, NULL, 0, NULL);
+		return 0;
+	}
+	x->state = XACT_RUNNING;
+	x->bridged = x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+		     !x->internal;
+	be->bridged += x->bridged;
+	TAILQ_INSERT_TAIL(&d->running, x, qlink);
+	return 0;
+}
+
 /*
  * Submit while a slot is free. An IPMB request a bridging backend takes as
  * such (ipmidev: the stock driver's own sequence table holds it until the
@@ -179,35 +213,17 @@ void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
 	struct kcsraw_policy pol;
+	struct cpu_mark mk;
 	struct xact *x;
 	int rv;
 
 	while (be && be->inflight < be->depth + be->bridged && (x = pick(d))) {
-		if (x->node && !x->internal) {
-			node_policy(x->node, x, &pol);
-		} else {
-			memset(&pol, 0, sizeof(pol));
-			pol.flags = KCSRAW_POL_DEFAULT;
-		}
-		x->t_sub = now_ns();
-		rv = submit(be, x, &pol);
-		if (rv == -EAGAIN && x->internal) {
-			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
+		/* the submission is work for x's node (cpumeter.h) */
+		cpu_enter(d, x->internal ? NULL : x->node, &mk);
+		rv = kick_one(d, be, x, &pol);
+		cpu_leave(d, &mk);
+		if (rv == -EAGAIN)
 			break;
-		}
-		if (rv < 0) {
-			log_err("backend submit: %s", strerror(-rv));
-			x->state = XACT_RUNNING;
-			TAILQ_INSERT_TAIL(&d->running, x, qlink);
-			xact_complete(d, x->cookie, rv, NULL, 0, NULL);
-			continue;
-		}
-		x->state = XACT_RUNNING;
-		x->bridged =
-			x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
-			!x->internal;
-		be->bridged += x->bridged;
-		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
 }
 
@@ -269,6 +285,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		   const uint8_t *resp, unsigned int len,
 		   const struct kcsraw_cost *cost)
 {
+	struct cpu_mark mk;
 	struct xact *x;
 
 	TAILQ_FOREACH (x, &d->running, qlink)
@@ -279,6 +296,8 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 			 (unsigned long long)cookie);
 		return;
 	}
+	/* its completion is work for x's node (cpumeter.h) */
+	cpu_enter(d, x->internal ? NULL : x->node, &mk);
 	TAILQ_REMOVE(&d->running, x, qlink);
 	if (x->bridged && d->be && d->be->bridged)
 		d->be->bridged--;
@@ -299,6 +318,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		x->done(x, status, resp, len);
 	else
 		xact_free(x);
+	cpu_leave(d, &mk);
 }
 
 /*
@@ -387,4 +407,5 @@ void xact_node_gone(struct node *n)
 	TAILQ_FOREACH (x, &n->d->running, qlink)
 		if (x->node == n)
 			x->node = NULL;
+	cpu_node_gone(n->d, n);
 }

@@ -368,15 +368,12 @@ static const struct cuse_lowlevel_ops node_ops = {
 	.poll = node_poll,
 };
 
-static void node_readable(evutil_socket_t fd, short what, void *arg)
+/* A few requests per wake-up, so one busy node cannot starve others. */
+static void node_drain(struct node *n)
 {
-	struct node *n = arg;
 	struct fuse_buf *buf = n->buf;
 	int i, rv;
 
-	(void)fd;
-	(void)what;
-	/* A few requests per wake-up, so one busy node cannot starve others. */
 	for (i = 0; i < 16; i++) {
 		rv = fuse_session_receive_buf(n->se, buf);
 		if (rv == -EAGAIN || rv == -EINTR)
@@ -391,6 +388,19 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 		}
 		fuse_session_process_buf(n->se, buf);
 	}
+}
+
+/* The daemon's CPU for a wake-up is the node's (core/cpumeter.h). */
+static void node_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct cpu_mark mk;
+
+	(void)fd;
+	(void)what;
+	cpu_enter(n->d, n, &mk);
+	node_drain(n);
+	cpu_leave(n->d, &mk);
 }
 
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
