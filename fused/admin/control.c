@@ -382,6 +382,8 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 	ni->cheapened = n->cnt.throttled;
 	ni->held = n->cnt.held;
+	ni->daemon_cpu_ns = st->daemon_cpu_ns;
+	ni->poller_cpu_ppm = nodestats_cpu_ppm(&st->poller_cpu, now);
 }
 
 static void node_snap_free(struct node_snap *s)
