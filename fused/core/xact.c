@@ -75,8 +75,9 @@ int xact_enqueue(struct xact *x)
  * the BMC's response times for this kind of request chooses one long first
  * sleep and the fine polls after it (adaptive.c), within the node's latency
  * target and CPU budget. Otherwise the node's keys, except that a node over
- * its cpu_budget (poller CPU of its transactions, decayed over ~1 s) neither
- * spins nor sleeps less than poll_max_us until it is back under budget.
+ * its cpu_budget (poller CPU of its transactions and the daemon's for it,
+ * cpumeter.h, decayed over ~1 s) neither spins nor sleeps less than
+ * poll_max_us until it is back under budget.
  */
 static void node_policy(struct node *n, struct xact *x, struct kcsraw_policy *k)
 {
