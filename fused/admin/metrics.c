@@ -186,6 +186,10 @@ static const struct family families[] = {
 	  "and OEM codes). Not errors by itself: a non-zero code also "
 	  "counts as a completion error in kcsmux_errors_total.",
 	  V_NODE_CC, 0, NULL },
+	{ "kcsmux_coalesced_total", "counter",
+	  "Sensor reads answered with another client's identical one in "
+	  "flight on the node (coalesce = yes), not sent to the BMC.",
+	  V_NODE_U64, NODE(cnt.coalesced), NULL },
 	{ "kcsmux_cancelled_total", "counter",
 	  "Requests dropped from the node's queue before they ran (their "
 	  "client closed its file or gave up): not an error.",

@@ -29,8 +29,9 @@
  *                      (Send Message / Get Message framing), atn.c (the
  *                      SMS_ATN flag machine), bmcsetup.c (global enables,
  *                      channel media)
- *   features           sdrcache.c (the SDR/FRU cache, no I/O) and
- *                      sdrglue.c (its only link to transactions)
+ *   features           coalesce.c (identical sensor reads share one
+ *                      transaction), sdrcache.c (the SDR/FRU cache, no
+ *                      I/O) and sdrglue.c (its only link to transactions)
  *   configuration      conf.h (the configuration's form), policy.c (node
  *                      policies, presets, keys, value parsers), access.c
  *                      (command sets, access presets, request checks)
@@ -80,6 +81,9 @@ struct node_counters {
 	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
 	 * cacheable ones that went to the BMC (core/sdrglue.c) */
 	uint64_t sdr_hits, sdr_misses;
+	/* coalesce = yes: sensor reads answered with another client's
+	 * identical one (core/coalesce.c) */
+	uint64_t coalesced;
 };
 
 /* The front end's (cuse/cuse.h); the core only passes pointers along. */
@@ -179,6 +183,7 @@ struct daemon {
 	uint64_t next_xact_id;
 	struct xact_list running;    /* submitted to the backend (xact.c) */
 	struct xact_list internal;   /* the daemon's own, ahead of nodes */
+	struct xact_list coal;	     /* coalescing leaders (coalesce.c) */
 	struct sdrc *sdrc;	     /* SDR/FRU cache, NULL until used */
 	struct xact_list sdr_parked; /* waiting for the cache to fill */
 	struct bridge br;

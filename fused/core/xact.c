@@ -20,6 +20,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "core/coalesce.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "util/log.h"
@@ -35,6 +36,7 @@ struct xact *xact_new(struct daemon *d, struct node *n)
 	x->cookie = ++d->next_xact_id;
 	x->internal = n == NULL;
 	x->t_enq = now_ns();
+	TAILQ_INIT(&x->followers);
 	return x;
 }
 
@@ -62,6 +64,7 @@ int xact_enqueue(struct xact *x)
 			return rv;
 		}
 		nodestats_request(&x->node->st);
+		coalesce_lead(x);
 	} else {
 		TAILQ_INSERT_TAIL(&x->d->internal, x, qlink);
 	}
@@ -315,6 +318,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
+	coalesce_complete(x, status, resp, len);
 	if (x->done)
 		x->done(x, status, resp, len);
 	else
@@ -393,6 +397,8 @@ void xact_request(const struct xact *x, struct ipmi_request *rq)
 void xact_cancel(struct xact *x)
 {
 	x->owner = NULL;
+	if (coalesce_cancel(x))
+		return;
 	if (x->state == XACT_QUEUED && !x->internal &&
 	    sched_remove(&x->d->sched, &x->item)) {
 		nodestats_cancel(&x->node->st);

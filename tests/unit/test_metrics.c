@@ -390,6 +390,7 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->cnt.sleeps = 10 * k + 9;
 	m->cnt.throttled = 10 * k;
 	m->cnt.held = 4 * k;
+	m->cnt.coalesced = 6 * k;
 	m->clients = 3 * k;
 	m->qlen = 2 * k + 1;
 	m->cpu_ppm = 5000.0 * k;
@@ -464,6 +465,8 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_errors_total counter\n"
 	"# HELP kcsmux_completion_codes_total Responses from the BMC by completion code: cc is 0x00, a generic code 0xc0 to 0xd6, 0xff, or other (command-specific and OEM codes). Not errors by itself: a non-zero code also counts as a completion error in kcsmux_errors_total.\n"
 	"# TYPE kcsmux_completion_codes_total counter\n"
+	"# HELP kcsmux_coalesced_total Sensor reads answered with another client's identical one in flight on the node (coalesce = yes), not sent to the BMC.\n"
+	"# TYPE kcsmux_coalesced_total counter\n"
 	"# HELP kcsmux_cancelled_total Requests dropped from the node's queue before they ran (their client closed its file or gave up): not an error.\n"
 	"# TYPE kcsmux_cancelled_total counter\n"
 	"# HELP kcsmux_request_duration_seconds Time from a client's request to its response, for requests that went to the interface.\n"
@@ -555,7 +558,7 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 38);
+	ck_assert_uint_eq(p.families, 39);
 	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -637,6 +640,9 @@ START_TEST(test_counters_exact)
 	ck_assert_uint_eq(count_lines(t), 2 * NODESTATS_NCC);
 	free(t);
 	/* cancelled is not an error: its own family */
+	SAMPLES("kcsmux_coalesced_total",
+		"kcsmux_coalesced_total{kcsmux_node=\"ipmi1\"} 6\n"
+		"kcsmux_coalesced_total{kcsmux_node=\"ipmi2\"} 12\n");
 	SAMPLES("kcsmux_cancelled_total",
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi1\"} 15\n"
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi2\"} 25\n");
@@ -695,14 +701,14 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 38);
+	ck_assert_uint_eq(p.families, 39);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 2 nodes x (18 single samples,
+	 * daemon's CPU and dropped events + 2 nodes x (19 single samples,
 	 * cancelled and the cache's 2 among them, + 4 error kinds + the
 	 * completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
 			  2 + 8 + 5 + 2 +
-				  2 * (18 + 4 + NODESTATS_NCC + 2 * 41));
+				  2 * (19 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);
