@@ -493,6 +493,13 @@ static int n_sdr_cache(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_bool("sdr_cache", v, &n->sdr_cache, cause);
 }
 
+static int n_coalesce(struct kcsmux_node_conf *n, struct nodestate *ns,
+		      const char *v, char **cause)
+{
+	(void)ns;
+	return value_bool("coalesce", v, &n->coalesce, cause);
+}
+
 /* luns = LIST: the LUNs (0-3) the node's requests may address, the
  * system interface's and an IPMB target's: "0" (the default), "0,2",
  * "0-3", "*". LUN 0 must be in it. */
@@ -567,6 +574,7 @@ static const struct {
 	[NK_COMMANDS] = { "commands", n_commands, false },
 	[NK_INTERFACE] = { "interface", n_interface, false },
 	{ "sdr_cache", n_sdr_cache, false },
+	{ "coalesce", n_coalesce, false },
 	{ "luns", n_luns, false },
 };
 

@@ -387,6 +387,8 @@ static void node_snap(const struct node *n, uint64_t now,
 	ni->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 	ni->cheapened = n->cnt.throttled;
 	ni->held = n->cnt.held;
+	ni->daemon_cpu_ns = st->daemon_cpu_ns;
+	ni->poller_cpu_ppm = nodestats_cpu_ppm(&st->poller_cpu, now);
 }
 
 static void node_snap_free(struct node_snap *s)
@@ -723,6 +725,14 @@ static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 		    (unsigned long long)st->internal);
 }
 
+/* Sensor reads answered with another client's (coalesce = yes). */
+static void coalesce_kv(const struct node *n, struct ctl_buf *b)
+{
+	ctl_kv_add(b, "coalesce", n->conf.coalesce ? "yes" : "no");
+	ctl_kv_addf(b, "coalesced", "%llu",
+		    (unsigned long long)n->cnt.coalesced);
+}
+
 static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 {
 	struct node_snap s;
@@ -746,6 +756,7 @@ static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)
 	ctl_node_kv(&b, &s.ni);
 	node_snap_free(&s);
 	sdr_cache_kv(n, &b);
+	coalesce_kv(n, &b);
 	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)
 		adapt_each(&n->adapt, adaptive_line, &b);
 	reply(c, CTL_SHOW, CTL_OK, &b);

@@ -433,6 +433,7 @@ static const char *yesno(bool b)
 }
 
 /* The counters in the order both formats print them. */
+#define DAEMON_CPU_PER_REQ per_req(ni->daemon_cpu_ns, ni->completed)
 #define NODE_COUNTERS(X)                                          \
 	X("queue", ni->queue)                                     \
 	X("queue_max", ni->queue_max)                             \
@@ -450,6 +451,8 @@ static const char *yesno(bool b)
 	X("spin_ns", ni->spin_ns)                                 \
 	X("cpu_ns_per_req", per_req(ni->cpu_ns, ni->completed))   \
 	X("spin_ns_per_req", per_req(ni->spin_ns, ni->completed)) \
+	X("daemon_cpu_ns", ni->daemon_cpu_ns)                     \
+	X("daemon_cpu_ns_per_req", DAEMON_CPU_PER_REQ)            \
 	X("latency_p50_us", us(ni->lat_p50_ns))                   \
 	X("latency_p90_us", us(ni->lat_p90_ns))                   \
 	X("latency_p99_us", us(ni->lat_p99_ns))                   \
@@ -567,6 +570,7 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 #undef KV
 	hist_kv(b, ni);
 	ctl_kv_addf(b, "cpu_ppm", "%.0f", ppm(ni->cpu_ppm));
+	ctl_kv_addf(b, "poller_cpu_ppm", "%.0f", ppm(ni->poller_cpu_ppm));
 	/* the budget in the config's units: % of one CPU */
 	ctl_kv_addf(b, "cpu_used_pct", "%.4f", ppm(ni->cpu_ppm) / 1e4);
 	if (ni->cpu_budget_ppm) {
@@ -633,6 +637,8 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 #undef JS
 	hist_json(b, ni);
 	ctl_buf_printf(b, ", \"cpu_ppm\": %.0f", ppm(ni->cpu_ppm));
+	ctl_buf_printf(b, ", \"poller_cpu_ppm\": %.0f",
+		       ppm(ni->poller_cpu_ppm));
 	ctl_buf_printf(b, ", \"cpu_used_pct\": %.4f", ppm(ni->cpu_ppm) / 1e4);
 	if (ni->cpu_budget_ppm)
 		ctl_buf_printf(b,

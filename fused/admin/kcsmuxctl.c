@@ -550,10 +550,10 @@ static void print_list(FILE *f, const struct reply *r)
 
 	fprintf(f,
 		"%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8s %8s "
-		"%7s %6s %6s\n",
+		"%7s %6s %6s %8s\n",
 		w, "NODE", "PRESET", "BUSY_US", "POLL_US", "CLI", "QUEUE",
 		"REQS", "ERR", "P50_US", "P99_US", "CPU_%", "BUDGET", "USED",
-		"CHEAP", "HELD");
+		"CHEAP", "HELD", "DMN_US/R");
 	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
 		snprintf(preset, sizeof(preset), "%s%s", get(r, s, e, "preset"),
 			 strcmp(get(r, s, e, "custom"), "yes") == 0 ? "+" : "");
@@ -566,7 +566,7 @@ static void print_list(FILE *f, const struct reply *r)
 			    sizeof(used));
 		fprintf(f,
 			"%-*s %-13s %9s %11s %4s %7s %8s %5s %7s %7s %8.3f "
-			"%8s %7s %6s %6s\n",
+			"%8s %7s %6s %6s %8.1f\n",
 			w, get(r, s, e, "node"), preset,
 			get(r, s, e, "policy.max_busy_us"), poll,
 			get(r, s, e, "clients"), queue,
@@ -574,7 +574,8 @@ static void print_list(FILE *f, const struct reply *r)
 			get(r, s, e, "latency_p50_us"),
 			get(r, s, e, "latency_p99_us"),
 			num(r, s, e, "cpu_used_pct"), budget, used,
-			get(r, s, e, "cheapened"), get(r, s, e, "held"));
+			get(r, s, e, "cheapened"), get(r, s, e, "held"),
+			num(r, s, e, "daemon_cpu_ns_per_req") / 1e3);
 	}
 }
 
@@ -586,16 +587,16 @@ static void print_stats(FILE *f, const struct reply *r)
 
 	fprintf(f,
 		"%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s %9s %9s "
-		"%8s %8s %7s %6s %6s\n",
+		"%8s %8s %7s %6s %6s %8s\n",
 		w, "NODE", "REQS", "DONE", "ERR", "DENY", "BUSY", "P50_US",
 		"P90_US", "P99_US", "MAX_US", "WAIT99", "CPU_US/R", "SPIN_US/R",
-		"CPU_%", "BUDGET", "USED", "CHEAP", "HELD");
+		"CPU_%", "BUDGET", "USED", "CHEAP", "HELD", "DMN_US/R");
 	while (ctl_kv_record(&r->kv, "node", e, &s, &e)) {
 		budget_cols(r, s, e, budget, sizeof(budget), used,
 			    sizeof(used));
 		fprintf(f,
 			"%-*s %8s %8s %5s %5s %5s %7s %7s %7s %7s %7s "
-			"%9.1f %9.1f %8.3f %8s %7s %6s %6s\n",
+			"%9.1f %9.1f %8.3f %8s %7s %6s %6s %8.1f\n",
 			w, get(r, s, e, "node"), get(r, s, e, "requests"),
 			get(r, s, e, "completed"), get(r, s, e, "errors"),
 			get(r, s, e, "denied"), get(r, s, e, "busy"),
@@ -607,7 +608,8 @@ static void print_stats(FILE *f, const struct reply *r)
 			num(r, s, e, "cpu_ns_per_req") / 1e3,
 			num(r, s, e, "spin_ns_per_req") / 1e3,
 			num(r, s, e, "cpu_used_pct"), budget, used,
-			get(r, s, e, "cheapened"), get(r, s, e, "held"));
+			get(r, s, e, "cheapened"), get(r, s, e, "held"),
+			num(r, s, e, "daemon_cpu_ns_per_req") / 1e3);
 	}
 }
 

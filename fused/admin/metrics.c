@@ -186,6 +186,10 @@ static const struct family families[] = {
 	  "and OEM codes). Not errors by itself: a non-zero code also "
 	  "counts as a completion error in kcsmux_errors_total.",
 	  V_NODE_CC, 0, NULL },
+	{ "kcsmux_coalesced_total", "counter",
+	  "Sensor reads answered with another client's identical one in "
+	  "flight on the node (coalesce = yes), not sent to the BMC.",
+	  V_NODE_U64, NODE(cnt.coalesced), NULL },
 	{ "kcsmux_cancelled_total", "counter",
 	  "Requests dropped from the node's queue before they ran (their "
 	  "client closed its file or gave up): not an error.",
@@ -205,6 +209,12 @@ static const struct family families[] = {
 	  "CPU time kcsraw's poller spent on the node's requests "
 	  "(spinning included).",
 	  V_NODE_SECONDS, NODE(st.cpu_ns), NULL },
+	{ "kcsmux_node_daemon_cpu_seconds_total", "counter",
+	  "CPU time kcsmuxd itself spent on the node's behalf: its CUSE "
+	  "requests, submissions, completions and parked SDR requests "
+	  "answered (the rest of kcsmux_daemon_cpu_seconds_total is no "
+	  "node's). Counted in cpu_budget with the poller's.",
+	  V_NODE_SECONDS, NODE(st.daemon_cpu_ns), NULL },
 	{ "kcsmux_poller_spin_seconds_total", "counter",
 	  "Time kcsraw's poller spent busy-polling for the node's "
 	  "requests.",
@@ -215,7 +225,12 @@ static const struct family families[] = {
 	  V_NODE_U64, NODE(cnt.sleeps), NULL },
 	{ "kcsmux_poller_cpu_ratio", "gauge",
 	  "Recent poller CPU use of the node's requests in CPUs, decayed "
-	  "over about 1 s: what cpu_budget is checked against.",
+	  "over about 1 s.",
+	  V_NODE_PPM, NODE(poller_cpu_ppm), NULL },
+	{ "kcsmux_budget_cpu_ratio", "gauge",
+	  "Recent CPU use of the node in CPUs, the poller's and kcsmuxd's "
+	  "own on its behalf, decayed over about 1 s: what cpu_budget is "
+	  "checked against.",
 	  V_NODE_PPM, NODE(cpu_ppm), NULL },
 	{ "kcsmux_cpu_budget_ratio", "gauge",
 	  "The node's cpu_budget in CPUs; 0: no budget.", V_NODE_PPM_U32,
@@ -270,7 +285,8 @@ static const struct family families[] = {
 	/* the daemon itself */
 	{ "kcsmux_daemon_cpu_seconds_total", "counter",
 	  "CPU time of kcsmuxd itself (user and system, all its threads); "
-	  "the poller's is in kcsmux_poller_cpu_seconds_total.",
+	  "the poller's is in kcsmux_poller_cpu_seconds_total, its part "
+	  "per node in kcsmux_node_daemon_cpu_seconds_total.",
 	  V_SNAP_SECONDS, SNAP(daemon_cpu_ns), NULL },
 	{ "kcsmux_events_dropped_total", "counter",
 	  "Asynchronous events (the BMC's event messages) dropped because "
@@ -578,6 +594,7 @@ int metrics_render_daemon_ev(struct daemon *d, struct evbuffer *ev)
 		m->clients = n->nclients;
 		m->qlen = n->flow.qlen;
 		m->cpu_ppm = nodestats_cpu_ppm(&n->st.cpu, now);
+		m->poller_cpu_ppm = nodestats_cpu_ppm(&n->st.poller_cpu, now);
 		m->cpu_budget_ppm = n->conf.pol.cpu_budget_ppm;
 		s.nnodes++;
 	}

@@ -43,7 +43,8 @@ struct metrics_node {
 	struct node_counters cnt;
 	unsigned int clients;	 /* n->nclients */
 	unsigned int qlen;	 /* n->flow.qlen */
-	double cpu_ppm;		 /* nodestats_cpu_ppm() now */
+	double cpu_ppm;		 /* nodestats_cpu_ppm() now: the budget's */
+	double poller_cpu_ppm;	 /* ... of st.poller_cpu */
 	uint32_t cpu_budget_ppm; /* 0: no budget */
 };
 

@@ -45,6 +45,7 @@ struct kcsmux_node_conf {
 	uint32_t max_clients;	  /* open files of this node (global) */
 	int interface;		  /* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
 	bool sdr_cache;		  /* SDR/FRU reads from memory (sdrcache) */
+	bool coalesce;		  /* identical sensor reads share one */
 	uint8_t luns;		  /* key luns: LUNs 1-3 requests may address
 				   * (bit n); LUN 0 always, nothing else by
 				   * default, whatever the access preset */

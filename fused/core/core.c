@@ -24,6 +24,7 @@ void core_init(struct daemon *d, struct event_base *base)
 	LIST_INIT(&d->nodes);
 	TAILQ_INIT(&d->running);
 	TAILQ_INIT(&d->internal);
+	TAILQ_INIT(&d->coal);
 	TAILQ_INIT(&d->sdr_parked);
 	sched_init(&d->sched, 0);
 	bridge_init(d);

@@ -21,15 +21,17 @@
  *                      xact.c (transactions from a struct ipmi_request,
  *                      their queueing, dispatch, completion, accounting),
  *                      sched.c (which node runs next), nodestats.c
- *                      (per-node counters and estimates), adaptive.c
+ *                      (per-node counters and estimates), cpumeter.c
+ *                      (the daemon's CPU per node), adaptive.c
  *                      (backoff = adaptive's model of the BMC)
  *   bridging, SMS_ATN  bridge.c (IPMB/LAN requests, the flag machine's
  *                      results), seqtab.c (the 64 sequence slots), ipmb.c
  *                      (Send Message / Get Message framing), atn.c (the
  *                      SMS_ATN flag machine), bmcsetup.c (global enables,
  *                      channel media)
- *   features           sdrcache.c (the SDR/FRU cache, no I/O) and
- *                      sdrglue.c (its only link to transactions)
+ *   features           coalesce.c (identical sensor reads share one
+ *                      transaction), sdrcache.c (the SDR/FRU cache, no
+ *                      I/O) and sdrglue.c (its only link to transactions)
  *   configuration      conf.h (the configuration's form), policy.c (node
  *                      policies, presets, keys, value parsers), access.c
  *                      (command sets, access presets, request checks)
@@ -48,6 +50,7 @@
 #include "core/conf.h"
 #include "core/adaptive.h"
 #include "core/atn.h"
+#include "core/cpumeter.h"
 #include "core/nodestats.h"
 #include "core/sched.h"
 #include "core/seqtab.h"
@@ -78,6 +81,9 @@ struct node_counters {
 	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
 	 * cacheable ones that went to the BMC (core/sdrglue.c) */
 	uint64_t sdr_hits, sdr_misses;
+	/* coalesce = yes: sensor reads answered with another client's
+	 * identical one (core/coalesce.c) */
+	uint64_t coalesced;
 };
 
 /* The front end's (cuse/cuse.h); the core only passes pointers along. */
@@ -178,6 +184,7 @@ struct daemon {
 	uint64_t next_xact_id;
 	struct xact_list running;    /* submitted to the backend (xact.c) */
 	struct xact_list internal;   /* the daemon's own, ahead of nodes */
+	struct xact_list coal;	     /* coalescing leaders (coalesce.c) */
 	struct sdrc *sdrc;	     /* SDR/FRU cache, NULL until used */
 	struct xact_list sdr_parked; /* waiting for the cache to fill */
 	struct bridge br;
@@ -222,6 +229,8 @@ struct daemon {
 	/* events beyond a subscriber's or the backlog's event_backlog
 	 * (cuse/client.c), for the metrics */
 	uint64_t events_dropped;
+	/* the daemon's CPU per node (cpumeter.c) */
+	struct cpu_meter cpu;
 
 	/* admin/'s: the control socket (control_init allocates it,
 	 * control_fini frees it) and the metrics server (metrics_init,

@@ -156,6 +156,7 @@ void nodestats_init(struct nodestats *st, uint64_t now_ns, uint64_t cpu_tau_ns)
 	nodestats_hist_init(&st->latency);
 	nodestats_hist_init(&st->queue_wait);
 	nodestats_cpu_init(&st->cpu, now_ns, cpu_tau_ns);
+	nodestats_cpu_init(&st->poller_cpu, now_ns, cpu_tau_ns);
 }
 
 void nodestats_request(struct nodestats *st)
@@ -192,4 +193,12 @@ void nodestats_complete(struct nodestats *st, uint64_t now_ns,
 	st->spin_ns += txn->spin_ns;
 	nodestats_hist_add(&st->latency, txn->latency_ns);
 	nodestats_cpu_add(&st->cpu, now_ns, txn->cpu_ns);
+	nodestats_cpu_add(&st->poller_cpu, now_ns, txn->cpu_ns);
+}
+
+void nodestats_daemon_cpu(struct nodestats *st, uint64_t now_ns,
+			  uint64_t cpu_ns)
+{
+	st->daemon_cpu_ns += cpu_ns;
+	nodestats_cpu_add(&st->cpu, now_ns, cpu_ns);
 }

@@ -25,6 +25,12 @@
  * comparing it with a node's cpu_budget_ppm checks the budget over a
  * sliding ~1 s window without storing samples. It starts at 0 and
  * under-reads during the first tau, which errs towards not throttling.
+ *
+ * What a budget covers: the estimator cpu is fed both the poller's CPU
+ * of each transaction (its cost report, at completion) and the daemon's
+ * own CPU on the node's behalf (thread CPU time around its CUSE requests,
+ * its completions, its submissions and its parked SDR requests answered;
+ * core/cpumeter.c), as they happen. poller_cpu is the poller's alone.
  */
 #ifndef KCSMUX_NODESTATS_H
 #define KCSMUX_NODESTATS_H
@@ -85,11 +91,13 @@ struct nodestats {
 	uint64_t errors;	    /* ... with txn.error */
 	uint64_t cc[NODESTATS_NCC]; /* ... by completion code, see above */
 	uint64_t service_ns;
-	uint64_t cpu_ns;
+	uint64_t cpu_ns; /* the poller's */
 	uint64_t spin_ns;
+	uint64_t daemon_cpu_ns; /* kcsmuxd's own on the node's behalf */
 	struct nodestats_hist latency;
 	struct nodestats_hist queue_wait;
-	struct nodestats_cpu cpu;
+	struct nodestats_cpu cpu;	 /* poller + daemon: the budget's */
+	struct nodestats_cpu poller_cpu; /* the poller's alone */
 };
 
 /* cpu_tau_ns 0: NODESTATS_CPU_TAU_NS. Zeroes everything. */
@@ -101,6 +109,9 @@ void nodestats_cancel(struct nodestats *st);
 void nodestats_dispatch(struct nodestats *st, uint64_t queue_wait_ns);
 void nodestats_complete(struct nodestats *st, uint64_t now_ns,
 			const struct nodestats_txn *txn);
+/* The daemon spent CPU_NS of its own CPU on the node's behalf. */
+void nodestats_daemon_cpu(struct nodestats *st, uint64_t now_ns,
+			  uint64_t cpu_ns);
 
 /* Slot of completion code CC in struct nodestats.cc. */
 size_t nodestats_cc_slot(uint8_t cc);

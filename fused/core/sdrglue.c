@@ -68,15 +68,21 @@ static bool try_cache(struct xact *x, uint64_t now)
 static void unpark(struct daemon *d, uint64_t now)
 {
 	struct xact_list again = TAILQ_HEAD_INITIALIZER(again);
+	struct cpu_mark mk;
 	struct xact *x;
 
 	TAILQ_CONCAT(&again, &d->sdr_parked, qlink);
 	while ((x = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, x, qlink);
-		if (!x->owner) /* closed meanwhile */
+		if (!x->owner) { /* closed meanwhile */
 			xact_free(x);
-		else if (!try_cache(x, now) && xact_enqueue(x) < 0)
+			continue;
+		}
+		/* answering it is work for its node (cpumeter.h) */
+		cpu_enter(d, x->node, &mk);
+		if (!try_cache(x, now) && xact_enqueue(x) < 0)
 			answer(x, -EBUSY, NULL, 0);
+		cpu_leave(d, &mk);
 	}
 }
 

@@ -20,6 +20,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
+#include "core/coalesce.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "util/log.h"
@@ -35,6 +36,7 @@ struct xact *xact_new(struct daemon *d, struct node *n)
 	x->cookie = ++d->next_xact_id;
 	x->internal = n == NULL;
 	x->t_enq = now_ns();
+	TAILQ_INIT(&x->followers);
 	return x;
 }
 
@@ -62,6 +64,7 @@ int xact_enqueue(struct xact *x)
 			return rv;
 		}
 		nodestats_request(&x->node->st);
+		coalesce_lead(x);
 	} else {
 		TAILQ_INSERT_TAIL(&x->d->internal, x, qlink);
 	}
@@ -75,8 +78,9 @@ int xact_enqueue(struct xact *x)
  * the BMC's response times for this kind of request chooses one long first
  * sleep and the fine polls after it (adaptive.c), within the node's latency
  * target and CPU budget. Otherwise the node's keys, except that a node over
- * its cpu_budget (poller CPU of its transactions, decayed over ~1 s) neither
- * spins nor sleeps less than poll_max_us until it is back under budget.
+ * its cpu_budget (poller CPU of its transactions and the daemon's for it,
+ * cpumeter.h, decayed over ~1 s) neither spins nor sleeps less than
+ * poll_max_us until it is back under budget.
  */
 static void node_policy(struct node *n, struct xact *x, uint64_t now,
 			struct kcsraw_policy *k)
@@ -168,6 +172,40 @@ static int submit(struct backend *be, const struct xact *x,
 	return be->ops->submit(be, &r);
 }
 
+/* Submit x (picked): -EAGAIN when the backend had no room for the
+ * daemon's own x (put back first in line), else 0. */
+static int kick_one(struct daemon *d, struct backend *be, struct xact *x,
+		    uint64_t now, struct kcsraw_policy *pol)
+{
+	int rv;
+
+	if (x->node && !x->internal) {
+		node_policy(x->node, x, now, pol);
+	} else {
+		memset(pol, 0, sizeof(*pol));
+		pol->flags = KCSRAW_POL_DEFAULT;
+	}
+	x->t_sub = now;
+	rv = submit(be, x, pol);
+	if (rv == -EAGAIN && x->internal) {
+		TAILQ_INSERT_HEAD(&d->internal, x, qlink);
+		return -EAGAIN;
+	}
+	if (rv < 0) {
+		log_err("backend submit: %s", strerror(-rv));
+		x->state = XACT_RUNNING;
+		TAILQ_INSERT_TAIL(&d->running, x, qlink);
+		xact_complete(d, x->cookie, rv, NULL, 0, NULL);
+		return 0;
+	}
+	x->state = XACT_RUNNING;
+	x->bridged = x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+		     !x->internal;
+	be->bridged += x->bridged;
+	TAILQ_INSERT_TAIL(&d->running, x, qlink);
+	return 0;
+}
+
 /*
  * Submit while a slot is free. An IPMB request a bridging backend takes as
  * such (ipmidev: the stock driver's own sequence table holds it until the
@@ -181,6 +219,7 @@ void xact_kick(struct daemon *d)
 {
 	struct backend *be = d->be;
 	struct kcsraw_policy pol;
+	struct cpu_mark mk;
 	uint64_t now;
 	struct xact *x;
 	int rv;
@@ -190,31 +229,12 @@ void xact_kick(struct daemon *d)
 		return; /* no room, or nothing to pick */
 	now = now_ns();
 	while (be->inflight < be->depth + be->bridged && (x = pick(d, now))) {
-		if (x->node && !x->internal) {
-			node_policy(x->node, x, now, &pol);
-		} else {
-			memset(&pol, 0, sizeof(pol));
-			pol.flags = KCSRAW_POL_DEFAULT;
-		}
-		x->t_sub = now;
-		rv = submit(be, x, &pol);
-		if (rv == -EAGAIN && x->internal) {
-			TAILQ_INSERT_HEAD(&d->internal, x, qlink);
+		/* the submission is work for x's node (cpumeter.h) */
+		cpu_enter(d, x->internal ? NULL : x->node, &mk);
+		rv = kick_one(d, be, x, now, &pol);
+		cpu_leave(d, &mk);
+		if (rv == -EAGAIN)
 			break;
-		}
-		if (rv < 0) {
-			log_err("backend submit: %s", strerror(-rv));
-			x->state = XACT_RUNNING;
-			TAILQ_INSERT_TAIL(&d->running, x, qlink);
-			xact_complete(d, x->cookie, rv, NULL, 0, NULL);
-			continue;
-		}
-		x->state = XACT_RUNNING;
-		x->bridged =
-			x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
-			!x->internal;
-		be->bridged += x->bridged;
-		TAILQ_INSERT_TAIL(&d->running, x, qlink);
 	}
 }
 
@@ -276,6 +296,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 		   const uint8_t *resp, unsigned int len,
 		   const struct kcsraw_cost *cost)
 {
+	struct cpu_mark mk;
 	struct xact *x;
 
 	TAILQ_FOREACH (x, &d->running, qlink)
@@ -286,6 +307,8 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 			 (unsigned long long)cookie);
 		return;
 	}
+	/* its completion is work for x's node (cpumeter.h) */
+	cpu_enter(d, x->internal ? NULL : x->node, &mk);
 	TAILQ_REMOVE(&d->running, x, qlink);
 	if (x->bridged && d->be && d->be->bridged)
 		d->be->bridged--;
@@ -302,10 +325,12 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
+	coalesce_complete(x, status, resp, len);
 	if (x->done)
 		x->done(x, status, resp, len);
 	else
 		xact_free(x);
+	cpu_leave(d, &mk);
 }
 
 /*
@@ -379,6 +404,8 @@ void xact_request(const struct xact *x, struct ipmi_request *rq)
 void xact_cancel(struct xact *x)
 {
 	x->owner = NULL;
+	if (coalesce_cancel(x))
+		return;
 	if (x->state == XACT_QUEUED && !x->internal &&
 	    sched_remove(&x->d->sched, &x->item)) {
 		nodestats_cancel(&x->node->st);
@@ -394,4 +421,5 @@ void xact_node_gone(struct node *n)
 	TAILQ_FOREACH (x, &n->d->running, qlink)
 		if (x->node == n)
 			x->node = NULL;
+	cpu_node_gone(n->d, n);
 }

@@ -14,7 +14,8 @@
 #include "backend/backend.h"
 #include "core/core.h"
 
-enum xact_state { XACT_QUEUED, XACT_RUNNING };
+/* FOLLOWING: answered with its leader's answer (coalesce.h) */
+enum xact_state { XACT_QUEUED, XACT_RUNNING, XACT_FOLLOWING };
 
 struct xact {
 	TAILQ_ENTRY(xact) qlink; /* internal queue, or running */
@@ -49,6 +50,12 @@ struct xact {
 	/* Called when the scheduler hands a node's x to the backend. */
 	void (*dispatched)(struct xact *x);
 	void *priv;
+	/* coalescing (coalesce.h): a leader on d->coal with its followers,
+	 * or a follower on its leader's followers */
+	TAILQ_ENTRY(xact) clink;
+	struct xact_list followers;
+	struct xact *leader;
+	bool leading;
 };
 
 /* A file's and a uid's share of a node's queue of QUEUE requests. */

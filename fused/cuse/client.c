@@ -18,6 +18,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include "core/coalesce.h"
 #include "core/sdrglue.h"
 #include "core/seqtab.h"
 #include "core/xact.h"
@@ -418,6 +419,9 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	c->nreq++;
 	/* the SDR/FRU cache may answer it, or hold it while it fills */
 	if (sdrglue_send(x))
+		return 0;
+	/* another client's identical sensor read in flight answers it */
+	if (coalesce_follow(x))
 		return 0;
 	rv = xact_enqueue(x);
 	if (rv < 0) {

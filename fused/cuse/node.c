@@ -368,14 +368,12 @@ static const struct cuse_lowlevel_ops node_ops = {
 	.poll = node_poll,
 };
 
-static void node_readable(evutil_socket_t fd, short what, void *arg)
+/* Read the node's CUSE requests of one wake-up. */
+static void node_drain(struct node *n)
 {
-	struct node *n = arg;
 	struct fuse_buf *buf = n->buf;
 	int i, rv;
 
-	(void)fd;
-	(void)what;
 	/*
 	 * One request per wake-up, and the next one only when this one was
 	 * answered with an ioctl retry: the kernel sends the call again at
@@ -401,6 +399,19 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 		if (!n->retried)
 			return;
 	}
+}
+
+/* The daemon's CPU for a wake-up is the node's (core/cpumeter.h). */
+static void node_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct node *n = arg;
+	struct cpu_mark mk;
+
+	(void)fd;
+	(void)what;
+	cpu_enter(n->d, n, &mk);
+	node_drain(n);
+	cpu_leave(n->d, &mk);
 }
 
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,

@@ -7,5 +7,8 @@
 
 /* Monotonic time in ns. */
 uint64_t now_ns(void);
+/* The calling thread's CPU time in ns (util/cputime.c): a real system
+ * call, ~0.5 us, unlike now_ns's vDSO read (core/cpumeter.c). */
+uint64_t thread_cpu_ns(void);
 
 #endif

@@ -267,6 +267,10 @@ struct ctl_node_info {
 	 * did: transactions run cheaply, times the queue was held */
 	uint32_t cpu_budget_ppm;
 	uint64_t cheapened, held;
+	/* the daemon's own CPU on the node's behalf (core/cpumeter.c); the
+	 * poller's alone (cpu_ppm, the budget's, counts both) */
+	uint64_t daemon_cpu_ns;
+	double poller_cpu_ppm;
 	/* responses by completion code: cc_label[i] ("0x00", .., "other")
 	 * and its count; printed only where not 0 */
 	const char *cc_label[CTL_NCC];

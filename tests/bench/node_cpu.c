@@ -151,7 +151,7 @@ static uint64_t tv_ns(const struct timeval *tv)
 	       (uint64_t)tv->tv_usec * 1000u;
 }
 
-static uint64_t thread_cpu_ns(void)
+static uint64_t bench_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -174,13 +174,13 @@ static int run(struct bench *b, long first, long n, struct result *res)
 	uint64_t t0, t1, cpu0, cpu1;
 
 	getrusage(RUSAGE_THREAD, &r0);
-	cpu0 = thread_cpu_ns();
+	cpu0 = bench_cpu_ns();
 	t0 = now_ns();
 	for (long i = 0; i < n; i++)
 		if (one_request(b, first + i) < 0)
 			return -1;
 	t1 = now_ns();
-	cpu1 = thread_cpu_ns();
+	cpu1 = bench_cpu_ns();
 	getrusage(RUSAGE_THREAD, &r1);
 	*res = (struct result){
 		.n = n,

@@ -1291,6 +1291,19 @@ START_TEST(test_luns)
 }
 END_TEST
 
+/* coalesce: a node's boolean, off by default. */
+START_TEST(test_coalesce)
+{
+	load_ok("[node a]\ncoalesce = yes\n[node b]\n");
+	ck_assert(cfg.nodes[0].coalesce);
+	ck_assert(!cfg.nodes[1].coalesce);
+	load_ok("[node a]\ncoalesce = no\n");
+	ck_assert(!cfg.nodes[0].coalesce);
+	ck_assert_int_ne(load("[node a]\ncoalesce = maybe\n"), 0);
+	ck_assert_ptr_nonnull(strstr(cause, "coalesce"));
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1298,6 +1311,7 @@ static Suite *config_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_coalesce);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_global_after_nodes);
 	tcase_add_test(tc, test_presets);

@@ -154,6 +154,8 @@ static void setup(void)
 		nodestats_request(&nodes[0].st);
 		nodestats_dispatch(&nodes[0].st, 1000);
 		nodestats_complete(&nodes[0].st, now_ns(), &t);
+		/* and 40 us of the daemon's own for it */
+		nodestats_daemon_cpu(&nodes[0].st, now_ns(), 40000);
 	}
 	kicks = reloads = reload_rv = plans = plan_rv = 0;
 	log_init(true, LOG_DEBUG);
@@ -348,6 +350,11 @@ START_TEST(test_list)
 	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
 	assert_has(out, "SPIN_US/R");
 	assert_has(out, "500.0"); /* spin per request, us */
+	assert_has(out, " DMN_US/R\n");
+	assert_has(out, "     40.0\n"); /* the daemon's per request, us */
+	ck_assert_int_eq(ctl(ROOT, "list", NULL), 0);
+	assert_has(out, " DMN_US/R\n");
+	assert_has(out, "     40.0\n");
 }
 END_TEST
 
@@ -371,14 +378,14 @@ START_TEST(test_list_budget_widths)
 	ck_assert_ptr_nonnull(line);
 	ck_assert_msg(strncmp(line + strlen(longname), " monitor", 8) == 0,
 		      "row:\n%s", out);
-	assert_has(out, "     1%");	     /* BUDGET */
-	assert_has(out, "      5      2\n"); /* CHEAP HELD */
+	assert_has(out, "     1%");		      /* BUDGET */
+	assert_has(out, "      5      2      0.0\n"); /* CHEAP HELD DMN_US/R */
 	/* ipmi1 (normal preset) has no budget: "-" */
 	ck_assert_int_eq(ctl(ROOT, "stats", NULL), 0);
 	snprintf(hdr, sizeof(hdr), "%-*s     REQS", (int)strlen(longname),
 		 "NODE");
 	ck_assert_msg(strncmp(out, hdr, strlen(hdr)) == 0, "header:\n%s", out);
-	assert_has(out, "      5      2\n");
+	assert_has(out, "      5      2      0.0\n"); /* and DMN_US/R */
 	ck_assert_int_eq(ctl(ROOT, "show", longname, NULL), 0);
 	assert_has(out, "\ncpu_budget_pct=1.0000\n");
 	assert_has(out, "\nbudget_used_pct=0.0\n");
@@ -416,8 +423,12 @@ START_TEST(test_show)
 	assert_has(out, "\nspin_ns=2000000\n");
 	assert_has(out, "\nspin_ns_per_req=500000\n");
 	assert_has(out, "\ncpu_ns_per_req=600000\n");
+	assert_has(out,
+		   "\ndaemon_cpu_ns=160000\ndaemon_cpu_ns_per_req=40000\n");
 	assert_has(out, "\nlatency_max_us=800\n");
+	assert_has(out, "\ncoalesce=no\ncoalesced=0\n");
 	assert_has(out, "\ncpu_ppm=");
+	assert_has(out, "\npoller_cpu_ppm=");
 }
 END_TEST
 

@@ -352,6 +352,8 @@ static void sample(struct ctl_node_info *ni, struct ctl_client_info *cl)
 	ni->lat_max_ns = 2500001;
 	ni->wait_p99_ns = 0;
 	ni->cpu_ppm = 1234.4;
+	ni->poller_cpu_ppm = 1000.2;
+	ni->daemon_cpu_ns = 998ULL * 700; /* 0.7 us per request */
 }
 
 START_TEST(test_node_kv)
@@ -398,6 +400,10 @@ START_TEST(test_node_kv)
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "latency_max_us"), "2500");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue_wait_p99_us"), "0");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "cpu_ppm"), "1234");
+	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "poller_cpu_ppm"), "1000");
+	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "daemon_cpu_ns"), "698600");
+	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "daemon_cpu_ns_per_req"),
+			 "700");
 	ctl_kvlist_free(&l);
 
 	/* LIST leaves the clients out, but not their number. */
@@ -444,9 +450,12 @@ START_TEST(test_node_json)
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spin_ns\": 0,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ns_per_req\": 1500,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"latency_p99_us\": 2000,"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "\"daemon_cpu_ns\": 698600, "
+				     "\"daemon_cpu_ns_per_req\": 700,"));
 	ck_assert_ptr_nonnull(strstr(
 		b.data,
-		"\"cpu_ppm\": 1234, "
+		"\"cpu_ppm\": 1234, \"poller_cpu_ppm\": 1000, "
 		"\"cpu_used_pct\": 0.1234, \"cpu_budget_pct\": null, "
 		"\"budget_used_pct\": null, \"cheapened\": 0, \"held\": 0,\n"
 		"  \"completion_codes\": {}}"));
@@ -481,13 +490,15 @@ START_TEST(test_node_json)
 	ni.access = "x\\y";
 	ni.nclients = 0;
 	ni.cpu_ppm = NAN;
+	ni.poller_cpu_ppm = NAN;
 	ctl_buf_reset(&b);
 	ctl_node_json(&b, &ni);
 	ck_assert_msg(json_valid(b.data, b.len), "invalid JSON: %s", b.data);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"name\": \"a\\\"b\""));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"clients\": []"));
-	ck_assert_ptr_nonnull(
-		strstr(b.data, "\"cpu_ppm\": 0, \"cpu_used_pct\": 0.0000,"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+				     "\"cpu_ppm\": 0, \"poller_cpu_ppm\": 0, "
+				     "\"cpu_used_pct\": 0.0000,"));
 
 	/* Clients not collected: an empty array, still valid. */
 	ni.clients = NULL;

@@ -383,15 +383,18 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->st.service_ns = 1500 * US * k;     /* 1.5 ms x k */
 	m->st.cpu_ns = 250 * US * k + 1;
 	m->st.spin_ns = 2 * SEC * k;
+	m->st.daemon_cpu_ns = 70 * US * k;
 	m->cnt.busy = 10 * k + 6;
 	m->cnt.denied = 10 * k + 7;
 	m->cnt.opens = 10 * k + 8;
 	m->cnt.sleeps = 10 * k + 9;
 	m->cnt.throttled = 10 * k;
 	m->cnt.held = 4 * k;
+	m->cnt.coalesced = 6 * k;
 	m->clients = 3 * k;
 	m->qlen = 2 * k + 1;
 	m->cpu_ppm = 5000.0 * k;
+	m->poller_cpu_ppm = 3000.0 * k;
 	m->cpu_budget_ppm = 20000 * k;
 }
 
@@ -462,6 +465,8 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_errors_total counter\n"
 	"# HELP kcsmux_completion_codes_total Responses from the BMC by completion code: cc is 0x00, a generic code 0xc0 to 0xd6, 0xff, or other (command-specific and OEM codes). Not errors by itself: a non-zero code also counts as a completion error in kcsmux_errors_total.\n"
 	"# TYPE kcsmux_completion_codes_total counter\n"
+	"# HELP kcsmux_coalesced_total Sensor reads answered with another client's identical one in flight on the node (coalesce = yes), not sent to the BMC.\n"
+	"# TYPE kcsmux_coalesced_total counter\n"
 	"# HELP kcsmux_cancelled_total Requests dropped from the node's queue before they ran (their client closed its file or gave up): not an error.\n"
 	"# TYPE kcsmux_cancelled_total counter\n"
 	"# HELP kcsmux_request_duration_seconds Time from a client's request to its response, for requests that went to the interface.\n"
@@ -472,12 +477,16 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_service_seconds_total counter\n"
 	"# HELP kcsmux_poller_cpu_seconds_total CPU time kcsraw's poller spent on the node's requests (spinning included).\n"
 	"# TYPE kcsmux_poller_cpu_seconds_total counter\n"
+	"# HELP kcsmux_node_daemon_cpu_seconds_total CPU time kcsmuxd itself spent on the node's behalf: its CUSE requests, submissions, completions and parked SDR requests answered (the rest of kcsmux_daemon_cpu_seconds_total is no node's). Counted in cpu_budget with the poller's.\n"
+	"# TYPE kcsmux_node_daemon_cpu_seconds_total counter\n"
 	"# HELP kcsmux_poller_spin_seconds_total Time kcsraw's poller spent busy-polling for the node's requests.\n"
 	"# TYPE kcsmux_poller_spin_seconds_total counter\n"
 	"# HELP kcsmux_poller_sleeps_total Sleeps (timer or IRQ) of kcsraw's poller during the node's requests.\n"
 	"# TYPE kcsmux_poller_sleeps_total counter\n"
-	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's requests in CPUs, decayed over about 1 s: what cpu_budget is checked against.\n"
+	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's requests in CPUs, decayed over about 1 s.\n"
 	"# TYPE kcsmux_poller_cpu_ratio gauge\n"
+	"# HELP kcsmux_budget_cpu_ratio Recent CPU use of the node in CPUs, the poller's and kcsmuxd's own on its behalf, decayed over about 1 s: what cpu_budget is checked against.\n"
+	"# TYPE kcsmux_budget_cpu_ratio gauge\n"
 	"# HELP kcsmux_cpu_budget_ratio The node's cpu_budget in CPUs; 0: no budget.\n"
 	"# TYPE kcsmux_cpu_budget_ratio gauge\n"
 	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the cheapest polling because the node was over its cpu_budget.\n"
@@ -515,7 +524,7 @@ static const char empty_golden[] =
 	"# HELP kcsmux_sdr_cache_records SDRs of the main repository held in memory.\n"
 	"# TYPE kcsmux_sdr_cache_records gauge\n"
 	"kcsmux_sdr_cache_records 0\n"
-	"# HELP kcsmux_daemon_cpu_seconds_total CPU time of kcsmuxd itself (user and system, all its threads); the poller's is in kcsmux_poller_cpu_seconds_total.\n"
+	"# HELP kcsmux_daemon_cpu_seconds_total CPU time of kcsmuxd itself (user and system, all its threads); the poller's is in kcsmux_poller_cpu_seconds_total, its part per node in kcsmux_node_daemon_cpu_seconds_total.\n"
 	"# TYPE kcsmux_daemon_cpu_seconds_total counter\n"
 	"kcsmux_daemon_cpu_seconds_total 0\n"
 	"# HELP kcsmux_events_dropped_total Asynchronous events (the BMC's event messages) dropped because a subscriber had event_backlog unread, or no one subscribed and the backlog was full.\n"
@@ -549,7 +558,7 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 36);
+	ck_assert_uint_eq(p.families, 39);
 	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -631,6 +640,9 @@ START_TEST(test_counters_exact)
 	ck_assert_uint_eq(count_lines(t), 2 * NODESTATS_NCC);
 	free(t);
 	/* cancelled is not an error: its own family */
+	SAMPLES("kcsmux_coalesced_total",
+		"kcsmux_coalesced_total{kcsmux_node=\"ipmi1\"} 6\n"
+		"kcsmux_coalesced_total{kcsmux_node=\"ipmi2\"} 12\n");
 	SAMPLES("kcsmux_cancelled_total",
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi1\"} 15\n"
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi2\"} 25\n");
@@ -648,8 +660,15 @@ START_TEST(test_counters_exact)
 		"kcsmux_poller_sleeps_total{kcsmux_node=\"ipmi1\"} 19\n"
 		"kcsmux_poller_sleeps_total{kcsmux_node=\"ipmi2\"} 29\n");
 	SAMPLES("kcsmux_poller_cpu_ratio",
-		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.005\n"
-		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.01\n");
+		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.003\n"
+		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.006\n");
+	/* the budget's: the poller's and the daemon's */
+	SAMPLES("kcsmux_budget_cpu_ratio",
+		"kcsmux_budget_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.005\n"
+		"kcsmux_budget_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.01\n");
+	SAMPLES("kcsmux_node_daemon_cpu_seconds_total",
+		"kcsmux_node_daemon_cpu_seconds_total{kcsmux_node=\"ipmi1\"} 0.00007\n"
+		"kcsmux_node_daemon_cpu_seconds_total{kcsmux_node=\"ipmi2\"} 0.00014\n");
 	SAMPLES("kcsmux_cpu_budget_ratio",
 		"kcsmux_cpu_budget_ratio{kcsmux_node=\"ipmi1\"} 0.02\n"
 		"kcsmux_cpu_budget_ratio{kcsmux_node=\"ipmi2\"} 0.04\n");
@@ -682,14 +701,14 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 36);
+	ck_assert_uint_eq(p.families, 39);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 2 nodes x (16 single samples,
+	 * daemon's CPU and dropped events + 2 nodes x (19 single samples,
 	 * cancelled and the cache's 2 among them, + 4 error kinds + the
 	 * completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
 			  2 + 8 + 5 + 2 +
-				  2 * (16 + 4 + NODESTATS_NCC + 2 * 41));
+				  2 * (19 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);

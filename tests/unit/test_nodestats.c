@@ -308,6 +308,54 @@ START_TEST(test_cpu_budget)
 }
 END_TEST
 
+/*
+ * The daemon's own CPU counts in the budget's estimate (not in the
+ * poller's): a node whose poller and daemon CPU each stay under a 1.5%
+ * budget is over it with both, and the daemon's alone can put it over.
+ */
+START_TEST(test_daemon_cpu_budget)
+{
+	struct nodestats st;
+	struct nodestats_txn t = { .latency_ns = 2 * MS, .cpu_ns = 100 * US };
+	uint64_t now = T0;
+	double all, poller;
+	int i;
+
+	nodestats_init(&st, T0, 0);
+	/* 100 requests/s for 3 tau: 100 us poller + 100 us daemon each, 1%
+	 * of a CPU each */
+	for (i = 0; i < 300; i++) {
+		now += 10 * MS;
+		nodestats_daemon_cpu(&st, now - 5 * MS, 100 * US);
+		nodestats_complete(&st, now, &t);
+	}
+	ck_assert_uint_eq(st.cpu_ns, 300 * 100 * US);
+	ck_assert_uint_eq(st.daemon_cpu_ns, 300 * 100 * US);
+	all = nodestats_cpu_ppm(&st.cpu, now);
+	poller = nodestats_cpu_ppm(&st.poller_cpu, now);
+	printf("nodestats: 1%% poller + 1%% daemon: budget's %.0f ppm, "
+	       "poller's %.0f ppm\n",
+	       all, poller);
+	ck_assert_msg(poller > 9000 && poller < 10600, "%f", poller);
+	ck_assert_msg(all > 18500 && all < 21000, "%f", all);
+	ck_assert(!nodestats_cpu_over(&st.poller_cpu, now, 15000));
+	ck_assert(nodestats_cpu_over(&st.cpu, now, 15000));
+	ck_assert_uint_gt(nodestats_cpu_under_at(&st.cpu, now, 15000), now);
+
+	/* daemon CPU alone: 20 x 2 ms is 4% right after, over 1% */
+	nodestats_init(&st, T0, 0);
+	for (i = 0, now = T0; i < 20; i++) {
+		now += 2 * MS;
+		nodestats_daemon_cpu(&st, now, 2 * MS);
+	}
+	ck_assert_uint_eq(st.cpu_ns, 0);
+	ck_assert_uint_eq(st.completed, 0);
+	ck_assert(nodestats_cpu_ppm(&st.poller_cpu, now) == 0);
+	ck_assert(nodestats_cpu_over(&st.cpu, now, 10000));
+	ck_assert(!nodestats_cpu_over(&st.cpu, now, 50000));
+}
+END_TEST
+
 START_TEST(test_counters)
 {
 	struct nodestats st;
@@ -422,6 +470,7 @@ static Suite *nodestats_suite(void)
 	tcase_add_test(tc, test_cpu_converges);
 	tcase_add_test(tc, test_cpu_decay);
 	tcase_add_test(tc, test_cpu_budget);
+	tcase_add_test(tc, test_daemon_cpu_budget);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_cc_by_value);
 	suite_add_tcase(s, tc);

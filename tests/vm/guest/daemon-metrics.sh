@@ -127,12 +127,12 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 36 families and
+# grammar DESC FILE: FILE is a valid exposition with our 39 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=36 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=39 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -222,6 +222,7 @@ is "ipmi1's queue-wait histogram holds 50" 'kcsmux_queue_wait_seconds_count{kcsm
 positive "ipmi1's latency sum" 'kcsmux_request_duration_seconds_sum{kcsmux_node="ipmi1"}' /tmp/m1
 positive "ipmi1's interface time" 'kcsmux_service_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
 positive "ipmi1's poller CPU" 'kcsmux_poller_cpu_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
+positive "the daemon's CPU for ipmi1" 'kcsmux_node_daemon_cpu_seconds_total{kcsmux_node="ipmi1"}' /tmp/m1
 is "ipmi1: no completion errors" 'kcsmux_errors_total{kcsmux_node="ipmi1",kind="completion"}' /tmp/m1 0
 is "ipmi1: 50 responses with completion code 0x00" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0x00"}' /tmp/m1 50
 is "ipmi1: none with 0xc1 yet" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0xc1"}' /tmp/m1 0
@@ -334,12 +335,13 @@ say "textfile"
 sleep 11
 check "GET $URL" scrape /tmp/m4
 grammar "the textfile parses" $TEXTFILE
-# The CPU estimate decays with time, and the daemon's own CPU grows with
-# every scrape and textfile write; everything else must be equal.
+# The CPU estimates decay with time, and the daemon's own CPU grows with
+# every scrape and textfile write (charged to no node); everything else
+# must be equal.
 positive "the textfile has the daemon's CPU" kcsmux_daemon_cpu_seconds_total $TEXTFILE
 positive "/metrics has the daemon's CPU" kcsmux_daemon_cpu_seconds_total /tmp/m4
-grep -Ev '^kcsmux_(poller_cpu_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
-grep -Ev '^kcsmux_(poller_cpu_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
+grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
+grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
 if cmp -s /tmp/tf.cmp /tmp/m4.cmp; then
 	pass "the textfile holds what /metrics serves"
 else

@@ -39,6 +39,7 @@ table() {
 	sleep 0.3
 	grep -E '^(node|spin|sleep|adapt|bulk|budget) ' /tmp/kcsmuxd.log >/tmp/table
 	cat /tmp/table
+	grep '^cpu_meter ' /tmp/kcsmuxd.log
 }
 # colf NODE COLUMN-NAME: a value from the last table; col: its integer part
 colf() {
@@ -88,6 +89,9 @@ say "a spinning node under cpu_budget = 2%"
 # with it the daemon first runs its requests without spinning (thr counts
 # them), and when even those leave it over budget holds its queue until
 # the node's decayed CPU is back under the budget.
+# the bulk node is idle until the contention below: what its CUSE
+# session's start cost it must not grow meanwhile
+bulk_dmn0=$(kcsmuxctl show bulk | sed -n 's/^daemon_cpu_ns=//p')
 check "150 requests on budget" kcsmux-ipmi-probe -d /dev/budget -n 150 -k
 table
 check "the budget throttled requests ($(col budget thr) of $(col budget done))" \
@@ -97,6 +101,31 @@ check "the budget throttled requests ($(col budget thr) of $(col budget done))" 
 # the spin node is far above it.
 check "budget's CPU stays near its 2% ($(col budget cpu_ppm) ppm)" \
 	test "$(col budget cpu_ppm)" -le 40000
+# The budget counts the daemon's own CPU for the node too (core/cpumeter.c):
+# counts, not timings. kv: one node's value of KEY from kcsmuxctl show.
+kv() { kcsmuxctl show "$1" | sed -n "s/^$2=//p"; }
+kcsmuxctl show budget >/tmp/show.budget
+b_dmn=$(sed -n 's/^daemon_cpu_ns=//p' /tmp/show.budget)
+b_all=$(sed -n 's/^cpu_ppm=//p' /tmp/show.budget)
+b_pol=$(sed -n 's/^poller_cpu_ppm=//p' /tmp/show.budget)
+check "the daemon's CPU for budget is counted (${b_dmn:-none} ns, $(colf budget dmn_us/r) us per request)" \
+	test "${b_dmn:-0}" -gt 0
+check "budget's estimate holds the daemon's share ($b_all ppm vs the poller's $b_pol)" \
+	test "${b_all:-0}" -gt "${b_pol:-0}"
+check "no daemon CPU charged to the bulk node, idle meanwhile ($bulk_dmn0 ns, then $(kv bulk daemon_cpu_ns) ns)" \
+	test "$(kv bulk daemon_cpu_ns)" = "$bulk_dmn0"
+check "kcsmuxctl show -j has it" \
+	sh -c 'kcsmuxctl show -j budget | grep -q "\"daemon_cpu_ns\": [1-9]"'
+# What the nodes were charged is within what the process used at all.
+dmn_sum=0
+for n in spin sleep adapt bulk budget; do
+	dmn_sum=$(( dmn_sum + $(kv $n daemon_cpu_ns) ))
+done
+# utime + stime in clock ticks, truncated: one tick of slack
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+proc_ns=$(awk -v hz="$hz" '{ printf "%.0f", ($14 + $15 + 1) * 1e9 / hz }' /proc/$dpid/stat)
+check "the nodes' daemon CPU ($dmn_sum ns) is within the process's ($proc_ns ns)" \
+	test "$dmn_sum" -gt 0 -a "$dmn_sum" -le "$proc_ns"
 
 say "contention: bulk saturates the interface, interactive still goes first"
 kcsmux-ipmi-stress -c 4 -n 60 -w 4 -t 60 -m id /dev/bulk >/tmp/bulk.out 2>&1 &

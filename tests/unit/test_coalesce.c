@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Check suite for fused/core/coalesce.c through the core's seams (as
+ * cuse/client.c uses them: coalesce_follow, else xact_enqueue; xact_cancel
+ * when a client goes) against a fake backend of depth 1: identical Get
+ * Sensor Reading requests of two clients of a node with coalesce = yes
+ * make one transaction and two answers; anything else makes two; a
+ * client that goes away takes only what is its own.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <linux/ipmi.h>
+
+#include "core/coalesce.h"
+#include "core/core.h"
+#include "core/xact.h"
+#include "fake_backend.h"
+#include "node_conf.h"
+
+static struct event_base *base;
+static struct daemon d;
+static struct fake_be *fb;
+static struct node na, nb; /* both coalesce = yes */
+static struct kcsmux_node_conf conf_a, conf_b;
+/* two clients' owners (opaque to the core) */
+static int client1, client2, client3;
+
+/* the answers, in order */
+static struct {
+	unsigned int n, dispatched;
+	void *owner[8];
+	int64_t msgid[8];
+	uint8_t resp[8][8];
+	unsigned int len[8];
+} got;
+
+static void up_xact_gone(struct xact *x)
+{
+	(void)x;
+}
+
+static bool up_waiters(struct daemon *dd)
+{
+	(void)dd;
+	return false;
+}
+
+static const struct core_upcalls up = {
+	.waiters = up_waiters,
+	.xact_gone = up_xact_gone,
+};
+
+static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
+{
+	memset(n, 0, sizeof(*n));
+	core_node_init(&d, n, conf);
+	core_node_attach(n);
+}
+
+static void setup(void)
+{
+	memset(&got, 0, sizeof(got));
+	test_node_conf(&conf_a, "a", KCSMUX_PRESET_MONITOR, KCSMUX_ACCESS_ALL);
+	test_node_conf(&conf_b, "b", KCSMUX_PRESET_MONITOR, KCSMUX_ACCESS_ALL);
+	conf_a.coalesce = conf_b.coalesce = true;
+	conf_a.pol.rate_milli = conf_b.pol.rate_milli = 0;
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	memset(&d, 0, sizeof(d));
+	core_init(&d, base);
+	d.up = &up;
+	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
+	d.be = &fb->be;
+	node_init(&na, &conf_a);
+	node_init(&nb, &conf_b);
+}
+
+static void teardown(void)
+{
+	while (fake_pending(fb))
+		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
+	ck_assert(TAILQ_EMPTY(&d.coal));
+	sched_flow_detach(&d.sched, &na.flow);
+	sched_flow_detach(&d.sched, &nb.flow);
+	d.be->ops->destroy(d.be);
+	core_fini(&d);
+	event_base_free(base);
+}
+
+static void rec_done(struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len)
+{
+	unsigned int i = got.n++;
+
+	ck_assert_uint_lt(i, 8);
+	ck_assert_int_eq(status, 0);
+	got.owner[i] = x->owner;
+	got.msgid[i] = x->msgid;
+	got.len[i] = len < 8 ? len : 8;
+	memcpy(got.resp[i], resp, got.len[i]);
+	xact_free(x);
+}
+
+static void rec_dispatched(struct xact *x)
+{
+	(void)x;
+	got.dispatched++;
+}
+
+/* owner's request netfn/cmd with one data byte, as client_send makes it */
+static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd,
+		       uint8_t data, int64_t msgid)
+{
+	struct xact *x = xact_new(&d, n);
+
+	ck_assert_ptr_nonnull(x);
+	x->owner = owner;
+	x->msgid = msgid;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->netfn = netfn;
+	x->cmd = cmd;
+	x->req[0] = (uint8_t)(netfn << 2);
+	x->req[1] = cmd;
+	x->req[2] = data;
+	x->req_len = 3;
+	x->done = rec_done;
+	x->dispatched = rec_dispatched;
+	return x;
+}
+
+/* client_send's order: follow an identical read in flight, else queue. */
+static void send_req(struct xact *x)
+{
+	if (!coalesce_follow(x))
+		ck_assert_int_eq(xact_enqueue(x), 0);
+}
+
+static struct xact *gsr(struct node *n, void *owner, uint8_t sensor,
+			int64_t msgid)
+{
+	return mk(n, owner, 0x04, 0x2d, sensor, msgid);
+}
+
+/* Answer the oldest submission with a reading (cc 0, 0x42 ...). */
+static void answer_reading(void)
+{
+	static const uint8_t reading[] = { 0x42, 0xc0, 0x00 };
+
+	fake_answer(fb, reading, sizeof(reading));
+}
+
+/* At the interface (running) or queued behind another, a second client's
+ * identical read follows the first: one transaction, two answers, each
+ * with its own msgid. */
+START_TEST(test_two_clients_one_transaction)
+{
+	send_req(gsr(&na, &client1, 0x07, 11)); /* running */
+	send_req(gsr(&na, &client2, 0x07, 22)); /* follows it */
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(na.cnt.coalesced, 1);
+	answer_reading();
+	ck_assert_uint_eq(got.n, 2);
+	ck_assert_ptr_eq(got.owner[0], &client2); /* followers first */
+	ck_assert_int_eq(got.msgid[0], 22);
+	ck_assert_ptr_eq(got.owner[1], &client1);
+	ck_assert_int_eq(got.msgid[1], 11);
+	ck_assert_uint_eq(got.len[0], got.len[1]);
+	ck_assert_mem_eq(got.resp[0], got.resp[1], got.len[0]);
+	ck_assert_uint_eq(got.resp[0][2], 0x00); /* cc */
+	ck_assert_uint_eq(got.resp[0][3], 0x42); /* the reading */
+	ck_assert_uint_eq(fb->nsubs, 1);
+	/* the leader is done: the next read is a transaction again */
+	send_req(gsr(&na, &client2, 0x07, 23));
+	ck_assert_uint_eq(fb->nsubs, 2);
+	answer_reading();
+	ck_assert_uint_eq(got.n, 3);
+
+	/* queued behind a Get Device ID: three clients, one transaction */
+	send_req(mk(&na, &client3, 0x06, 0x01, 0, 1)); /* dispatched */
+	got.dispatched = 0;
+	send_req(gsr(&na, &client1, 0x09, 31)); /* queued leader */
+	send_req(gsr(&na, &client2, 0x09, 32));
+	send_req(gsr(&na, &client3, 0x09, 33));
+	ck_assert_uint_eq(na.cnt.coalesced, 3);
+	/* followers leave the owners' queued count at once */
+	ck_assert_uint_eq(got.dispatched, 2);
+	fake_answer(fb, NULL, 0); /* Get Device ID */
+	answer_reading();
+	ck_assert_uint_eq(fb->nsubs, 4);
+	ck_assert_uint_eq(got.n, 3 + 1 + 3);
+	ck_assert_uint_eq(na.st.completed, 4); /* transactions only */
+}
+END_TEST
+
+/* Not coalesced: another sensor, the same client, another node, another
+ * command, a node without the key, another LUN. */
+START_TEST(test_only_identical)
+{
+	struct xact *x;
+
+	send_req(gsr(&na, &client1, 0x07, 1));
+	send_req(gsr(&na, &client2, 0x08, 2));		  /* another sensor */
+	send_req(gsr(&na, &client1, 0x07, 3));		  /* the same client */
+	send_req(gsr(&nb, &client2, 0x07, 4));		  /* another node */
+	send_req(mk(&na, &client2, 0x04, 0x2b, 0x07, 5)); /* another command */
+	x = gsr(&na, &client3, 0x07, 6);
+	x->req[0] |= 1; /* LUN 1 */
+	send_req(x);
+	ck_assert_uint_eq(na.cnt.coalesced + nb.cnt.coalesced, 0);
+	na.conf.coalesce = false; /* a reload turned it off */
+	send_req(gsr(&na, &client2, 0x07, 7));
+	ck_assert_uint_eq(na.cnt.coalesced, 0);
+	while (fake_pending(fb))
+		answer_reading();
+	ck_assert_uint_eq(fb->nsubs, 7);
+	ck_assert_uint_eq(got.n, 7);
+}
+END_TEST
+
+/* A follower whose client goes is dropped; the leader's client gets its
+ * answer. */
+START_TEST(test_follower_gone)
+{
+	struct xact *l = gsr(&na, &client1, 0x07, 1);
+	struct xact *f = gsr(&na, &client2, 0x07, 2);
+
+	send_req(l);
+	send_req(f);
+	f->owner = NULL; /* client_cancel_all: off its list, then cancel */
+	xact_cancel(f);
+	answer_reading();
+	ck_assert_uint_eq(got.n, 1);
+	ck_assert_ptr_eq(got.owner[0], &client1);
+}
+END_TEST
+
+/* A queued leader whose client goes stays queued for its follower, runs
+ * and answers it (and its own client no more); with no follower left it
+ * is dropped from the queue. */
+START_TEST(test_leader_gone)
+{
+	struct xact *l, *f;
+
+	send_req(mk(&na, &client3, 0x06, 0x01, 0, 1)); /* holds the slot */
+	l = gsr(&na, &client1, 0x07, 2);
+	f = gsr(&na, &client2, 0x07, 3);
+	send_req(l);
+	send_req(f);
+	xact_cancel(l);
+	ck_assert_uint_eq(na.st.cancelled, 0);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fb->nsubs, 2); /* the leader ran */
+	answer_reading();
+	ck_assert_uint_eq(got.n, 3);
+	ck_assert_ptr_eq(got.owner[1], &client2);
+	ck_assert_ptr_null(got.owner[2]); /* into nothing (si_done) */
+
+	/* both gone while queued: nothing runs */
+	send_req(mk(&na, &client3, 0x06, 0x01, 0, 4));
+	l = gsr(&na, &client1, 0x07, 5);
+	f = gsr(&na, &client2, 0x07, 6);
+	send_req(l);
+	send_req(f);
+	xact_cancel(l);
+	xact_cancel(f);
+	ck_assert_uint_eq(na.st.cancelled, 1);
+	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fb->nsubs, 3);
+	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_uint_eq(got.n, 4);
+}
+END_TEST
+
+static Suite *coalesce_suite(void)
+{
+	Suite *s = suite_create("coalesce");
+	TCase *tc = tcase_create("sensor reads");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_two_clients_one_transaction);
+	tcase_add_test(tc, test_only_identical);
+	tcase_add_test(tc, test_follower_gone);
+	tcase_add_test(tc, test_leader_gone);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(coalesce_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
