@@ -194,8 +194,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 {
 	struct kcsraw_submit sub;
 	struct kcsraw_completion c;
-	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, queue = 0, t0,
-				    wall;
+	uint64_t *lat, *spin, *cpu, sleeps = 0, tw = 0, iw = 0, queue = 0,
+				    polls = 0, t0, wall;
 	unsigned long sent = 0, got = 0, ok = 0, bad = 0;
 	unsigned int inflight = 0;
 	struct kcsmux_stats ls, ss, cs;
@@ -245,6 +245,7 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		queue += c.cost.queue_ns;
 		sleeps += c.cost.sleeps;
 		tw += c.cost.timer_wakeups;
+		polls += c.cost.polls;
 		iw += c.cost.irq_wakeups;
 		got++;
 		if (c.status == 0 && c.resp_len >= 3 && c.resp[2] == 0 &&
@@ -258,7 +259,7 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		kcsmux_stats_compute(lat, got, &ls);
 		kcsmux_stats_compute(spin, got, &ss);
 		kcsmux_stats_compute(cpu, got, &cs);
-		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu queue_mean_us=%llu\n",
+		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu queue_mean_us=%llu polls_mean=%llu\n",
 		       got, ok, bad, (unsigned long long)(wall / 1000),
 		       (unsigned long long)(ls.p50 / 1000),
 		       (unsigned long long)(ls.mean / 1000),
@@ -269,7 +270,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		       (unsigned long long)(cs.mean / 1000),
 		       (unsigned long long)sleeps, (unsigned long long)tw,
 		       (unsigned long long)iw,
-		       (unsigned long long)(got ? queue / got / 1000 : 0));
+		       (unsigned long long)(got ? queue / got / 1000 : 0),
+		       (unsigned long long)(got ? polls / got : 0));
 	}
 	if (bad)
 		ret = 1;

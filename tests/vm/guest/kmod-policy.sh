@@ -59,19 +59,21 @@ lat=$(field lat_mean_us /tmp/b0)
 cpu=$(field cpu_mean_us /tmp/b0)
 expect "all ok" "n=$N ok=$N bad=0" /tmp/b0
 expect "spin_ns is 0 in every report" 'spin_sum_us=0 ' /tmp/b0
-sched_b0=""
 if num "max_busy_us=0: lat_mean_us, cpu_mean_us, schedstat before/after" \
 	"$lat" "$cpu" "$r0" "$r1"; then
 	sched=$(( (r1 - r0) / 1000 / N ))
 	echo "    latency ${lat} us, cost-report cpu ${cpu} us, poller schedstat ${sched} us per transaction"
 	check "cost-report cpu < 25% of the latency" test $((cpu * 4)) -lt "$lat"
-	sched_b0=$sched
 fi
-# The poller's own CPU time (schedstat) is judged against the spinning
-# policy's in the same boot, below, not against the latency: a guest's
-# clock runs on while the host takes its vCPU away (TCG has no steal time),
-# so on a busy host with 2 vCPUs every runtime grows, the spinning one's
-# too. schedstat also counts each sleep's context switches (costly in TCG).
+polls_b0=$(field polls_mean /tmp/b0)
+# The poller's work is judged by what the kernel counts, its status reads
+# (polls) per transaction, against the spinning policy's in the same boot.
+# Its schedstat runtime is printed only: a guest's clock runs on while the
+# host takes its vCPU away (TCG has no steal time) and each sleep's two
+# context switches cost ~15x native, so on a busy host the sleeping
+# policy's runtime approaches the spinning one's (1853 against 2829 us a
+# transaction at 2 vCPUs in a fresh-clone run) while it reads the status
+# a fraction as often.
 check "it slept (timer)" test "$(field timer_wakeups /tmp/b0)" -ge $N
 
 say "max_busy_us=unlimited: spins to the end"
@@ -96,9 +98,10 @@ if num "max_busy_us=unlimited: lat_mean_us, spin_mean_us, cpu_mean_us, queue_mea
 	check "it spun" test "$spin" -gt 0
 	check "awake >= 90% of latency - queue wait" test $((cpu * 10)) -ge $(((lat - queue) * 9))
 	check "poller schedstat CPU >= 70% of the latency" test $((sched * 10)) -ge $((lat * 7))
-	num "max_busy_us=0's schedstat" "$sched_b0" &&
-		check "max_busy_us=0 took under 1/2 the poller CPU of unlimited (${sched_b0} vs ${sched} us)" \
-			test $((sched_b0 * 2)) -lt "$sched"
+	polls=$(field polls_mean /tmp/bu)
+	num "polls per transaction, max_busy_us=0 and unlimited" "$polls_b0" "$polls" &&
+		check "max_busy_us=0 read the status under 1/4 as often as unlimited (${polls_b0} vs ${polls} a transaction)" \
+			test $((polls_b0 * 4)) -lt "$polls"
 fi
 
 say "busy window 500 us, then sleeps"
