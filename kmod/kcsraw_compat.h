@@ -11,6 +11,7 @@
 #include <linux/version.h>
 
 #define KCSRAW_KERNEL_6_12	KERNEL_VERSION(6, 12, 0)
+#define KCSRAW_KERNEL_6_13	KERNEL_VERSION(6, 13, 0)
 #define KCSRAW_KERNEL_6_18	KERNEL_VERSION(6, 18, 0)
 
 /* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h>. */
@@ -43,5 +44,22 @@
 #define KCSRAW_SENDER_RET	void
 #define KCSRAW_SENDER_OK
 #endif
+
+/*
+ * 6.13 added hrtimer_setup(), which sets the callback with the clock and
+ * mode; later kernels removed hrtimer_init().
+ */
+#include <linux/hrtimer.h>
+
+static inline void
+kcsraw_hrtimer_setup(struct hrtimer *t, enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#if LINUX_VERSION_CODE >= KCSRAW_KERNEL_6_13
+	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+#else
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	t->function = fn;
+#endif
+}
 
 #endif /* KCSRAW_COMPAT_H */

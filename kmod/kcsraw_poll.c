@@ -21,15 +21,19 @@
 #include <linux/minmax.h>
 #include <linux/printk.h>
 #include "kcsraw_priv.h"
+#include "kcsraw_compat.h"
 
 /* Longest slack granted to a poll sleep, and its share of the sleep. */
 #define KCSRAW_SLACK_MAX_NS	(50 * NSEC_PER_USEC)
 #define KCSRAW_SLACK_SHIFT	3
+/* Machine steps a submitter makes at most before the thread goes on. */
+#define KCSRAW_HAND_STEPS	64
 
 enum kcsraw_wake {
 	KCSRAW_WAKE_TIMER,
 	KCSRAW_WAKE_IRQ,
 	KCSRAW_WAKE_OTHER,
+	KCSRAW_WAKE_NONE,	/* did not sleep */
 };
 
 /* Per-transaction bookkeeping of the thread. */
@@ -52,8 +56,16 @@ struct kcsraw_run {
 	bool bmc_wait;		/* this wait is the BMC's processing */
 	bool first;		/* the next sleep is the policy's first_us */
 	bool stolen;		/* poll() took the state machine over */
+	bool idle;		/* the idle check's: never steps a transaction */
+	/* Handed over by the submitter: */
+	bool have_r;		/* r is the last step's, not acted on yet */
+	bool hand_sleep;	/* the submitter armed the wait's first sleep */
+	enum kcs_result r;
+	int cc;			/* kcsraw_run_start()'s */
 	u32 gen;		/* ifc->sm_gen this run owns the machine at */
+	u64 irqs;		/* ifc->irqs when the submitter was done */
 	struct kcsraw_req *req;	/* gets the result, under sm_lock */
+	struct kcs_sm_stats s0;	/* the machine's counters at the start */
 };
 
 void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p)
@@ -120,6 +132,11 @@ static enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
 		run->stolen = true;
 		return KCS_IDLE;
 	}
+	/* A submitter started a transaction: not the idle check's. */
+	if (run->idle && ifc->sm_what != KCSRAW_SM_NONE) {
+		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+		return KCS_IDLE;
+	}
 	r = kcs_sm_event(&ifc->sm, us);
 	if (r != KCS_WAIT && r != KCS_CALL_AGAIN) {
 		if (req && (r == KCS_DONE || r == KCS_HOSED))
@@ -179,15 +196,21 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 	} else if ((req && READ_ONCE(req->cancel)) || kthread_should_stop()) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
-	} else if (idle && (!list_empty_careful(&ifc->queue) ||
-			    READ_ONCE(ifc->smi_waiting))) {
+	} else if (idle && READ_ONCE(ifc->kick)) {
+		__set_current_state(TASK_RUNNING);
+		ret = -EINTR;
+	} else if (idle && READ_ONCE(ifc->hand_state) == KCSRAW_HAND_NONE &&
+		   (!list_empty_careful(&ifc->queue) ||
+		    READ_ONCE(ifc->smi_waiting))) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
 	} else if (ns == KTIME_MAX) {
 		schedule();
+		WRITE_ONCE(ifc->wakeups, ifc->wakeups + 1);
 		ret = -EINTR;
 	} else {
 		ret = schedule_hrtimeout_range(&t, slack, HRTIMER_MODE_REL);
+		WRITE_ONCE(ifc->wakeups, ifc->wakeups + 1);
 	}
 	WRITE_ONCE(ifc->irq_wait, false);
 	if (irq && atomic_xchg(&ifc->irq_pending, 0))
@@ -228,7 +251,11 @@ static irqreturn_t kcsraw_irq(int irq, void *data)
 	atomic_set(&ifc->irq_pending, 1);
 	/* Pairs with set_current_state() in kcsraw_sleep(). */
 	smp_mb();
-	if (READ_ONCE(ifc->irq_wait))
+	/*
+	 * Not for what a submitter's writes raise (QEMU's dummy OBF), nor
+	 * while a started request whose policy ignores the IRQ waits.
+	 */
+	if (READ_ONCE(ifc->irq_wait) && !READ_ONCE(ifc->irq_mute))
 		wake_up_process(ifc->thread);
 	return IRQ_HANDLED;
 }
@@ -337,12 +364,13 @@ static void kcsraw_drain(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 
 /*
  * Start @req: the run's clocks, the runtime-writable timeouts, the state
- * machine. 0, or the completion code to answer with; run->stolen when
- * poll() owns the machine (or, for the kernel's message picked at @gen,
- * has taken it since).
+ * machine. 0, or the completion code to answer with (also in run->cc);
+ * run->stolen when poll() owns the machine (or, for the kernel's message
+ * picked at @gen, has taken it since). From a submitter (@submit), only
+ * on an idle machine nobody else is about to use: -EBUSY otherwise.
  */
 static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			    struct kcsraw_run *run, u32 gen)
+			    struct kcsraw_run *run, u32 gen, bool submit)
 {
 	const struct kcsraw_policy *p = &req->pol;
 	unsigned long flags;
@@ -360,13 +388,19 @@ static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	req->comp.cost.queue_ns = ktime_to_ns(ktime_sub(run->now,
 							req->submitted));
 
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	if (submit && (ifc->poll_owned || ifc->sm_what != KCSRAW_SM_NONE ||
+		       ifc->smi_waiting || ifc->smi_cur || ifc->smi_fin ||
+		       !kcs_sm_idle(&ifc->sm))) {
+		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+		return -EBUSY;
+	}
 	ifc->sm.ibf_timeout_us = (u64)max(READ_ONCE(kcsraw_ibf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.obf_timeout_us = (u64)max(READ_ONCE(kcsraw_obf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.max_retries = READ_ONCE(kcsraw_max_retries);
-
-	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	run->s0 = ifc->sm.stats;
 	run->gen = ifc->sm_gen;
 	if (ifc->poll_owned || (req->smi && gen != ifc->sm_gen)) {
 		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
@@ -377,6 +411,7 @@ static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	if (!cc)
 		ifc->sm_what = req->smi ? KCSRAW_SM_SMI : KCSRAW_SM_FILE;
 	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+	run->cc = cc;
 	return cc;
 }
 
@@ -464,21 +499,11 @@ static bool kcsraw_wait_spin(struct kcsraw_run *run, struct kcsraw_cost *c)
 	return false;
 }
 
-/* Past the busy window: sleep (timer or IRQ), then the next sleep's length. */
-static void kcsraw_wait_sleep(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			      struct kcsraw_run *run)
+/* After a sleep of the wait: count the wake-up, the next sleep's length. */
+static void kcsraw_wait_woke(struct kcsraw_run *run,
+			     const struct kcsraw_policy *p,
+			     struct kcsraw_cost *c, enum kcsraw_wake w)
 {
-	const struct kcsraw_policy *p = &req->pol;
-	struct kcsraw_cost *c = &req->comp.cost;
-	enum kcsraw_wake w;
-	u64 sleep_ns;
-
-	sleep_ns = (run->use_irq ? max_t(u64, p->poll_max_us, p->poll_us) :
-		    run->sleep_us) * NSEC_PER_USEC;
-	c->cpu_ns += ktime_to_ns(ktime_sub(ktime_get(), run->awake_from));
-	c->sleeps++;
-	w = kcsraw_sleep(ifc, sleep_ns, run->use_irq, req, false);
-	run->awake_from = ktime_get();
 	if (w == KCSRAW_WAKE_TIMER)
 		c->timer_wakeups++;
 	else if (w == KCSRAW_WAKE_IRQ)
@@ -493,11 +518,36 @@ static void kcsraw_wait_sleep(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	run->first = false;
 }
 
+/* How long the wait's next sleep lasts (with an IRQ: its fallback). */
+static u64 kcsraw_wait_ns(const struct kcsraw_run *run,
+			  const struct kcsraw_policy *p)
+{
+	return (run->use_irq ? max_t(u64, p->poll_max_us, p->poll_us) :
+		run->sleep_us) * NSEC_PER_USEC;
+}
+
+/* Past the busy window: sleep (timer or IRQ), then the next sleep's length. */
+static void kcsraw_wait_sleep(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			      struct kcsraw_run *run)
+{
+	const struct kcsraw_policy *p = &req->pol;
+	struct kcsraw_cost *c = &req->comp.cost;
+	enum kcsraw_wake w;
+	u64 sleep_ns;
+
+	sleep_ns = kcsraw_wait_ns(run, p);
+	c->cpu_ns += ktime_to_ns(ktime_sub(ktime_get(), run->awake_from));
+	c->sleeps++;
+	w = kcsraw_sleep(ifc, sleep_ns, run->use_irq, req, false);
+	run->awake_from = ktime_get();
+	kcsraw_wait_woke(run, p, c, w);
+}
+
 /* The transaction's cost, from the state machine's counters since @s0. */
 static void kcsraw_run_end(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			   struct kcsraw_run *run,
-			   const struct kcs_sm_stats *s0)
+			   struct kcsraw_run *run)
 {
+	const struct kcs_sm_stats *s0 = &run->s0;
 	struct kcsraw_cost *c = &req->comp.cost;
 	const struct kcs_sm_stats *s1 = &ifc->sm.stats;
 
@@ -511,38 +561,57 @@ static void kcsraw_run_end(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 }
 
 /*
- * Run one transaction with its own policy. A run that poll() took over
- * ends cancelled (-ECANCELED): poll() aborted a FIFO transaction, or
- * finishes and returns the kernel's message itself.
+ * One step of a transaction, counted into its cost; a wait the step did
+ * not continue is over.
  */
-static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			   u32 gen)
+static enum kcs_result kcsraw_next(struct kcsraw_iface *ifc,
+				   struct kcsraw_run *run,
+				   struct kcsraw_cost *c)
+{
+	enum kcs_result r;
+
+	r = kcsraw_step(ifc, run);
+	if (run->stolen)
+		return r;
+	c->polls++;
+	if (r != KCS_WAIT)
+		kcsraw_wait_end(run, c);
+	return r;
+}
+
+/*
+ * Run a started transaction to its end with its own policy: from its
+ * start, or from where the submitter left it (run->have_r: the result of
+ * its last step, not acted on yet). A run that poll() took over ends
+ * cancelled (-ECANCELED): poll() aborted a FIFO transaction, or finishes
+ * and returns the kernel's message itself.
+ */
+static void kcsraw_run_loop(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			    struct kcsraw_run *run)
 {
 	struct kcsraw_completion *comp = &req->comp;
-	struct kcs_sm_stats s0 = ifc->sm.stats;
-	struct kcsraw_run run;
 	enum kcs_result r;
-	int cc;
 
-	cc = kcsraw_run_start(ifc, req, &run, gen);
-	if (run.stolen)
+	if (run->stolen)
 		goto stolen;
-	if (cc) {
-		kcsraw_synth(req, cc);
+	if (run->cc) {
+		kcsraw_synth(req, run->cc);
 		goto out;
 	}
 	for (;;) {
-		if (READ_ONCE(req->cancel) || kthread_should_stop()) {
-			kcsraw_run_abort(ifc, req, &run);
-			goto out;
+		if (run->have_r) {
+			run->have_r = false;
+			r = run->r;
+		} else {
+			if (READ_ONCE(req->cancel) || kthread_should_stop()) {
+				kcsraw_run_abort(ifc, req, run);
+				goto out;
+			}
+			atomic_set(&ifc->irq_pending, 0);
+			r = kcsraw_next(ifc, run, &comp->cost);
+			if (run->stolen)
+				goto stolen;
 		}
-		atomic_set(&ifc->irq_pending, 0);
-		r = kcsraw_step(ifc, &run);
-		if (run.stolen)
-			goto stolen;
-		comp->cost.polls++;
-		if (r != KCS_WAIT)
-			kcsraw_wait_end(&run, &comp->cost);
 		if (r == KCS_CALL_AGAIN)
 			continue;
 		if (r == KCS_DONE || r == KCS_HOSED)
@@ -554,22 +623,221 @@ static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 			kcsraw_synth(req, KCS_CC_UNSPECIFIED);
 			goto out;
 		}
-		if (!run.in_wait)
-			kcsraw_wait_begin(ifc, &run, &req->pol);
-		if (kcsraw_wait_spin(&run, &comp->cost))
+		if (!run->in_wait)
+			kcsraw_wait_begin(ifc, run, &req->pol);
+		if (kcsraw_wait_spin(run, &comp->cost))
 			continue;
-		kcsraw_wait_sleep(ifc, req, &run);
+		kcsraw_wait_sleep(ifc, req, run);
 	}
 
 	if (r == KCS_HOSED)
 		comp->flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH;
 	goto out;
 stolen:
-	kcsraw_spin_stop(&run, &comp->cost, ktime_get());
+	kcsraw_spin_stop(run, &comp->cost, ktime_get());
 	comp->status = -ECANCELED;
 	comp->resp_len = 0;
 out:
-	kcsraw_run_end(ifc, req, &run, &s0);
+	kcsraw_run_end(ifc, req, run);
+}
+
+/* Run one transaction of the thread's own picking. */
+static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+			   u32 gen)
+{
+	struct kcsraw_run run;
+
+	kcsraw_run_start(ifc, req, &run, gen, false);
+	kcsraw_run_loop(ifc, req, &run);
+}
+
+/*
+ * Issue 24: a request submitted to an idle interface starts in the
+ * submitter's context, as ipmi_si's sender does, instead of waking the
+ * thread for it. The submitter writes the request's first bytes (all of
+ * them when the BMC takes them at once, as QEMU's KCS does; at most
+ * KCSRAW_HAND_STEPS steps, never sleeping or spinning: sm_lock is held
+ * per step only) and stops at the first wait. The thread then runs the
+ * transaction on: at once when the policy busy-waits (the wait's busy
+ * window counts from the submitter's step), else from the end of the
+ * wait's first sleep, which the submitter arms: the kick timer, and with
+ * an IRQ policy the interrupt, the timer being its fallback. The thread
+ * sleeps through it in its idle sleep: the submission costs no wake-up.
+ * The submitter's time counts into the transaction's CPU and polls.
+ */
+static enum hrtimer_restart kcsraw_kick_fn(struct hrtimer *t)
+{
+	struct kcsraw_iface *ifc = container_of(t, struct kcsraw_iface,
+						 kick_timer);
+
+	WRITE_ONCE(ifc->kick_timed, true);
+	WRITE_ONCE(ifc->kick, true);
+	wake_up_process(ifc->thread);
+	return HRTIMER_NORESTART;
+}
+
+/* Under ifc->lock: may the submitter of @req start it? Then it is cur. */
+static bool kcsraw_hand_begin(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	lockdep_assert_held(&ifc->lock);
+	if (!READ_ONCE(kcsraw_submit_start) || !ifc->hand || ifc->cur ||
+	    ifc->hand_state != KCSRAW_HAND_NONE || !list_empty(&ifc->queue))
+		return false;
+	ifc->cur = req;
+	ifc->hand_state = KCSRAW_HAND_START;
+	return true;
+}
+
+/*
+ * The submitter's part. False when the machine was not free after all
+ * (the kernel's lane or poll() has it): @req is then queued as usual.
+ */
+static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	struct kcsraw_run *run = ifc->hand;
+	struct kcsraw_cost *c = &req->comp.cost;
+	enum kcs_result r = KCS_CALL_AGAIN;
+	unsigned long flags;
+	unsigned int i;
+	u64 ns = 0;
+
+	WRITE_ONCE(ifc->irq_mute, true);
+	if (kcsraw_run_start(ifc, req, run, 0, true) == -EBUSY) {
+		WRITE_ONCE(ifc->irq_mute, false);
+		return false;
+	}
+	for (i = 0; i < KCSRAW_HAND_STEPS && !run->stolen && !run->cc; i++) {
+		r = kcsraw_next(ifc, run, c);
+		if (r != KCS_CALL_AGAIN)
+			break;
+	}
+	/*
+	 * An interrupt the writes raised (QEMU's KCS sets OBF with a dummy
+	 * byte after each; the machine drains it before the next write) is
+	 * no answer: forget it and enable the line the handler disabled.
+	 * The thread takes an interrupt for the run only when its policy
+	 * waits for it (the handler stays mute otherwise, until the thread
+	 * takes the run) and the count moved (kcsraw_hand_take). A late one
+	 * from the writes, on another CPU, may disable the line again after
+	 * this: then the thread is woken, takes the run early or ignores the
+	 * interrupt by the count, and its own IRQ sleep enables the line.
+	 */
+	WRITE_ONCE(ifc->irq_mute, !run->use_irq);
+	atomic_set(&ifc->irq_pending, 0);
+	kcsraw_irq_unmask(ifc, READ_ONCE(ifc->irq));
+	run->irqs = READ_ONCE(ifc->irqs);
+	/* Orders the stores above before the irq_pending load. */
+	smp_mb();
+	if (atomic_read(&ifc->irq_pending))
+		wake_up_process(ifc->thread);
+	if (!run->stolen && !run->cc && r == KCS_WAIT && !run->busy_ns) {
+		kcsraw_wait_begin(ifc, run, &req->pol);
+		ns = kcsraw_wait_ns(run, &req->pol);
+		run->hand_sleep = true;
+	} else {
+		run->have_r = !run->stolen && !run->cc;
+		run->r = r;
+	}
+	run->now = ktime_get();
+	c->cpu_ns += ktime_to_ns(ktime_sub(run->now, run->awake_from));
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	ifc->hand_state = KCSRAW_HAND_READY;
+	ifc->submit_starts++;
+	if (ns) {
+		hrtimer_start_range_ns(&ifc->kick_timer, ns_to_ktime(ns),
+				       min_t(u64, ns >> KCSRAW_SLACK_SHIFT,
+					     KCSRAW_SLACK_MAX_NS),
+				       HRTIMER_MODE_REL);
+	} else {
+		WRITE_ONCE(ifc->kick, true);
+		wake_up_process(ifc->thread);
+	}
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	return true;
+}
+
+/*
+ * The thread: the submitter's started request once it is the thread's
+ * turn (kicked: at once or by the timer; the interrupt its policy waits
+ * for, after the thread's last sleep ended as @w; cancelled; stopping),
+ * else NULL. *busy: a started request has the machine; *irq: the
+ * thread's sleep meanwhile ends at the interrupt.
+ */
+static struct kcsraw_req *kcsraw_hand_take(struct kcsraw_iface *ifc,
+					   enum kcsraw_wake w, bool *busy,
+					   bool *irq)
+{
+	struct kcsraw_run *run = ifc->hand;
+	struct kcsraw_req *req = NULL;
+	unsigned long flags;
+
+	*irq = !!READ_ONCE(ifc->irq);
+	spin_lock_irqsave(&ifc->lock, flags);
+	*busy = ifc->hand_state != KCSRAW_HAND_NONE;
+	if (ifc->hand_state == KCSRAW_HAND_READY) {
+		if (READ_ONCE(ifc->kick) || READ_ONCE(ifc->cur->cancel) ||
+		    (w == KCSRAW_WAKE_IRQ && run->use_irq &&
+		     READ_ONCE(ifc->irqs) != run->irqs) ||
+		    kthread_should_stop()) {
+			req = ifc->cur;
+			ifc->hand_state = KCSRAW_HAND_NONE;
+			WRITE_ONCE(ifc->irq_mute, false);
+		} else {
+			/* A policy without the IRQ ignores it. */
+			*irq = *irq && run->use_irq;
+		}
+	}
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	if (!req)
+		return NULL;
+	/* Armed under ifc->lock with READY: no expiry after this. */
+	hrtimer_cancel(&ifc->kick_timer);
+	return req;
+}
+
+/*
+ * The thread takes the run over. After the armed sleep (@w: how the
+ * thread's last sleep ended) it counts as one of the wait's sleeps.
+ */
+static void kcsraw_hand_resume(struct kcsraw_iface *ifc,
+			       struct kcsraw_req *req, enum kcsraw_wake w)
+{
+	struct kcsraw_run *run = ifc->hand;
+	bool timed = READ_ONCE(ifc->kick_timed);
+
+	WRITE_ONCE(ifc->kick, false);
+	WRITE_ONCE(ifc->kick_timed, false);
+	run->awake_from = ktime_get();
+	if (run->hand_sleep) {
+		run->hand_sleep = false;
+		req->comp.cost.sleeps++;
+		if (w != KCSRAW_WAKE_IRQ || !run->use_irq)
+			w = timed ? KCSRAW_WAKE_TIMER : KCSRAW_WAKE_OTHER;
+		kcsraw_wait_woke(run, &req->pol, &req->comp.cost, w);
+	}
+	kcsraw_run_loop(ifc, req, run);
+}
+
+/* A FIFO request's run is over: complete it (poller thread). */
+static void kcsraw_fifo_done(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	/*
+	 * A cancel on another CPU may have found the request in flight
+	 * (and returned 0) after the transaction's last step: it still
+	 * completes as cancelled, as KCSRAW_IOC_CANCEL promises; the
+	 * answer is dropped.
+	 */
+	if (req->cancel && !req->comp.status) {
+		req->comp.status = -ECANCELED;
+		req->comp.resp_len = 0;
+		req->comp.flags = 0;
+	}
+	kcsraw_complete_locked(ifc, req);
+	spin_unlock_irqrestore(&ifc->lock, flags);
 }
 
 /* Idle: look at SMS_ATN and tell every open file when it is up. */
@@ -583,6 +851,7 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 	memset(&run, 0, sizeof(run));
 	run.now = ktime_get();
 	run.acct = run.now;
+	run.idle = true;
 	if (READ_ONCE(ifc->smi_waiting) || !kcsraw_run_own(ifc, &run))
 		return;
 	atomic_set(&ifc->irq_pending, 0);
@@ -611,17 +880,32 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 static int kcsraw_thread(void *data)
 {
 	struct kcsraw_iface *ifc = data;
+	enum kcsraw_wake w = KCSRAW_WAKE_NONE, last;
 	struct kcsraw_req *req;
 	unsigned long flags;
 	unsigned int ms;
+	bool busy, irq;
 	u32 gen = 0;
 
 	while (!kthread_should_stop()) {
+		last = w;
+		w = KCSRAW_WAKE_NONE;
 		/* poll() drives the machine: it gives it back when idle. */
 		if (READ_ONCE(ifc->poll_owned)) {
 			kcsraw_sleep(ifc, NSEC_PER_MSEC, false, NULL, false);
 			continue;
 		}
+		/* A request a submitter started has the machine. */
+		req = kcsraw_hand_take(ifc, last, &busy, &irq);
+		if (req) {
+			kcsraw_hand_resume(ifc, req, last);
+			kcsraw_fifo_done(ifc, req);
+			cond_resched();
+			continue;
+		}
+		/* Started: the kick, the kick timer or the IRQ ends it. */
+		if (busy)
+			goto sleep;
 		/* The kernel's lane first, then the FIFO. */
 		req = kcsraw_smi_pick(ifc, &gen);
 		if (req) {
@@ -634,38 +918,35 @@ static int kcsraw_thread(void *data)
 			continue;
 		}
 		spin_lock_irqsave(&ifc->lock, flags);
-		req = list_first_entry_or_null(&ifc->queue, struct kcsraw_req,
-					       node);
-		if (req) {
-			list_del_init(&req->node);
-			ifc->cur = req;
+		req = NULL;
+		if (!ifc->cur) {
+			req = list_first_entry_or_null(&ifc->queue,
+						       struct kcsraw_req, node);
+			if (req) {
+				list_del_init(&req->node);
+				ifc->cur = req;
+			}
 		}
 		spin_unlock_irqrestore(&ifc->lock, flags);
 
 		if (req) {
 			kcsraw_run_req(ifc, req, 0);
-			spin_lock_irqsave(&ifc->lock, flags);
-			/*
-			 * A cancel on another CPU may have found the request
-			 * in flight (and returned 0) after the transaction's
-			 * last step: it still completes as cancelled, as
-			 * KCSRAW_IOC_CANCEL promises; the answer is dropped.
-			 */
-			if (req->cancel && !req->comp.status) {
-				req->comp.status = -ECANCELED;
-				req->comp.resp_len = 0;
-				req->comp.flags = 0;
-			}
-			kcsraw_complete_locked(ifc, req);
-			spin_unlock_irqrestore(&ifc->lock, flags);
+			kcsraw_fifo_done(ifc, req);
 			cond_resched();
 			continue;
 		}
 
 		kcsraw_idle_check(ifc);
+sleep:
 		ms = READ_ONCE(kcsraw_atn_poll_ms);
-		kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
-			     !!READ_ONCE(ifc->irq), NULL, true);
+		w = kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
+				 irq, NULL, true);
+	}
+	/* Stopping: a started request is aborted and completes. */
+	req = kcsraw_hand_take(ifc, KCSRAW_WAKE_NONE, &busy, &irq);
+	if (req) {
+		kcsraw_hand_resume(ifc, req, KCSRAW_WAKE_NONE);
+		kcsraw_fifo_done(ifc, req);
 	}
 	return 0;
 }
@@ -673,10 +954,21 @@ static int kcsraw_thread(void *data)
 void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 {
 	unsigned long flags;
-	bool idle;
+	bool idle, hand;
 
 	req->submitted = ktime_get();
 	spin_lock_irqsave(&ifc->lock, flags);
+	hand = kcsraw_hand_begin(ifc, req);
+	spin_unlock_irqrestore(&ifc->lock, flags);
+	if (hand && kcsraw_hand_run(ifc, req))
+		return;
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	if (hand) {
+		/* The machine was not free: the thread runs it after all. */
+		ifc->cur = NULL;
+		ifc->hand_state = KCSRAW_HAND_NONE;
+	}
 	list_add_tail(&req->node, &ifc->queue);
 	idle = !ifc->cur;
 	spin_unlock_irqrestore(&ifc->lock, flags);
@@ -721,9 +1013,16 @@ int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
 {
 	struct task_struct *t;
 
+	ifc->hand = kzalloc(sizeof(*ifc->hand), GFP_KERNEL);
+	if (!ifc->hand)
+		return -ENOMEM;
+	kcsraw_hrtimer_setup(&ifc->kick_timer, kcsraw_kick_fn);
 	t = kthread_create(kcsraw_thread, ifc, "%s", ifc->name);
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		kfree(ifc->hand);
+		ifc->hand = NULL;
 		return PTR_ERR(t);
+	}
 	set_user_nice(t, nice);
 	if (cpus)
 		set_cpus_allowed_ptr(t, cpus);
@@ -741,8 +1040,11 @@ void kcsraw_poller_stop(struct kcsraw_iface *ifc)
 	if (!ifc->thread)
 		return;
 	kthread_stop(ifc->thread);
+	hrtimer_cancel(&ifc->kick_timer);
 	put_task_struct(ifc->thread);
 	ifc->thread = NULL;
+	kfree(ifc->hand);
+	ifc->hand = NULL;
 
 	/* Nothing runs them any more: complete what is still queued. */
 	spin_lock_irqsave(&ifc->lock, flags);

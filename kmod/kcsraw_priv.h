@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <kcsmux/kcsraw.h>
 #include "kcs_sm.h"
 
@@ -21,6 +22,7 @@
 #define KCSRAW_NAME		"kcsraw"
 
 struct kcsraw_file;
+struct kcsraw_run;
 struct ipmi_smi;
 struct ipmi_smi_msg;
 struct platform_device;
@@ -31,6 +33,13 @@ enum kcsraw_sm_what {
 	KCSRAW_SM_FILE,		/* a request of the FIFO (thread only) */
 	KCSRAW_SM_SMI,		/* ipmi_msghandler's message, smi_cur */
 	KCSRAW_SM_ABORT,	/* an abort's recovery */
+};
+
+/* A transaction the submitter started (kcsraw_iface.hand_state). */
+enum kcsraw_hand {
+	KCSRAW_HAND_NONE,	/* none: ->hand is the thread's to give */
+	KCSRAW_HAND_START,	/* the submitter is starting ->cur */
+	KCSRAW_HAND_READY,	/* started: the thread runs it on */
 };
 
 /* One request, from SUBMIT (or the module itself) to its completion. */
@@ -114,6 +123,22 @@ struct kcsraw_iface {
 	spinlock_t lock;		/* everything below */
 	struct list_head queue;		/* FIFO of kcsraw_req */
 	struct kcsraw_req *cur;		/* in flight */
+	/*
+	 * The run of a request the submitter started while the interface
+	 * was idle (kcsraw_poll.c); the thread takes it over when kicked,
+	 * by the kick timer (its first sleep) or by the IRQ.
+	 */
+	struct kcsraw_run *hand;
+	enum kcsraw_hand hand_state;
+	bool kick;			/* the thread: take the run over now */
+	bool kick_timed;		/* ... because kick_timer expired */
+	bool irq_mute;			/* the IRQ handler wakes nobody: the
+					 * submitter writes, or a started
+					 * request's policy ignores the IRQ
+					 */
+	struct hrtimer kick_timer;
+	u64 submit_starts;		/* transactions started by the submitter */
+	u64 wakeups;			/* the thread's wake-ups from a sleep */
 	struct list_head files;
 	bool has_policy;		/* set by KCSRAW_IOC_SET_POLICY */
 	struct kcsraw_policy policy;
@@ -135,6 +160,7 @@ extern unsigned int kcsraw_def_poll_us;
 extern unsigned int kcsraw_def_poll_max_us;
 extern unsigned int kcsraw_def_backoff;
 extern bool kcsraw_def_use_irq;
+extern bool kcsraw_submit_start;
 
 /* kcsraw_io.c */
 extern const struct kcs_io_ops kcsraw_port_ops;

@@ -107,7 +107,9 @@ struct kcsraw_req *kcsraw_smi_pick(struct kcsraw_iface *ifc, u32 *gen)
 		return NULL;
 	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
 	msg = ifc->smi_waiting;
-	if (!msg || ifc->poll_owned || ifc->smi_cur || ifc->smi_fin) {
+	/* sm_what: a request its submitter started has the machine. */
+	if (!msg || ifc->poll_owned || ifc->smi_cur || ifc->smi_fin ||
+	    ifc->sm_what != KCSRAW_SM_NONE) {
 		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 		return NULL;
 	}

@@ -48,6 +48,27 @@ KCSRAW_STAT_ATTR(queue_sum_ns);
 KCSRAW_STAT_ATTR(attn);
 KCSRAW_STAT_ATTR(poller_runtime_ns);
 
+/* The poller's wake-ups, and the requests their submitter started. */
+static ssize_t wakeups_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)READ_ONCE(ifc->wakeups));
+}
+static DEVICE_ATTR_RO(wakeups);
+
+static ssize_t submit_starts_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)READ_ONCE(ifc->submit_starts));
+}
+static DEVICE_ATTR_RO(submit_starts);
+
 static ssize_t ports_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
@@ -215,6 +236,8 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_queue_sum_ns.attr,
 	&dev_attr_attn.attr,
 	&dev_attr_poller_runtime_ns.attr,
+	&dev_attr_wakeups.attr,
+	&dev_attr_submit_starts.attr,
 	&dev_attr_ports.attr,
 	&dev_attr_irq.attr,
 	&dev_attr_source.attr,

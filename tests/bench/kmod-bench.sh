@@ -18,14 +18,22 @@
 # record): a short unmeasured warm-up run, then one measured client run.
 # Around the measured run: CLOCK_MONOTONIC, idle time, context switches and
 # interrupts, /proc/stat busy, and the schedstat CPU of the poller threads
-# (kipmi*, kcsraw*). One line per measurement goes to /out/results.txt; the
-# host formats them (tests/bench/kmod-bench-report.py).
+# (kipmi*, kcsraw*); for kcsraw also the poller's wake-ups and transactions
+# (sysfs wakeups, transactions). One line per measurement goes to
+# /out/results.txt; the host formats them (tests/bench/kmod-bench-report.py).
+#
+# With BENCH_KSTART=1 (run-kmod-bench.sh --kstart) each round is only the
+# kcsraw rows, each run with the module parameter submit_start=1 (row id as
+# above) and =0 (row id + "-nostart"), in one boot: what starting a request
+# in its submitter saves (issue 24; tests/bench/kstart-bench-report.py).
 . /guest/lib.sh
 
 N=${BENCH_N:-500}
 NSDR=${BENCH_NSDR:-200}
 ROUNDS=${BENCH_ROUNDS:-3}
 WARM=${BENCH_WARM:-10}
+KSTART=${BENCH_KSTART:-0}
+KSYS=/sys/class/misc/kcsraw0
 DEVID="06 01"
 SDR="0a 23 00 00 00 00 00 ff"	# Get SDR: reservation 0, record 0, offset 0, all
 RES=/out/results.txt
@@ -52,6 +60,16 @@ clocks() {
 # script around it, so no idle time is lost.
 snap0() { _k=$(kstat); echo "$(clocks "$1")$_k"; }
 snap1() { _c=$(clocks "$1"); echo "$_c$(kstat)"; }
+# kwake: "wakeups transactions" of kcsraw0 (0 0 without it); taken outside
+# the [now0, now1] window
+kwake() {
+	_w=0 _t=0
+	if [ -r $KSYS/wakeups ]; then
+		read -r _w <$KSYS/wakeups
+		read -r _t <$KSYS/transactions
+	fi
+	echo "$_w $_t"
+}
 
 # bench ROW REQ PATTERN TOOL ARGS...: one measurement (TOOL takes -n, -r).
 bench() {
@@ -63,16 +81,19 @@ bench() {
 	esac
 	"$@" -n "$WARM" -r "$_r" >/tmp/warm 2>&1 ||
 		{ fail "$_row $_req: warm-up"; sed 's/^/    /' /tmp/warm; }
+	_k0=$(kwake)
 	_s0=$(snap0 "$_pat")
 	kcsmux-utime -o /tmp/ut -- "$@" -n "$_n" -r "$_r" >/tmp/res 2>/tmp/err
 	_rc=$?
 	_s1=$(snap1 "$_pat")
+	_k1=$(kwake)
 	# shellcheck disable=SC2086
 	set -- $_s0 $_s1
 	_cl=$(sed -n 's/.* user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2/p' /tmp/ut)
 	_line="row=$_row req=$_req round=$R rc=$_rc wall_us=$(($7 - $1)) statbusy_us=$(($8 - $2))"
 	_line="$_line poller_us=$(($9 - $3)) idle_us=$((${10} - $4)) ctxt=$((${11} - $5))"
 	_line="$_line intr=$((${12} - $6)) client_user_us=${_cl% *} client_sys_us=${_cl#* }"
+	_line="$_line wakeups=$((${_k1% *} - ${_k0% *})) xacts=$((${_k1#* } - ${_k0#* }))"
 	_line="$_line $(grep -E '^k?probe:' /tmp/res | head -n 1)"
 	echo "$_line" >>$RES
 	echo "    $_line"
@@ -168,9 +189,40 @@ round() {
 	check "rmmod ipmi_si" rmmod ipmi_si
 }
 
+# Issue 24: each kcsraw row with submit_start=1 and =0, in turn.
+kstart_round() {
+	say "round $R/$ROUNDS: kcsraw on $KCS1_PORT (irq $KCS1_IRQ), submit_start 1 and 0"
+	check "insmod kcsraw" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
+	check "kcsraw has irq $KCS1_IRQ" grep -qx "$KCS1_IRQ" $KSYS/irq
+	_sp=/sys/module/kcsraw/parameters/submit_start
+	check "submit_start is writable" test -w $_sp
+	[ "$R" = 1 ] && echo "kcsraw_default=$(cat $KSYS/policy)" >>/out/env.txt
+	K="kcsmux-kcsraw-probe -d /dev/kcsraw0"
+	# _k*: bench() and run_rows() use _row, _rr and more
+	for _kr in "spin:-b unlimited" "b0-p100:-b 0 -p 100" \
+		"b0-exp50-1000:-b 0 -p 50 -P 1000 -e" "irq:-b 0 -i -p 100 -P 10000" \
+		"default:-D"; do
+		for _kon in 1 0; do
+			echo $_kon >$_sp
+			_kid=kcsraw-${_kr%%:*}
+			[ $_kon = 1 ] || _kid=$_kid-nostart
+			# shellcheck disable=SC2086
+			run_rows "$_kid" 'kcsraw*' $K ${_kr#*:}
+		done
+	done
+	echo 1 >$_sp
+	check "requests were started by their submitter" \
+		test "$(cat $KSYS/submit_starts)" -gt 0
+	check "rmmod kcsraw" rmmod kcsraw
+}
+
 R=1
 while [ $R -le "$ROUNDS" ]; do
-	round
+	if [ "$KSTART" = 1 ]; then
+		kstart_round
+	else
+		round
+	fi
 	R=$((R + 1))
 done
 

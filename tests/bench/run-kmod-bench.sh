@@ -26,6 +26,12 @@
 #                   kmod-bench-smpN (beside the 1-vCPU one), the plot
 #                   docs/img/kmod-bench-smpN.png, the data
 #                   docs/data/kmod-bench-smpN/
+#   --kstart        only kcsraw's rows, each with the module parameter
+#                   submit_start=1 and =0 in one boot (issue 24: the
+#                   poller's wake-ups and the latency that starting a
+#                   request in its submitter saves); the docs block is
+#                   kstart-bench (kstart-bench-smpN), the data
+#                   docs/data/kstart-bench(-smpN)/, no plot
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-bench; must not be a
 # SANITIZE=ON tree), and what tests/vm/run.sh reads. About 2-3 minutes of VM
@@ -35,7 +41,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-bench}
 build=$KCSMUX_BUILD
-n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out="" smp=1
+n=500 nsdr=200 rounds=3 warm=10 docs=1 report="" timeout=420 out="" smp=1 kstart=0
 
 . "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
@@ -49,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--report) report=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--smp) smp=$2; shift ;;
+	--kstart) kstart=1 ;;
 	-h|--help) usage ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
@@ -59,19 +66,21 @@ done
 # render DIR: tables and plot; with docs, also keep the raw figures in
 # docs/data/kmod-bench/ (re-render them with --report docs/data/kmod-bench).
 render() {
-	local tag=kmod-bench
-	[ "$smp" = 1 ] || tag=kmod-bench-smp$smp
+	local tag=kmod-bench script=kmod-bench-report.py
+	[ $kstart = 0 ] || tag=kstart-bench script=kstart-bench-report.py
+	[ "$smp" = 1 ] || tag=$tag-smp$smp
 	local dir=$1 args=() data=$src/docs/data/$tag
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/$tag.png")
+		args=(--docs "$src/docs/benchmarks.md")
+		[ $kstart = 1 ] || args+=(--png "$src/docs/img/$tag.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
 			bench_keep "$dir" "$data" results.txt env.txt spinloop.txt \
 				host-spinloop.txt host-env.txt
 		fi
 	fi
-	KCSMUX_BENCH_TAG=$tag "$py" "$src/tests/bench/kmod-bench-report.py" "$dir" "${args[@]}"
+	KCSMUX_BENCH_TAG=$tag "$py" "$src/tests/bench/$script" "$dir" "${args[@]}"
 	if [ $docs = 1 ]; then
-		log "updated docs/benchmarks.md, docs/img/$tag.png, docs/data/$tag/"
+		log "updated docs/benchmarks.md${args[2]:+, ${args[3]#"$src/"}}, docs/data/$tag/"
 	fi
 	log "results in $dir"
 }
@@ -97,6 +106,7 @@ rc=0
 "$src/tests/vm/run.sh" --smp "$smp" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
 	--out "$out" --log "$out/serial.log" --timeout "$timeout" -q \
 	--env BENCH_N="$n" --env BENCH_NSDR="$nsdr" --env BENCH_WARM="$warm" --env BENCH_ROUNDS="$rounds" \
+	--env BENCH_KSTART="$kstart" \
 	"$src/tests/bench/kmod-bench.sh" 2>"$out/run.log" || rc=$?
 bench_host_after "$out/host-env.txt"
 sed 's/^/    /' "$out/run.log" >&2

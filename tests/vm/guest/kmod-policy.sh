@@ -157,6 +157,39 @@ else
 	check "timer wake-ups" test "$(field timer_wakeups /tmp/bi)" -ge $N
 fi
 
+say "submit_start: a request to an idle interface starts in its submitter"
+# Issue 24. A sleeping policy (one first_us sleep through the BMC's 2 ms,
+# then 100 us polls). Every wake-up of the poller is the end of one of the
+# transactions' sleeps, or else a submission waking it (or the idle SMS_ATN
+# check, atn_poll_ms: a few). With submit_start=1 the submitter writes the
+# request and arms the first sleep: no wake-up is a submission's. With 0 a
+# submission wakes the poller when it sleeps: with a CPU of its own it
+# does, each time; on one vCPU it has seldom gone to sleep by then.
+# ks_run S: the run with submit_start=S; sets wk (the poller's wake-ups),
+# st (requests started by their submitter), sl (sleeps of the transactions)
+ks_run() {
+	echo "$1" >$PAR/submit_start
+	_w0=$(cat $SYS/wakeups) _t0=$(cat $SYS/submit_starts)
+	run_to /tmp/ks"$1" $KCSRAW -b 0 -p 100 -F 1800 -n $N -q raw 06 01
+	expect "submit_start=$1: all ok" "n=$N ok=$N bad=0" /tmp/ks"$1"
+	wk=$(($(cat $SYS/wakeups) - _w0)) st=$(($(cat $SYS/submit_starts) - _t0))
+	sl=$(field sleeps /tmp/ks"$1")
+}
+ks_run 0
+wk0=$wk st0=$st sl0=$sl
+ks_run 1
+wk1=$wk st1=$st sl1=$sl
+echo "    poller wake-ups for $N transactions: $wk0 with submit_start=0 ($sl0 sleeps), $wk1 with 1 ($sl1 sleeps)"
+check "submit_start=0: no request started by its submitter ($st0)" test "$st0" -eq 0
+check "submit_start=1: every request started by its submitter ($st1)" test "$st1" -ge $N
+check "submit_start=1: every wake-up ends a sleep ($wk1 wake-ups, $sl1 sleeps)" \
+	test "$wk1" -le $((sl1 + 2))
+if [ "$(nproc)" -gt 1 ]; then
+	check "submit_start=0: the submissions woke the poller ($((wk0 - sl0)) wake-ups beyond the sleeps; 1: $((wk1 - sl1)))" \
+		test $((wk0 - sl0)) -ge $((wk1 - sl1 + N / 2))
+fi
+echo 1 >$PAR/submit_start
+
 say "ABI self-test with a slow BMC (cancel in flight)"
 run_to /tmp/st $KCSRAW selftest strict
 check "kcsmux-kcsraw selftest strict" grep -q '^selftest: ok' /tmp/st
