@@ -143,6 +143,7 @@ struct kcsraw_stats {
 #define KCSRAW_INFO_SMI		0x0004	/* also an interface of ipmi_msghandler
 					   (smi=1): the kernel's IPMI users
 					   have a lane ahead of this queue */
+#define KCSRAW_INFO_ASYNC	0x0008	/* the kernel owns message flags, receive queue and event buffer */
 
 /* KCSRAW_IOC_INFO. 200 bytes. */
 struct kcsraw_info {
