@@ -93,6 +93,13 @@ struct backend {
 	bool bridges;	       /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
+	bool no_bridge;	       /* IPMB/LAN requests have no path (kcsraw
+				  in SMI mode without ipmi_devintf): refused
+				  with EINVAL before they are queued */
+	int async_fd;	       /* kcsraw in SMI mode: the stock /dev/ipmiN
+				  of the same interface, for bridged
+				  requests and events; -1: none */
+	struct event *async_ev;
 	struct backend_health health;
 };
 
@@ -105,8 +112,37 @@ struct backend {
 int backend_ports_holder(FILE *f, char *buf, size_t len);
 void backend_kcsraw_missing(const char *path, int err, char **cause);
 
+/*
+ * kcsraw in SMI mode (KCSRAW_INFO_ASYNC: kcsraw.ko runs the message flags
+ * and hands what it fetches to ipmi_msghandler): the daemon's SMS_ATN
+ * machine is off and bridged requests and events go through the stock
+ * node ipmi_devintf makes on the same interface.
+ */
+struct backend_kcsraw_opts {
+	const char *async_dev;	/* that node; NULL: found in sysfs_ipmi */
+	const char *sysfs_ipmi; /* NULL: /sys/class/ipmi */
+	bool force_async;	/* tests: as if the module said ASYNC */
+};
+
+/*
+ * smidev.c: the stock node of kcsraw interface INDEX: the ipmiN under
+ * CLASS_DIR (/sys/class/ipmi) whose device is the platform device
+ * kcsraw.INDEX, as "/dev/ipmiN" in BUF; 0, or -ENOENT (none; also when
+ * CLASS_DIR is missing: ipmi_devintf is not loaded).
+ */
+int backend_smi_devnode(const char *class_dir, unsigned int index, char *buf,
+			size_t len);
+
+/* ipmidev.c, shared with kcsraw.c in SMI mode: open a stock node (with
+ * events on), send one request (the cookie as msgid), and read what the
+ * kernel queued: responses as completions, events as cbs->event. */
+int ipmidev_open_fd(const char *path, char **cause);
+int ipmidev_send(int fd, const struct backend_req *br);
+void ipmidev_drain(struct backend *be, int fd);
+
 /* Open the interface at path, watched by base; NULL with *cause. */
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_kcsraw_opts *o,
 				    const struct backend_cbs *cbs, void *arg,
 				    char **cause);
 struct backend *backend_ipmidev_open(struct event_base *base, const char *path,

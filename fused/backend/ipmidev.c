@@ -6,7 +6,9 @@
  * policy (kipmid): the per-node polling keys have no effect here. The
  * kernel does SMS_ATN and IPMB bridging itself: IPMB requests are passed to
  * it as such (with the request's retries), and the events it delivers to
- * our open file are fanned out to the nodes' subscribers.
+ * our open file are fanned out to the nodes' subscribers. The kcsraw
+ * backend in SMI mode uses the same calls (ipmidev_send, ipmidev_drain) on
+ * the stock node of its own interface.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,14 +24,12 @@
 #include "util/error.h"
 #include "util/log.h"
 
-static int id_submit(struct backend *be, const struct backend_req *br)
+int ipmidev_send(int fd, const struct backend_req *br)
 {
 	uint64_t cookie = br->cookie;
 	const uint8_t *req = br->req;
 	unsigned int len = br->len;
 	const struct ipmi_address *addr = br->addr;
-	int32_t retries = br->retries;
-	uint32_t retry_ms = br->retry_ms;
 	struct ipmi_address si = {
 		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
 		.channel = IPMI_BMC_CHANNEL,
@@ -52,12 +52,20 @@ static int id_submit(struct backend *be, const struct backend_req *br)
 	r.req.msg.cmd = req[1];
 	r.req.msg.data = (unsigned char *)req + 2;
 	r.req.msg.data_len = (unsigned short)(len - 2);
-	r.retries = retries;
-	r.retry_time_ms = retry_ms;
-	if (ioctl(be->fd, IPMICTL_SEND_COMMAND_SETTIME, &r) < 0)
+	r.retries = br->retries;
+	r.retry_time_ms = br->retry_ms;
+	if (ioctl(fd, IPMICTL_SEND_COMMAND_SETTIME, &r) < 0)
 		return -errno;
-	be->inflight++;
 	return 0;
+}
+
+static int id_submit(struct backend *be, const struct backend_req *br)
+{
+	int rv = ipmidev_send(be->fd, br);
+
+	if (rv == 0)
+		be->inflight++;
+	return rv;
 }
 
 static int id_cancel(struct backend *be, uint64_t cookie)
@@ -82,16 +90,14 @@ static const struct backend_ops ipmidev_ops = {
 	.destroy = id_destroy,
 };
 
-static void id_event(evutil_socket_t fd, short what, void *arg)
+void ipmidev_drain(struct backend *be, int fd)
 {
-	struct backend *be = arg;
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
 	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
 	struct ipmi_address addr;
 	struct ipmi_recv r;
 	struct ipmb_user_msg m;
 
-	(void)what;
 	for (;;) {
 		memset(&r, 0, sizeof(r));
 		r.addr = abuf;
@@ -124,7 +130,28 @@ static void id_event(evutil_socket_t fd, short what, void *arg)
 		be->cbs->completion(be->cb_arg, (uint64_t)r.msgid, 0, buf,
 				    2u + r.msg.data_len, NULL);
 	}
+}
+
+static void id_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct backend *be = arg;
+
+	(void)what;
+	ipmidev_drain(be, fd);
 	be->cbs->room(be->cb_arg);
+}
+
+int ipmidev_open_fd(const char *path, char **cause)
+{
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int on = 1;
+
+	if (fd < 0)
+		return error_set(cause, "%s: %s", path, strerror(errno));
+	if (ioctl(fd, IPMICTL_SET_GETS_EVENTS_CMD, &on) < 0)
+		log_warn("%s: cannot receive events: %s", path,
+			 strerror(errno));
+	return fd;
 }
 
 struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
@@ -132,7 +159,6 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 				     char **cause)
 {
 	struct backend *be = calloc(1, sizeof(*be));
-	int on;
 
 	if (!be) {
 		error_set(cause, "out of memory");
@@ -143,16 +169,12 @@ struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 	be->cb_arg = arg;
 	be->depth = 1;
 	be->bridges = true;
-	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	be->async_fd = -1;
+	be->fd = ipmidev_open_fd(path, cause);
 	if (be->fd < 0) {
-		error_set(cause, "%s: %s", path, strerror(errno));
 		free(be);
 		return NULL;
 	}
-	on = 1;
-	if (ioctl(be->fd, IPMICTL_SET_GETS_EVENTS_CMD, &on) < 0)
-		log_warn("%s: cannot receive events: %s", path,
-			 strerror(errno));
 	be->ev = event_new(base, be->fd, EV_READ | EV_PERSIST, id_event, be);
 	if (!be->ev || event_add(be->ev, NULL) < 0) {
 		error_set(cause, "%s: event_add failed", path);

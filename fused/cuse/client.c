@@ -358,6 +358,11 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	if (!n->d->be->bridges && !n->d->media_ready &&
 	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
 		return -EAGAIN;
+	/* SMI mode without the stock node: no path, as stock for a
+	 * channel that cannot bridge (logged once at start) */
+	if (n->d->be->no_bridge &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return -EINVAL;
 	rv = ipmi_check_request(addr, rq->netfn, rq->cmd, rq->len,
 				n->d->be->bridges ? NULL : n->d->media,
 				&rq->flags);
