@@ -25,6 +25,8 @@
 /* Longest slack granted to a poll sleep, and its share of the sleep. */
 #define KCSRAW_SLACK_MAX_NS	(50 * NSEC_PER_USEC)
 #define KCSRAW_SLACK_SHIFT	3
+/* The idle SMS_ATN check while the message handler watches. */
+#define KCSRAW_WATCH_MS		10U
 
 enum kcsraw_wake {
 	KCSRAW_WAKE_TIMER,
@@ -180,7 +182,8 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
 	} else if (idle && (!list_empty_careful(&ifc->queue) ||
-			    READ_ONCE(ifc->smi_waiting))) {
+			    READ_ONCE(ifc->smi_waiting) ||
+			    READ_ONCE(ifc->flg_kick))) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
 	} else if (ns == KTIME_MAX) {
@@ -515,8 +518,7 @@ static void kcsraw_run_end(struct kcsraw_iface *ifc, struct kcsraw_req *req,
  * ends cancelled (-ECANCELED): poll() aborted a FIFO transaction, or
  * finishes and returns the kernel's message itself.
  */
-static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			   u32 gen)
+void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req, u32 gen)
 {
 	struct kcsraw_completion *comp = &req->comp;
 	struct kcs_sm_stats s0 = ifc->sm.stats;
@@ -572,7 +574,10 @@ out:
 	kcsraw_run_end(ifc, req, &run, &s0);
 }
 
-/* Idle: look at SMS_ATN and tell every open file when it is up. */
+/*
+ * Idle: look at SMS_ATN and tell every open file when it is up, or, with
+ * the kernel's flags machine, kick it.
+ */
 static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 {
 	struct kcsraw_file *f;
@@ -595,6 +600,12 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 		return;
 	spin_lock_irqsave(&ifc->lock, flags);
 	ifc->stats.attn++;
+	/* The kernel's flags machine owns it: the files are not told. */
+	if (READ_ONCE(ifc->smi_async)) {
+		spin_unlock_irqrestore(&ifc->lock, flags);
+		kcsraw_flags_kick(ifc, KCSRAW_KICK_ATN);
+		return;
+	}
 	/*
 	 * Wake with every bit kcsraw_poll() then reports: epoll ignores a
 	 * wake-up whose key shares no bit with the events it waits for, and
@@ -606,6 +617,19 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 					   EPOLLPRI | EPOLLIN | EPOLLRDNORM);
 	}
 	spin_unlock_irqrestore(&ifc->lock, flags);
+}
+
+/*
+ * The idle sleep: atn_poll_ms, or at most KCSRAW_WATCH_MS while the
+ * message handler waits for something the flags bring (set_need_watch).
+ */
+static unsigned int kcsraw_idle_ms(struct kcsraw_iface *ifc)
+{
+	unsigned int ms = READ_ONCE(kcsraw_atn_poll_ms);
+
+	if (!READ_ONCE(ifc->smi_async) || !READ_ONCE(ifc->smi_watch))
+		return ms;
+	return ms ? min(ms, KCSRAW_WATCH_MS) : KCSRAW_WATCH_MS;
 }
 
 static int kcsraw_thread(void *data)
@@ -633,6 +657,14 @@ static int kcsraw_thread(void *data)
 			cond_resched();
 			continue;
 		}
+		/* Then the message flags machine, then the FIFO. */
+		if (kcsraw_flags_step(ifc)) {
+			cond_resched();
+			continue;
+		}
+		/* Under load the idle check below never comes. */
+		if (READ_ONCE(ifc->smi_async))
+			kcsraw_idle_check(ifc);
 		spin_lock_irqsave(&ifc->lock, flags);
 		req = list_first_entry_or_null(&ifc->queue, struct kcsraw_req,
 					       node);
@@ -662,8 +694,11 @@ static int kcsraw_thread(void *data)
 			continue;
 		}
 
-		kcsraw_idle_check(ifc);
-		ms = READ_ONCE(kcsraw_atn_poll_ms);
+		if (!READ_ONCE(ifc->smi_async))
+			kcsraw_idle_check(ifc);
+		if (READ_ONCE(ifc->flg_kick))
+			continue;
+		ms = kcsraw_idle_ms(ifc);
 		kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
 			     !!READ_ONCE(ifc->irq), NULL, true);
 	}
