@@ -2,13 +2,15 @@
 # is an interface of ipmi_msghandler; when it runs the message flags itself
 # (KCSRAW_INFO_ASYNC) kcsmuxd's own SMS_ATN machine is off and events and
 # bridging go through the stock /dev/ipmiN ipmi_devintf makes on kcsraw's
-# interface. KCSMUX_TEST_SMI_ASYNC=1 puts the daemon in that mode whatever
-# the module says, so this runs on stage-1 modules too.
+# interface (smi_async=1, kcsraw's default with smi=1).
 #  1. ipmi_devintf not loaded: one error naming it, system-interface
 #     requests served, IPMB requests EINVAL, the daemon alive.
 #  2. ipmi_devintf loaded: the daemon finds /dev/ipmi0 through sysfs (the
 #     platform device kcsraw.0), under user = nobody and seccomp = yes
-#     sends a node's bridged request on it and reads the kernel's answer.
+#     sends a node's bridged request on it and gets the satellite's answer,
+#     the one ipmitool gets on /dev/ipmi0 itself.
+#  3. One event from the BMC reaches a subscriber of every node and a
+#     gets_events user of /dev/ipmi0 (a kernel user) alike.
 . /guest/lib.sh
 
 KCSRAW_SMI=1 kcsmux_setup
@@ -28,7 +30,7 @@ mode = 0666
 CONF
 
 start() {	# LOG
-	KCSMUX_TEST_SMI_ASYNC=1 kcsmuxd -f >"$1" 2>&1 &
+	kcsmuxd -f >"$1" 2>&1 &
 	dpid=$!
 	for _i in $(seq 100); do
 		grep -q 'seccomp filter in' "$1" && [ -c /dev/ipmi2 ] && return 0
@@ -71,15 +73,40 @@ check "no error about ipmi_devintf" \
 run_to /tmp/mc2 ipmitool -I open -d 2 mc info
 expect "a system-interface request through a node is served" \
 	'^Firmware Revision +: 2\.15$' /tmp/mc2
-# On a module without the flags machine nobody fetches the satellite's
-# answer and the kernel ends the request with cc 0xc3 after its retries:
-# either way the answer comes back through the stock node, and the
-# seccomp filter let the daemon send and receive on it.
-run_to /tmp/br2 kcsmux-ipmi-probe -d /dev/ipmi1 -t 0x72 -n 1 -k -v \
-	--timeout 30000 --allow-errors
-expect "the bridged request got the kernel's answer" \
-	'recv_type=1 .*netfn=0x07 cmd=0x01' /tmp/br2
+# The kernel's flags machine fetches the satellite's answer; the daemon
+# sends and receives on the stock node under its seccomp filter.
+run_to /tmp/br2 kcsmux-ipmi-probe -d /dev/ipmi1 -t 0x72 -n 3 -k
+expect "three bridged Get Device IDs to 0x72 answered (cc 0)" \
+	'^probe: .* ok=3 err=0 ' /tmp/br2
+ipmitool -I open -d 0 -t 0x72 -b 0 mc info >/tmp/brs.out 2>&1
+ipmitool -I open -d 1 -t 0x72 -b 0 mc info >/tmp/brn.out 2>&1
+expect "ipmitool bridged mc info on /dev/ipmi0: the satellite's" \
+	'^Firmware Revision +: 1\.03$' /tmp/brs.out
+check "the same on node ipmi1" cmp -s /tmp/brs.out /tmp/brn.out
 check "kcsmuxd still runs (seccomp = yes)" kill -0 "$dpid"
+
+say "3. one event reaches every node's subscriber and a kernel user alike"
+# Set Sensor Thresholds: CPU Temp's (0x01, reading 45) upper non-critical
+# threshold below the reading: ipmi_sim asserts the event and raises
+# SMS_ATN; the kernel fetches it and gives it to every gets_events user,
+# kcsmuxd's open file among them, which fans it out to its nodes.
+check "kernel user: gets_events on /dev/ipmi0" listen kev /dev/ipmi0 -e
+check "node subscriber on ipmi1" listen n1ev /dev/ipmi1 -e
+check "node subscriber on ipmi2" listen n2ev /dev/ipmi2 -e
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "04 26 01 08 00 00 00 28 00 00" \
+	--allow-errors >/dev/null 2>&1
+check "the kernel user got the event" finish kev
+check "ipmi1's subscriber got it" finish n1ev
+check "ipmi2's subscriber got it" finish n2ev
+cat /tmp/kev.out /tmp/n1ev.out | sed 's/^/    /'
+expect "it is CPU Temp's UNC event, reading 45, threshold 0x28" \
+	"type=event .* len=16 data=[0-9a-f]{4}02000000002000040101(01|81)572d28" \
+	/tmp/n1ev.out
+same_lines "ipmi1 sees the event as the kernel user does" kev n1ev recv
+same_lines "ipmi2 sees the event as the kernel user does" kev n2ev recv
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "04 26 01 08 00 00 00 55 00 00" \
+	--allow-errors >/dev/null 2>&1
+check "kcsmuxd still runs" kill -0 "$dpid"
 stop
 check "no seccomp kill in the kernel's log" \
 	sh -c '! dmesg | grep -q "comm=\"kcsmuxd\".*sig=31"'
