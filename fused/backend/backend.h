@@ -23,6 +23,9 @@ struct event_base;
 
 struct backend;
 
+/* Replies to incoming commands a stock driver holds at once. */
+#define BACKEND_MAX_REPLIES 16
+
 /*
  * What a backend reports, each with the arg given to open(); called from
  * the event loop, never from inside ops->submit or ops->cancel.
@@ -44,6 +47,10 @@ struct backend_cbs {
 	void (*event)(void *arg, const struct ipmb_user_msg *m);
 	/* A wake-up's reports are over: there may be room to submit. */
 	void (*room)(void *arg);
+	/* An incoming command for a registration the backend holds
+	 * (ops->cmd_register); false: nobody took it, the backend answers
+	 * it cc 0xC1 itself. */
+	bool (*command)(void *arg, const struct ipmb_user_msg *m);
 };
 
 /* One request handed to a backend (backend_ops.submit). */
@@ -58,6 +65,10 @@ struct backend_req {
 	const struct ipmi_address *addr;
 	int32_t retries;
 	uint32_t retry_ms;
+	/* With addr and an odd netfn: a reply to an incoming command, msgid
+	 * the one the command came with. It completes with the outcome of
+	 * its Send Message (netfn << 2 | lun, cmd, cc). */
+	int64_t msgid;
 };
 
 struct backend_ops {
@@ -67,6 +78,10 @@ struct backend_ops {
 	/* Abandon a submitted request: it completes with -ECANCELED. */
 	int (*cancel)(struct backend *be, uint64_t cookie);
 	void (*destroy)(struct backend *be);
+	/* Forward a command registration (on) or its end for these channels
+	 * to the driver underneath; NULL: the backend has none. */
+	int (*cmd_register)(struct backend *be, uint8_t netfn, uint8_t cmd,
+			    uint32_t chans, bool on);
 };
 
 /* The interface's health as its completions tell it (kcsraw backend; the
@@ -100,6 +115,13 @@ struct backend {
 				  of the same interface, for bridged
 				  requests and events; -1: none */
 	struct event *async_ev;
+	/* replies to incoming commands at the stock driver, which reports
+	 * their outcome by the command's msgid, not by our cookie */
+	struct backend_reply {
+		uint64_t cookie;
+		int64_t msgid;
+		bool used;
+	} replies[BACKEND_MAX_REPLIES];
 	struct backend_health health;
 };
 
@@ -137,8 +159,10 @@ int backend_smi_devnode(const char *class_dir, unsigned int index, char *buf,
  * events on), send one request (the cookie as msgid), and read what the
  * kernel queued: responses as completions, events as cbs->event. */
 int ipmidev_open_fd(const char *path, char **cause);
-int ipmidev_send(int fd, const struct backend_req *br);
+int ipmidev_send(struct backend *be, int fd, const struct backend_req *br);
 void ipmidev_drain(struct backend *be, int fd);
+int ipmidev_cmd_register(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
+			 bool on);
 
 /* Open the interface at path, watched by base; NULL with *cause. */
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,

@@ -24,44 +24,81 @@
 #include "util/error.h"
 #include "util/log.h"
 
-int ipmidev_send(int fd, const struct backend_req *br)
+/* One SEND_COMMAND_SETTIME on fd: netfn and cmd from req[0..1]. */
+static int send_req(int fd, const struct ipmi_address *addr, const uint8_t *req,
+		    unsigned int len, long msgid,
+		    const struct backend_req *timing)
 {
-	uint64_t cookie = br->cookie;
-	const uint8_t *req = br->req;
-	unsigned int len = br->len;
-	const struct ipmi_address *addr = br->addr;
-	struct ipmi_address si = {
-		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
-		.channel = IPMI_BMC_CHANNEL,
-		.lun = req[0] & 3,
-	};
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
 	struct ipmi_req_settime r;
 	int alen;
 
-	if (len < 2)
-		return -EINVAL;
-	alen = ipmi_addr_encode(addr ? addr : &si, abuf, sizeof(abuf));
+	alen = ipmi_addr_encode(addr, abuf, sizeof(abuf));
 	if (alen < 0)
 		return alen;
 	memset(&r, 0, sizeof(r));
 	r.req.addr = abuf;
 	r.req.addr_len = alen;
-	r.req.msgid = (long)cookie;
+	r.req.msgid = msgid;
 	r.req.msg.netfn = req[0] >> 2;
 	r.req.msg.cmd = req[1];
 	r.req.msg.data = (unsigned char *)req + 2;
 	r.req.msg.data_len = (unsigned short)(len - 2);
-	r.retries = br->retries;
-	r.retry_time_ms = br->retry_ms;
+	r.retries = timing ? timing->retries : 0;
+	r.retry_time_ms = timing ? timing->retry_ms : 0;
 	if (ioctl(fd, IPMICTL_SEND_COMMAND_SETTIME, &r) < 0)
+		return -errno;
+	return 0;
+}
+
+int ipmidev_send(struct backend *be, int fd, const struct backend_req *br)
+{
+	const uint8_t *req = br->req;
+	struct ipmi_address si = {
+		.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE,
+		.channel = IPMI_BMC_CHANNEL,
+	};
+	bool reply = br->addr && br->len >= 2 && (req[0] >> 2) & 1;
+	struct backend_reply *slot = NULL;
+	int rv;
+
+	if (br->len < 2)
+		return -EINVAL;
+	si.lun = req[0] & 3;
+	/* A reply to an incoming command: the command's msgid is its
+	 * sequence number, and the kernel reports the outcome by it. */
+	for (size_t i = 0; reply && !slot && i < BACKEND_MAX_REPLIES; i++)
+		if (!be->replies[i].used)
+			slot = &be->replies[i];
+	if (reply && !slot)
+		return -EBUSY;
+	rv = send_req(fd, br->addr ? br->addr : &si, req, br->len,
+		      reply ? (long)br->msgid : (long)br->cookie, br);
+	if (rv == 0 && slot)
+		*slot = (struct backend_reply){ br->cookie, br->msgid, true };
+	return rv;
+}
+
+int ipmidev_cmd_register(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
+			 bool on)
+{
+	struct ipmi_cmdspec_chans cs = {
+		.netfn = netfn,
+		.cmd = cmd,
+		.chans = chans,
+	};
+
+	if (ioctl(fd,
+		  on ? IPMICTL_REGISTER_FOR_CMD_CHANS :
+		       IPMICTL_UNREGISTER_FOR_CMD_CHANS,
+		  &cs) < 0)
 		return -errno;
 	return 0;
 }
 
 static int id_submit(struct backend *be, const struct backend_req *br)
 {
-	int rv = ipmidev_send(be->fd, br);
+	int rv = ipmidev_send(be, be->fd, br);
 
 	if (rv == 0)
 		be->inflight++;
@@ -90,6 +127,30 @@ static const struct backend_ops ipmidev_ops = {
 	.destroy = id_destroy,
 };
 
+/* An incoming command nobody took: cc 0xC1, as the stock handler answers
+ * one nobody registered (the outcome, unmatched, is dropped). */
+static void answer_invalid(int fd, const struct ipmb_user_msg *m)
+{
+	const uint8_t rsp[3] = { (uint8_t)((m->netfn | 1) << 2 |
+					   (m->addr.lun & 3)),
+				 m->cmd, IPMI_INVALID_CMD_COMPLETION_CODE };
+
+	if (send_req(fd, &m->addr, rsp, sizeof(rsp), (long)m->msgid, NULL) < 0)
+		log_debug("ipmidev: cannot answer command 0x%02x/0x%02x",
+			  m->netfn, m->cmd);
+}
+
+/* The outcome of a reply to an incoming command: its cookie, or 0. */
+static uint64_t reply_done(struct backend *be, long msgid)
+{
+	for (size_t i = 0; i < BACKEND_MAX_REPLIES; i++)
+		if (be->replies[i].used && be->replies[i].msgid == msgid) {
+			be->replies[i].used = false;
+			return be->replies[i].cookie;
+		}
+	return 0;
+}
+
 void ipmidev_drain(struct backend *be, int fd)
 {
 	uint8_t abuf[ABI_MAX_ADDR_LEN];
@@ -97,6 +158,7 @@ void ipmidev_drain(struct backend *be, int fd)
 	struct ipmi_address addr;
 	struct ipmi_recv r;
 	struct ipmb_user_msg m;
+	uint64_t cookie;
 
 	for (;;) {
 		memset(&r, 0, sizeof(r));
@@ -109,25 +171,38 @@ void ipmidev_drain(struct backend *be, int fd)
 			break;
 		if (ipmi_addr_parse(abuf, (uint32_t)r.addr_len, &addr) < 0)
 			continue;
-		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE) {
-			/* The kernel did SMS_ATN; fan its events out. */
+		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE ||
+		    r.recv_type == IPMI_CMD_RECV_TYPE) {
+			/* The kernel did SMS_ATN: its events fanned out,
+			 * commands to whoever registered them. */
 			memset(&m, 0, sizeof(m));
 			m.recv_type = r.recv_type;
 			m.addr = addr;
+			m.msgid = r.msgid;
 			m.netfn = r.msg.netfn;
 			m.cmd = r.msg.cmd;
 			m.data_len = r.msg.data_len;
 			memcpy(m.data, buf + 2, m.data_len);
-			be->cbs->event(be->cb_arg, &m);
+			if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE)
+				be->cbs->event(be->cb_arg, &m);
+			else if (!be->cbs->command ||
+				 !be->cbs->command(be->cb_arg, &m))
+				answer_invalid(fd, &m);
 			continue;
 		}
-		if (r.recv_type != IPMI_RESPONSE_RECV_TYPE)
+		if (r.recv_type == IPMI_RESPONSE_RESPONSE_TYPE)
+			cookie = reply_done(be, r.msgid);
+		else if (r.recv_type == IPMI_RESPONSE_RECV_TYPE)
+			cookie = (uint64_t)r.msgid;
+		else
+			continue;
+		if (!cookie)
 			continue;
 		buf[0] = (uint8_t)(r.msg.netfn << 2 | (addr.lun & 3));
 		buf[1] = r.msg.cmd;
 		if (be->inflight)
 			be->inflight--;
-		be->cbs->completion(be->cb_arg, (uint64_t)r.msgid, 0, buf,
+		be->cbs->completion(be->cb_arg, cookie, 0, buf,
 				    2u + r.msg.data_len, NULL);
 	}
 }

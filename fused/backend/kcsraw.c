@@ -39,7 +39,7 @@ static int kr_submit(struct backend *be, const struct backend_req *br)
 	struct kcsraw_submit s;
 
 	if (addr && be->async_fd >= 0) {
-		int rv = ipmidev_send(be->async_fd, br);
+		int rv = ipmidev_send(be, be->async_fd, br);
 
 		be->inflight += rv == 0;
 		return rv;
@@ -79,11 +79,30 @@ static void kr_destroy(struct backend *be)
 	free(be);
 }
 
+/* SMI mode: the kernel receives the commands; without its stock node
+ * none arrive, and a registration holds nothing. */
+static int kr_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
+			   uint32_t chans, bool on)
+{
+	if (be->async_fd < 0)
+		return 0;
+	return ipmidev_cmd_register(be->async_fd, netfn, cmd, chans, on);
+}
+
 static const struct backend_ops kcsraw_ops = {
 	.name = "kcsraw",
 	.submit = kr_submit,
 	.cancel = kr_cancel,
 	.destroy = kr_destroy,
+};
+
+/* The same, with incoming commands forwarded (SMI mode). */
+static const struct backend_ops kcsraw_smi_ops = {
+	.name = "kcsraw",
+	.submit = kr_submit,
+	.cancel = kr_cancel,
+	.destroy = kr_destroy,
+	.cmd_register = kr_cmd_register,
 };
 
 static void kr_event(evutil_socket_t fd, short what, void *arg)
@@ -152,6 +171,7 @@ static int kr_open_async(struct backend *be, struct event_base *base,
 	const char *path = o ? o->async_dev : NULL;
 
 	be->bridges = true; /* the kernel bridges; the daemon does not */
+	be->ops = &kcsraw_smi_ops;
 	if (!path && backend_smi_devnode(cls, index, dev, sizeof(dev)) == 0)
 		path = dev;
 	if (path)

@@ -34,6 +34,12 @@ static struct {
 	int send_fd, sends;	/* IPMICTL_SEND_COMMAND_SETTIME */
 	int send_addr_type;
 	long send_msgid;
+	uint8_t send_netfn, send_cmd, send_data0;
+	int regs; /* IPMICTL_REGISTER_FOR_CMD_CHANS */
+	uint32_t reg_chans;
+	int queued_type; /* what RECEIVE_MSG_TRUNC returns next, 0: none */
+	long queued_msgid;
+	bool take_cmd; /* cbs.command's answer */
 	int events_fd; /* IPMICTL_SET_GETS_EVENTS_CMD */
 	int attn_asked;
 	bool event_queued; /* one event for RECEIVE_MSG_TRUNC */
@@ -85,6 +91,16 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		k.sends++;
 		k.send_addr_type = a->addr_type;
 		k.send_msgid = r->req.msgid;
+		k.send_netfn = r->req.msg.netfn;
+		k.send_cmd = r->req.msg.cmd;
+		k.send_data0 = r->req.msg.data_len ? r->req.msg.data[0] : 0;
+		return 0;
+	}
+	if (req == IPMICTL_REGISTER_FOR_CMD_CHANS) {
+		const struct ipmi_cmdspec_chans *cs = arg;
+
+		k.regs++;
+		k.reg_chans = cs->chans;
 		return 0;
 	}
 	if (req == IPMICTL_RECEIVE_MSG_TRUNC) {
@@ -94,6 +110,25 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 			.channel = IPMI_BMC_CHANNEL,
 		};
 
+		if (k.queued_type) {
+			struct ipmi_ipmb_addr ia = {
+				.addr_type = IPMI_IPMB_ADDR_TYPE,
+				.slave_addr = 0x40,
+			};
+
+			memcpy(r->addr, &ia, sizeof(ia));
+			r->addr_len = sizeof(ia);
+			r->recv_type = k.queued_type;
+			r->msgid = k.queued_msgid;
+			r->msg.netfn = k.queued_type == IPMI_CMD_RECV_TYPE ?
+					       0x32 :
+					       0x33;
+			r->msg.cmd = 0x05;
+			r->msg.data[0] = 0;
+			r->msg.data_len = 1;
+			k.queued_type = 0;
+			return 0;
+		}
 		if (!k.event_queued) {
 			errno = EAGAIN;
 			return -1;
@@ -111,13 +146,33 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	return __real_ioctl(fd, req, arg);
 }
 
+static uint64_t last_cookie;
+static uint8_t last_resp[4];
+
 static void cb_completion(void *arg, uint64_t cookie, int status,
 			  const uint8_t *resp, unsigned int len,
 			  const struct kcsraw_cost *cost)
 {
-	(void)arg, (void)cookie, (void)status, (void)resp, (void)len;
-	(void)cost;
+	(void)arg, (void)cost;
+	ck_assert_int_eq(status, 0);
+	ck_assert_uint_ge(len, 3);
+	memcpy(last_resp, resp, 3);
+	last_cookie = cookie;
 	k.completions++;
+}
+
+static int commands;
+
+static bool cb_command(void *arg, const struct ipmb_user_msg *m)
+{
+	(void)arg;
+	ck_assert_int_eq(m->recv_type, IPMI_CMD_RECV_TYPE);
+	ck_assert_int_eq(m->netfn, 0x32);
+	ck_assert_int_eq(m->cmd, 0x05);
+	ck_assert_int_eq(m->addr.slave_addr, 0x40);
+	ck_assert_int_eq(m->msgid, 9);
+	commands++;
+	return k.take_cmd;
 }
 
 static void cb_hosed(void *arg)
@@ -151,6 +206,7 @@ static const struct backend_cbs cbs = {
 	.attention = cb_attention,
 	.event = cb_event,
 	.room = cb_room,
+	.command = cb_command,
 };
 
 static char dir[64];
@@ -176,8 +232,7 @@ static char *fake_sysfs(unsigned int n)
 	snprintf(p, sizeof(p), "%s/ipmi0", cls);
 	ck_assert_int_eq(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/ipmi0/device", cls);
-	ck_assert_int_eq(symlink("../../../devices/platform/ipmi_si.0", p),
-			 0);
+	ck_assert_int_eq(symlink("../../../devices/platform/ipmi_si.0", p), 0);
 	snprintf(p, sizeof(p), "%s/ipmi1", cls);
 	ck_assert_int_eq(mkdir(p, 0700), 0);
 	snprintf(p, sizeof(p), "%s/ipmi1/device", cls);
@@ -389,6 +444,71 @@ START_TEST(test_async_no_devintf)
 }
 END_TEST
 
+/*
+ * Incoming commands: a registration goes to the stock node; a command a
+ * node's client takes goes up, one nobody takes is answered cc 0xC1 with
+ * its msgid; a client's reply goes out with the command's msgid (its
+ * sequence) and completes when the kernel reports its outcome by it.
+ */
+START_TEST(test_async_commands)
+{
+	static const uint8_t reply[] = { 0x33 << 2, 0x05, 0x00, 0x11 };
+	struct backend_kcsraw_opts o = { .async_dev = ipmi_path };
+	struct kcsraw_policy pol = { .flags = KCSRAW_POL_DEFAULT };
+	struct ipmi_address to40 = ipmb;
+	struct backend_req r = {
+		.cookie = 1234,
+		.pol = &pol,
+		.req = reply,
+		.len = sizeof(reply),
+		.addr = &to40,
+		.msgid = 9,
+	};
+	struct backend *be;
+
+	k.info_flags = KCSRAW_INFO_SMI | KCSRAW_INFO_ASYNC;
+	be = open_be(&o);
+	ck_assert_ptr_nonnull(be->ops->cmd_register);
+	ck_assert_int_eq(be->ops->cmd_register(be, 0x32, 0x05, 0x3, true), 0);
+	ck_assert_int_eq(k.regs, 1);
+	ck_assert_uint_eq(k.reg_chans, 0x3);
+	/* nobody takes it: the backend answers cc 0xC1, msgid 9 */
+	commands = 0;
+	k.queued_type = IPMI_CMD_RECV_TYPE;
+	k.queued_msgid = 9;
+	event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(commands, 1);
+	ck_assert_int_eq(k.sends, 1);
+	ck_assert_int_eq(k.send_netfn, 0x33);
+	ck_assert_int_eq(k.send_data0, 0xc1);
+	ck_assert_int_eq(k.send_msgid, 9);
+	/* taken: nothing sent; the client's reply carries msgid 9 */
+	k.take_cmd = true;
+	k.queued_type = IPMI_CMD_RECV_TYPE;
+	event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(commands, 2);
+	ck_assert_int_eq(k.sends, 1);
+	to40.slave_addr = 0x40;
+	ck_assert_int_eq(be->ops->submit(be, &r), 0);
+	ck_assert_int_eq(k.sends, 2);
+	ck_assert_int_eq(k.send_msgid, 9);
+	ck_assert_int_eq(k.send_netfn, 0x33);
+	/* its outcome, by msgid 9, completes cookie 1234 */
+	k.queued_type = IPMI_RESPONSE_RESPONSE_TYPE;
+	k.queued_msgid = 9;
+	event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(k.completions, 1);
+	ck_assert_uint_eq(last_cookie, 1234);
+	ck_assert_uint_eq(last_resp[2], 0);
+	ck_assert_uint_eq(be->inflight, 0);
+	/* another outcome for msgid 9 matches nothing now */
+	k.queued_type = IPMI_RESPONSE_RESPONSE_TYPE;
+	event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	ck_assert_int_eq(k.completions, 1);
+	be->ops->destroy(be);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("smimode");
@@ -401,6 +521,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_async_mode);
 	tcase_add_test(tc, test_forced_async_found_in_sysfs);
 	tcase_add_test(tc, test_async_no_devintf);
+	tcase_add_test(tc, test_async_commands);
 	suite_add_tcase(s, tc);
 	return s;
 }
