@@ -15,6 +15,11 @@
 #       sysrq-c panic: the BMC must get the watchdog's panic timeout (Set
 #       Watchdog Timer, countdown 255 s = f6 09) and the panic events
 #       (Platform Event, netfn 04 cmd 02, generator 0x41).
+#   tests/vm/smi.sh daemon [run.sh options]  guest/daemon-smi.sh: kcsmuxd
+#       in SMI mode; the delay proxy injects an IPMB request (0x32/0x05
+#       from 0x40) when a node sends OEM 30 04, twice: the BMC must get
+#       the registered node client's reply (seq 0: cc 00 data 11) and
+#       the kernel's own cc 0xC1 once nobody holds it (seq 1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-}
@@ -84,8 +89,28 @@ wdt)
 		sh -c "tail -n 3 '$log0' | grep -q '^00 02 00'"
 	tail -n 3 "$log0" | sed 's/^/    last: /'
 	;;
+daemon)
+	"$here/run.sh" --bmc extern --delay fixed:200 \
+		--proxy-args "--on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad --log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/daemon-smi.sh"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
+	[ -s "$log0" ] || { echo "smi.sh: no request log from KCS 0"; exit 1; }
+	# Send Messages carrying a response to 0x40's 0x32/0x05 (channel,
+	# rsSA 40, netfn 0x33, chk, rqSA 20, seq/LUN, cmd 05, cc, data, chk)
+	grep -E '^06 34 [0-9a-f]{2} 40 cc [0-9a-f]{2} 20 [0-9a-f]{2} 05( |$)' \
+		"$log0" >"$tmp/replies"
+	sed 's/^/    /' "$tmp/replies"
+	f() { sed -n "$1p" "$tmp/replies" | cut -d' ' -f"$2"; }
+	seq_of() { b=$(f "$1" 8); echo $(( 0x${b:-ff} >> 2 )); }
+	check "two replies reached the BMC" test "$(wc -l <"$tmp/replies")" = 2
+	check "the node client's reply, seq 0: cc 00 data 11" \
+		test "$(seq_of 1) $(f 1 10-11)" = "0 00 11"
+	check "nobody registered any more, seq 1: the kernel's cc c1" \
+		test "$(seq_of 2) $(f 2 10)" = "1 c1"
+	;;
 *)
-	echo "usage: smi.sh main|panic|wdt [run.sh options]" >&2
+	echo "usage: smi.sh main|panic|wdt|daemon [run.sh options]" >&2
 	exit 2
 	;;
 esac

@@ -11,6 +11,10 @@
 #     the one ipmitool gets on /dev/ipmi0 itself.
 #  3. One event from the BMC reaches a subscriber of every node and a
 #     gets_events user of /dev/ipmi0 (a kernel user) alike.
+#  4. An incoming IPMB command (the proxy injects it on OEM 30 04) reaches
+#     the node client that registered it, which replies; after it closed,
+#     the next one is the kernel's to answer (tests/vm/smi.sh daemon checks
+#     both replies in the BMC's request log).
 . /guest/lib.sh
 
 KCSRAW_SMI=1 kcsmux_setup
@@ -23,6 +27,7 @@ seccomp = yes
 [node ipmi1]
 policy = interactive
 events = yes
+commands = yes
 mode = 0666
 [node ipmi2]
 events = yes
@@ -106,6 +111,29 @@ same_lines "ipmi1 sees the event as the kernel user does" kev n1ev recv
 same_lines "ipmi2 sees the event as the kernel user does" kev n2ev recv
 kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "04 26 01 08 00 00 00 55 00 00" \
 	--allow-errors >/dev/null 2>&1
+check "kcsmuxd still runs" kill -0 "$dpid"
+
+say "4. an incoming IPMB command, to the node client that registered it"
+check "node: register 0x32/0x05 on ipmi1" \
+	listen n1cmd /dev/ipmi1 -r 0x32:0x05 -a "00 11"
+if kcsmux-ipmi-listen -d /dev/ipmi0 -r 0x32:0x05 -t 100 >/tmp/kdup.out 2>&1; then
+	fail "a kernel user registered 0x32/0x05 too"
+else
+	expect "the kernel holds the node's registration (EBUSY on /dev/ipmi0)" \
+		"busy" /tmp/kdup.out
+fi
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "30 04" --allow-errors >/dev/null 2>&1
+check "ipmi1's client got the command" finish n1cmd
+sed 's/^/    /' /tmp/n1cmd.out
+expect "from IPMB 0x40 on channel 0, netfn 0x32 cmd 0x05, data de ad" \
+	"type=cmd addr=1/0/0x40/0 netfn=0x32 cmd=0x05 .* data=dead" /tmp/n1cmd.out
+expect "its reply was taken" '^reply rc=0$' /tmp/n1cmd.out
+# the listener closed: its registration is gone at the kernel too
+kcsmux-ipmi-listen -d /dev/ipmi0 -r 0x32:0x05 -t 100 >/tmp/kreg.out 2>&1
+check "a kernel user may register 0x32/0x05 now (it waited: exit 1)" \
+	test "$?" = 1
+kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "30 04" --allow-errors >/dev/null 2>&1
+sleep 1
 check "kcsmuxd still runs" kill -0 "$dpid"
 stop
 check "no seccomp kill in the kernel's log" \
