@@ -187,6 +187,7 @@ static struct ipmi_smi_msg *kcsraw_flags_answer(struct kcsraw_iface *ifc,
 	case KCSRAW_FLG_CLEAR:
 		ifc->flg_flags &= ~KCSRAW_FLG_PRETIMEOUT;
 		ifc->flg_pretimeouts++;
+		ifc->flg_got = true;
 		ipmi_smi_watchdog_pretimeout(ifc->intf);
 		kcsraw_flags_next(ifc);
 		return NULL;
@@ -206,6 +207,7 @@ static struct ipmi_smi_msg *kcsraw_flags_answer(struct kcsraw_iface *ifc,
 		else
 			ifc->flg_events++;
 		ifc->flg_row++;
+		ifc->flg_got = true;
 		kcsraw_flags_next(ifc);
 		kcsraw_flags_fill(msg, req);
 		return msg;
@@ -229,12 +231,16 @@ static bool kcsraw_flags_kicked(struct kcsraw_iface *ifc)
 {
 	if (ifc->flg_state != KCSRAW_FLG_IDLE)
 		return true;
-	if (test_and_clear_bit(KCSRAW_KICK_ATN, &ifc->flg_kick))
+	/* Only a run SMS_ATN started can find SMS_ATN empty. */
+	if (test_and_clear_bit(KCSRAW_KICK_ATN, &ifc->flg_kick)) {
 		ifc->flg_state = KCSRAW_FLG_GET_FLAGS;
-	else if (test_and_clear_bit(KCSRAW_KICK_EVENTS, &ifc->flg_kick))
+		ifc->flg_got = false;
+	} else if (test_and_clear_bit(KCSRAW_KICK_EVENTS, &ifc->flg_kick)) {
 		ifc->flg_state = KCSRAW_FLG_CHECK_ENABLES;
-	else
+		ifc->flg_got = true;
+	} else {
 		return false;
+	}
 	ifc->flg_row = 0;
 	return true;
 }
@@ -276,7 +282,10 @@ bool kcsraw_flags_step(struct kcsraw_iface *ifc)
 	if (!req || !READ_ONCE(ifc->smi_async) || !kcsraw_flags_kicked(ifc))
 		return false;
 	if (!kcsraw_flags_enter(ifc)) {
+		/* Not (or no longer) registered: nothing to start again. */
 		ifc->flg_state = KCSRAW_FLG_IDLE;
+		clear_bit(KCSRAW_KICK_ATN, &ifc->flg_kick);
+		clear_bit(KCSRAW_KICK_EVENTS, &ifc->flg_kick);
 		return false;
 	}
 	if (!kcsraw_flags_req(ifc, req, &msg)) {
@@ -299,6 +308,9 @@ bool kcsraw_flags_step(struct kcsraw_iface *ifc)
 	ifc->flg_ops++;
 
 	deliver = kcsraw_flags_answer(ifc, req, msg);
+	/* A run that found nothing: see kcsraw_flags_atn(). */
+	if (ifc->flg_state == KCSRAW_FLG_IDLE && !ifc->flg_got)
+		ifc->flg_empty_at = ktime_get();
 	if (deliver)
 		ipmi_smi_msg_received(ifc->intf, deliver);
 	kcsraw_flags_leave(ifc);
@@ -308,6 +320,26 @@ bool kcsraw_flags_step(struct kcsraw_iface *ifc)
 void kcsraw_flags_kick(struct kcsraw_iface *ifc, int what)
 {
 	set_bit(what, &ifc->flg_kick);
+}
+
+/*
+ * SMS_ATN seen by the idle check. A BMC that keeps it up with nothing to
+ * fetch (no flag set, or a flag whose fetch answers empty, as ipmi_sim
+ * after a long run) would have the thread run the machine back to back:
+ * after a run that found nothing, SMS_ATN starts the next only once
+ * @quiet_ms have passed (the idle check's own pace). false: ignored.
+ */
+bool kcsraw_flags_atn(struct kcsraw_iface *ifc, unsigned int quiet_ms)
+{
+	/* Before start_processing() and from shutdown() on: nobody's. */
+	if (!READ_ONCE(ifc->intf) || READ_ONCE(ifc->smi_down))
+		return false;
+	if (ifc->flg_empty_at &&
+	    ktime_ms_delta(ktime_get(), ifc->flg_empty_at) < quiet_ms)
+		return false;
+	ifc->flg_empty_at = 0;
+	kcsraw_flags_kick(ifc, KCSRAW_KICK_ATN);
+	return true;
 }
 
 int kcsraw_flags_init(struct kcsraw_iface *ifc)

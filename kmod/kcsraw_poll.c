@@ -575,6 +575,19 @@ out:
 }
 
 /*
+ * The idle sleep: atn_poll_ms, or at most KCSRAW_WATCH_MS while the
+ * message handler waits for something the flags bring (set_need_watch).
+ */
+static unsigned int kcsraw_idle_ms(struct kcsraw_iface *ifc)
+{
+	unsigned int ms = READ_ONCE(kcsraw_atn_poll_ms);
+
+	if (!READ_ONCE(ifc->smi_async) || !READ_ONCE(ifc->smi_watch))
+		return ms;
+	return ms ? min(ms, KCSRAW_WATCH_MS) : KCSRAW_WATCH_MS;
+}
+
+/*
  * Idle: look at SMS_ATN and tell every open file when it is up, or, with
  * the kernel's flags machine, kick it.
  */
@@ -603,7 +616,7 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 	/* The kernel's flags machine owns it: the files are not told. */
 	if (READ_ONCE(ifc->smi_async)) {
 		spin_unlock_irqrestore(&ifc->lock, flags);
-		kcsraw_flags_kick(ifc, KCSRAW_KICK_ATN);
+		kcsraw_flags_atn(ifc, kcsraw_idle_ms(ifc) ?: KCSRAW_WATCH_MS);
 		return;
 	}
 	/*
@@ -617,19 +630,6 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 					   EPOLLPRI | EPOLLIN | EPOLLRDNORM);
 	}
 	spin_unlock_irqrestore(&ifc->lock, flags);
-}
-
-/*
- * The idle sleep: atn_poll_ms, or at most KCSRAW_WATCH_MS while the
- * message handler waits for something the flags bring (set_need_watch).
- */
-static unsigned int kcsraw_idle_ms(struct kcsraw_iface *ifc)
-{
-	unsigned int ms = READ_ONCE(kcsraw_atn_poll_ms);
-
-	if (!READ_ONCE(ifc->smi_async) || !READ_ONCE(ifc->smi_watch))
-		return ms;
-	return ms ? min(ms, KCSRAW_WATCH_MS) : KCSRAW_WATCH_MS;
 }
 
 static int kcsraw_thread(void *data)
@@ -696,8 +696,10 @@ static int kcsraw_thread(void *data)
 
 		if (!READ_ONCE(ifc->smi_async))
 			kcsraw_idle_check(ifc);
-		if (READ_ONCE(ifc->flg_kick))
+		if (READ_ONCE(ifc->flg_kick)) {
+			cond_resched();
 			continue;
+		}
 		ms = kcsraw_idle_ms(ifc);
 		kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
 			     !!READ_ONCE(ifc->irq), NULL, true);

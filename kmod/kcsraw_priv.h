@@ -111,12 +111,14 @@ struct kcsraw_iface {
 	bool smi_async;			/* it owns the BMC's async traffic */
 	bool flg_busy;			/* a step runs or delivers */
 	bool flg_evbuf;			/* the BMC's event buffer is on */
+	bool flg_got;			/* this run delivered something */
 	u8 flg_state;
 	u8 flg_flags;			/* flags still to serve */
 	u8 flg_enables;			/* global enables it keeps on */
 	u8 flg_set;			/* the enables it is writing back */
 	unsigned int flg_row;		/* fetches in a row */
 	unsigned long flg_kick;		/* KCSRAW_KICK_* bits */
+	ktime_t flg_empty_at;		/* the last run found nothing */
 	struct kcsraw_req *flg_req;
 	u64 flg_ops;			/* its transactions */
 	u64 flg_msgs;			/* Get Message answers delivered */
@@ -190,6 +192,7 @@ extern bool kcsraw_smi_async_param;
 void kcsraw_flags_setup(struct kcsraw_iface *ifc);
 bool kcsraw_flags_step(struct kcsraw_iface *ifc);
 void kcsraw_flags_kick(struct kcsraw_iface *ifc, int what);
+bool kcsraw_flags_atn(struct kcsraw_iface *ifc, unsigned int quiet_ms);
 int kcsraw_flags_init(struct kcsraw_iface *ifc);
 void kcsraw_flags_exit(struct kcsraw_iface *ifc);
 int kcsraw_smi_init(struct kcsraw_iface *ifc);
@@ -207,6 +210,12 @@ static inline bool kcsraw_flags_step(struct kcsraw_iface *ifc)
 }
 
 static inline void kcsraw_flags_kick(struct kcsraw_iface *ifc, int what) { }
+static inline bool kcsraw_flags_atn(struct kcsraw_iface *ifc,
+				    unsigned int quiet_ms)
+{
+	return false;
+}
+
 static inline int kcsraw_smi_init(struct kcsraw_iface *ifc) { return 0; }
 static inline int kcsraw_smi_register(struct kcsraw_iface *ifc) { return 0; }
 static inline void kcsraw_smi_unregister(struct kcsraw_iface *ifc) { }
