@@ -145,6 +145,13 @@ expect "kcsmuxd uses /dev/ipmi0 for events and bridging" \
 run_to /tmp/d.out ipmitool -I open -d 5 -t 0x72 -b 0 mc info
 expect "bridged through the node: the satellite's answer" \
 	'^Firmware Revision +: 1\.03$' /tmp/d.out
+# What a node's client gets for the refused commands (for the daemon's
+# side of smi_async; the stock /dev/ipmi0 refuses 0x33-0x35 alone).
+for c in "0x30 0x00" "0x33" "0x35"; do
+	# shellcheck disable=SC2086
+	ipmitool -I open -d 5 raw 0x06 $c >/tmp/d.out 2>&1
+	echo "    node client raw 06 ${c%% *}: exit $?: $(grep -v IANA /tmp/d.out | tr '\n' ' ')"
+done
 listen dev /dev/ipmi5 -e
 listen kev /dev/ipmi0 -e
 trigger "30 03"
