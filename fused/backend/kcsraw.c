@@ -29,6 +29,20 @@
  * while the scheduler still decides late what runs after that. */
 #define KCSRAW_PIPELINE 2
 
+/*
+ * SMI mode: a system-interface request /dev/kcsraw0 refuses that the
+ * kernel's users may send (App Clear Message Flags; the stock checks
+ * refuse Send Message, Get Message and Read Event Message Buffer
+ * before they get here): it goes through the stock node, as a stock
+ * user's would.
+ */
+static bool kr_kernels(const struct backend *be, const struct backend_req *br)
+{
+	return be->bridges && br->len >= 2 &&
+	       br->req[0] >> 2 == IPMI_NETFN_APP_REQUEST &&
+	       br->req[1] == IPMI_CLEAR_MSG_FLAGS_CMD;
+}
+
 static int kr_submit(struct backend *be, const struct backend_req *br)
 {
 	uint64_t cookie = br->cookie;
@@ -38,7 +52,7 @@ static int kr_submit(struct backend *be, const struct backend_req *br)
 	const struct ipmi_address *addr = br->addr;
 	struct kcsraw_submit s;
 
-	if (addr && be->async_fd >= 0) {
+	if ((addr || kr_kernels(be, br)) && be->async_fd >= 0) {
 		int rv = ipmidev_send(be, be->async_fd, br);
 
 		be->inflight += rv == 0;

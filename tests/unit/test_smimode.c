@@ -327,6 +327,20 @@ static int submit(struct backend *be, const struct ipmi_address *addr)
 	return be->ops->submit(be, &r);
 }
 
+/* A system-interface request of these bytes. */
+static int submit_raw(struct backend *be, const uint8_t *req, unsigned int len)
+{
+	struct kcsraw_policy pol = { .flags = KCSRAW_POL_DEFAULT };
+	struct backend_req r = {
+		.cookie = 78,
+		.pol = &pol,
+		.req = req,
+		.len = len,
+	};
+
+	return be->ops->submit(be, &r);
+}
+
 static const struct ipmi_address ipmb = {
 	.addr_type = IPMI_IPMB_ADDR_TYPE,
 	.channel = 0,
@@ -379,6 +393,16 @@ START_TEST(test_async_mode)
 	ck_assert_int_eq(k.submit_fd, be->fd);
 	ck_assert_int_eq(k.sends, 1);
 	ck_assert_uint_eq(be->inflight, 2);
+	/* Clear Message Flags, which /dev/kcsraw0 refuses in this mode and
+	 * the kernel lets its users send: through the stock node */
+	ck_assert_int_eq(submit_raw(be, (const uint8_t[]){ 0x06 << 2, 0x30, 0 },
+				    3),
+			 0);
+	ck_assert_int_eq(k.sends, 2);
+	ck_assert_int_eq(k.send_fd, be->async_fd);
+	ck_assert_int_eq(k.send_addr_type, IPMI_SYSTEM_INTERFACE_ADDR_TYPE);
+	ck_assert_int_eq(k.send_cmd, 0x30);
+	ck_assert_int_eq(k.submits, 1);
 	be->ops->destroy(be);
 }
 END_TEST

@@ -145,12 +145,15 @@ expect "kcsmuxd uses /dev/ipmi0 for events and bridging" \
 run_to /tmp/d.out ipmitool -I open -d 5 -t 0x72 -b 0 mc info
 expect "bridged through the node: the satellite's answer" \
 	'^Firmware Revision +: 1\.03$' /tmp/d.out
-# What a node's client gets for the refused commands (for the daemon's
-# side of smi_async; the stock /dev/ipmi0 refuses 0x33-0x35 alone).
-for c in "0x30 0x00" "0x33" "0x35"; do
-	# shellcheck disable=SC2086
+# The commands kcsraw refuses, from a node's client: Clear Message Flags
+# goes through /dev/ipmi0, as a stock user's does; Get Message and Read
+# Event Message Buffer kcsmuxd refuses itself, as stock does.
+ipmitool -I open -d 5 raw 0x06 0x30 0x00 >/tmp/d.out 2>&1
+check "node client raw 06 30 00 (Clear Message Flags) answered" test "$?" = 0
+for c in 0x33 0x35; do
 	ipmitool -I open -d 5 raw 0x06 $c >/tmp/d.out 2>&1
-	echo "    node client raw 06 ${c%% *}: exit $?: $(grep -v IANA /tmp/d.out | tr '\n' ' ')"
+	check "node client raw 06 $c refused (exit $?)" test "$?" != 0
+	echo "    $(grep -v IANA /tmp/d.out | tr '\n' ' ')"
 done
 listen dev /dev/ipmi5 -e
 listen kev /dev/ipmi0 -e
