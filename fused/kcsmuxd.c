@@ -168,6 +168,8 @@ static void apply_sandbox(struct daemon *d)
 		.mode = d->cfg.seccomp,
 		.backend = d->cfg.backend,
 		.backend_fd = d->be->fd,
+		.smi_async = d->be->async_fd >= 0,
+		.async_fd = d->be->async_fd,
 		.dropped = d->dropped,
 		.textfile = d->cfg.metrics_textfile != NULL,
 		.textfile_dirfd = metrics_textfile_dirfd(d),
@@ -486,6 +488,13 @@ static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
  * BMC setup, nodes, control socket, metrics. Fatal on error. */
 static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 {
+	/* KCSMUX_TEST_SMI_ASYNC=1: SMI mode whatever the module says
+	 * (the VM tests, before a module that says it) */
+	const char *force = getenv("KCSMUX_TEST_SMI_ASYNC");
+	struct backend_kcsraw_opts kro = {
+		.async_dev = d->cfg.backend_async_dev,
+		.force_async = force && strcmp(force, "1") == 0,
+	};
 	struct event_base *base;
 	char *cause = NULL;
 	size_t i;
@@ -509,7 +518,7 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	memset(d->chan_address, d->my_address, sizeof(d->chan_address));
 	memset(d->chan_lun, d->my_lun, sizeof(d->chan_lun));
 	if (d->cfg.backend == KCSMUX_BACKEND_KCSRAW)
-		d->be = backend_kcsraw_open(d->base, d->cfg.device,
+		d->be = backend_kcsraw_open(d->base, d->cfg.device, &kro,
 					    &core_backend_cbs, d, &cause);
 	else
 		d->be = backend_ipmidev_open(d->base, d->cfg.device,

@@ -182,6 +182,8 @@ static const unsigned long ioctl_ipmidev[] = {
 	IPMICTL_SEND_COMMAND_SETTIME,
 	IPMICTL_RECEIVE_MSG_TRUNC,
 	IPMICTL_RECEIVE_MSG,
+	IPMICTL_REGISTER_FOR_CMD_CHANS, /* kcsraw in SMI mode */
+	IPMICTL_UNREGISTER_FOR_CMD_CHANS,
 };
 
 /*
@@ -312,23 +314,35 @@ static void textfile_rules(struct builder *b, const struct sandbox_profile *p)
 	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(renameat2), 2, in_dir);
 }
 
-static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
+/* These N requests, on fd only. */
+static void ioctl_fd_rules(struct builder *b, int fd, const unsigned long *reqs,
+			   size_t n)
 {
-	const unsigned long *reqs = p->backend == KCSMUX_BACKEND_KCSRAW ?
-					    ioctl_kcsraw :
-					    ioctl_ipmidev;
-	size_t i, n = p->backend == KCSMUX_BACKEND_KCSRAW ?
-			      ARRAY_SIZE(ioctl_kcsraw) :
-			      ARRAY_SIZE(ioctl_ipmidev);
 	struct scmp_arg_cmp c[2] = {
-		{ 0, SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)p->backend_fd },
+		{ 0, SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)fd },
 		{ 1, SCMP_CMP_MASKED_EQ, LOW32, 0 },
 	};
 
-	for (i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		c[1].datum_b = reqs[i];
 		rule(b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, c);
 	}
+}
+
+static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
+{
+	struct scmp_arg_cmp c[1];
+
+	if (p->backend == KCSMUX_BACKEND_KCSRAW)
+		ioctl_fd_rules(b, p->backend_fd, ioctl_kcsraw,
+			       ARRAY_SIZE(ioctl_kcsraw));
+	else
+		ioctl_fd_rules(b, p->backend_fd, ioctl_ipmidev,
+			       ARRAY_SIZE(ioctl_ipmidev));
+	/* kcsraw in SMI mode: the stock node bridges and brings events */
+	if (p->backend == KCSMUX_BACKEND_KCSRAW && p->smi_async)
+		ioctl_fd_rules(b, p->async_fd, ioctl_ipmidev,
+			       ARRAY_SIZE(ioctl_ipmidev));
 	/* libevent sizes its reads of sockets with FIONREAD */
 	c[0] = (struct scmp_arg_cmp){ 1, SCMP_CMP_MASKED_EQ, LOW32, FIONREAD };
 	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, c);

@@ -22,9 +22,12 @@ struct sandbox_profile {
 	enum kcsmux_seccomp mode;
 	enum kcsmux_backend backend; /* its ioctls ... */
 	int backend_fd;		     /* ... on this fd only */
-	bool dropped;		     /* running as cfg.user, not root */
-	bool textfile;		     /* metrics_textfile is written ... */
-	int textfile_dirfd;	     /* ... in this directory only (> 0) */
+	bool smi_async;		     /* kcsraw in SMI mode: the ipmidev
+					ioctls on async_fd too */
+	int async_fd;
+	bool dropped;	    /* running as cfg.user, not root */
+	bool textfile;	    /* metrics_textfile is written ... */
+	int textfile_dirfd; /* ... in this directory only (> 0) */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/compat.h>
+#include <linux/ipmi_msgdefs.h>
 #include "kcsraw_compat.h"
 #include "kcsraw_priv.h"
 
@@ -82,6 +83,27 @@ static int kcsraw_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+/*
+ * While the kernel's flags machine owns the BMC's asynchronous traffic
+ * (smi_async), the requests that would race it or take its messages are
+ * refused with the errno ipmi_msghandler gives its users for them
+ * (-EINVAL, i_ipmi_req_sysintf), and Clear Message Flags too.
+ */
+static bool kcsraw_async_refuses(struct kcsraw_iface *ifc, const u8 *req)
+{
+	if (!READ_ONCE(ifc->smi_async) || req[0] >> 2 != IPMI_NETFN_APP_REQUEST)
+		return false;
+	switch (req[1]) {
+	case IPMI_SEND_MSG_CMD:
+	case IPMI_GET_MSG_CMD:
+	case IPMI_READ_EVENT_MSG_BUFFER_CMD:
+	case IPMI_CLEAR_MSG_FLAGS_CMD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int kcsraw_submit(struct kcsraw_file *f, void __user *arg)
 {
 	struct kcsraw_iface *ifc = f->iface;
@@ -106,6 +128,8 @@ static int kcsraw_submit(struct kcsraw_file *f, void __user *arg)
 		goto out;
 	}
 	if (sub->req_len < 2)
+		goto out;
+	if (kcsraw_async_refuses(ifc, sub->req))
 		goto out;
 	if (!(sub->policy.flags & KCSRAW_POL_DEFAULT)) {
 		ret = kcsraw_policy_check(&sub->policy);
@@ -298,7 +322,8 @@ static int kcsraw_info(struct kcsraw_file *f, void __user *arg)
 	info.index = ifc->index;
 	info.flags = (ifc->irq ? KCSRAW_INFO_IRQ : 0) |
 		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0) |
-		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_SMI : 0);
+		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_SMI : 0) |
+		     (READ_ONCE(ifc->smi_async) ? KCSRAW_INFO_ASYNC : 0);
 	info.data_port = ifc->base;
 	info.status_port = ifc->base + ifc->spacing;
 	info.regspacing = ifc->spacing;

@@ -45,6 +45,10 @@ bool kcsraw_smi_param = true;
 module_param_named(smi, kcsraw_smi_param, bool, 0444);
 MODULE_PARM_DESC(smi, "Register each interface with ipmi_msghandler for the kernel's IPMI users (default 1; 0: /dev/kcsrawN only)");
 
+bool kcsraw_smi_async_param = true;
+module_param_named(smi_async, kcsraw_smi_async_param, bool, 0444);
+MODULE_PARM_DESC(smi_async, "With smi=1, the kernel reads the message flags, receive queue and event buffer, and /dev/kcsrawN refuses Send/Get Message, Read Event Message Buffer and Clear Message Flags (default 1; 0: the daemon does)");
+
 /* Interface-wide tunables. */
 unsigned int kcsraw_queue_depth = 64;
 module_param_named(queue_depth, kcsraw_queue_depth, uint, 0644);

@@ -28,6 +28,8 @@
 #define KCSRAW_SLACK_SHIFT	3
 /* Machine steps a submitter makes at most before the thread goes on. */
 #define KCSRAW_HAND_STEPS	64
+/* The idle SMS_ATN check while the message handler watches. */
+#define KCSRAW_WATCH_MS		10U
 
 enum kcsraw_wake {
 	KCSRAW_WAKE_TIMER,
@@ -201,7 +203,8 @@ static enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 		ret = -EINTR;
 	} else if (idle && READ_ONCE(ifc->hand_state) == KCSRAW_HAND_NONE &&
 		   (!list_empty_careful(&ifc->queue) ||
-		    READ_ONCE(ifc->smi_waiting))) {
+		    READ_ONCE(ifc->smi_waiting) ||
+		    READ_ONCE(ifc->flg_kick))) {
 		__set_current_state(TASK_RUNNING);
 		ret = -EINTR;
 	} else if (ns == KTIME_MAX) {
@@ -391,7 +394,7 @@ static int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
 	if (submit && (ifc->poll_owned || ifc->sm_what != KCSRAW_SM_NONE ||
 		       ifc->smi_waiting || ifc->smi_cur || ifc->smi_fin ||
-		       !kcs_sm_idle(&ifc->sm))) {
+		       ifc->flg_busy || !kcs_sm_idle(&ifc->sm))) {
 		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 		return -EBUSY;
 	}
@@ -642,8 +645,7 @@ out:
 }
 
 /* Run one transaction of the thread's own picking. */
-static void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
-			   u32 gen)
+void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req, u32 gen)
 {
 	struct kcsraw_run run;
 
@@ -840,7 +842,23 @@ static void kcsraw_fifo_done(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	spin_unlock_irqrestore(&ifc->lock, flags);
 }
 
-/* Idle: look at SMS_ATN and tell every open file when it is up. */
+/*
+ * The idle sleep: atn_poll_ms, or at most KCSRAW_WATCH_MS while the
+ * message handler waits for something the flags bring (set_need_watch).
+ */
+static unsigned int kcsraw_idle_ms(struct kcsraw_iface *ifc)
+{
+	unsigned int ms = READ_ONCE(kcsraw_atn_poll_ms);
+
+	if (!READ_ONCE(ifc->smi_async) || !READ_ONCE(ifc->smi_watch))
+		return ms;
+	return ms ? min(ms, KCSRAW_WATCH_MS) : KCSRAW_WATCH_MS;
+}
+
+/*
+ * Idle: look at SMS_ATN and tell every open file when it is up, or, with
+ * the kernel's flags machine, kick it.
+ */
 static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 {
 	struct kcsraw_file *f;
@@ -864,6 +882,12 @@ static void kcsraw_idle_check(struct kcsraw_iface *ifc)
 		return;
 	spin_lock_irqsave(&ifc->lock, flags);
 	ifc->stats.attn++;
+	/* The kernel's flags machine owns it: the files are not told. */
+	if (READ_ONCE(ifc->smi_async)) {
+		spin_unlock_irqrestore(&ifc->lock, flags);
+		kcsraw_flags_atn(ifc, kcsraw_idle_ms(ifc) ?: KCSRAW_WATCH_MS);
+		return;
+	}
 	/*
 	 * Wake with every bit kcsraw_poll() then reports: epoll ignores a
 	 * wake-up whose key shares no bit with the events it waits for, and
@@ -917,6 +941,14 @@ static int kcsraw_thread(void *data)
 			cond_resched();
 			continue;
 		}
+		/* Then the message flags machine, then the FIFO. */
+		if (kcsraw_flags_step(ifc)) {
+			cond_resched();
+			continue;
+		}
+		/* Under load the idle check below never comes. */
+		if (READ_ONCE(ifc->smi_async))
+			kcsraw_idle_check(ifc);
 		spin_lock_irqsave(&ifc->lock, flags);
 		req = NULL;
 		if (!ifc->cur) {
@@ -936,9 +968,14 @@ static int kcsraw_thread(void *data)
 			continue;
 		}
 
-		kcsraw_idle_check(ifc);
+		if (!READ_ONCE(ifc->smi_async))
+			kcsraw_idle_check(ifc);
+		if (READ_ONCE(ifc->flg_kick)) {
+			cond_resched();
+			continue;
+		}
 sleep:
-		ms = READ_ONCE(kcsraw_atn_poll_ms);
+		ms = kcsraw_idle_ms(ifc);
 		w = kcsraw_sleep(ifc, ms ? (u64)ms * NSEC_PER_MSEC : KTIME_MAX,
 				 irq, NULL, true);
 	}

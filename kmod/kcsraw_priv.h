@@ -113,6 +113,26 @@ struct kcsraw_iface {
 	u64 smi_msgs;			/* messages returned to the handler */
 	u64 smi_polled;			/* of which finished by poll() */
 	u64 smi_aborted;		/* FIFO transactions poll() aborted */
+	/*
+	 * The message flags machine (kcsraw_flags.c, smi_async=1): the
+	 * poller thread's only; flg_busy under sm_lock (shutdown waits).
+	 */
+	bool smi_async;			/* it owns the BMC's async traffic */
+	bool flg_busy;			/* a step runs or delivers */
+	bool flg_evbuf;			/* the BMC's event buffer is on */
+	bool flg_got;			/* this run delivered something */
+	u8 flg_state;
+	u8 flg_flags;			/* flags still to serve */
+	u8 flg_enables;			/* global enables it keeps on */
+	u8 flg_set;			/* the enables it is writing back */
+	unsigned int flg_row;		/* fetches in a row */
+	unsigned long flg_kick;		/* KCSRAW_KICK_* bits */
+	ktime_t flg_empty_at;		/* the last run found nothing */
+	struct kcsraw_req *flg_req;
+	u64 flg_ops;			/* its transactions */
+	u64 flg_msgs;			/* Get Message answers delivered */
+	u64 flg_events;			/* events delivered */
+	u64 flg_pretimeouts;		/* watchdog pre-timeouts reported */
 	struct task_struct *thread;
 	atomic_t irq_pending;
 	spinlock_t irq_lock;		/* irq_masked and the line's disable */
@@ -183,12 +203,24 @@ int kcsraw_irq_setup(struct kcsraw_iface *ifc);
 void kcsraw_irq_restore(struct kcsraw_iface *ifc);
 void kcsraw_irq_free(struct kcsraw_iface *ifc);
 
-/* kcsraw_poll.c, for kcsraw_smi.c */
+/* kcsraw_poll.c, for kcsraw_smi.c and kcsraw_flags.c */
 void kcsraw_account(struct kcsraw_iface *ifc, struct kcsraw_req *req);
+void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
+		    u32 gen);
 
-/* kcsraw_smi.c (stubs without CONFIG_IPMI_HANDLER) */
+/* kcsraw_smi.c and kcsraw_flags.c (stubs without CONFIG_IPMI_HANDLER) */
 extern bool kcsraw_smi_param;
+extern bool kcsraw_smi_async_param;
+/* kcsraw_iface.flg_kick bits */
+#define KCSRAW_KICK_ATN		0	/* SMS_ATN seen: Get Message Flags */
+#define KCSRAW_KICK_EVENTS	1	/* request_events(): enables, events */
 #if IS_ENABLED(CONFIG_IPMI_HANDLER)
+void kcsraw_flags_setup(struct kcsraw_iface *ifc);
+bool kcsraw_flags_step(struct kcsraw_iface *ifc);
+void kcsraw_flags_kick(struct kcsraw_iface *ifc, int what);
+bool kcsraw_flags_atn(struct kcsraw_iface *ifc, unsigned int quiet_ms);
+int kcsraw_flags_init(struct kcsraw_iface *ifc);
+void kcsraw_flags_exit(struct kcsraw_iface *ifc);
 int kcsraw_smi_init(struct kcsraw_iface *ifc);
 int kcsraw_smi_register(struct kcsraw_iface *ifc);
 void kcsraw_smi_unregister(struct kcsraw_iface *ifc);
@@ -198,6 +230,18 @@ void kcsraw_smi_done(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 		     u32 gen);
 void kcsraw_smi_fin_locked(struct kcsraw_iface *ifc, enum kcs_result r);
 #else
+static inline bool kcsraw_flags_step(struct kcsraw_iface *ifc)
+{
+	return false;
+}
+
+static inline void kcsraw_flags_kick(struct kcsraw_iface *ifc, int what) { }
+static inline bool kcsraw_flags_atn(struct kcsraw_iface *ifc,
+				    unsigned int quiet_ms)
+{
+	return false;
+}
+
 static inline int kcsraw_smi_init(struct kcsraw_iface *ifc) { return 0; }
 static inline int kcsraw_smi_register(struct kcsraw_iface *ifc) { return 0; }
 static inline void kcsraw_smi_unregister(struct kcsraw_iface *ifc) { }

@@ -431,16 +431,29 @@ static int kcsraw_smi_get_info(void *send_info, struct ipmi_smi_info *data)
 	return 0;
 }
 
-/* Stage 1: the daemon's ATN machine still reads the event buffer. */
+/*
+ * About once a second while a user waits for events: the flags machine
+ * checks the global enables and reads the event buffer (smi_async=1;
+ * otherwise the daemon's ATN machine reads it).
+ */
 static void kcsraw_smi_request_events(void *send_info)
 {
+	struct kcsraw_iface *ifc = send_info;
+
+	if (!READ_ONCE(ifc->smi_async) || READ_ONCE(ifc->smi_rtc))
+		return;
+	kcsraw_flags_kick(ifc, KCSRAW_KICK_EVENTS);
+	wake_up_process(ifc->thread);
 }
 
+/* While set, the idle SMS_ATN check runs at least every 10 ms. */
 static void kcsraw_smi_set_need_watch(void *send_info, unsigned int mask)
 {
 	struct kcsraw_iface *ifc = send_info;
 
 	WRITE_ONCE(ifc->smi_watch, mask);
+	if (mask && READ_ONCE(ifc->smi_async) && !READ_ONCE(ifc->smi_rtc))
+		wake_up_process(ifc->thread);
 }
 
 static void kcsraw_smi_set_maint(void *send_info, bool enable)
@@ -456,15 +469,17 @@ static bool kcsraw_smi_lane_empty(struct kcsraw_iface *ifc)
 	bool empty;
 
 	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
-	empty = !ifc->smi_waiting && !ifc->smi_cur && !ifc->smi_fin;
+	empty = !ifc->smi_waiting && !ifc->smi_cur && !ifc->smi_fin &&
+		!ifc->flg_busy;
 	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 	return empty;
 }
 
 /*
  * Unregistering: refuse new messages and let the thread return the one in
- * the lane (its KCS timeouts bound the wait): ipmi_unregister_smi() then
- * waits for nothing.
+ * the lane and finish the flags machine's step (its KCS timeouts bound
+ * the wait): ipmi_unregister_smi() then waits for nothing, and nothing is
+ * delivered after it.
  */
 static void kcsraw_smi_shutdown(void *send_info)
 {
@@ -501,11 +516,12 @@ int kcsraw_smi_init(struct kcsraw_iface *ifc)
 	ifc->smi_req->smi = true;
 	/* The module's defaults; the IRQ when the interface has one. */
 	kcsraw_default_policy(ifc, &ifc->smi_policy);
-	return 0;
+	return kcsraw_flags_init(ifc);
 }
 
 void kcsraw_smi_exit(struct kcsraw_iface *ifc)
 {
+	kcsraw_flags_exit(ifc);
 	kfree(ifc->smi_req);
 	ifc->smi_req = NULL;
 }
@@ -532,12 +548,16 @@ int kcsraw_smi_register(struct kcsraw_iface *ifc)
 	}
 	ifc->pdev = pdev;
 	kcsraw_smi_find_acpi(ifc);
+	/* Before the handler's first message: the flags are the kernel's. */
+	kcsraw_flags_setup(ifc);
+	WRITE_ONCE(ifc->smi_async, kcsraw_smi_async_param);
 	ret = ipmi_add_smi(THIS_MODULE, &kcsraw_smi_handlers, ifc, &pdev->dev,
 			   0);
 	if (ret) {
 		pr_warn("%s: ipmi_add_smi failed (%d): kernel IPMI users will not see it\n",
 			ifc->name, ret);
 		ifc->intf = NULL;
+		WRITE_ONCE(ifc->smi_async, false);
 		raw_spin_lock_irqsave(&ifc->sm_lock, flags);
 		ifc->smi_down = false;
 		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
@@ -555,6 +575,8 @@ void kcsraw_smi_unregister(struct kcsraw_iface *ifc)
 	if (ifc->intf) {
 		ipmi_unregister_smi(ifc->intf);
 		ifc->intf = NULL;
+		/* /dev/kcsrawN files get SMS_ATN again. */
+		WRITE_ONCE(ifc->smi_async, false);
 	}
 	if (ifc->pdev) {
 		platform_device_unregister(ifc->pdev);

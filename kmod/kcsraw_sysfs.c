@@ -209,12 +209,21 @@ static ssize_t smi_show(struct device *dev, struct device_attribute *attr,
 			char *buf)
 {
 	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+	int n;
 
-	return sysfs_emit(buf, "registered=%u messages=%llu polled=%llu aborted=%llu\n",
-			  !!READ_ONCE(ifc->intf),
-			  (unsigned long long)READ_ONCE(ifc->smi_msgs),
-			  (unsigned long long)READ_ONCE(ifc->smi_polled),
-			  (unsigned long long)READ_ONCE(ifc->smi_aborted));
+	n = sysfs_emit(buf, "registered=%u messages=%llu polled=%llu aborted=%llu",
+		       !!READ_ONCE(ifc->intf),
+		       (unsigned long long)READ_ONCE(ifc->smi_msgs),
+		       (unsigned long long)READ_ONCE(ifc->smi_polled),
+		       (unsigned long long)READ_ONCE(ifc->smi_aborted));
+	/* The message flags machine (smi_async). */
+	n += sysfs_emit_at(buf, n, " async=%u flag_ops=%llu received=%llu",
+			   READ_ONCE(ifc->smi_async),
+			   (unsigned long long)READ_ONCE(ifc->flg_ops),
+			   (unsigned long long)READ_ONCE(ifc->flg_msgs));
+	return n + sysfs_emit_at(buf, n, " events=%llu pretimeouts=%llu\n",
+				 (unsigned long long)READ_ONCE(ifc->flg_events),
+				 (unsigned long long)READ_ONCE(ifc->flg_pretimeouts));
 }
 static DEVICE_ATTR_RO(smi);
 

@@ -193,6 +193,13 @@ static int g_device(struct kcsmux_config *cfg, const char *v, char **cause)
 	return parse_path("device", v, &cfg->device, cause);
 }
 
+static int g_backend_async_dev(struct kcsmux_config *cfg, const char *v,
+			       char **cause)
+{
+	return parse_path("backend_async_dev", v, &cfg->backend_async_dev,
+			  cause);
+}
+
 static int g_control_socket(struct kcsmux_config *cfg, const char *v,
 			    char **cause)
 {
@@ -326,6 +333,7 @@ static const struct {
 } global_keys[] = {
 	{ "backend", g_backend },
 	{ "device", g_device },
+	{ "backend_async_dev", g_backend_async_dev },
 	{ "control_socket", g_control_socket },
 	{ "admin_group", g_admin_group },
 	{ "max_outstanding", g_max_outstanding },
@@ -1129,6 +1137,7 @@ int config_load_string(struct kcsmux_config *cfg, const char *text,
 void config_free(struct kcsmux_config *cfg)
 {
 	free(cfg->device);
+	free(cfg->backend_async_dev);
 	free(cfg->control_socket);
 	free(cfg->admin_group);
 	free(cfg->user);

@@ -154,6 +154,11 @@ static int needs_root(struct daemon *d, const struct kcsmux_config *nc,
  * drop, a new node's /dev name taken). 0, or -1 with *cause and *nc
  * freed.
  */
+static bool str_differs(const char *a, const char *b)
+{
+	return strcmp(a != NULL ? a : "", b != NULL ? b : "") != 0;
+}
+
 static int reload_read(struct daemon *d, struct kcsmux_config *nc, char **cause)
 {
 	char *msg = NULL;
@@ -162,7 +167,8 @@ static int reload_read(struct daemon *d, struct kcsmux_config *nc, char **cause)
 	if (config_load(nc, d->cfg_path, cause) < 0)
 		return -1;
 	if (nc->backend != d->cfg.backend ||
-	    strcmp(nc->device, d->cfg.device) != 0) {
+	    strcmp(nc->device, d->cfg.device) != 0 ||
+	    str_differs(nc->backend_async_dev, d->cfg.backend_async_dev)) {
 		error_set(cause,
 			  "%s: backend or device changed: that needs a "
 			  "restart; nothing was changed",
@@ -277,11 +283,6 @@ static void plan_global(struct ctl_buf *out, bool differs, bool taken,
 			    "[global] %s changed: it needs a restart, the "
 			    "reload keeps the running value",
 			    key);
-}
-
-static bool str_differs(const char *a, const char *b)
-{
-	return strcmp(a != NULL ? a : "", b != NULL ? b : "") != 0;
 }
 
 int daemon_reload_plan(struct daemon *d, struct ctl_buf *out, char **cause)

@@ -23,6 +23,9 @@ struct event_base;
 
 struct backend;
 
+/* Replies to incoming commands a stock driver holds at once. */
+#define BACKEND_MAX_REPLIES 16
+
 /*
  * What a backend reports, each with the arg given to open(); called from
  * the event loop, never from inside ops->submit or ops->cancel.
@@ -44,6 +47,10 @@ struct backend_cbs {
 	void (*event)(void *arg, const struct ipmb_user_msg *m);
 	/* A wake-up's reports are over: there may be room to submit. */
 	void (*room)(void *arg);
+	/* An incoming command for a registration the backend holds
+	 * (ops->cmd_register); false: nobody took it, the backend answers
+	 * it cc 0xC1 itself. */
+	bool (*command)(void *arg, const struct ipmb_user_msg *m);
 };
 
 /* One request handed to a backend (backend_ops.submit). */
@@ -58,6 +65,10 @@ struct backend_req {
 	const struct ipmi_address *addr;
 	int32_t retries;
 	uint32_t retry_ms;
+	/* With addr and an odd netfn: a reply to an incoming command, msgid
+	 * the one the command came with. It completes with the outcome of
+	 * its Send Message (netfn << 2 | lun, cmd, cc). */
+	int64_t msgid;
 };
 
 struct backend_ops {
@@ -67,6 +78,10 @@ struct backend_ops {
 	/* Abandon a submitted request: it completes with -ECANCELED. */
 	int (*cancel)(struct backend *be, uint64_t cookie);
 	void (*destroy)(struct backend *be);
+	/* Forward a command registration (on) or its end for these channels
+	 * to the driver underneath; NULL: the backend has none. */
+	int (*cmd_register)(struct backend *be, uint8_t netfn, uint8_t cmd,
+			    uint32_t chans, bool on);
 };
 
 /* The interface's health as its completions tell it (kcsraw backend; the
@@ -93,6 +108,20 @@ struct backend {
 	bool bridges;	       /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
+	bool no_bridge;	       /* IPMB/LAN requests have no path (kcsraw
+				  in SMI mode without ipmi_devintf): refused
+				  with EINVAL before they are queued */
+	int async_fd;	       /* kcsraw in SMI mode: the stock /dev/ipmiN
+				  of the same interface, for bridged
+				  requests and events; -1: none */
+	struct event *async_ev;
+	/* replies to incoming commands at the stock driver, which reports
+	 * their outcome by the command's msgid, not by our cookie */
+	struct backend_reply {
+		uint64_t cookie;
+		int64_t msgid;
+		bool used;
+	} replies[BACKEND_MAX_REPLIES];
 	struct backend_health health;
 };
 
@@ -105,8 +134,39 @@ struct backend {
 int backend_ports_holder(FILE *f, char *buf, size_t len);
 void backend_kcsraw_missing(const char *path, int err, char **cause);
 
+/*
+ * kcsraw in SMI mode (KCSRAW_INFO_ASYNC: kcsraw.ko runs the message flags
+ * and hands what it fetches to ipmi_msghandler): the daemon's SMS_ATN
+ * machine is off and bridged requests and events go through the stock
+ * node ipmi_devintf makes on the same interface.
+ */
+struct backend_kcsraw_opts {
+	const char *async_dev;	/* that node; NULL: found in sysfs_ipmi */
+	const char *sysfs_ipmi; /* NULL: /sys/class/ipmi */
+	bool force_async;	/* tests: as if the module said ASYNC */
+};
+
+/*
+ * smidev.c: the stock node of kcsraw interface INDEX: the ipmiN under
+ * CLASS_DIR (/sys/class/ipmi) whose device is the platform device
+ * kcsraw.INDEX, as "/dev/ipmiN" in BUF; 0, or -ENOENT (none; also when
+ * CLASS_DIR is missing: ipmi_devintf is not loaded).
+ */
+int backend_smi_devnode(const char *class_dir, unsigned int index, char *buf,
+			size_t len);
+
+/* ipmidev.c, shared with kcsraw.c in SMI mode: open a stock node (with
+ * events on), send one request (the cookie as msgid), and read what the
+ * kernel queued: responses as completions, events as cbs->event. */
+int ipmidev_open_fd(const char *path, char **cause);
+int ipmidev_send(struct backend *be, int fd, const struct backend_req *br);
+void ipmidev_drain(struct backend *be, int fd);
+int ipmidev_cmd_register(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
+			 bool on);
+
 /* Open the interface at path, watched by base; NULL with *cause. */
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_kcsraw_opts *o,
 				    const struct backend_cbs *cbs, void *arg,
 				    char **cause);
 struct backend *backend_ipmidev_open(struct event_base *base, const char *path,

@@ -3,6 +3,13 @@
  * kcsraw.c - the kcsraw.ko backend: /dev/kcsrawN. Every request is
  * submitted with its node's polling policy; completions come back with
  * their cost report; POLLPRI means the BMC raised SMS_ATN.
+ *
+ * In SMI mode (KCSRAW_INFO_ASYNC) the module fetches messages and events
+ * for ipmi_msghandler and refuses Send Message, Get Message, Read Event
+ * Message Buffer and Clear Message Flags here: SMS_ATN is not ours then
+ * (no attention reports), and bridged requests and events go through the
+ * stock node of the same interface (ipmidev_send, ipmidev_drain), which
+ * the kernel bridges for. Without that node they have no path (no_bridge).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +29,20 @@
  * while the scheduler still decides late what runs after that. */
 #define KCSRAW_PIPELINE 2
 
+/*
+ * SMI mode: a system-interface request /dev/kcsraw0 refuses that the
+ * kernel's users may send (App Clear Message Flags; the stock checks
+ * refuse Send Message, Get Message and Read Event Message Buffer
+ * before they get here): it goes through the stock node, as a stock
+ * user's would.
+ */
+static bool kr_kernels(const struct backend *be, const struct backend_req *br)
+{
+	return be->bridges && br->len >= 2 &&
+	       br->req[0] >> 2 == IPMI_NETFN_APP_REQUEST &&
+	       br->req[1] == IPMI_CLEAR_MSG_FLAGS_CMD;
+}
+
 static int kr_submit(struct backend *be, const struct backend_req *br)
 {
 	uint64_t cookie = br->cookie;
@@ -31,8 +52,14 @@ static int kr_submit(struct backend *be, const struct backend_req *br)
 	const struct ipmi_address *addr = br->addr;
 	struct kcsraw_submit s;
 
-	if (addr)
-		return -EAFNOSUPPORT; /* bridge.c wraps IPMB requests */
+	if ((addr || kr_kernels(be, br)) && be->async_fd >= 0) {
+		int rv = ipmidev_send(be, be->async_fd, br);
+
+		be->inflight += rv == 0;
+		return rv;
+	}
+	if (addr) /* bridge.c wraps them; no path in SMI mode */
+		return be->bridges ? -EINVAL : -EAFNOSUPPORT;
 	if (len < 2 || len > KCSRAW_MAX_MSG)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
@@ -58,8 +85,22 @@ static void kr_destroy(struct backend *be)
 {
 	if (be->ev)
 		event_free(be->ev);
+	if (be->async_ev)
+		event_free(be->async_ev);
+	if (be->async_fd >= 0)
+		close(be->async_fd);
 	close(be->fd);
 	free(be);
+}
+
+/* SMI mode: the kernel receives the commands; without its stock node
+ * none arrive, and a registration holds nothing. */
+static int kr_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
+			   uint32_t chans, bool on)
+{
+	if (be->async_fd < 0)
+		return 0;
+	return ipmidev_cmd_register(be->async_fd, netfn, cmd, chans, on);
 }
 
 static const struct backend_ops kcsraw_ops = {
@@ -93,6 +134,15 @@ static void kr_complete(struct backend *be, struct kcsraw_completion *c)
 			    c->resp_len, &c->cost);
 }
 
+/* The same, with incoming commands forwarded (SMI mode). */
+static const struct backend_ops kcsraw_smi_ops = {
+	.name = "kcsraw",
+	.submit = kr_submit,
+	.cancel = kr_cancel,
+	.destroy = kr_destroy,
+	.cmd_register = kr_cmd_register,
+};
+
 /*
  * The fd is readable: completions, or SMS_ATN (the module reports it as
  * POLLIN too). One read() takes every completion there is; a short batch
@@ -114,7 +164,9 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 		n = read(fd, c, sizeof(c));
 		if (n < 0) {
 			if (errno == EAGAIN) {
-				if (ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 &&
+				/* SMI mode: the kernel's flags machine has it */
+				if (!be->bridges &&
+				    ioctl(fd, KCSRAW_IOC_ATTN, &a) == 0 &&
 				    a.pending)
 					be->cbs->attention(be->cb_arg);
 			} else if (errno != EINTR) {
@@ -131,7 +183,59 @@ static void kr_event(evutil_socket_t fd, short what, void *arg)
 	be->cbs->room(be->cb_arg);
 }
 
+/* SMI mode: the stock node's responses and events. */
+static void kr_async_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct backend *be = arg;
+
+	(void)what;
+	ipmidev_drain(be, fd);
+	be->cbs->room(be->cb_arg);
+}
+
+/*
+ * SMI mode: open the stock node of interface INDEX (o->async_dev, else
+ * found in sysfs), as root, before the privileges are dropped. Without
+ * it the daemon runs on, with bridging and events off: one error says
+ * what to load.
+ */
+static int kr_open_async(struct backend *be, struct event_base *base,
+			 const struct backend_kcsraw_opts *o,
+			 unsigned int index, char **cause)
+{
+	const char *cls =
+		o && o->sysfs_ipmi ? o->sysfs_ipmi : "/sys/class/ipmi";
+	char dev[64], *why = NULL;
+	const char *path = o ? o->async_dev : NULL;
+
+	be->bridges = true; /* the kernel bridges; the daemon does not */
+	be->ops = &kcsraw_smi_ops;
+	if (!path && backend_smi_devnode(cls, index, dev, sizeof(dev)) == 0)
+		path = dev;
+	if (path)
+		be->async_fd = ipmidev_open_fd(path, &why);
+	if (be->async_fd < 0) {
+		be->no_bridge = true;
+		log_err("kcsraw: the kernel owns SMS_ATN (smi=1), but %s%s: "
+			"IPMB/LAN bridging, events and incoming commands are "
+			"off (modprobe ipmi_devintf, or name the node with "
+			"backend_async_dev)",
+			path ? "" : "no /dev/ipmiN is kcsraw's interface in ",
+			path ? error_str(why) : cls);
+		free(why);
+		return 0;
+	}
+	be->async_ev = event_new(base, be->async_fd, EV_READ | EV_PERSIST,
+				 kr_async_event, be);
+	if (!be->async_ev || event_add(be->async_ev, NULL) < 0)
+		return error_set(cause, "%s: event_add failed", path);
+	log_info("backend kcsraw: SMI mode, bridging and events through %s",
+		 path);
+	return 0;
+}
+
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_kcsraw_opts *o,
 				    const struct backend_cbs *cbs, void *arg,
 				    char **cause)
 {
@@ -147,6 +251,7 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	be->cbs = cbs;
 	be->cb_arg = arg;
 	be->depth = KCSRAW_PIPELINE;
+	be->async_fd = -1;
 	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (be->fd < 0) {
 		if (errno == ENOENT)
@@ -171,6 +276,9 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	if (info.queue_depth && info.queue_depth < be->depth)
 		be->depth = info.queue_depth;
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
+	if (((info.flags & KCSRAW_INFO_ASYNC) || (o && o->force_async)) &&
+	    kr_open_async(be, base, o, info.index, cause) < 0)
+		goto fail;
 	/* EV_READ wakes for both: completions, and SMS_ATN, which the
 	 * module reports (and wakes waiters with) as POLLPRI and POLLIN
 	 * together; a wake-up reads the completions, or asks KCSRAW_IOC_ATTN
@@ -184,9 +292,6 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 		 info.data_port, info.status_port, be->irq);
 	return be;
 fail:
-	if (be->ev)
-		event_free(be->ev);
-	close(be->fd);
-	free(be);
+	kr_destroy(be);
 	return NULL;
 }

@@ -54,7 +54,9 @@ struct kcsmux_node_conf {
 
 struct kcsmux_config {
 	enum kcsmux_backend backend;
-	char *device; /* default by backend */
+	char *device;		 /* default by backend */
+	char *backend_async_dev; /* kcsraw in SMI mode: its stock node;
+				    NULL: found in /sys/class/ipmi */
 	char *control_socket;
 	char *admin_group; /* NULL: root only */
 	gid_t admin_gid;

@@ -102,12 +102,21 @@ static void be_room(void *arg)
 	xact_kick(arg);
 }
 
+/* An incoming command the driver underneath received (SMI mode). */
+static bool be_command(void *arg, const struct ipmb_user_msg *m)
+{
+	struct daemon *d = arg;
+
+	return d->up->command(d, m, m->netfn, m->cmd, m->addr.channel);
+}
+
 const struct backend_cbs core_backend_cbs = {
 	.completion = be_completion,
 	.hosed = be_hosed,
 	.attention = be_attention,
 	.event = be_event,
 	.room = be_room,
+	.command = be_command,
 };
 
 static int node_order(const void *a, const void *b)

@@ -167,6 +167,7 @@ static int submit(struct backend *be, const struct xact *x,
 		.addr = si || x->internal ? NULL : &x->addr,
 		.retries = x->retries,
 		.retry_ms = x->retry_ms,
+		.msgid = x->msgid,
 	};
 
 	return be->ops->submit(be, &r);

@@ -19,6 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "core/coalesce.h"
+#include "core/ipmb.h"
 #include "core/sdrglue.h"
 #include "core/seqtab.h"
 #include "core/xact.h"
@@ -228,16 +229,26 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	c->outstanding--;
 	c->nerr += status != 0 || len < 3 || resp[2] != 0;
+	/* A reply to an incoming command the driver underneath sent (SMI
+	 * mode): the outcome of its Send Message, recv_type 4, as on a raw
+	 * KCS (bridge.c, reply_done). */
+	if (x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    (x->netfn & 1))
+		ipmb_user_send_result(&x->addr, x->msgid, x->netfn, x->cmd,
+				      status || len < 3 ? 0xff : resp[2], &u);
 	m = kmsg_new(&u);
 	if (!m) {
 		xact_free(x);
 		return;
 	}
 	/* a response carries its request's address bytes */
-	memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
-	m->addr_raw_len = x->addr_raw_len;
-	if (status == 0 && len >= 3 && m->addr_raw_len >= ABI_MIN_ADDR_LEN)
-		m->addr_raw[6] = resp[0] & 3;
+	if (u.recv_type == IPMI_RESPONSE_RECV_TYPE) {
+		memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
+		m->addr_raw_len = x->addr_raw_len;
+		if (status == 0 && len >= 3 &&
+		    m->addr_raw_len >= ABI_MIN_ADDR_LEN)
+			m->addr_raw[6] = resp[0] & 3;
+	}
 	client_deliver(c, m);
 	/* A BMC reset clears its global enables: set them again (a bridged
 	 * one on ipmidev: sdrglue_observe above). */
@@ -359,6 +370,11 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	if (!n->d->be->bridges && !n->d->media_ready &&
 	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
 		return -EAGAIN;
+	/* SMI mode without the stock node: no path, as stock for a
+	 * channel that cannot bridge (logged once at start) */
+	if (n->d->be->no_bridge &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return -EINVAL;
 	rv = ipmi_check_request(addr, rq->netfn, rq->cmd, rq->len,
 				n->d->be->bridges ? NULL : n->d->media,
 				&rq->flags);

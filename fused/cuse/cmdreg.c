@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "backend/backend.h"
 #include "cuse/cuse.h"
 
 struct cmdreg {
@@ -79,6 +80,22 @@ static struct cmdreg *find(struct cmdreg_table *t, uint8_t netfn, uint8_t cmd,
 	return NULL;
 }
 
+/*
+ * A backend whose driver receives the commands (kcsraw in SMI mode: the
+ * kernel's message handler) holds the same registrations, all on its one
+ * file: the table here keeps them disjoint, and an end forwards exactly
+ * the channels this file's entries lost.
+ */
+static int forward(struct client *c, const struct abi_cmdspec *cs,
+		   uint32_t chans, bool on)
+{
+	struct backend *be = c->node->d->be;
+
+	if (!be || !be->ops->cmd_register)
+		return 0;
+	return be->ops->cmd_register(be, cs->netfn, cs->cmd, chans, on);
+}
+
 int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 		 size_t in_len)
 {
@@ -87,6 +104,7 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 	struct cmdreg *r;
 	bool chans = ent->op == ABI_REGISTER_FOR_CMD_CHANS ||
 		     ent->op == ABI_UNREGISTER_FOR_CMD_CHANS;
+	uint32_t gone = 0;
 	int rv;
 
 	rv = chans ? abi_decode_cmdspec_chans(in, in_len, &cs) :
@@ -103,9 +121,14 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 			return -EBUSY;
 		if (c->nregs >= CMDREG_MAX_PER_FILE)
 			return -ENOMEM;
+		rv = forward(c, &cs, cs.chans, true);
+		if (rv < 0)
+			return rv;
 		r = calloc(1, sizeof(*r));
-		if (!r)
+		if (!r) {
+			forward(c, &cs, cs.chans, false);
 			return -ENOMEM;
+		}
 		r->c = c;
 		r->netfn = cs.netfn;
 		r->cmd = cs.cmd;
@@ -123,6 +146,7 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 		if (!r || r->c != c)
 			continue;
 		rv = 0;
+		gone |= r->chans & cs.chans;
 		r->chans &= ~cs.chans;
 		if (!r->chans) {
 			LIST_REMOVE(r, link);
@@ -131,6 +155,8 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 			t->nregs_all--;
 		}
 	}
+	if (gone)
+		forward(c, &cs, gone, false);
 	return rv;
 }
 
@@ -158,6 +184,11 @@ void cmdreg_client_gone(struct client *c)
 		for (r = LIST_FIRST(&t->regs[i]); r; r = tmp) {
 			tmp = LIST_NEXT(r, link);
 			if (r->c == c) {
+				forward(c,
+					&(struct abi_cmdspec){ .netfn =
+								       r->netfn,
+							       .cmd = r->cmd },
+					r->chans, false);
 				LIST_REMOVE(r, link);
 				free(r);
 				c->nregs--;

@@ -143,6 +143,13 @@ struct kcsraw_stats {
 #define KCSRAW_INFO_SMI		0x0004	/* also an interface of ipmi_msghandler
 					   (smi=1): the kernel's IPMI users
 					   have a lane ahead of this queue */
+#define KCSRAW_INFO_ASYNC	0x0008	/* the kernel owns message flags,
+					   receive queue and event buffer
+					   (smi_async=1): SUBMIT refuses App
+					   Send Message, Get Message, Read
+					   Event Message Buffer and Clear
+					   Message Flags with -EINVAL, and
+					   SMS_ATN is not reported (ATTN) */
 
 /* KCSRAW_IOC_INFO. 200 bytes. */
 struct kcsraw_info {

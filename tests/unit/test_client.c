@@ -828,6 +828,26 @@ START_TEST(test_bridged_takes_no_slot_ipmidev)
 END_TEST
 
 /*
+ * kcsraw in SMI mode without the stock node (ipmi_devintf not loaded): an
+ * IPMB request has no path and fails with EINVAL at SEND, as stock for a
+ * channel that cannot bridge; nothing reaches the backend, and a
+ * system-interface request still does.
+ */
+START_TEST(test_smi_no_bridge)
+{
+	struct client *c = open_file(&na);
+
+	fb->be.bridges = true; /* as backend_kcsraw_open() in SMI mode */
+	fb->be.no_bridge = true;
+	ck_assert_int_eq(settime_silent(c, 1, 1000), -EINVAL);
+	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fb), 1);
+	ck_assert(!fake_pending(fb)->bridged);
+}
+END_TEST
+
+/*
  * The LUN a request addresses (the system interface's, an IPMB target's)
  * is LUN 0 unless the node's luns key opens another: a Get Device ID the
  * rules allow, sent to LUN 2 (SMS) or 1/3 (OEM), is answered cc d4 by the
@@ -967,6 +987,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
+	tcase_add_test(tc, test_smi_no_bridge);
 	tcase_add_test(tc, test_lun_rules);
 	tcase_add_test(tc, test_bridged_seen_by_cache);
 	tcase_add_test(tc, test_commands_bounded);

@@ -163,6 +163,78 @@ START_TEST(netfn_six_bits_empty_mask)
 }
 END_TEST
 
+/* The kernel's side in SMI mode (backend ops->cmd_register): each call. */
+static struct {
+	uint8_t netfn, cmd;
+	uint32_t chans;
+	bool on;
+} fw[8];
+static unsigned int nfw;
+static int fw_rv;
+
+static int stub_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
+			     uint32_t mask, bool on)
+{
+	(void)be;
+	if (fw_rv)
+		return fw_rv;
+	ck_assert_uint_lt(nfw, 8);
+	fw[nfw].netfn = netfn;
+	fw[nfw].cmd = cmd;
+	fw[nfw].chans = mask;
+	fw[nfw].on = on;
+	nfw++;
+	return 0;
+}
+
+static const struct backend_ops stub_ops = {
+	.name = "stub",
+	.cmd_register = stub_cmd_register,
+};
+
+static void expect_fw(unsigned int i, uint32_t mask, bool on)
+{
+	ck_assert_uint_gt(nfw, i);
+	ck_assert_uint_eq(fw[i].netfn, 0x32);
+	ck_assert_uint_eq(fw[i].cmd, 0x05);
+	ck_assert_uint_eq(fw[i].chans, mask);
+	ck_assert_int_eq(fw[i].on, on);
+}
+
+/*
+ * SMI mode: the kernel receives the commands, so each registration is
+ * forwarded to it, and an end forwards only the channels this file's
+ * entries lost (the daemon holds every node's on one kernel file): a
+ * mask over another file's channel must not take it away there. The
+ * kernel refusing (another kernel user holds it) fails the registration.
+ */
+START_TEST(forwarded_to_backend)
+{
+	struct backend be = { .ops = &stub_ops };
+
+	d.be = &be;
+	nfw = 0;
+	fw_rv = 0;
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x05, 0x1), 0);
+	ck_assert_int_eq(chans(&cb, &reg_ch, 0x32, 0x05, 0x2), 0);
+	ck_assert_uint_eq(nfw, 2);
+	expect_fw(0, 0x1, true);
+	expect_fw(1, 0x2, true);
+	ck_assert_int_eq(chans(&ca, &unreg_ch, 0x32, 0x05, 0x3), 0);
+	ck_assert_uint_eq(nfw, 3);
+	expect_fw(2, 0x1, false);
+	ck_assert_ptr_eq(cmdreg_lookup(&d, 0x32, 0x05, 1), &cb);
+	fw_rv = -EBUSY;
+	ck_assert_int_eq(chans(&ca, &reg_ch, 0x32, 0x05, 0x4), -EBUSY);
+	ck_assert_ptr_null(cmdreg_lookup(&d, 0x32, 0x05, 2));
+	fw_rv = 0;
+	cmdreg_client_gone(&cb);
+	ck_assert_uint_eq(nfw, 4);
+	expect_fw(3, 0x2, false);
+	d.be = NULL;
+}
+END_TEST
+
 static Suite *cmdreg_suite(void)
 {
 	Suite *s = suite_create("cmdreg");
@@ -175,6 +247,7 @@ static Suite *cmdreg_suite(void)
 	tcase_add_test(tc, high_bits);
 	tcase_add_test(tc, netfn_six_bits_empty_mask);
 	tcase_add_test(tc, client_gone);
+	tcase_add_test(tc, forwarded_to_backend);
 	suite_add_tcase(s, tc);
 	return s;
 }

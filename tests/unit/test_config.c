@@ -129,6 +129,7 @@ START_TEST(test_full)
 		"[global]\n"
 		"backend = ipmidev\n"
 		"device = /dev/ipmi3\n"
+		"backend_async_dev = /dev/ipmi1\n"
 		"control_socket = /run/k/ctl.sock\n"
 		"admin_group = 0\n"
 		"max_outstanding = 50\n"
@@ -168,6 +169,7 @@ START_TEST(test_full)
 
 	ck_assert_int_eq(cfg.backend, KCSMUX_BACKEND_IPMIDEV);
 	ck_assert_str_eq(cfg.device, "/dev/ipmi3");
+	ck_assert_str_eq(cfg.backend_async_dev, "/dev/ipmi1");
 	ck_assert_str_eq(cfg.control_socket, "/run/k/ctl.sock");
 	ck_assert_str_eq(cfg.admin_group, "0");
 	ck_assert_uint_eq(cfg.admin_gid, 0);
@@ -185,7 +187,7 @@ START_TEST(test_full)
 
 	n = &cfg.nodes[0];
 	ck_assert_str_eq(n->name, "ipmi1");
-	ck_assert_int_eq(n->line, 15);
+	ck_assert_int_eq(n->line, 16);
 	ck_assert_uint_eq(n->uid, 0);
 	ck_assert_uint_eq(n->gid, 4242);
 	ck_assert_uint_eq(n->mode, 0640);
@@ -206,7 +208,7 @@ START_TEST(test_full)
 
 	n = &cfg.nodes[1];
 	ck_assert_str_eq(n->name, "mon.1");
-	ck_assert_int_eq(n->line, 39);
+	ck_assert_int_eq(n->line, 40);
 	ck_assert_uint_eq(n->mode, 0600);
 	ck_assert_int_eq(n->preset, KCSMUX_PRESET_MONITOR);
 	expect_policy(&n->pol, POL_MONITOR);
@@ -227,6 +229,7 @@ START_TEST(test_defaults)
 	load_ok("[node a]\n");
 	ck_assert_int_eq(cfg.backend, KCSMUX_BACKEND_KCSRAW);
 	ck_assert_str_eq(cfg.device, "/dev/kcsraw0");
+	ck_assert_ptr_null(cfg.backend_async_dev); /* found in sysfs */
 	ck_assert_str_eq(cfg.control_socket, "/run/kcsmux/control.sock");
 	ck_assert_str_eq(cfg.admin_group, "root");
 	ck_assert_uint_eq(cfg.admin_gid, 0);
@@ -783,6 +786,10 @@ static const struct bad bad_configs[] = {
 	{ "[global]\ndevice = dev/ipmi0\n[node a]\n",
 	  "t.conf:2: device: "
 	  "'dev/ipmi0' is not an absolute path",
+	  1 },
+	{ "[global]\nbackend_async_dev = ipmi0\n[node a]\n",
+	  "t.conf:2: backend_async_dev: "
+	  "'ipmi0' is not an absolute path",
 	  1 },
 	{ "[global]\ncontrol_socket =\n[node a]\n",
 	  "t.conf:2: control_socket: "

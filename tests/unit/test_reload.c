@@ -188,6 +188,28 @@ START_TEST(test_reload_create_fails)
 }
 END_TEST
 
+/* backend_async_dev is opened once, as root, at start: a change (here,
+ * naming it where sysfs found it before) is refused whole. */
+START_TEST(test_reload_async_dev_changed)
+{
+	char *cause = NULL, names[64];
+	int rv;
+
+	start();
+	write_conf("[global]\nbackend_async_dev = /dev/ipmi0\n"
+		   "[node a]\naccess = all\n[node c]\naccess = all\n");
+	rv = daemon_reload(&d, &cause);
+	running(names, sizeof(names));
+	ck_assert_int_lt(rv, 0);
+	ck_assert_msg(cause && strstr(cause, "needs a restart"), "cause: %s",
+		      cause ? cause : "(none)");
+	ck_assert_str_eq(names, "b a");
+	ck_assert_ptr_null(d.cfg.backend_async_dev);
+	free(cause);
+	stop();
+}
+END_TEST
+
 /* The plan (kcsmuxctl reload --dry-run): what would go, come and change,
  * and nothing of it done; a file the reload would refuse is refused. */
 START_TEST(test_reload_plan)
@@ -261,6 +283,7 @@ int main(void)
 	tcase_add_test(tc, test_reload_taken_name);
 	tcase_add_test(tc, test_reload_create_fails);
 	tcase_add_test(tc, test_reload_plan);
+	tcase_add_test(tc, test_reload_async_dev_changed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -10,11 +10,22 @@
 #       BMC resets the guest, the second boot sees the BMC's expiration
 #       flag and loads ipmi_poweroff; the guest's final poweroff -f must
 #       reach the BMC as Chassis Control power down (00 02 00).
+#   tests/vm/smi.sh async [run.sh options]  guest/kmod-smi-async.sh: the
+#       kernel's message flags machine (smi_async=1), with the proxy
+#       injecting an event (30 03) and an IPMB command (30 04); on the
+#       host, the replies to the two injected commands that reached the
+#       BMC: the registered user's (cc 00 data 11), then the handler's
+#       own 0xC1 for the one nobody registered.
 #   tests/vm/smi.sh panic [run.sh options]  guest/kmod-smi-panic.sh:
 #       ipmi_msghandler.panic_op=event and ipmi_watchdog running, then a
 #       sysrq-c panic: the BMC must get the watchdog's panic timeout (Set
 #       Watchdog Timer, countdown 255 s = f6 09) and the panic events
 #       (Platform Event, netfn 04 cmd 02, generator 0x41).
+#   tests/vm/smi.sh daemon [run.sh options]  guest/daemon-smi.sh: kcsmuxd
+#       in SMI mode; the delay proxy injects an IPMB request (0x32/0x05
+#       from 0x40) when a node sends OEM 30 04, twice: the BMC must get
+#       the registered node client's reply (seq 0: cc 00 data 11) and
+#       the kernel's own cc 0xC1 once nobody holds it (seq 1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-}
@@ -29,6 +40,22 @@ check() {	# DESC CMD...
 	if "$@"; then echo "PASS: $d"; else echo "FAIL: $d"; fails=$((fails + 1)); fi
 }
 log0=$tmp/requests-0.log
+# replies WHO: the Send Messages that reached kcsraw's BMC carrying a
+# response to the injected 0x40 netfn 0x32 cmd 0x05 (as tests/vm/events.sh:
+# channel, rsSA 40, netfn 0x33, chk, rqSA 20, seq/LUN, cmd 05, cc,
+# data..., chk) into $tmp/replies: two, WHO's reply first (cc 00 data 11),
+# then the message handler's own cc c1 for the one nobody registered.
+replies() {
+	grep -E '^06 34 [0-9a-f]{2} 40 cc [0-9a-f]{2} 20 [0-9a-f]{2} 05( |$)' \
+		"$log0" >"$tmp/replies"
+	sed 's/^/    reply: /' "$tmp/replies"
+	check "two replies to the injected commands reached the BMC" \
+		test "$(wc -l <"$tmp/replies")" = 2
+	check "$1's: cc 00 data 11" \
+		test "$(sed -n 1p "$tmp/replies" | cut -d' ' -f10-11)" = "00 11"
+	check "nobody registered: the handler's cc c1" \
+		test "$(sed -n 2p "$tmp/replies" | cut -d' ' -f10)" = c1
+}
 case "$mode" in
 main)
 	"$here/run.sh" --bmc extern --delay fixed:200 --second-kcs \
@@ -45,6 +72,17 @@ main)
 		test "$(grep -c '^06 22' "$log0")" -ge 3
 	check "no watchdog request reached stock's BMC" \
 		sh -c "! grep -q '^06 2[24] ' '$tmp/requests-1.log'"
+	;;
+async)
+	ev=0102030405060708090a0b0c0d0e0f10
+	"$here/run.sh" --bmc extern --delay fixed:200 \
+		--proxy-args "--on 0x30:0x03=inject-event,$ev --on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad --log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/kmod-smi-async.sh"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
+	[ -s "$log0" ] || { echo "smi.sh: no request log from KCS 0"; exit 1; }
+	replies "the registered user"
+	check "the kernel sent Get Message Flags (06 31)" grep -q '^06 31' "$log0"
 	;;
 panic)
 	"$here/run.sh" --bmc extern --delay fixed:200 \
@@ -84,8 +122,22 @@ wdt)
 		sh -c "tail -n 3 '$log0' | grep -q '^00 02 00'"
 	tail -n 3 "$log0" | sed 's/^/    last: /'
 	;;
+daemon)
+	"$here/run.sh" --bmc extern --delay fixed:200 \
+		--proxy-args "--on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad --log-requests $tmp/requests-%n.log" \
+		--log "$tmp/serial.log" "$@" "$here/guest/daemon-smi.sh"
+	rc=$?
+	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
+	[ -s "$log0" ] || { echo "smi.sh: no request log from KCS 0"; exit 1; }
+	replies "the node client that registered it"
+	# rqSeq (seq/LUN byte >> 2): the injected commands' own, 0 then 1
+	s1=$(sed -n 1p "$tmp/replies" | cut -d' ' -f8)
+	s2=$(sed -n 2p "$tmp/replies" | cut -d' ' -f8)
+	check "the replies carry the commands' seq 0 and 1" \
+		test "$(( 0x${s1:-ff} >> 2 )) $(( 0x${s2:-ff} >> 2 ))" = "0 1"
+	;;
 *)
-	echo "usage: smi.sh main|panic|wdt [run.sh options]" >&2
+	echo "usage: smi.sh main|async|panic|wdt|daemon [run.sh options]" >&2
 	exit 2
 	;;
 esac

@@ -32,24 +32,7 @@ dpid=$!
 for i in $(seq 50); do [ -c /dev/ipmi3 ] && break; sleep 0.1; done
 check "nodes exist" test -c /dev/ipmi3
 
-# listen NAME DEV ARGS...: a listener in the background, once it is set up
-listen() {
-	_ln=$1 _ldev=$2
-	shift 2
-	rm -f "/tmp/$_ln.ready"
-	kcsmux-ipmi-listen -d "$_ldev" -R "/tmp/$_ln.ready" -t 20000 "$@" \
-		>"/tmp/$_ln.out" 2>&1 &
-	eval "pid_$_ln=\$!"
-	for _i in $(seq 100); do
-		[ -e "/tmp/$_ln.ready" ] && return 0
-		eval "alive \$pid_$_ln" || break
-		sleep 0.05
-	done
-	return 1
-}
 alive() { kill -0 "$1" 2>/dev/null; }
-# done NAME: wait for the listener, 0 if it got what it wanted
-finish() { eval "wait \$pid_$1"; }
 # trigger DEVNUM "NETFN CMD": a request that fires a proxy rule (ipmi_sim
 # answers it with some error code; only the request matters). Not ipmitool:
 # its open interface subscribes to events, and it would be a subscriber
@@ -58,19 +41,6 @@ trigger() {
 	kcsmux-ipmi-probe -d "$1" -n 1 -r "$2" --allow-errors >/dev/null 2>&1
 	true
 }
-# lines NAME KIND: the listener's lines of that kind, msgid dropped
-lines() { grep "^$2" "/tmp/$1.out" | sed 's/ msgid=[0-9-]*//'; }
-same_lines() {	# WHAT A B KIND
-	if [ -n "$(lines "$2" "$4")" ] &&
-	   [ "$(lines "$2" "$4")" = "$(lines "$3" "$4")" ]; then
-		pass "$1"
-	else
-		fail "$1:"
-		echo "    $2: $(cat "/tmp/$2.out")"
-		echo "    $3: $(cat "/tmp/$3.out")"
-	fi
-}
-
 say "an event, delivered to every subscriber"
 check "stock subscriber" listen sev "$stock" -e
 check "node subscriber on ipmi1" listen n1ev /dev/ipmi1 -e

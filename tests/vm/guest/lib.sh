@@ -129,6 +129,37 @@ kcsmux_conf() {
 	} >/etc/kcsmux/kcsmux.conf
 }
 
+# listen NAME DEV ARGS...: kcsmux-ipmi-listen ARGS on DEV in the background
+# (output in /tmp/NAME.out), once it is set up
+listen() {
+	_ln=$1 _ldev=$2
+	shift 2
+	rm -f "/tmp/$_ln.ready"
+	kcsmux-ipmi-listen -d "$_ldev" -R "/tmp/$_ln.ready" -t 20000 "$@" \
+		>"/tmp/$_ln.out" 2>&1 &
+	eval "pid_$_ln=\$!"
+	for _i in $(seq 100); do
+		[ -e "/tmp/$_ln.ready" ] && return 0
+		eval "kill -0 \$pid_$_ln" 2>/dev/null || break
+		sleep 0.05
+	done
+	return 1
+}
+# finish NAME: wait for the listener, 0 if it got what it wanted
+finish() { eval "wait \$pid_$1"; }
+# lines NAME KIND: the listener's lines of that kind, msgid dropped
+lines() { grep "^$2" "/tmp/$1.out" | sed 's/ msgid=[0-9-]*//'; }
+same_lines() {	# WHAT A B KIND
+	if [ -n "$(lines "$2" "$4")" ] &&
+	   [ "$(lines "$2" "$4")" = "$(lines "$3" "$4")" ]; then
+		pass "$1"
+	else
+		fail "$1:"
+		echo "    $2: $(cat "/tmp/$2.out")"
+		echo "    $3: $(cat "/tmp/$3.out")"
+	fi
+}
+
 # summary: print the totals and return non-zero if anything failed.
 summary() {
 	echo "$passes passed, $fails failed"
