@@ -297,10 +297,8 @@ static void first_call(struct client *c, fuse_req_t req,
 		return;
 	}
 	/* A SEND with nothing to go by (a new file, the struct at a new
-	 * address): the whole page(s) of the struct, mapped if it is. (At
-	 * the old address the exact guess was not made: its buffers lie
-	 * outside these pages.) */
-	if (tid && send && a && c->last_send_arg != a &&
+	 * address): the whole page(s) of the struct, mapped if it is. */
+	if (tid && send && a &&
 	    abi_page_window(a, a + ent->in_size, page_size(), &sp[0])) {
 		grant_put(c, tid, ent->op, sp, 1, true);
 		grant_find(c, tid, ent->op)->window = true;
