@@ -59,11 +59,11 @@ static void daemon_dump_stats(struct daemon *d, FILE *f)
 
 	fprintf(f,
 		"%-8s %-11s %4s %7s %7s %5s %5s %5s %8s %8s %8s %8s "
-		"%8s %7s %6s %5s %6s %6s %6s %6s %8s\n",
+		"%8s %7s %6s %5s %6s %6s %6s %6s %6s %6s %8s\n",
 		"node", "policy", "cli", "reqs", "done", "err", "deny", "busy",
 		"p50_us", "p99_us", "wait99", "cpu_us/r", "spin_us/r",
-		"cpu_ppm", "slp/r", "thr", "s_gss", "s_hit", "r_gss", "r_hit",
-		"dmn_us/r");
+		"cpu_ppm", "slp/r", "thr", "s_gss", "s_hit", "s_mis", "r_gss",
+		"r_hit", "r_mis", "dmn_us/r");
 	v = core_nodes(d, &count);
 	for (i = 0; i < count; i++) {
 		const struct node *n = v[i];
@@ -73,7 +73,7 @@ static void daemon_dump_stats(struct daemon *d, FILE *f)
 		fprintf(f,
 			"%-8s %-11s %4u %7llu %7llu %5llu %5llu %5llu "
 			"%8.0f %8.0f %8.0f %8.1f %8.1f %7.0f %6.2f %5llu "
-			"%6llu %6llu %6llu %6llu %8.1f\n",
+			"%6llu %6llu %6llu %6llu %6llu %6llu %8.1f\n",
 			n->conf.name, policy_preset_name(n->conf.preset),
 			n->nclients, (unsigned long long)st->requests,
 			(unsigned long long)st->completed,
@@ -89,8 +89,10 @@ static void daemon_dump_stats(struct daemon *d, FILE *f)
 			(unsigned long long)n->cnt.throttled,
 			(unsigned long long)n->cnt.guesses[0],
 			(unsigned long long)n->cnt.guess_hits[0],
+			(unsigned long long)n->cnt.guess_misses[0],
 			(unsigned long long)n->cnt.guesses[1],
 			(unsigned long long)n->cnt.guess_hits[1],
+			(unsigned long long)n->cnt.guess_misses[1],
 			st->daemon_cpu_ns / 1e3 / r);
 	}
 	free(v);

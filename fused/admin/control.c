@@ -348,6 +348,14 @@ static void node_snap(const struct node *n, uint64_t now,
 				s->clients[i].requests = c->nreq;
 				s->clients[i].errors = c->nerr;
 				s->clients[i].denied = c->ndenied;
+				for (int g = 0; g < 2; g++) {
+					s->clients[i].guess_made[g] =
+						c->guess_made[g];
+					s->clients[i].guess_held[g] =
+						c->guess_held[g];
+					s->clients[i].guess_missed[g] =
+						c->guess_missed[g];
+				}
 				i++;
 			}
 		ni->nclients = (uint32_t)i;

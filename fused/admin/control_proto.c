@@ -557,12 +557,20 @@ void ctl_node_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 		ctl_kv_addf(b, "client",
 			    "id=%llu pid=%lld uid=%u "
 			    "outstanding=%u queued=%u events=%s "
-			    "requests=%llu errors=%llu denied=%llu comm=%s",
+			    "requests=%llu errors=%llu denied=%llu "
+			    "guess_send=%llu/%llu/%llu "
+			    "guess_recv=%llu/%llu/%llu comm=%s",
 			    (unsigned long long)c->id, (long long)c->pid,
 			    c->uid, c->outstanding, c->queued, yesno(c->events),
 			    (unsigned long long)c->requests,
 			    (unsigned long long)c->errors,
 			    (unsigned long long)c->denied,
+			    (unsigned long long)c->guess_made[0],
+			    (unsigned long long)c->guess_held[0],
+			    (unsigned long long)c->guess_missed[0],
+			    (unsigned long long)c->guess_made[1],
+			    (unsigned long long)c->guess_held[1],
+			    (unsigned long long)c->guess_missed[1],
 			    comm_word(c->comm, name, sizeof(name)));
 	}
 #define KV(k, v) ctl_kv_addf(b, k, "%llu", (unsigned long long)(v));
@@ -620,13 +628,20 @@ void ctl_node_json(struct ctl_buf *b, const struct ctl_node_info *ni)
 			"%s{\"id\": %llu, \"pid\": %lld, \"uid\": %u, "
 			"\"outstanding\": %u, \"queued\": %u, \"events\": %s, "
 			"\"requests\": %llu, \"errors\": %llu, \"denied\": %llu, "
-			"\"comm\": ",
+			"\"guess_send\": [%llu, %llu, %llu], "
+			"\"guess_recv\": [%llu, %llu, %llu], \"comm\": ",
 			i ? ", " : "", (unsigned long long)c->id,
 			(long long)c->pid, c->uid, c->outstanding, c->queued,
 			c->events ? "true" : "false",
 			(unsigned long long)c->requests,
 			(unsigned long long)c->errors,
-			(unsigned long long)c->denied);
+			(unsigned long long)c->denied,
+			(unsigned long long)c->guess_made[0],
+			(unsigned long long)c->guess_held[0],
+			(unsigned long long)c->guess_missed[0],
+			(unsigned long long)c->guess_made[1],
+			(unsigned long long)c->guess_held[1],
+			(unsigned long long)c->guess_missed[1]);
 		ctl_json_str(b, c->comm != NULL ? c->comm : "?");
 		ctl_buf_add(b, "}", 1);
 	}

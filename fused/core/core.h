@@ -74,10 +74,12 @@ struct node_counters {
 	uint64_t sleeps;    /* poller sleeps of its transactions */
 	uint64_t throttled; /* run cheaply: the node was over cpu_budget */
 	uint64_t held;	    /* its queue held until back under budget */
-	/* buffers guessed (client.c), and guessed rightly: a round trip
-	 * saved; [0] SEND, [1] RECEIVE */
+	/* buffers guessed (cuse/ioctl.c), guessed rightly (a round trip
+	 * saved) and wrongly (the call went on as without a guess);
+	 * [0] SEND, [1] RECEIVE */
 	uint64_t guesses[2];
 	uint64_t guess_hits[2];
+	uint64_t guess_misses[2];
 	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
 	 * cacheable ones that went to the BMC (core/sdrglue.c) */
 	uint64_t sdr_hits, sdr_misses;

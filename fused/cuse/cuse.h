@@ -49,6 +49,9 @@ struct client {
 	/* its own counters (kcsmuxctl show): requests accepted, answered
 	 * with an error, refused by the access list */
 	uint64_t nreq, nerr, ndenied;
+	/* buffer guesses (ioctl.c) made, held and missed; [0] SEND,
+	 * [1] RECEIVE (the node adds them up too) */
+	uint64_t guess_made[2], guess_held[2], guess_missed[2];
 
 	struct kmsg_list rq; /* received messages */
 	unsigned int rq_len;
@@ -79,6 +82,9 @@ struct client {
 		int op; /* enum abi_op */
 		int n;
 		bool guess;
+		/* a SEND's guess of the struct's whole page(s): sp[0] is
+		 * the window the call's input is, not spans end to end */
+		bool window;
 		struct abi_span sp[ABI_RECV_SPANS];
 	} grant[KCSMUX_IO_GRANTS];
 	unsigned int grant_next;

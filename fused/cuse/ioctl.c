@@ -71,6 +71,29 @@ static bool is_send(int op)
 	return op == ABI_SEND_COMMAND || op == ABI_SEND_COMMAND_SETTIME;
 }
 
+enum guess_event { GUESS_MADE, GUESS_HELD, GUESS_MISSED };
+
+/* Per file and per node (kcsmuxctl, the SIGUSR1 table). */
+static void guess_count(struct client *c, int op, enum guess_event ev)
+{
+	int k = is_send(op) ? 0 : 1;
+
+	switch (ev) {
+	case GUESS_MADE:
+		c->guess_made[k]++;
+		c->node->cnt.guesses[k]++;
+		break;
+	case GUESS_HELD:
+		c->guess_held[k]++;
+		c->node->cnt.guess_hits[k]++;
+		break;
+	case GUESS_MISSED:
+		c->guess_missed[k]++;
+		c->node->cnt.guess_misses[k]++;
+		break;
+	}
+}
+
 static int spans_to_iov(const struct abi_span *sp, int n, struct iovec *iov)
 {
 	for (int i = 0; i < n; i++)
@@ -137,7 +160,7 @@ static void retry_grant(struct client *c, fuse_req_t req,
 
 	grant_put(c, tid, ent->op, sp, n, guess);
 	if (guess)
-		c->node->cnt.guesses[is_send(ent->op) ? 0 : 1]++;
+		guess_count(c, ent->op, GUESS_MADE);
 	spans_to_iov(sp, n, iov);
 	if (is_send(ent->op)) {
 		reply_retry(c, req, iov, (size_t)n, NULL, 0);
@@ -161,12 +184,18 @@ static size_t recv_extra(const struct abi_span *sp, int n, uint64_t arg)
 	return len;
 }
 
-/* Every span but the struct lies in a buffer the kernel copied in. */
+/*
+ * Every span but the struct lies in a buffer the kernel copied in, or in
+ * the pages of the struct (size bytes at arg), which the same retry
+ * copies in: mapped as the struct is.
+ */
 static bool recv_spans_proven(const struct client *c, const struct abi_span *sp,
-			      int n, uint64_t arg)
+			      int n, uint64_t arg, size_t size)
 {
 	for (int i = 0; i < n; i++) {
-		bool ok = sp[i].ptr == arg;
+		bool ok = sp[i].ptr == arg ||
+			  abi_spans_in_pages(&sp[i], 1, arg, arg + size,
+					     page_size());
 
 		for (int j = 0; !ok && j < 2; j++)
 			ok = c->recv_proven[j].ptr &&
@@ -212,9 +241,10 @@ static bool granted(struct client *c, pid_t tid, int op,
 				     len == abi_spans_len(sp, n);
 	if (!g)
 		return false;
-	ok = abi_spans_equal(sp, n, g->sp, g->n) && len == abi_spans_len(sp, n);
-	if (ok && g->guess)
-		c->node->cnt.guess_hits[is_send(op) ? 0 : 1]++;
+	ok = !g->window && abi_spans_equal(sp, n, g->sp, g->n) &&
+	     len == abi_spans_len(sp, n);
+	if (g->guess)
+		guess_count(c, op, ok ? GUESS_HELD : GUESS_MISSED);
 	g->tid = 0;
 	return ok;
 }
@@ -229,10 +259,17 @@ static bool granted(struct client *c, pid_t tid, int op,
  * matches (2 round trips); else it retries for the right memory, as
  * without a guess.
  * A RECEIVE guess (output) is only written if right, and the kernel copies
- * out only what a reply carries: it costs nothing. A SEND guess is copied
+ * out only what a reply carries: it costs nothing. It names only buffers
+ * the kernel copied in for this file before or that lie in the struct's
+ * pages; a struct at a new address is guessed to point where the last one
+ * did, buffers in its pages moved along with it (abi_guess_ptr). A SEND guess is copied
  * in by the kernel before we see it, and memory that is no longer mapped
  * would fail the whole call with EFAULT: so we guess only memory inside
- * the pages of the struct the caller is handing over right now.
+ * the pages of the struct the caller is handing over right now. With no
+ * last SEND to go by (a new file, a struct at a new address: one-shot
+ * clients, calls from several places) the guess is those whole pages: the
+ * struct's address and data are read out of them if they lie there
+ * (send_unwrap), as compilers lay a stack frame out.
  */
 static void first_call(struct client *c, fuse_req_t req,
 		       const struct abi_ioctl *ent, void *arg)
@@ -253,25 +290,88 @@ static void first_call(struct client *c, fuse_req_t req,
 		if (!abi_spans_in_pages(sp, n, a, a + ent->in_size,
 					page_size()))
 			n = 0;
-	} else if (tid && !send && m && a && c->last_recv_arg == a) {
+	} else if (tid && !send && m && a && c->last_recv_arg) {
+		struct abi_recv pr = c->last_recv;
+
+		pr.addr_ptr = abi_guess_ptr(pr.addr_ptr, c->last_recv_arg, a,
+					    ent->in_size, page_size());
+		pr.data_ptr = abi_guess_ptr(pr.data_ptr, c->last_recv_arg, a,
+					    ent->in_size, page_size());
 		alen = ipmi_addr_len(m->addr.addr_type);
-		abi_recv_fit(c->last_recv.addr_len, alen, c->last_recv.data_len,
-			     m->data_len, ent->op == ABI_RECEIVE_MSG_TRUNC,
-			     &fit);
+		abi_recv_fit(pr.addr_len, alen, pr.data_len, m->data_len,
+			     ent->op == ABI_RECEIVE_MSG_TRUNC, &fit);
 		if (fit.err != -EINVAL)
-			n = abi_recv_spans(a, ent->in_size, &c->last_recv, alen,
-					   &fit, sp);
-		if (!recv_spans_proven(c, sp, n, a))
+			n = abi_recv_spans(a, ent->in_size, &pr, alen, &fit,
+					   sp);
+		if (!recv_spans_proven(c, sp, n, a, ent->in_size))
 			n = 0;
 	}
 	if (n > 1 || (n == 1 && !send)) {
 		retry_grant(c, req, ent, arg, sp, n, true);
 		return;
 	}
+	/* A SEND with nothing to go by (a new file, the struct at a new
+	 * address): the whole page(s) of the struct, mapped if it is. */
+	if (tid && send && a &&
+	    abi_page_window(a, a + ent->in_size, page_size(), &sp[0])) {
+		grant_put(c, tid, ent->op, sp, 1, true);
+		grant_find(c, tid, ent->op)->window = true;
+		guess_count(c, ent->op, GUESS_MADE);
+		reply_retry_in(c, req, (void *)(uintptr_t)sp[0].ptr, sp[0].len);
+		return;
+	}
 	/* Just the struct: SEND is granted it as input, RECEIVE no output. */
 	sp[0] = (struct abi_span){ a, (uint32_t)ent->in_size };
 	grant_put(c, tid, ent->op, sp, send ? 1 : 0, false);
 	reply_retry_in(c, req, arg, ent->in_size);
+}
+
+/* Room for a SEND's struct, address and data laid end to end. */
+#define SEND_BUF_SIZE \
+	(ABI_REQ_SETTIME64_SIZE + ABI_MAX_ADDR_LEN + ABI_MAX_MSG_LENGTH)
+
+/*
+ * A SEND whose call brings the page window first_call asked for: the
+ * struct, address and data out of it, end to end in buf, as if exactly
+ * they had been asked for, and the grant says so (granted() then counts
+ * the guess held). When the address or data lie outside the window only
+ * the struct is taken (granted() counts a miss and the call retries for
+ * the right memory). The length in buf, or -1 if the call is not the
+ * window's (the grant is dropped).
+ */
+static long send_unwrap(struct io_grant *g, const struct abi_ioctl *ent,
+			uint64_t a, const uint8_t *in, size_t in_len,
+			uint8_t *buf)
+{
+	struct abi_span sp[ABI_RECV_SPANS], win = g->sp[0];
+	struct abi_req r;
+	long len = -1;
+	int n = 1;
+
+	g->window = false;
+	sp[0] = (struct abi_span){ a, (uint32_t)ent->in_size };
+	if (in_len != win.len ||
+	    abi_window_gather(in, &win, sp, 1, buf, SEND_BUF_SIZE) < 0) {
+		g->tid = 0;
+		return -1;
+	}
+	if (abi_decode_req(buf, ent->in_size, ent->layout32,
+			   ent->op == ABI_SEND_COMMAND_SETTIME, &r) == 0 &&
+	    abi_check_req_sizes(&r) != -EINVAL) {
+		n = abi_send_spans(a, ent->in_size, &r,
+				   abi_check_req_sizes(&r) ?
+					   0 :
+					   abi_req_data_len(&r),
+				   sp);
+		len = abi_window_gather(in, &win, sp, n, buf, SEND_BUF_SIZE);
+	}
+	if (len < 0) {
+		n = 1;
+		len = (long)ent->in_size;
+	}
+	g->n = n;
+	memcpy(g->sp, sp, (size_t)n * sizeof(*sp));
+	return len;
 }
 
 /* SEND_COMMAND and SEND_COMMAND_SETTIME, once the struct is in. */
@@ -283,9 +383,21 @@ static void do_send(struct client *c, fuse_req_t req,
 	pid_t tid = fuse_req_ctx(req)->pid;
 	struct abi_req r;
 	struct ipmi_address addr;
+	struct io_grant *g = grant_find(c, tid, ent->op);
+	uint8_t buf[SEND_BUF_SIZE];
 	uint16_t dlen;
+	long len;
 	int n, rv, sizes;
 
+	if (g && g->window) {
+		len = send_unwrap(g, ent, (uintptr_t)arg, in, in_len, buf);
+		if (len < 0) {
+			first_call(c, req, ent, arg);
+			return;
+		}
+		in = buf;
+		in_len = (size_t)len;
+	}
 	if (abi_decode_req(in, in_len, ent->layout32,
 			   ent->op == ABI_SEND_COMMAND_SETTIME, &r) < 0) {
 		fuse_reply_err(req, EINVAL);

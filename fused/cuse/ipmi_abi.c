@@ -476,6 +476,49 @@ bool abi_spans_in_pages(const struct abi_span *s, int n, uint64_t lo,
 	return true;
 }
 
+uint64_t abi_guess_ptr(uint64_t ptr, uint64_t old_arg, uint64_t new_arg,
+		       size_t size, uint64_t page)
+{
+	struct abi_span w;
+
+	if (!ptr || !abi_page_window(old_arg, old_arg + size, page, &w) ||
+	    ptr < w.ptr || ptr - w.ptr >= w.len)
+		return ptr;
+	return ptr - old_arg + new_arg; /* wraps like the frame would */
+}
+
+bool abi_page_window(uint64_t lo, uint64_t hi, uint64_t page,
+		     struct abi_span *win)
+{
+	uint64_t first = lo & ~(page - 1), last;
+
+	if (hi <= lo || hi - 1 > UINT64_MAX - page)
+		return false;
+	last = ((hi - 1) | (page - 1)) + 1;
+	if (last - first > UINT32_MAX)
+		return false;
+	*win = (struct abi_span){ first, (uint32_t)(last - first) };
+	return true;
+}
+
+long abi_window_gather(const uint8_t *wbuf, const struct abi_span *win,
+		       const struct abi_span *s, int n, uint8_t *out,
+		       size_t out_size)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t off = s[i].ptr - win->ptr;
+
+		if (s[i].ptr < win->ptr || off > win->len ||
+		    s[i].len > win->len - off || s[i].len > out_size - len)
+			return -1;
+		memcpy(out + len, wbuf + off, s[i].len);
+		len += s[i].len;
+	}
+	return (long)len;
+}
+
 size_t abi_spans_len(const struct abi_span *s, int n)
 {
 	size_t len = 0;

@@ -264,6 +264,22 @@ int abi_send_spans(uint64_t arg, size_t struct_size, const struct abi_req *r,
  * two): memory a caller just handed over, so readable if that was. */
 bool abi_spans_in_pages(const struct abi_span *s, int n, uint64_t lo,
 			uint64_t hi, uint64_t page);
+/* Where a struct of SIZE bytes at new_arg points, going by the same
+ * call's struct at old_arg pointing at ptr: a pointer into the old
+ * struct's pages moved with the struct (a stack frame), any other stayed
+ * (a static or heap buffer). */
+uint64_t abi_guess_ptr(uint64_t ptr, uint64_t old_arg, uint64_t new_arg,
+		       size_t size, uint64_t page);
+/* The whole pages holding [lo, hi) as one span (page: a power of two);
+ * false if there are none or they end past the address space. */
+bool abi_page_window(uint64_t lo, uint64_t hi, uint64_t page,
+		     struct abi_span *win);
+/* The bytes of spans s[0..n) laid end to end into out, read from wbuf,
+ * the contents of the window win: their total, or -1 if a span is not
+ * all inside win or out has no room. */
+long abi_window_gather(const uint8_t *wbuf, const struct abi_span *win,
+		       const struct abi_span *s, int n, uint8_t *out,
+		       size_t out_size);
 
 /* ------------------------------------------------------------------ */
 /* Value helpers (MY_ADDRESS / MY_LUN / channel variants / maintenance) */

@@ -231,6 +231,10 @@ struct ctl_client_info {
 	 * (non-zero completion code or the interface gave up), refused by
 	 * the access list */
 	uint64_t requests, errors, denied;
+	/* the daemon's guesses of its SEND [0] and RECEIVE [1] buffers
+	 * (docs/design.md, "Guessing the buffers"): made, held (a round
+	 * trip saved), missed (the call went on as without a guess) */
+	uint64_t guess_made[2], guess_held[2], guess_missed[2];
 };
 
 #define CTL_POLICY_MAX 32

@@ -15,8 +15,10 @@
  * (queue empty); one turn of the event loop (the backend's completion,
  * the answer queued, the notification); the re-poll (POLLIN);
  * RECEIVE_MSG_TRUNC. Every answer is checked (msgid, type, address,
- * netfn, cmd, cc, data): a wrong one exits 1. -G makes the client switch
- * between two sets of buffers, so the daemon's guess of them never holds.
+ * netfn, cmd, cc, data): a wrong one exits 1. -G makes the client swap
+ * two pages each request, its structs in one and the buffers they name in
+ * the other, so the daemon's guesses never hold (a struct at a new
+ * address is guessed its own page, which then lacks the buffers).
  * -e RTS exits 1 unless every measured request took exactly RTS FUSE round
  * trips. -F adds RTS x RT_CPU_US (a round trip's client + daemon CPU,
  * from fuse_rtt) to the daemon's CPU: the node's added CPU per request.
@@ -87,33 +89,37 @@ static void daemon_turn(struct bench *b)
 	event_base_loop(b->d.base, EVLOOP_NONBLOCK);
 }
 
-static int check_answer(struct bench *b, const struct client_mem *cm, long id)
+static int check_answer(struct bench *b, const struct client_mem *cm,
+			const struct client_mem *bm, long id)
 {
 	if (cm->rv.recv_type != IPMI_RESPONSE_RECV_TYPE)
 		return fail(b, id, "not a response");
 	if (cm->rv.msgid != id)
 		return fail(b, id, "another request's msgid");
-	if (cm->rv.addr_len != sizeof(cm->si) ||
-	    memcmp(cm->raddr, &cm->si, sizeof(cm->si)) != 0)
+	if (cm->rv.addr_len != sizeof(bm->si) ||
+	    memcmp(bm->raddr, &bm->si, sizeof(bm->si)) != 0)
 		return fail(b, id, "wrong address");
 	if (cm->rv.msg.netfn != 7 || cm->rv.msg.cmd != 1)
 		return fail(b, id, "wrong netfn or cmd");
 	if (cm->rv.msg.data_len != 1 + sizeof(instant_devid) ||
-	    cm->rdata[0] != 0 ||
-	    memcmp(cm->rdata + 1, instant_devid, sizeof(instant_devid)) != 0)
+	    bm->rdata[0] != 0 ||
+	    memcmp(bm->rdata + 1, instant_devid, sizeof(instant_devid)) != 0)
 		return fail(b, id, "wrong cc or data");
 	return 0;
 }
 
 static int one_request(struct bench *b, long id)
 {
+	/* -G: the structs in one page, the buffers they name in the other,
+	 * the two swapping each request */
 	struct client_mem *cm = b->mem[b->alternate ? id & 1 : 0];
+	struct client_mem *bm = b->mem[b->alternate ? (id & 1) ^ 1 : 0];
 	uint64_t notified = b->m.cnt.notifies;
 	int rv;
 
 	cm->rq = (struct ipmi_req){
-		.addr = (unsigned char *)&cm->si,
-		.addr_len = sizeof(cm->si),
+		.addr = (unsigned char *)&bm->si,
+		.addr_len = sizeof(bm->si),
 		.msgid = id,
 		.msg = { .netfn = 6, .cmd = 1 },
 	};
@@ -127,17 +133,17 @@ static int one_request(struct bench *b, long id)
 		return fail(b, id, "poll() not notified");
 	if (!(cuse_model_poll(&b->m, false) & POLLIN))
 		return fail(b, id, "no POLLIN after the notification");
-	memset(cm->raddr, 0xa5, sizeof(cm->raddr));
-	memset(cm->rdata, 0xa5, sizeof(cm->rdata));
+	memset(bm->raddr, 0xa5, sizeof(bm->raddr));
+	memset(bm->rdata, 0xa5, sizeof(bm->rdata));
 	cm->rv = (struct ipmi_recv){
-		.addr = cm->raddr,
-		.addr_len = sizeof(cm->raddr),
-		.msg = { .data = cm->rdata, .data_len = sizeof(cm->rdata) },
+		.addr = bm->raddr,
+		.addr_len = sizeof(bm->raddr),
+		.msg = { .data = bm->rdata, .data_len = sizeof(bm->rdata) },
 	};
 	rv = cuse_model_ioctl(&b->m, IPMICTL_RECEIVE_MSG_TRUNC, &cm->rv);
 	if (rv != 0)
 		return fail(b, id, strerror(-rv));
-	return check_answer(b, cm, id);
+	return check_answer(b, cm, bm, id);
 }
 
 static uint64_t ts_ns(const struct timespec *ts)

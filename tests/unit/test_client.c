@@ -50,6 +50,7 @@ static struct {
 } r;
 static int fake_req;
 static struct fuse_ctx ctx = { .pid = 4242 };
+static unsigned int rounds; /* of kioctl's last call */
 static unsigned int notifies;
 
 int __wrap_fuse_reply_err(fuse_req_t req, int err);
@@ -139,10 +140,22 @@ static bool faults(const void *p)
 	return (uintptr_t)p < 4096;
 }
 
+/* The kernel's copy-in: whole pages of the caller's memory for a SEND's
+ * page guess, other stack frames and their redzones included, which is
+ * not what ASan checks here (volatile: not turned into memcpy). */
+__attribute__((no_sanitize_address)) static void
+copy_in(uint8_t *dst, const void *src, size_t n)
+{
+	const volatile uint8_t *p = src;
+
+	for (size_t i = 0; i < n; i++)
+		dst[i] = p[i];
+}
+
 /* One ioctl as the kernel runs it over CUSE: 0/result or -errno. */
 static int kioctl(struct client *c, unsigned int cmd, void *arg)
 {
-	static uint8_t in[4096];
+	static uint8_t in[4 * 4096];
 	struct iovec outv[4];
 	size_t in_len = 0, out_len = 0, nout = 0, off, n;
 
@@ -158,6 +171,7 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 
 		r.kind = R_NONE;
 		c->node->retried = false;
+		rounds = round + 1;
 		client_ioctl(c, &io);
 		/* node_readable reads on only after a retry */
 		ck_assert_int_eq(c->node->retried, r.kind == R_RETRY);
@@ -183,8 +197,8 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 					return -EFAULT;
 				ck_assert_uint_le(in_len + r.in[i].iov_len,
 						  sizeof(in));
-				memcpy(in + in_len, r.in[i].iov_base,
-				       r.in[i].iov_len);
+				copy_in(in + in_len, r.in[i].iov_base,
+					r.in[i].iov_len);
 				in_len += r.in[i].iov_len;
 			}
 			nout = r.nout;
@@ -386,6 +400,171 @@ START_TEST(test_send_receive)
 	ck_assert_mem_eq(x.addr, &si, sizeof(si));
 	ck_assert_uint_eq(c->rq_len, 0);
 	ck_assert_int_eq(recv_msg(c, &x), -EAGAIN);
+}
+END_TEST
+
+/* A SEND at PAGE + OFF of a two-page buffer, its address at PAGE + AOFF
+ * and its 3 bytes of data at PAGE + DOFF (a one-shot client's stack
+ * frame); 0 or -errno, rounds says how many round trips it took. */
+static int send_laid_out(struct client *c, uint8_t *page, size_t off,
+			 size_t aoff, size_t doff)
+{
+	static const uint8_t data[] = { 0x01, 0x02, 0x03 };
+	struct ipmi_req rq = {
+		.addr = (void *)(page + aoff),
+		.addr_len = sizeof(si),
+		.msgid = 7,
+		.msg = { .netfn = 6,
+			 .cmd = 0x52,
+			 .data_len = sizeof(data),
+			 .data = page + doff },
+	};
+
+	memcpy(page + aoff, &si, sizeof(si));
+	memcpy(page + doff, data, sizeof(data));
+	memcpy(page + off, &rq, sizeof(rq));
+	return kioctl(c, IPMICTL_SEND_COMMAND, page + off);
+}
+
+/* A new file's SEND (nothing to guess from) asks for the struct's whole
+ * page: address and data in it take 2 round trips, and the request that
+ * reaches the BMC is the one the memory holds. */
+START_TEST(test_send_window_new_file)
+{
+	struct client *c = open_file(&na);
+	long psz = sysconf(_SC_PAGESIZE);
+	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
+	struct cuse_ioctl io = {
+		.req = (fuse_req_t)&fake_req,
+		.cmd = IPMICTL_SEND_COMMAND,
+		.arg = mem + 200,
+	};
+
+	ck_assert_ptr_nonnull(mem);
+	/* the first call's retry: exactly the struct's page */
+	r.kind = R_NONE;
+	client_ioctl(c, &io);
+	ck_assert_int_eq(r.kind, R_RETRY);
+	ck_assert_uint_eq(r.nin, 1);
+	ck_assert_ptr_eq(r.in[0].iov_base, mem);
+	ck_assert_uint_eq(r.in[0].iov_len, (size_t)psz);
+	ck_assert_uint_eq(c->guess_made[0], 1);
+
+	ck_assert_int_eq(send_laid_out(c, mem, 200, 40, 3000), 0);
+	ck_assert_uint_eq(rounds, 2);
+	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fb->subs[0].len, 5);
+	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fb->subs[0].req[1], 0x52);
+	ck_assert_uint_eq(fb->subs[0].req[4], 0x03);
+	ck_assert_uint_eq(c->guess_made[0], 2);
+	ck_assert_uint_eq(c->guess_held[0], 1);
+	ck_assert_uint_eq(c->guess_missed[0], 0);
+	ck_assert_uint_eq(na.cnt.guess_hits[0], 1);
+	free(mem);
+}
+END_TEST
+
+/* Data on the next page is not guessed (it may not be mapped): the guess
+ * misses and the call goes on for the right memory, 3 round trips. A
+ * struct that straddles two pages gets both. */
+START_TEST(test_send_window_miss_and_straddle)
+{
+	struct client *c = open_file(&na);
+	long psz = sysconf(_SC_PAGESIZE);
+	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
+	size_t p = (size_t)psz;
+
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(send_laid_out(c, mem, 200, 40, p + 100), 0);
+	ck_assert_uint_eq(rounds, 3);
+	ck_assert_uint_eq(c->guess_made[0], 1);
+	ck_assert_uint_eq(c->guess_held[0], 0);
+	ck_assert_uint_eq(c->guess_missed[0], 1);
+	ck_assert_uint_eq(fb->subs[0].req[4], 0x03);
+	/* at a new address (no exact guess): the struct's two pages */
+	ck_assert_int_eq(send_laid_out(c, mem, p - 16, 40, p + 100), 0);
+	ck_assert_uint_eq(rounds, 2);
+	ck_assert_uint_eq(c->guess_held[0], 1);
+	ck_assert_uint_eq(c->outstanding, 2);
+	fake_answer(fb, devid, sizeof(devid)); /* the next one goes out */
+	ck_assert_uint_eq(fb->nsubs, 2);
+	ck_assert_uint_eq(fb->subs[1].req[4], 0x03);
+	free(mem);
+}
+END_TEST
+
+/* A caller whose thread id is not seen (another pid namespace) is never
+ * guessed for. */
+START_TEST(test_send_window_unseen_tid)
+{
+	struct client *c = open_file(&na);
+	long psz = sysconf(_SC_PAGESIZE);
+	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
+
+	ck_assert_ptr_nonnull(mem);
+	ctx.pid = 0;
+	ck_assert_int_eq(send_laid_out(c, mem, 200, 40, 3000), 0);
+	ctx.pid = 4242;
+	ck_assert_uint_eq(rounds, 3);
+	ck_assert_uint_eq(c->guess_made[0], 0);
+	free(mem);
+}
+END_TEST
+
+/* A RECEIVE at PAGE + OFF with its address buffer at PAGE + AOFF and its
+ * data in DATA; 0 or -errno, rounds says how many round trips. */
+static int recv_laid_out(struct client *c, uint8_t *page, size_t off,
+			 size_t aoff, uint8_t *data)
+{
+	struct ipmi_recv rv = {
+		.addr = page + aoff,
+		.addr_len = sizeof(struct ipmi_addr),
+		.msg = { .data = data, .data_len = 64 },
+	};
+
+	memcpy(page + off, &rv, sizeof(rv));
+	return kioctl(c, IPMICTL_RECEIVE_MSG_TRUNC, page + off);
+}
+
+/* A RECEIVE struct at a new address (a client that receives from several
+ * places): its address buffer, in the struct's page, is guessed to have
+ * moved with it, its data buffer (proven mapped by the first RECEIVE) to
+ * have stayed: 2 round trips, and the answer lands there. */
+START_TEST(test_recv_guess_new_address)
+{
+	static uint8_t data[64];
+	struct client *c = open_file(&na);
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t p = (size_t)psz;
+	uint8_t *mem = aligned_alloc(p, 2 * p);
+	struct ipmi_recv *rv;
+
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
+	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_int_eq(recv_laid_out(c, mem, 104, 304, data), 0);
+	ck_assert_uint_eq(rounds, 3); /* nothing to go by */
+	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
+	fake_answer(fb, devid, sizeof(devid));
+	memset(data, 0, sizeof(data));
+	ck_assert_int_eq(recv_laid_out(c, mem, p + 504, p + 704, data), 0);
+	ck_assert_uint_eq(rounds, 2);
+	ck_assert_uint_eq(c->guess_made[1], 1);
+	ck_assert_uint_eq(c->guess_held[1], 1);
+	rv = (struct ipmi_recv *)(mem + p + 504);
+	ck_assert_int_eq(rv->msgid, 2);
+	ck_assert_uint_eq(rv->msg.data_len, 1 + sizeof(devid));
+	ck_assert_mem_eq(data + 1, devid, sizeof(devid));
+	ck_assert_mem_eq(mem + p + 704, &si, sizeof(si));
+	/* the address buffer elsewhere than guessed: a miss, 3 round trips */
+	ck_assert_int_eq(send_si(c, 3, 6, 1), 0);
+	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_int_eq(recv_laid_out(c, mem, 104, 704, data), 0);
+	ck_assert_uint_eq(rounds, 3);
+	ck_assert_uint_eq(c->guess_missed[1], 1);
+	ck_assert_mem_eq(mem + 704, &si, sizeof(si));
+	free(mem);
 }
 END_TEST
 
@@ -971,6 +1150,10 @@ static Suite *client_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_send_receive);
+	tcase_add_test(tc, test_send_window_new_file);
+	tcase_add_test(tc, test_send_window_miss_and_straddle);
+	tcase_add_test(tc, test_send_window_unseen_tid);
+	tcase_add_test(tc, test_recv_guess_new_address);
 	tcase_add_test(tc, test_order);
 	tcase_add_test(tc, test_receive_bad_buffer);
 	tcase_add_test(tc, test_receive_small_buffer);

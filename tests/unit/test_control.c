@@ -140,6 +140,9 @@ static void setup(void)
 	clients[0].nreq = 12;
 	clients[0].nerr = 1;
 	clients[0].ndenied = 3;
+	clients[0].guess_made[0] = 5;
+	clients[0].guess_held[0] = 4;
+	clients[0].guess_missed[0] = 1;
 	clients[1].id = 2;
 	clients[1].pid = 222;
 	clients[1].uid = 0;
@@ -412,7 +415,7 @@ START_TEST(test_show)
 	/* each client with its process name and its own counters */
 	assert_has(out, "\nclient=id=1 pid=111 uid=1000 outstanding=2 "
 			"queued=0 events=no requests=12 errors=1 denied=3 "
-			"comm=ipmitool\n");
+			"guess_send=5/4/1 guess_recv=0/0/0 comm=ipmitool\n");
 	assert_has(out, "\nclient=id=2 pid=222 uid=0 ");
 	assert_has(out, "\nrequests=4\n");
 	assert_has(out, "\ncompleted=4\n");
@@ -756,6 +759,7 @@ START_TEST(test_json_views)
 	assert_has(out, "\"requests\": 4");
 	assert_has(out, "\"pid\": 111");
 	assert_has(out, "\"requests\": 12, \"errors\": 1, \"denied\": 3, "
+			"\"guess_send\": [5, 4, 1], \"guess_recv\": [0, 0, 0], "
 			"\"comm\": \"ipmitool\"}");
 	assert_has(out, "\"completion_codes\": {\"0x00\": 3, \"0xc9\": 1}}");
 	ck_assert_ptr_null(strstr(out, "ipmi2"));

@@ -335,7 +335,10 @@ static void sample(struct ctl_node_info *ni, struct ctl_client_info *cl)
 					  .comm = "my tool=x",
 					  .requests = 40,
 					  .errors = 3,
-					  .denied = 2 };
+					  .denied = 2,
+					  .guess_made = { 0, 9 },
+					  .guess_held = { 0, 8 },
+					  .guess_missed = { 0, 1 } };
 	cl[1] = (struct ctl_client_info){ .id = 9, .pid = 99, .uid = 65534 };
 	ni->nclients = 2;
 	ni->clients = cl;
@@ -380,12 +383,14 @@ START_TEST(test_node_kv)
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "client"),
 			 "id=7 pid=1234 "
 			 "uid=0 outstanding=1 queued=2 events=yes requests=40 "
-			 "errors=3 denied=2 comm=my?tool?x");
+			 "errors=3 denied=2 guess_send=0/0/0 "
+			 "guess_recv=9/8/1 comm=my?tool?x");
 	/* no name known: "?" */
 	ck_assert_ptr_nonnull(strstr(b.data, "client=id=9 pid=99 uid=65534 "
 					     "outstanding=0 queued=0 "
 					     "events=no requests=0 errors=0 "
-					     "denied=0 comm=?\n"));
+					     "denied=0 guess_send=0/0/0 "
+					     "guess_recv=0/0/0 comm=?\n"));
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue"), "3");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "queue_max"), "64");
 	ck_assert_str_eq(ctl_kv_find(&l, 0, 99, "requests"), "1000");
@@ -444,9 +449,10 @@ START_TEST(test_node_json)
 		"{\"id\": 7, \"pid\": 1234, "
 		"\"uid\": 0, \"outstanding\": 1, \"queued\": 2, \"events\": "
 		"true, \"requests\": 40, \"errors\": 3, \"denied\": 2, "
+		"\"guess_send\": [0, 0, 0], \"guess_recv\": [9, 8, 1], "
 		"\"comm\": \"my tool=x\"}"));
 	ck_assert_ptr_nonnull(
-		strstr(b.data, "\"denied\": 0, \"comm\": \"?\"}"));
+		strstr(b.data, "\"guess_recv\": [0, 0, 0], \"comm\": \"?\"}"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"spin_ns\": 0,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"cpu_ns_per_req\": 1500,"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\"latency_p99_us\": 2000,"));

@@ -1130,6 +1130,61 @@ START_TEST(test_send_spans)
 }
 END_TEST
 
+/* The pages of a struct as one window, and spans read out of it. */
+START_TEST(test_page_window)
+{
+	struct abi_span w, sp[3];
+	uint8_t page[0x2000], out[64];
+
+	ck_assert(abi_page_window(0x7e00, 0x7e28, 0x1000, &w));
+	ck_assert_uint_eq(w.ptr, 0x7000);
+	ck_assert_uint_eq(w.len, 0x1000);
+	/* the last byte of a page: that page only; one more: two */
+	ck_assert(abi_page_window(0x7fd8, 0x8000, 0x1000, &w));
+	ck_assert_uint_eq(w.len, 0x1000);
+	ck_assert(abi_page_window(0x7fd9, 0x8001, 0x1000, &w));
+	ck_assert_uint_eq(w.ptr, 0x7000);
+	ck_assert_uint_eq(w.len, 0x2000);
+	ck_assert(!abi_page_window(0x7e00, 0x7e00, 0x1000, &w));
+	ck_assert(!abi_page_window(UINT64_MAX - 8, UINT64_MAX, 0x1000, &w));
+
+	for (size_t i = 0; i < sizeof(page); i++)
+		page[i] = (uint8_t)(i * 7);
+	w = (struct abi_span){ 0x7000, 0x2000 };
+	sp[0] = (struct abi_span){ 0x7ff0, 0x20 };
+	sp[1] = (struct abi_span){ 0x7000, 1 };
+	sp[2] = (struct abi_span){ 0x8ffe, 2 };
+	ck_assert_int_eq(abi_window_gather(page, &w, sp, 3, out, sizeof(out)),
+			 0x23);
+	ck_assert_mem_eq(out, page + 0xff0, 0x20);
+	ck_assert_uint_eq(out[0x20], page[0]);
+	ck_assert_mem_eq(out + 0x21, page + 0x1ffe, 2);
+	/* one byte past the window, before it, or no room: -1 */
+	sp[2] = (struct abi_span){ 0x8fff, 2 };
+	ck_assert_int_eq(abi_window_gather(page, &w, sp, 3, out, sizeof(out)),
+			 -1);
+	sp[2] = (struct abi_span){ 0x6fff, 1 };
+	ck_assert_int_eq(abi_window_gather(page, &w, sp, 3, out, sizeof(out)),
+			 -1);
+	sp[2] = (struct abi_span){ UINT64_MAX, 1 };
+	ck_assert_int_eq(abi_window_gather(page, &w, sp, 3, out, sizeof(out)),
+			 -1);
+	ck_assert_int_eq(abi_window_gather(page, &w, sp, 1, out, 0x1f), -1);
+
+	/* a pointer into the old struct's page moves with the struct, any
+	 * other stays; NULL stays NULL */
+	ck_assert_uint_eq(abi_guess_ptr(0x7f00, 0x7e00, 0x5e00, 0x30, 0x1000),
+			  0x5f00);
+	ck_assert_uint_eq(abi_guess_ptr(0x7000, 0x7e00, 0x5e00, 0x30, 0x1000),
+			  0x5000);
+	ck_assert_uint_eq(abi_guess_ptr(0x8000, 0x7e00, 0x5e00, 0x30, 0x1000),
+			  0x8000);
+	ck_assert_uint_eq(abi_guess_ptr(0x8000, 0x7fe0, 0x5e00, 0x30, 0x1000),
+			  0x5e20);
+	ck_assert_uint_eq(abi_guess_ptr(0, 0x7e00, 0x5e00, 0x30, 0x1000), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* value helpers */
 
@@ -1197,6 +1252,7 @@ static Suite *abi_suite(void)
 	tcase_add_loop_test(tc, test_recv_fit, 0, (int)ARRAY_SIZE(fit_cases));
 	tcase_add_test(tc, test_recv_spans);
 	tcase_add_test(tc, test_send_spans);
+	tcase_add_test(tc, test_page_window);
 	tcase_add_test(tc, test_values);
 	suite_add_tcase(s, tc);
 	return s;

@@ -75,7 +75,7 @@ sleep 0.5
 run_to /tmp/s_busy $CTL show ipmi1
 expect "show lists the probe's open file" "^client=id=[0-9]+ pid=$ppid uid=0 " /tmp/s_busy
 expect "... with its process name and its own counters (requests sent, none denied)" \
-	"^client=id=[0-9]+ pid=$ppid uid=0 .* requests=[1-9][0-9]* errors=0 denied=0 comm=kcsmux-ipmi-pr" /tmp/s_busy
+	"^client=id=[0-9]+ pid=$ppid uid=0 .* requests=[1-9][0-9]* errors=0 denied=0 guess_send=[1-9][0-9]*/[1-9][0-9]*/[0-9]+ guess_recv=[0-9/]+ comm=kcsmux-ipmi-pr" /tmp/s_busy
 $CTL stats -j >/tmp/stats.json
 check "stats -j exits 0" test $? = 0
 run_to /tmp/set $CTL set ipmi1 max_busy_us=0 poll_us=200
