@@ -7,7 +7,7 @@
  * user memory we need (the struct at arg); the kernel calls again with it,
  * and for SEND/RECEIVE once more with the memory the struct points at.
  * Both usually save that third call by guessing (first_call): the grants
- * and guesses are here, and what may be guessed (docs/design.md, "Guessing
+ * and guesses are here, and what may be guessed (docs/cuse.md, "Guessing
  * the buffers"). Errors are the stock driver's, in its order (ipmi_abi.h
  * has the rules). A decoded SEND goes to client_send().
  */

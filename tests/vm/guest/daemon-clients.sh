@@ -124,7 +124,7 @@ expect "readonly node refuses chassis control with 0xd4" 'rsp=0xd4' /tmp/deny
 kill -USR1 $dpid
 sleep 0.3
 # Real clients reuse their buffers: most SENDs and RECEIVEs took 2 FUSE
-# round trips, not 3 (docs/design.md, "Guessing the buffers"): the guesses
+# round trips, not 3 (docs/cuse.md, "Guessing the buffers"): the guesses
 # made and held, per node, from the table just printed.
 guess() {	# COLUMN: its total over the nodes
 	awk -v c="$1" '$1 == "node" { for (i = 1; i <= NF; i++) h[$i] = i; next }

@@ -1,4 +1,4 @@
-# kcsmuxd in SMI mode (docs/design.md, "SMI mode"): kcsraw.ko with smi=1
+# kcsmuxd in SMI mode (docs/smi-mode.md): kcsraw.ko with smi=1
 # is an interface of ipmi_msghandler; when it runs the message flags itself
 # (KCSRAW_INFO_ASYNC) kcsmuxd's own SMS_ATN machine is off and events and
 # bridging go through the stock /dev/ipmiN ipmi_devintf makes on kcsraw's

@@ -11,7 +11,7 @@
 # a read of /dev/watchdog returns); /dev/kcsraw0 refuses Send Message, Get
 # Message, Read Event Message Buffer and Clear Message Flags with EINVAL,
 # reports KCSRAW_INFO_ASYNC, answers the rest; kcsmuxd beside it bridges
-# and gets events through /dev/ipmi0 (docs/design.md, "SMI mode";
+# and gets events through /dev/ipmi0 (docs/smi-mode.md;
 # vm.daemon-smi has the rest); smi_async=0 gives the old mode back; no
 # kernel WARNING.
 . /guest/lib.sh
