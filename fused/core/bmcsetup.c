@@ -157,7 +157,6 @@ static void chan_done(struct xact *x, int status, const uint8_t *resp,
 	}
 	memcpy(d->media, bs->scan_media, sizeof(d->media));
 	d->media_ready = true;
-	bridge_set_media(d, d->media);
 	log_info("channel media 0-15: %02x %02x %02x %02x %02x %02x %02x %02x "
 		 "%02x %02x %02x %02x %02x %02x %02x %02x",
 		 d->media[0], d->media[1], d->media[2], d->media[3],

@@ -235,6 +235,8 @@ static void atn_done(struct xact *x, int status, const uint8_t *resp,
 		len = sizeof(none);
 	}
 	memset(&res, 0, sizeof(res));
+	/* the channel media, once bmcsetup.c's scan has them */
+	d->br.atn.media = d->media_ready ? d->media : NULL;
 	n = atn_response(&d->br.atn, resp, len, &res, req, sizeof(req));
 	log_debug("atn: %02x %02x cc %02x (%u bytes): kind %d, next %d",
 		  resp[0], resp[1], resp[2], len, res.kind, n);
@@ -373,11 +375,6 @@ void bridge_owner_gone(struct daemon *d, void *owner)
 			xact_free(x);
 		}
 	}
-}
-
-void bridge_set_media(struct daemon *d, const uint8_t *media)
-{
-	d->br.atn.media = media;
 }
 
 void bridge_init(struct daemon *d)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * coalesce.c - identical sensor reads of one node's clients share one
- * transaction (coalesce.h): the leaders in flight on d->coal, each with
- * its followers.
+ * transaction (coalesce.h): who may lead and whom a request follows. The
+ * leaders in flight are on d->coal, each with its followers; xact.c puts
+ * them there when queued and answers or drops the followers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,10 @@ bool coalesce_follow(struct xact *x)
 {
 	struct xact *l;
 
-	if (!coalesce_candidate(x) || (l = leader_for(x)) == NULL)
+	x->may_lead = coalesce_candidate(x);
+	if (!x->may_lead || (l = leader_for(x)) == NULL)
 		return false;
+	x->may_lead = false;
 	x->leader = l;
 	x->state = XACT_FOLLOWING;
 	TAILQ_INSERT_TAIL(&l->followers, x, clink);
@@ -57,53 +60,4 @@ bool coalesce_follow(struct xact *x)
 	if (x->dispatched) /* not in the node's queue: its owner's count */
 		x->dispatched(x);
 	return true;
-}
-
-void coalesce_lead(struct xact *x)
-{
-	if (x->leading || !coalesce_candidate(x))
-		return;
-	x->leading = true;
-	TAILQ_INSERT_TAIL(&x->d->coal, x, clink);
-}
-
-static void unlead(struct xact *x)
-{
-	if (!x->leading)
-		return;
-	TAILQ_REMOVE(&x->d->coal, x, clink);
-	x->leading = false;
-}
-
-void coalesce_complete(struct xact *x, int status, const uint8_t *resp,
-		       unsigned int len)
-{
-	struct xact *f;
-
-	unlead(x);
-	while ((f = TAILQ_FIRST(&x->followers))) {
-		TAILQ_REMOVE(&x->followers, f, clink);
-		f->leader = NULL;
-		f->done(f, status, resp, len);
-	}
-}
-
-bool coalesce_cancel(struct xact *x)
-{
-	struct xact *l = x->leader;
-
-	if (x->state == XACT_FOLLOWING) {
-		TAILQ_REMOVE(&l->followers, x, clink);
-		free(x);
-		/* a queued leader kept only for its followers goes with the
-		 * last of them */
-		if (!l->owner && l->state == XACT_QUEUED &&
-		    TAILQ_EMPTY(&l->followers))
-			xact_cancel(l);
-		return true;
-	}
-	if (!TAILQ_EMPTY(&x->followers))
-		return x->state == XACT_QUEUED; /* runs on for them */
-	unlead(x);
-	return false;
 }

@@ -27,19 +27,11 @@ struct xact;
 
 /* Could x lead or follow (its node's key, a sensor read)? */
 bool coalesce_candidate(const struct xact *x);
-/* x (a node's, not yet queued) follows an identical leader: true if it
- * does (counted, out of its owner's queued count); false: queue it. */
-bool coalesce_follow(struct xact *x);
-/* x was queued: it may lead from now on. */
-void coalesce_lead(struct xact *x);
-/* x completes: it leads no more; answer its followers as it. */
-void coalesce_complete(struct xact *x, int status, const uint8_t *resp,
-		       unsigned int len);
 /*
- * x's owner went away (xact_cancel): true if coalescing took care of x
- * (a follower dropped, or a queued leader kept for its followers), false
- * if the caller cancels it as usual (it leads no more either way).
+ * x (a node's, not yet queued) follows an identical leader: true if it
+ * does (counted, out of its owner's queued count); false: queue it, and
+ * it leads from then on if it may (x->may_lead; xact.c keeps d->coal).
  */
-bool coalesce_cancel(struct xact *x);
+bool coalesce_follow(struct xact *x);
 
 #endif /* KCSMUX_COALESCE_H */

@@ -20,7 +20,6 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "core/coalesce.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "util/log.h"
@@ -51,6 +50,62 @@ void xact_free(struct xact *x)
  * Queue x: a node's goes to the scheduler (-EBUSY when the node's queue
  * bound is reached), the daemon's own (x->node NULL) ahead of all nodes.
  */
+/* Coalescing (coalesce.h): a queued request that may lead is found by
+ * identical ones until it completes. */
+static void lead(struct xact *x)
+{
+	if (x->leading || !x->may_lead)
+		return;
+	x->leading = true;
+	TAILQ_INSERT_TAIL(&x->d->coal, x, clink);
+}
+
+static void unlead(struct xact *x)
+{
+	if (!x->leading)
+		return;
+	TAILQ_REMOVE(&x->d->coal, x, clink);
+	x->leading = false;
+}
+
+/* x completes: it leads no more; its followers get its answer. */
+static void followers_answer(struct xact *x, int status, const uint8_t *resp,
+			     unsigned int len)
+{
+	struct xact *f;
+
+	unlead(x);
+	while ((f = TAILQ_FIRST(&x->followers))) {
+		TAILQ_REMOVE(&x->followers, f, clink);
+		f->leader = NULL;
+		f->done(f, status, resp, len);
+	}
+}
+
+/*
+ * x's owner went away: true if x is taken care of here (a follower
+ * dropped, with an orphaned queued leader when it was the last; or a
+ * queued leader kept for its followers), false if the caller cancels it
+ * as usual (it leads no more either way).
+ */
+static bool followers_cancel(struct xact *x)
+{
+	struct xact *l = x->leader;
+
+	if (x->state == XACT_FOLLOWING) {
+		TAILQ_REMOVE(&l->followers, x, clink);
+		free(x);
+		if (!l->owner && l->state == XACT_QUEUED &&
+		    TAILQ_EMPTY(&l->followers))
+			xact_cancel(l);
+		return true;
+	}
+	if (!TAILQ_EMPTY(&x->followers))
+		return x->state == XACT_QUEUED; /* runs on for them */
+	unlead(x);
+	return false;
+}
+
 int xact_enqueue(struct xact *x)
 {
 	int rv;
@@ -64,7 +119,7 @@ int xact_enqueue(struct xact *x)
 			return rv;
 		}
 		nodestats_request(&x->node->st);
-		coalesce_lead(x);
+		lead(x);
 	} else {
 		TAILQ_INSERT_TAIL(&x->d->internal, x, qlink);
 	}
@@ -326,7 +381,7 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);
-	coalesce_complete(x, status, resp, len);
+	followers_answer(x, status, resp, len);
 	if (x->done)
 		x->done(x, status, resp, len);
 	else
@@ -405,7 +460,7 @@ void xact_request(const struct xact *x, struct ipmi_request *rq)
 void xact_cancel(struct xact *x)
 {
 	x->owner = NULL;
-	if (coalesce_cancel(x))
+	if (followers_cancel(x))
 		return;
 	if (x->state == XACT_QUEUED && !x->internal &&
 	    sched_remove(&x->d->sched, &x->item)) {

@@ -51,10 +51,12 @@ struct xact {
 	void (*dispatched)(struct xact *x);
 	void *priv;
 	/* coalescing (coalesce.h): a leader on d->coal with its followers,
-	 * or a follower on its leader's followers */
+	 * or a follower on its leader's followers; may_lead (coalesce.c's
+	 * verdict) puts it on d->coal when it is queued (xact.c) */
 	TAILQ_ENTRY(xact) clink;
 	struct xact_list followers;
 	struct xact *leader;
+	bool may_lead;
 	bool leading;
 };
 
@@ -109,8 +111,6 @@ struct xact *bridge_reply_new(struct node *n, const struct ipmi_request *rq,
 			      int *err);
 /* The owner closed: its slots are freed. */
 void bridge_owner_gone(struct daemon *d, void *owner);
-/* The channel media the scan found (bmcsetup.c), for incoming messages. */
-void bridge_set_media(struct daemon *d, const uint8_t *media);
 /* SMS_ATN: fetch what the BMC holds. */
 void bridge_attention(struct daemon *d);
 
