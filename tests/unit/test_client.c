@@ -33,6 +33,7 @@
 #include "core/sdrcache.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
+#include "core_fixture.h"
 #include "fake_backend.h"
 #include "node_conf.h"
 
@@ -218,20 +219,8 @@ static int kioctl(struct client *c, unsigned int cmd, void *arg)
 /* a daemon of two nodes: a (all, events, commands), b (readonly, no
  * events) */
 
-static struct event_base *base;
-static struct daemon d;
-static struct fake_be *fb;
-static struct node na, nb;
-static struct kcsmux_node_conf conf_a, conf_b;
+static struct core_fixture fx;
 static int ph_dummy;
-
-static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
-{
-	memset(n, 0, sizeof(*n));
-	core_node_init(&d, n, conf);
-	core_node_attach(n);
-	n->ready = true;
-}
 
 static struct client *open_file(struct node *n)
 {
@@ -255,45 +244,35 @@ static void setup(void)
 {
 	memset(&r, 0, sizeof(r));
 	notifies = 0;
-	test_node_conf(&conf_a, "a", KCSMUX_PRESET_NORMAL, KCSMUX_ACCESS_ALL);
-	conf_a.commands = true;
-	conf_a.max_outstanding = 3;
-	test_node_conf(&conf_b, "b", KCSMUX_PRESET_NORMAL,
+	core_fixture_open(&fx, NULL); /* frontend_init() sets the upcalls */
+	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_NORMAL,
+		       KCSMUX_ACCESS_ALL);
+	fx.conf_a.commands = true;
+	fx.conf_a.max_outstanding = 3;
+	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_NORMAL,
 		       KCSMUX_ACCESS_READONLY);
-	conf_b.events = false;
-	base = event_base_new();
-	ck_assert_ptr_nonnull(base);
-	memset(&d, 0, sizeof(d));
-	d.cfg.event_backlog = 25;
-	core_init(&d, base);
-	ck_assert_int_eq(frontend_init(&d, NULL), 0);
-	d.my_address = 0x20;
-	memset(d.chan_address, 0x20, sizeof(d.chan_address));
-	memset(d.chan_lun, 2, sizeof(d.chan_lun));
-	d.media_ready = true;
-	d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
-	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
-	d.be = &fb->be;
-	node_init(&na, &conf_a);
-	node_init(&nb, &conf_b);
+	fx.conf_b.events = false;
+	fx.d.cfg.event_backlog = 25;
+	ck_assert_int_eq(frontend_init(&fx.d, NULL), 0);
+	fx.d.my_address = 0x20;
+	memset(fx.d.chan_address, 0x20, sizeof(fx.d.chan_address));
+	memset(fx.d.chan_lun, 2, sizeof(fx.d.chan_lun));
+	fx.d.media_ready = true;
+	fx.d.media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
+	core_fixture_attach(&fx);
+	fx.na.ready = fx.nb.ready = true;
 }
 
 static void teardown(void)
 {
 	struct client *c;
 
-	while ((c = LIST_FIRST(&na.clients)))
+	while ((c = LIST_FIRST(&fx.na.clients)))
 		close_file(c);
-	while ((c = LIST_FIRST(&nb.clients)))
+	while ((c = LIST_FIRST(&fx.nb.clients)))
 		close_file(c);
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
-	sched_flow_detach(&d.sched, &na.flow);
-	sched_flow_detach(&d.sched, &nb.flow);
-	d.be->ops->destroy(d.be);
-	core_fini(&d);
-	frontend_fini(&d);
-	event_base_free(base);
+	core_fixture_close(&fx);
+	frontend_fini(&fx.d);
 }
 
 static struct ipmi_system_interface_addr si = {
@@ -375,16 +354,16 @@ static struct ipmb_user_msg event_msg(const uint8_t *data, unsigned int len)
 
 START_TEST(test_send_receive)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct rx x;
 
 	ck_assert_int_eq(send_si(c, 42, 6, 1), 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fx.fb->subs[0].req[1], 0x01);
 	ck_assert_uint_eq(c->outstanding, 1);
 	ck_assert_int_eq(recv_msg(c, &x), -EAGAIN);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	ck_assert_uint_eq(c->rq_len, 1);
 	ck_assert_uint_eq(c->outstanding, 0);
 	ck_assert_uint_eq(notifies, 1); /* poll() woken */
@@ -431,7 +410,7 @@ static int send_laid_out(struct client *c, uint8_t *page, size_t off,
  * reaches the BMC is the one the memory holds. */
 START_TEST(test_send_window_new_file)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	long psz = sysconf(_SC_PAGESIZE);
 	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
 	struct cuse_ioctl io = {
@@ -452,15 +431,15 @@ START_TEST(test_send_window_new_file)
 
 	ck_assert_int_eq(send_laid_out(c, mem, 200, 40, 3000), 0);
 	ck_assert_uint_eq(rounds, 2);
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(fb->subs[0].len, 5);
-	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x52);
-	ck_assert_uint_eq(fb->subs[0].req[4], 0x03);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->subs[0].len, 5);
+	ck_assert_uint_eq(fx.fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fx.fb->subs[0].req[1], 0x52);
+	ck_assert_uint_eq(fx.fb->subs[0].req[4], 0x03);
 	ck_assert_uint_eq(c->guess_made[0], 2);
 	ck_assert_uint_eq(c->guess_held[0], 1);
 	ck_assert_uint_eq(c->guess_missed[0], 0);
-	ck_assert_uint_eq(na.cnt.guess_hits[0], 1);
+	ck_assert_uint_eq(fx.na.cnt.guess_hits[0], 1);
 	free(mem);
 }
 END_TEST
@@ -470,7 +449,7 @@ END_TEST
  * struct that straddles two pages gets both. */
 START_TEST(test_send_window_miss_and_straddle)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	long psz = sysconf(_SC_PAGESIZE);
 	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
 	size_t p = (size_t)psz;
@@ -481,15 +460,15 @@ START_TEST(test_send_window_miss_and_straddle)
 	ck_assert_uint_eq(c->guess_made[0], 1);
 	ck_assert_uint_eq(c->guess_held[0], 0);
 	ck_assert_uint_eq(c->guess_missed[0], 1);
-	ck_assert_uint_eq(fb->subs[0].req[4], 0x03);
+	ck_assert_uint_eq(fx.fb->subs[0].req[4], 0x03);
 	/* at a new address (no exact guess): the struct's two pages */
 	ck_assert_int_eq(send_laid_out(c, mem, p - 16, 40, p + 100), 0);
 	ck_assert_uint_eq(rounds, 2);
 	ck_assert_uint_eq(c->guess_held[0], 1);
 	ck_assert_uint_eq(c->outstanding, 2);
-	fake_answer(fb, devid, sizeof(devid)); /* the next one goes out */
-	ck_assert_uint_eq(fb->nsubs, 2);
-	ck_assert_uint_eq(fb->subs[1].req[4], 0x03);
+	fake_answer(fx.fb, devid, sizeof(devid)); /* the next one goes out */
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	ck_assert_uint_eq(fx.fb->subs[1].req[4], 0x03);
 	free(mem);
 }
 END_TEST
@@ -498,7 +477,7 @@ END_TEST
  * guessed for. */
 START_TEST(test_send_window_unseen_tid)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	long psz = sysconf(_SC_PAGESIZE);
 	uint8_t *mem = aligned_alloc((size_t)psz, 2 * (size_t)psz);
 
@@ -534,7 +513,7 @@ static int recv_laid_out(struct client *c, uint8_t *page, size_t off,
 START_TEST(test_recv_guess_new_address)
 {
 	static uint8_t data[64];
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	long psz = sysconf(_SC_PAGESIZE);
 	size_t p = (size_t)psz;
 	uint8_t *mem = aligned_alloc(p, 2 * p);
@@ -542,11 +521,11 @@ START_TEST(test_recv_guess_new_address)
 
 	ck_assert_ptr_nonnull(mem);
 	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	ck_assert_int_eq(recv_laid_out(c, mem, 104, 304, data), 0);
 	ck_assert_uint_eq(rounds, 3); /* nothing to go by */
 	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	memset(data, 0, sizeof(data));
 	ck_assert_int_eq(recv_laid_out(c, mem, p + 504, p + 704, data), 0);
 	ck_assert_uint_eq(rounds, 2);
@@ -559,7 +538,7 @@ START_TEST(test_recv_guess_new_address)
 	ck_assert_mem_eq(mem + p + 704, &si, sizeof(si));
 	/* the address buffer elsewhere than guessed: a miss, 3 round trips */
 	ck_assert_int_eq(send_si(c, 3, 6, 1), 0);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	ck_assert_int_eq(recv_laid_out(c, mem, 104, 704, data), 0);
 	ck_assert_uint_eq(rounds, 3);
 	ck_assert_uint_eq(c->guess_missed[1], 1);
@@ -570,7 +549,7 @@ END_TEST
 
 START_TEST(test_order)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 0xee }, 1);
 	int on = 1;
 	struct rx x;
@@ -578,9 +557,9 @@ START_TEST(test_order)
 	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
 	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
 	ck_assert_int_eq(send_si(c, 2, 6, 4), 0);
-	fake_answer(fb, NULL, 0);
-	d.up->event(&d, &ev);
-	fake_answer(fb, NULL, 0);
+	fake_answer(fx.fb, NULL, 0);
+	fx.d.up->event(&fx.d, &ev);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(c->rq_len, 3);
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_int_eq(x.rv.msgid, 1);
@@ -595,11 +574,11 @@ END_TEST
 
 START_TEST(test_receive_bad_buffer)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct rx x;
 
 	ck_assert_int_eq(send_si(c, 7, 6, 1), 0);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	/* NULL or unmapped address or data: EFAULT, the message stays */
 	ck_assert_int_eq(recv_into(c, false, &x, true, false, 64), -EFAULT);
 	ck_assert_uint_eq(c->rq_len, 1);
@@ -615,11 +594,11 @@ END_TEST
 
 START_TEST(test_receive_small_buffer)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct rx x;
 
 	ck_assert_int_eq(send_si(c, 7, 6, 1), 0);
-	fake_answer(fb, devid, sizeof(devid));
+	fake_answer(fx.fb, devid, sizeof(devid));
 	/* RECEIVE_MSG: EMSGSIZE and the message stays */
 	ck_assert_int_eq(recv_into(c, false, &x, false, false, 2), -EMSGSIZE);
 	ck_assert_uint_eq(c->rq_len, 1);
@@ -635,20 +614,20 @@ END_TEST
 
 START_TEST(test_close_cancels)
 {
-	struct client *c = open_file(&na), *o = open_file(&na);
+	struct client *c = open_file(&fx.na), *o = open_file(&fx.na);
 	struct rx x;
 
 	ck_assert_int_eq(send_si(c, 1, 6, 1), 0); /* runs */
 	ck_assert_int_eq(send_si(c, 2, 6, 2), 0); /* queued */
 	ck_assert_int_eq(send_si(o, 3, 6, 3), 0); /* queued */
-	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
 	close_file(c);
-	ck_assert_uint_eq(na.st.cancelled, 1);
+	ck_assert_uint_eq(fx.na.st.cancelled, 1);
 	/* the running one completes into nothing; o's goes next */
-	fake_answer(fb, NULL, 0);
-	ck_assert_uint_eq(fb->nsubs, 2);
-	ck_assert_uint_eq(fb->subs[1].req[1], 3);
-	fake_answer(fb, NULL, 0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	ck_assert_uint_eq(fx.fb->subs[1].req[1], 3);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_int_eq(recv_msg(o, &x), 0);
 	ck_assert_int_eq(x.rv.msgid, 3);
 	ck_assert_int_eq(recv_msg(o, &x), -EAGAIN);
@@ -657,13 +636,13 @@ END_TEST
 
 START_TEST(test_denied)
 {
-	struct client *c = open_file(&nb);
+	struct client *c = open_file(&fx.nb);
 	struct rx x;
 
 	/* Cold Reset on a readonly node: cc 0xD4 at once, BMC untouched */
 	ck_assert_int_eq(send_si(c, 9, 6, 2), 0);
-	ck_assert_uint_eq(fb->nsubs, 0);
-	ck_assert_uint_eq(nb.cnt.denied, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	ck_assert_uint_eq(fx.nb.cnt.denied, 1);
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_int_eq(x.rv.msgid, 9);
 	ck_assert_uint_eq(x.rv.msg.netfn, 7);
@@ -672,7 +651,7 @@ START_TEST(test_denied)
 	ck_assert_uint_eq(x.data[0], 0xd4);
 	/* allowed: reaches the BMC */
 	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
 }
 END_TEST
 
@@ -682,7 +661,7 @@ END_TEST
  * command's name and number) and which rule; and a node's deny line. */
 START_TEST(test_denied_log_line)
 {
-	struct client *c = client_new(&nb, getpid(), 1000);
+	struct client *c = client_new(&fx.nb, getpid(), 1000);
 	struct access_why why = { .depth = 0, .netfn = 6, .cmd = 2 };
 	char buf[256], want[256];
 
@@ -702,7 +681,7 @@ START_TEST(test_denied_log_line)
 				  "tunnel not explicitly allowed (access = "
 				  "readonly), inside Send Message") != NULL,
 		      "%s", buf);
-	cmdset_add(&nb.conf.acc.deny, 0x0a, 0x47);
+	cmdset_add(&fx.nb.conf.acc.deny, 0x0a, 0x47);
 	why.netfn = 0x0a;
 	why.cmd = 0x47;
 	why.depth = 0;
@@ -719,74 +698,74 @@ END_TEST
  * over a subscriber's event_backlog unread. */
 START_TEST(test_events_dropped)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 1 }, 1);
 	int on = 1, i;
 
 	for (i = 0; i < 25; i++)
-		d.up->event(&d, &ev);
-	ck_assert_uint_eq(d.events_dropped, 0);
-	d.up->event(&d, &ev);
-	ck_assert_uint_eq(d.events_dropped, 1);
+		fx.d.up->event(&fx.d, &ev);
+	ck_assert_uint_eq(fx.d.events_dropped, 0);
+	fx.d.up->event(&fx.d, &ev);
+	ck_assert_uint_eq(fx.d.events_dropped, 1);
 	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
 	ck_assert_uint_eq(c->rq_events, 25);
-	d.up->event(&d, &ev);
-	ck_assert_uint_eq(d.events_dropped, 2);
+	fx.d.up->event(&fx.d, &ev);
+	ck_assert_uint_eq(fx.d.events_dropped, 2);
 }
 END_TEST
 
 START_TEST(test_netfn_high_bits)
 {
-	struct client *a = open_file(&na), *b = open_file(&nb);
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
 	struct rx x;
 
 	/* Get Message and Send Message are the daemon's, even as 0x46 */
 	ck_assert_int_eq(send_si(a, 1, 0x46, 0x33), -EINVAL);
 	ck_assert_int_eq(send_si(a, 2, 0x46, 0x34), -EINVAL);
-	ck_assert_uint_eq(fb->nsubs, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
 	/* Cold Reset as 0x46 on a readonly node: refused like 06:02 */
 	ck_assert_int_eq(send_si(b, 3, 0x46, 0x02), 0);
-	ck_assert_uint_eq(fb->nsubs, 0);
-	ck_assert_uint_eq(nb.cnt.denied, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	ck_assert_uint_eq(fx.nb.cnt.denied, 1);
 	ck_assert_int_eq(recv_msg(b, &x), 0);
 	ck_assert_uint_eq(x.data[0], 0xd4);
 	/* Get Device ID as 0x46: allowed, and 06:01 on the wire */
 	ck_assert_int_eq(send_si(b, 4, 0x46, 0x01), 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fx.fb->subs[0].req[1], 0x01);
 }
 END_TEST
 
 START_TEST(test_busy)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 
 	/* max_outstanding = 3: answers not read yet count too */
 	ck_assert_int_eq(send_si(c, 1, 6, 1), 0);
 	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
-	fake_answer(fb, NULL, 0);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_int_eq(send_si(c, 3, 6, 1), 0);
 	ck_assert_int_eq(send_si(c, 4, 6, 1), -EBUSY);
-	ck_assert_uint_eq(na.cnt.busy, 1);
+	ck_assert_uint_eq(fx.na.cnt.busy, 1);
 }
 END_TEST
 
 START_TEST(test_event_backlog)
 {
-	struct client *c = open_file(&na), *r2 = open_file(&nb);
+	struct client *c = open_file(&fx.na), *r2 = open_file(&fx.nb);
 	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 0xab, 0xcd }, 2);
 	int on = 1;
 	struct rx x;
 
 	/* nobody listens: kept for the first subscriber */
-	d.up->event(&d, &ev);
-	ck_assert_uint_eq(d.fe->event_backlog_len, 1);
+	fx.d.up->event(&fx.d, &ev);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 1);
 	ck_assert_uint_eq(c->rq_len, 0);
 	/* a node without "events" may not subscribe */
 	ck_assert_int_eq(kioctl(r2, IPMICTL_SET_GETS_EVENTS_CMD, &on), -EPERM);
 	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
-	ck_assert_uint_eq(d.fe->event_backlog_len, 0);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 0);
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_int_eq(x.rv.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
 	ck_assert_uint_eq(x.rv.msg.data_len, 2);
@@ -797,7 +776,7 @@ END_TEST
 
 START_TEST(test_bridged_answer)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmi_ipmb_addr ipmb = ipmb82;
 	/* Get Message: 0x82 answers seq 0 (cc 0, data 20 01 00) */
 	static const uint8_t got[] = {
@@ -808,14 +787,14 @@ START_TEST(test_bridged_answer)
 
 	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 55, 6, 1), 0);
 	ck_assert_uint_eq(c->outstanding, 1);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x34); /* Send Message */
-	fake_answer(fb, NULL, 0);
-	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1); /* flags */
-	ck_assert_uint_eq(fake_pending(fb)->req[1], IPMI_GET_MSG_CMD);
-	fake_answer(fb, got, sizeof(got));
+	ck_assert_uint_eq(fx.fb->subs[0].req[1], 0x34); /* Send Message */
+	fake_answer(fx.fb, NULL, 0);
+	fake_answer(fx.fb, (const uint8_t[]){ 0x01 }, 1); /* flags */
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], IPMI_GET_MSG_CMD);
+	fake_answer(fx.fb, got, sizeof(got));
 	ck_assert_uint_eq(c->outstanding, 0);
 	ck_assert_uint_eq(c->rq_len, 1);
-	fake_complete(fb, fake_pending(fb), 0,
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_int_eq(x.rv.recv_type, IPMI_RESPONSE_RECV_TYPE);
@@ -838,18 +817,18 @@ END_TEST
  */
 START_TEST(test_bridged_file_share)
 {
-	struct client *hog = client_new(&na, 101, 1000);
-	struct client *other = client_new(&na, 102, 1001);
+	struct client *hog = client_new(&fx.na, 101, 1000);
+	struct client *other = client_new(&fx.na, 102, 1001);
 	struct ipmi_ipmb_addr ipmb = ipmb82;
 	int i, rv = 0;
 
 	ck_assert_ptr_nonnull(hog);
 	ck_assert_ptr_nonnull(other);
-	LIST_INSERT_HEAD(&na.clients, hog, link);
-	LIST_INSERT_HEAD(&na.clients, other, link);
-	na.nclients += 2;
+	LIST_INSERT_HEAD(&fx.na.clients, hog, link);
+	LIST_INSERT_HEAD(&fx.na.clients, other, link);
+	fx.na.nclients += 2;
 	hog->ph = other->ph = (struct fuse_pollhandle *)&ph_dummy;
-	na.conf.max_outstanding = 100; /* the default */
+	fx.na.conf.max_outstanding = 100; /* the default */
 	for (i = 0; i < 64 && rv == 0; i++)
 		rv = send_to(hog, &ipmb, sizeof(ipmb), i, 6, 1);
 	/* the hog is stopped at the node's share (32) at the latest */
@@ -872,18 +851,18 @@ END_TEST
  */
 START_TEST(test_event_behind_answers)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 0xab, 0xcd }, 2);
 	int on = 1, i;
 
-	na.conf.max_outstanding = 100; /* the default */
+	fx.na.conf.max_outstanding = 100; /* the default */
 	ck_assert_int_eq(kioctl(c, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
 	for (i = 0; i < 25; i++) {
 		ck_assert_int_eq(send_si(c, i, 6, 1), 0);
-		fake_answer(fb, devid, sizeof(devid));
+		fake_answer(fx.fb, devid, sizeof(devid));
 	}
 	ck_assert_uint_eq(c->rq_len, 25); /* answers, no event */
-	d.up->event(&d, &ev);
+	fx.d.up->event(&fx.d, &ev);
 	ck_assert_msg(c->rq_len == 26,
 		      "an event for a subscriber with 25 unread answers and "
 		      "no unread event was dropped");
@@ -904,9 +883,9 @@ START_TEST(test_bridged_close_loop)
 	struct xact *x;
 	int round, i;
 
-	na.conf.max_outstanding = 100;
+	fx.na.conf.max_outstanding = 100;
 	for (round = 0; round < 20; round++) {
-		struct client *c = open_file(&na);
+		struct client *c = open_file(&fx.na);
 
 		/* as many as it may (EAGAIN past its share) */
 		for (i = 0; i < 32; i++)
@@ -915,7 +894,7 @@ START_TEST(test_bridged_close_loop)
 		ck_assert_int_gt(i, 0);
 		close_file(c);
 	}
-	TAILQ_FOREACH (x, &d.br.pending, qlink)
+	TAILQ_FOREACH (x, &fx.d.br.pending, qlink)
 		queued++;
 	ck_assert_msg(queued <= 32,
 		      "%u Send Messages of closed files still queued for the "
@@ -952,12 +931,12 @@ static int settime_silent(struct client *c, int32_t retries, uint32_t ms)
  */
 START_TEST(test_settime_clamped_ipmidev)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct fake_sub *s;
 
-	fb->be.bridges = true; /* as backend_ipmidev_open() */
+	fx.fb->be.bridges = true; /* as backend_ipmidev_open() */
 	ck_assert_int_eq(settime_silent(c, 0x7fffffff, 0xffffffffu), 0);
-	s = fake_pending(fb);
+	s = fake_pending(fx.fb);
 	ck_assert_ptr_nonnull(s);
 	ck_assert(s->bridged);
 	ck_assert_msg(s->retries <= 10 && s->retry_ms <= 60000,
@@ -977,32 +956,33 @@ END_TEST
  */
 START_TEST(test_bridged_takes_no_slot_ipmidev)
 {
-	struct client *ca = open_file(&nb), *cb = open_file(&na);
+	struct client *ca = open_file(&fx.nb), *cb = open_file(&fx.na);
 	struct fake_sub *s;
 	struct rx x;
 
-	fb->be.bridges = true; /* as backend_ipmidev_open(), depth 1 */
+	fx.fb->be.bridges = true; /* as backend_ipmidev_open(), depth 1 */
 	ck_assert_int_eq(settime_silent(ca, 10, 60000), 0);
-	ck_assert_uint_eq(fake_npending(fb), 1);
-	ck_assert(fake_pending(fb)->bridged);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert(fake_pending(fx.fb)->bridged);
 	ck_assert_int_eq(send_si(cb, 2, 6, 1), 0);
-	ck_assert_msg(fake_npending(fb) == 2,
+	ck_assert_msg(fake_npending(fx.fb) == 2,
 		      "a system-interface request waited behind a bridged one "
 		      "the kernel holds (%u submitted)",
-		      fake_npending(fb));
-	s = &fb->subs[fb->nsubs - 1];
+		      fake_npending(fx.fb));
+	s = &fx.fb->subs[fx.fb->nsubs - 1];
 	ck_assert(!s->bridged);
-	fake_complete(fb, s, 0, (const uint8_t[]){ 0x1c, 0x01, 0x00, 0x20 }, 4);
+	fake_complete(fx.fb, s, 0, (const uint8_t[]){ 0x1c, 0x01, 0x00, 0x20 },
+		      4);
 	ck_assert_int_eq(recv_msg(cb, &x), 0);
 	ck_assert_int_eq(x.rv.msgid, 2);
 	/* the bridged one still holds no slot; a third goes on at once */
 	ck_assert_int_eq(send_si(cb, 3, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 2);
-	ck_assert_uint_eq(fb->be.bridged, 1);
+	ck_assert_uint_eq(fake_npending(fx.fb), 2);
+	ck_assert_uint_eq(fx.fb->be.bridged, 1);
 	/* its answer frees what it held */
-	fake_complete(fb, fake_pending(fb), 0,
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
-	ck_assert_uint_eq(fb->be.bridged, 0);
+	ck_assert_uint_eq(fx.fb->be.bridged, 0);
 }
 END_TEST
 
@@ -1014,15 +994,15 @@ END_TEST
  */
 START_TEST(test_smi_no_bridge)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 
-	fb->be.bridges = true; /* as backend_kcsraw_open() in SMI mode */
-	fb->be.no_bridge = true;
+	fx.fb->be.bridges = true; /* as backend_kcsraw_open() in SMI mode */
+	fx.fb->be.no_bridge = true;
 	ck_assert_int_eq(settime_silent(c, 1, 1000), -EINVAL);
-	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 0);
 	ck_assert_int_eq(send_si(c, 2, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 1);
-	ck_assert(!fake_pending(fb)->bridged);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert(!fake_pending(fx.fb)->bridged);
 }
 END_TEST
 
@@ -1035,7 +1015,7 @@ END_TEST
  */
 START_TEST(test_lun_rules)
 {
-	struct client *c = open_file(&nb);
+	struct client *c = open_file(&fx.nb);
 	struct ipmi_system_interface_addr si2 = si;
 	struct ipmi_ipmb_addr ipmb = {
 		.addr_type = IPMI_IPMB_ADDR_TYPE,
@@ -1048,7 +1028,7 @@ START_TEST(test_lun_rules)
 	for (unsigned char lun = 1; lun < 4; lun++) {
 		si2.lun = lun;
 		ck_assert_int_eq(send_to(c, &si2, sizeof(si2), lun, 6, 1), 0);
-		ck_assert_msg(fake_npending(fb) == 0,
+		ck_assert_msg(fake_npending(fx.fb) == 0,
 			      "Get Device ID to LUN %u reached the BMC", lun);
 		ck_assert_int_eq(recv_msg(c, &x), 0);
 		ck_assert_int_eq(x.rv.msgid, lun);
@@ -1056,25 +1036,25 @@ START_TEST(test_lun_rules)
 		ck_assert_uint_eq(x.data[0], 0xd4);
 	}
 	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 9, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 0);
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	ck_assert_uint_eq(x.data[0], 0xd4);
 	/* LUN 0 as ever */
 	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 1);
-	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2);
-	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[0], 6 << 2);
+	fake_answer(fx.fb, devid, sizeof(devid));
 	ck_assert_int_eq(recv_msg(c, &x), 0);
 	/* luns = 0,2 */
-	nb.conf.luns = 1u << 2;
+	fx.nb.conf.luns = 1u << 2;
 	si2.lun = 2;
 	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 11, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 1);
-	ck_assert_uint_eq(fake_pending(fb)->req[0], 6 << 2 | 2);
-	fake_answer(fb, devid, sizeof(devid));
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[0], 6 << 2 | 2);
+	fake_answer(fx.fb, devid, sizeof(devid));
 	si2.lun = 1;
 	ck_assert_int_eq(send_to(c, &si2, sizeof(si2), 12, 6, 1), 0);
-	ck_assert_uint_eq(fake_npending(fb), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 0);
 }
 END_TEST
 
@@ -1088,27 +1068,27 @@ END_TEST
  */
 START_TEST(test_bridged_seen_by_cache)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmi_ipmb_addr ipmb = ipmb82;
 
-	d.sdrc = sdrc_new(1000);
-	ck_assert_ptr_nonnull(d.sdrc);
+	fx.d.sdrc = sdrc_new(1000);
+	ck_assert_ptr_nonnull(fx.d.sdrc);
 	/* kcsraw: the daemon's Send Message of an Add SDR to 0x82 */
 	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 1, 0x0a, 0x24), 0);
-	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x34);
-	fake_answer(fb, NULL, 0);
-	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 1,
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x34);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_msg(sdrc_stats(fx.d.sdrc)->invalidations == 1,
 		      "a bridged Send Message left the SDR cache as it was");
 	/* ipmidev: the kernel bridges; the transaction is 0a:22 */
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
-	fb->be.bridges = true;
+	while (fake_pending(fx.fb))
+		fake_complete(fx.fb, fake_pending(fx.fb), -ECANCELED, NULL, 0);
+	fx.fb->be.bridges = true;
 	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 2, 0x0a, 0x22), 0);
-	ck_assert(fake_pending(fb)->bridged);
-	ck_assert_uint_eq(fake_pending(fb)->req[1], 0x22);
-	fake_complete(fb, fake_pending(fb), 0,
+	ck_assert(fake_pending(fx.fb)->bridged);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x22);
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x2c, 0x22, 0x00, 0x34, 0x12 }, 5);
-	ck_assert_msg(sdrc_stats(d.sdrc)->invalidations == 2,
+	ck_assert_msg(sdrc_stats(fx.d.sdrc)->invalidations == 2,
 		      "a request the stock driver bridged was not seen as the "
 		      "Send Message that reached the BMC");
 }
@@ -1122,7 +1102,7 @@ END_TEST
  */
 START_TEST(test_commands_bounded)
 {
-	struct client *c = open_file(&na);
+	struct client *c = open_file(&fx.na);
 	struct ipmi_cmdspec cs = { .netfn = 0x30, .cmd = 0x01 };
 	struct ipmb_user_msg u = {
 		.recv_type = IPMI_CMD_RECV_TYPE,
@@ -1136,7 +1116,7 @@ START_TEST(test_commands_bounded)
 
 	ck_assert_int_eq(kioctl(c, IPMICTL_REGISTER_FOR_CMD, &cs), 0);
 	for (int i = 0; i < 20; i++)
-		taken += d.up->command(&d, &u, 0x30, 0x01, 0);
+		taken += fx.d.up->command(&fx.d, &u, 0x30, 0x01, 0);
 	ck_assert_msg(taken == 3 && c->rq_len == 3,
 		      "a file that never reads took %u commands (%u unread)",
 		      taken, c->rq_len);

@@ -19,14 +19,12 @@
 #include "core/coalesce.h"
 #include "core/core.h"
 #include "core/xact.h"
+#include "core_fixture.h"
 #include "fake_backend.h"
 #include "node_conf.h"
 
-static struct event_base *base;
-static struct daemon d;
-static struct fake_be *fb;
-static struct node na, nb; /* both coalesce = yes */
-static struct kcsmux_node_conf conf_a, conf_b;
+/* nodes a and b: both coalesce = yes */
+static struct core_fixture fx;
 /* two clients' owners (opaque to the core) */
 static int client1, client2, client3;
 
@@ -55,41 +53,24 @@ static const struct core_upcalls up = {
 	.xact_gone = up_xact_gone,
 };
 
-static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
-{
-	memset(n, 0, sizeof(*n));
-	core_node_init(&d, n, conf);
-	core_node_attach(n);
-}
-
 static void setup(void)
 {
 	memset(&got, 0, sizeof(got));
-	test_node_conf(&conf_a, "a", KCSMUX_PRESET_MONITOR, KCSMUX_ACCESS_ALL);
-	test_node_conf(&conf_b, "b", KCSMUX_PRESET_MONITOR, KCSMUX_ACCESS_ALL);
-	conf_a.coalesce = conf_b.coalesce = true;
-	conf_a.pol.rate_milli = conf_b.pol.rate_milli = 0;
-	base = event_base_new();
-	ck_assert_ptr_nonnull(base);
-	memset(&d, 0, sizeof(d));
-	core_init(&d, base);
-	d.up = &up;
-	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
-	d.be = &fb->be;
-	node_init(&na, &conf_a);
-	node_init(&nb, &conf_b);
+	core_fixture_open(&fx, &up);
+	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_MONITOR,
+		       KCSMUX_ACCESS_ALL);
+	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_MONITOR,
+		       KCSMUX_ACCESS_ALL);
+	fx.conf_a.coalesce = fx.conf_b.coalesce = true;
+	fx.conf_a.pol.rate_milli = fx.conf_b.pol.rate_milli = 0;
+	core_fixture_attach(&fx);
 }
 
 static void teardown(void)
 {
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
-	ck_assert(TAILQ_EMPTY(&d.coal));
-	sched_flow_detach(&d.sched, &na.flow);
-	sched_flow_detach(&d.sched, &nb.flow);
-	d.be->ops->destroy(d.be);
-	core_fini(&d);
-	event_base_free(base);
+	core_fixture_drain(&fx);
+	ck_assert(TAILQ_EMPTY(&fx.d.coal));
+	core_fixture_close(&fx);
 }
 
 static void rec_done(struct xact *x, int status, const uint8_t *resp,
@@ -116,7 +97,7 @@ static void rec_dispatched(struct xact *x)
 static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd,
 		       uint8_t data, int64_t msgid)
 {
-	struct xact *x = xact_new(&d, n);
+	struct xact *x = xact_new(&fx.d, n);
 
 	ck_assert_ptr_nonnull(x);
 	x->owner = owner;
@@ -152,7 +133,7 @@ static void answer_reading(void)
 {
 	static const uint8_t reading[] = { 0x42, 0xc0, 0x00 };
 
-	fake_answer(fb, reading, sizeof(reading));
+	fake_answer(fx.fb, reading, sizeof(reading));
 }
 
 /* At the interface (running) or queued behind another, a second client's
@@ -160,10 +141,10 @@ static void answer_reading(void)
  * with its own msgid. */
 START_TEST(test_two_clients_one_transaction)
 {
-	send_req(gsr(&na, &client1, 0x07, 11)); /* running */
-	send_req(gsr(&na, &client2, 0x07, 22)); /* follows it */
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(na.cnt.coalesced, 1);
+	send_req(gsr(&fx.na, &client1, 0x07, 11)); /* running */
+	send_req(gsr(&fx.na, &client2, 0x07, 22)); /* follows it */
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.na.cnt.coalesced, 1);
 	answer_reading();
 	ck_assert_uint_eq(got.n, 2);
 	ck_assert_ptr_eq(got.owner[0], &client2); /* followers first */
@@ -174,27 +155,27 @@ START_TEST(test_two_clients_one_transaction)
 	ck_assert_mem_eq(got.resp[0], got.resp[1], got.len[0]);
 	ck_assert_uint_eq(got.resp[0][2], 0x00); /* cc */
 	ck_assert_uint_eq(got.resp[0][3], 0x42); /* the reading */
-	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
 	/* the leader is done: the next read is a transaction again */
-	send_req(gsr(&na, &client2, 0x07, 23));
-	ck_assert_uint_eq(fb->nsubs, 2);
+	send_req(gsr(&fx.na, &client2, 0x07, 23));
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
 	answer_reading();
 	ck_assert_uint_eq(got.n, 3);
 
 	/* queued behind a Get Device ID: three clients, one transaction */
-	send_req(mk(&na, &client3, 0x06, 0x01, 0, 1)); /* dispatched */
+	send_req(mk(&fx.na, &client3, 0x06, 0x01, 0, 1)); /* dispatched */
 	got.dispatched = 0;
-	send_req(gsr(&na, &client1, 0x09, 31)); /* queued leader */
-	send_req(gsr(&na, &client2, 0x09, 32));
-	send_req(gsr(&na, &client3, 0x09, 33));
-	ck_assert_uint_eq(na.cnt.coalesced, 3);
+	send_req(gsr(&fx.na, &client1, 0x09, 31)); /* queued leader */
+	send_req(gsr(&fx.na, &client2, 0x09, 32));
+	send_req(gsr(&fx.na, &client3, 0x09, 33));
+	ck_assert_uint_eq(fx.na.cnt.coalesced, 3);
 	/* followers leave the owners' queued count at once */
 	ck_assert_uint_eq(got.dispatched, 2);
-	fake_answer(fb, NULL, 0); /* Get Device ID */
+	fake_answer(fx.fb, NULL, 0); /* Get Device ID */
 	answer_reading();
-	ck_assert_uint_eq(fb->nsubs, 4);
+	ck_assert_uint_eq(fx.fb->nsubs, 4);
 	ck_assert_uint_eq(got.n, 3 + 1 + 3);
-	ck_assert_uint_eq(na.st.completed, 4); /* transactions only */
+	ck_assert_uint_eq(fx.na.st.completed, 4); /* transactions only */
 }
 END_TEST
 
@@ -204,21 +185,22 @@ START_TEST(test_only_identical)
 {
 	struct xact *x;
 
-	send_req(gsr(&na, &client1, 0x07, 1));
-	send_req(gsr(&na, &client2, 0x08, 2));		  /* another sensor */
-	send_req(gsr(&na, &client1, 0x07, 3));		  /* the same client */
-	send_req(gsr(&nb, &client2, 0x07, 4));		  /* another node */
-	send_req(mk(&na, &client2, 0x04, 0x2b, 0x07, 5)); /* another command */
-	x = gsr(&na, &client3, 0x07, 6);
+	send_req(gsr(&fx.na, &client1, 0x07, 1));
+	send_req(gsr(&fx.na, &client2, 0x08, 2)); /* another sensor */
+	send_req(gsr(&fx.na, &client1, 0x07, 3)); /* the same client */
+	send_req(gsr(&fx.nb, &client2, 0x07, 4)); /* another node */
+	send_req(mk(&fx.na, &client2, 0x04, 0x2b, 0x07,
+		    5)); /* another command */
+	x = gsr(&fx.na, &client3, 0x07, 6);
 	x->req[0] |= 1; /* LUN 1 */
 	send_req(x);
-	ck_assert_uint_eq(na.cnt.coalesced + nb.cnt.coalesced, 0);
-	na.conf.coalesce = false; /* a reload turned it off */
-	send_req(gsr(&na, &client2, 0x07, 7));
-	ck_assert_uint_eq(na.cnt.coalesced, 0);
-	while (fake_pending(fb))
+	ck_assert_uint_eq(fx.na.cnt.coalesced + fx.nb.cnt.coalesced, 0);
+	fx.na.conf.coalesce = false; /* a reload turned it off */
+	send_req(gsr(&fx.na, &client2, 0x07, 7));
+	ck_assert_uint_eq(fx.na.cnt.coalesced, 0);
+	while (fake_pending(fx.fb))
 		answer_reading();
-	ck_assert_uint_eq(fb->nsubs, 7);
+	ck_assert_uint_eq(fx.fb->nsubs, 7);
 	ck_assert_uint_eq(got.n, 7);
 }
 END_TEST
@@ -227,8 +209,8 @@ END_TEST
  * answer. */
 START_TEST(test_follower_gone)
 {
-	struct xact *l = gsr(&na, &client1, 0x07, 1);
-	struct xact *f = gsr(&na, &client2, 0x07, 2);
+	struct xact *l = gsr(&fx.na, &client1, 0x07, 1);
+	struct xact *f = gsr(&fx.na, &client2, 0x07, 2);
 
 	send_req(l);
 	send_req(f);
@@ -247,32 +229,32 @@ START_TEST(test_leader_gone)
 {
 	struct xact *l, *f;
 
-	send_req(mk(&na, &client3, 0x06, 0x01, 0, 1)); /* holds the slot */
-	l = gsr(&na, &client1, 0x07, 2);
-	f = gsr(&na, &client2, 0x07, 3);
+	send_req(mk(&fx.na, &client3, 0x06, 0x01, 0, 1)); /* holds the slot */
+	l = gsr(&fx.na, &client1, 0x07, 2);
+	f = gsr(&fx.na, &client2, 0x07, 3);
 	send_req(l);
 	send_req(f);
 	xact_cancel(l);
-	ck_assert_uint_eq(na.st.cancelled, 0);
-	fake_answer(fb, NULL, 0);
-	ck_assert_uint_eq(fb->nsubs, 2); /* the leader ran */
+	ck_assert_uint_eq(fx.na.st.cancelled, 0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 2); /* the leader ran */
 	answer_reading();
 	ck_assert_uint_eq(got.n, 3);
 	ck_assert_ptr_eq(got.owner[1], &client2);
 	ck_assert_ptr_null(got.owner[2]); /* into nothing (si_done) */
 
 	/* both gone while queued: nothing runs */
-	send_req(mk(&na, &client3, 0x06, 0x01, 0, 4));
-	l = gsr(&na, &client1, 0x07, 5);
-	f = gsr(&na, &client2, 0x07, 6);
+	send_req(mk(&fx.na, &client3, 0x06, 0x01, 0, 4));
+	l = gsr(&fx.na, &client1, 0x07, 5);
+	f = gsr(&fx.na, &client2, 0x07, 6);
 	send_req(l);
 	send_req(f);
 	xact_cancel(l);
 	xact_cancel(f);
-	ck_assert_uint_eq(na.st.cancelled, 1);
-	fake_answer(fb, NULL, 0);
-	ck_assert_uint_eq(fb->nsubs, 3);
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_uint_eq(fx.na.st.cancelled, 1);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 3);
+	ck_assert_ptr_null(fake_pending(fx.fb));
 	ck_assert_uint_eq(got.n, 4);
 }
 END_TEST

@@ -22,14 +22,12 @@
 
 #include "core/core.h"
 #include "core/xact.h"
+#include "core_fixture.h"
 #include "fake_backend.h"
 #include "node_conf.h"
 
-static struct event_base *base;
-static struct daemon d;
-static struct fake_be *fb;
-static struct node na, nb; /* a: policy bulk, b: interactive */
-static struct kcsmux_node_conf conf_a, conf_b;
+/* node a: policy bulk, b: interactive */
+static struct core_fixture fx;
 
 /* what went up */
 static struct {
@@ -46,7 +44,7 @@ static struct {
 static void up_bridged(struct daemon *dd, void *owner,
 		       const struct ipmb_user_msg *m)
 {
-	ck_assert_ptr_eq(dd, &d);
+	ck_assert_ptr_eq(dd, &fx.d);
 	up.bridged++;
 	up.owner = owner;
 	up.msg = *m;
@@ -91,43 +89,22 @@ static const struct core_upcalls rec_up = {
 	.xact_gone = up_xact_gone,
 };
 
-static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
-{
-	memset(n, 0, sizeof(*n));
-	core_node_init(&d, n, conf);
-	core_node_attach(n);
-}
-
 static void setup(void)
 {
 	memset(&up, 0, sizeof(up));
-	test_node_conf(&conf_a, "a", KCSMUX_PRESET_BULK, KCSMUX_ACCESS_ALL);
-	test_node_conf(&conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
+	core_fixture_open(&fx, &rec_up);
+	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_BULK, KCSMUX_ACCESS_ALL);
+	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
 		       KCSMUX_ACCESS_ALL);
-	base = event_base_new();
-	ck_assert_ptr_nonnull(base);
-	memset(&d, 0, sizeof(d));
-	core_init(&d, base);
-	d.up = &rec_up;
-	d.my_address = 0x20;
-	memset(d.chan_address, 0x20, sizeof(d.chan_address));
-	memset(d.chan_lun, 2, sizeof(d.chan_lun));
-	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
-	d.be = &fb->be;
-	node_init(&na, &conf_a);
-	node_init(&nb, &conf_b);
+	fx.d.my_address = 0x20;
+	memset(fx.d.chan_address, 0x20, sizeof(fx.d.chan_address));
+	memset(fx.d.chan_lun, 2, sizeof(fx.d.chan_lun));
+	core_fixture_attach(&fx);
 }
 
 static void teardown(void)
 {
-	/* nothing may be left running: answer it (ASan finds leaks) */
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
-	sched_flow_detach(&d.sched, &na.flow);
-	sched_flow_detach(&d.sched, &nb.flow);
-	d.be->ops->destroy(d.be);
-	core_fini(&d);
-	event_base_free(base);
+	core_fixture_close(&fx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -150,7 +127,7 @@ static void rec_done(struct xact *x, int status, const uint8_t *resp,
 /* A node's (or, n NULL, the daemon's own) request netfn/cmd. */
 static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd)
 {
-	struct xact *x = xact_new(&d, n);
+	struct xact *x = xact_new(&fx.d, n);
 
 	ck_assert_ptr_nonnull(x);
 	x->owner = owner;
@@ -168,31 +145,31 @@ static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd)
 START_TEST(test_submit_complete)
 {
 	static const uint8_t id[] = { 0x20, 0x01, 0x00 };
-	struct xact *x1 = mk(&na, NULL, 6, 1), *x2 = mk(&na, NULL, 6, 2);
+	struct xact *x1 = mk(&fx.na, NULL, 6, 1), *x2 = mk(&fx.na, NULL, 6, 2);
 
 	ck_assert_int_eq(xact_enqueue(x1), 0);
 	ck_assert_int_eq(xact_enqueue(x2), 0);
 	/* depth 1: one in the backend, one in the node's queue */
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(fb->subs[0].len, 2);
-	ck_assert_uint_eq(fb->subs[0].req[0], 0x18);
-	ck_assert_uint_eq(fb->subs[0].req[1], 0x01);
-	ck_assert(!fb->subs[0].bridged);
-	ck_assert_uint_eq(na.st.requests, 2);
-	fake_answer(fb, id, sizeof(id));
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->subs[0].len, 2);
+	ck_assert_uint_eq(fx.fb->subs[0].req[0], 0x18);
+	ck_assert_uint_eq(fx.fb->subs[0].req[1], 0x01);
+	ck_assert(!fx.fb->subs[0].bridged);
+	ck_assert_uint_eq(fx.na.st.requests, 2);
+	fake_answer(fx.fb, id, sizeof(id));
 	ck_assert_uint_eq(up.done, 1);
 	ck_assert_int_eq(up.status, 0);
 	ck_assert_uint_eq(up.len, 6);
 	ck_assert_uint_eq(up.resp[0], 0x1c);
 	ck_assert_mem_eq(up.resp + 3, id, sizeof(id));
-	ck_assert_uint_eq(na.st.completed, 1);
+	ck_assert_uint_eq(fx.na.st.completed, 1);
 	/* the completion made room: the next one went */
-	ck_assert_uint_eq(fb->nsubs, 2);
-	ck_assert_uint_eq(fb->subs[1].req[1], 0x02);
-	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	ck_assert_uint_eq(fx.fb->subs[1].req[1], 0x02);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 2);
-	ck_assert_uint_eq(na.st.completed, 2);
-	ck_assert_uint_eq(fb->nsubs, 2);
+	ck_assert_uint_eq(fx.na.st.completed, 2);
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
 	ck_assert_uint_eq(up.gone, 0); /* unowned: nothing to drop */
 }
 END_TEST
@@ -218,21 +195,21 @@ START_TEST(test_clock_reads)
 {
 	struct xact *x;
 	unsigned int before = clock_reads;
-	uint64_t meter = d.cpu.reads;
+	uint64_t meter = fx.d.cpu.reads;
 
-	x = mk(&nb, NULL, 6, 1);
-	ck_assert_uint_eq(clock_reads - before - (d.cpu.reads - meter), 1);
+	x = mk(&fx.nb, NULL, 6, 1);
+	ck_assert_uint_eq(clock_reads - before - (fx.d.cpu.reads - meter), 1);
 	before = clock_reads;
-	meter = d.cpu.reads;
+	meter = fx.d.cpu.reads;
 	ck_assert_int_eq(xact_enqueue(x), 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(clock_reads - before - (d.cpu.reads - meter), 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(clock_reads - before - (fx.d.cpu.reads - meter), 1);
 	before = clock_reads;
-	meter = d.cpu.reads;
-	fake_answer(fb, NULL, 0);
+	meter = fx.d.cpu.reads;
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 1);
-	ck_assert_uint_eq(nb.st.completed, 1);
-	ck_assert_uint_eq(clock_reads - before - (d.cpu.reads - meter), 1);
+	ck_assert_uint_eq(fx.nb.st.completed, 1);
+	ck_assert_uint_eq(clock_reads - before - (fx.d.cpu.reads - meter), 1);
 }
 END_TEST
 
@@ -242,23 +219,23 @@ END_TEST
 START_TEST(test_bmc_silence)
 {
 	static const uint8_t id[] = { 0x20 };
-	struct xact *x1 = mk(&na, NULL, 6, 1), *x2 = mk(&na, NULL, 6, 2);
+	struct xact *x1 = mk(&fx.na, NULL, 6, 1), *x2 = mk(&fx.na, NULL, 6, 2);
 
-	ck_assert(!d.bmc_silent);
-	core_backend_cbs.hosed(&d);
-	core_backend_cbs.hosed(&d);
-	ck_assert(d.bmc_silent);
-	ck_assert_uint_eq(d.bmc_silences, 1);
-	ck_assert_uint_gt(d.bmc_silent_since_ns, 0);
+	ck_assert(!fx.d.bmc_silent);
+	core_backend_cbs.hosed(&fx.d);
+	core_backend_cbs.hosed(&fx.d);
+	ck_assert(fx.d.bmc_silent);
+	ck_assert_uint_eq(fx.d.bmc_silences, 1);
+	ck_assert_uint_gt(fx.d.bmc_silent_since_ns, 0);
 	ck_assert_int_eq(xact_enqueue(x1), 0);
 	ck_assert_int_eq(xact_enqueue(x2), 0);
-	fake_complete(fb, fake_pending(fb), -ETIMEDOUT, NULL, 0);
-	ck_assert(d.bmc_silent);
-	fake_answer(fb, id, sizeof(id));
-	ck_assert(!d.bmc_silent);
-	core_backend_cbs.hosed(&d);
-	ck_assert(d.bmc_silent);
-	ck_assert_uint_eq(d.bmc_silences, 2);
+	fake_complete(fx.fb, fake_pending(fx.fb), -ETIMEDOUT, NULL, 0);
+	ck_assert(fx.d.bmc_silent);
+	fake_answer(fx.fb, id, sizeof(id));
+	ck_assert(!fx.d.bmc_silent);
+	core_backend_cbs.hosed(&fx.d);
+	ck_assert(fx.d.bmc_silent);
+	ck_assert_uint_eq(fx.d.bmc_silences, 2);
 }
 END_TEST
 
@@ -273,26 +250,26 @@ START_TEST(test_bmc_identity)
 	static const uint8_t refused[] = { 0x1c, 0x01, 0xc1 };
 	struct xact *x;
 
-	ck_assert_uint_eq(d.bmc_id_len, 0);
+	ck_assert_uint_eq(fx.d.bmc_id_len, 0);
 	/* too short to be one */
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	fake_answer(fb, id, 3);
-	ck_assert_uint_eq(d.bmc_id_len, 0);
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	fake_answer(fb, id, sizeof(id));
-	ck_assert_uint_eq(d.bmc_id_len, sizeof(id));
-	ck_assert_mem_eq(d.bmc_id, id, sizeof(id));
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_answer(fx.fb, id, 3);
+	ck_assert_uint_eq(fx.d.bmc_id_len, 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_answer(fx.fb, id, sizeof(id));
+	ck_assert_uint_eq(fx.d.bmc_id_len, sizeof(id));
+	ck_assert_mem_eq(fx.d.bmc_id, id, sizeof(id));
 	/* another command's answer, a refused Get Device ID: kept */
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 2)), 0);
-	fake_answer(fb, other, sizeof(other));
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	fake_complete(fb, fake_pending(fb), 0, refused, sizeof(refused));
-	ck_assert_mem_eq(d.bmc_id, id, sizeof(id));
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 2)), 0);
+	fake_answer(fx.fb, other, sizeof(other));
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_complete(fx.fb, fake_pending(fx.fb), 0, refused, sizeof(refused));
+	ck_assert_mem_eq(fx.d.bmc_id, id, sizeof(id));
 	/* the daemon's own request counts too */
 	x = mk(NULL, NULL, 6, 1);
 	ck_assert_int_eq(xact_enqueue(x), 0);
-	fake_answer(fb, other, sizeof(other));
-	ck_assert_mem_eq(d.bmc_id, other, sizeof(other));
+	fake_answer(fx.fb, other, sizeof(other));
+	ck_assert_mem_eq(fx.d.bmc_id, other, sizeof(other));
 }
 END_TEST
 
@@ -301,14 +278,14 @@ START_TEST(test_pick_order)
 	/* a's first runs; then queued: a (bulk) twice, b (interactive),
 	 * the daemon's own; the daemon's goes first, then the interactive
 	 * node's, then bulk in its order */
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x06, 1)), 0);
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x0a, 1)), 0);
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 0x0c, 1)), 0);
-	ck_assert_int_eq(xact_enqueue(mk(&nb, NULL, 0x04, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 0x06, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 0x0a, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 0x0c, 1)), 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.nb, NULL, 0x04, 1)), 0);
 	ck_assert_int_eq(xact_enqueue(mk(NULL, NULL, 0x2c, 1)), 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
 	for (int i = 0; i < 5; i++)
-		fake_answer(fb, NULL, 0);
+		fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 5);
 	ck_assert_uint_eq(up.order[0], 0x06);
 	ck_assert_uint_eq(up.order[1], 0x2c);
@@ -316,15 +293,16 @@ START_TEST(test_pick_order)
 	ck_assert_uint_eq(up.order[3], 0x0a);
 	ck_assert_uint_eq(up.order[4], 0x0c);
 	/* the daemon's own runs with the module's default policy */
-	ck_assert_uint_eq(fb->subs[1].pol.flags, KCSRAW_POL_DEFAULT);
-	ck_assert_uint_ne(fb->subs[2].pol.flags, KCSRAW_POL_DEFAULT);
+	ck_assert_uint_eq(fx.fb->subs[1].pol.flags, KCSRAW_POL_DEFAULT);
+	ck_assert_uint_ne(fx.fb->subs[2].pol.flags, KCSRAW_POL_DEFAULT);
 }
 END_TEST
 
 START_TEST(test_cancel_queued)
 {
 	int owner;
-	struct xact *x1 = mk(&na, &owner, 6, 1), *x2 = mk(&na, &owner, 6, 2);
+	struct xact *x1 = mk(&fx.na, &owner, 6, 1),
+		    *x2 = mk(&fx.na, &owner, 6, 2);
 
 	ck_assert_int_eq(xact_enqueue(x1), 0);
 	ck_assert_int_eq(xact_enqueue(x2), 0);
@@ -332,22 +310,22 @@ START_TEST(test_cancel_queued)
 	 * owner unlinked it itself), the running one orphaned */
 	xact_cancel(x2);
 	xact_cancel(x1);
-	ck_assert_uint_eq(na.st.cancelled, 1);
-	fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fx.na.st.cancelled, 1);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 1);
 	ck_assert_ptr_null(up.owner); /* completes into nothing */
 	ck_assert_uint_eq(up.gone, 0);
-	ck_assert_uint_eq(fb->nsubs, 1); /* x2 never reached the BMC */
+	ck_assert_uint_eq(fx.fb->nsubs, 1); /* x2 never reached the BMC */
 }
 END_TEST
 
 START_TEST(test_owned_free)
 {
 	int owner;
-	struct xact *x = mk(&na, &owner, 6, 1);
+	struct xact *x = mk(&fx.na, &owner, 6, 1);
 
 	ck_assert_int_eq(xact_enqueue(x), 0);
-	fake_answer(fb, NULL, 0);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_ptr_eq(up.owner, &owner);
 	ck_assert_uint_eq(up.gone, 1); /* freed: the owner was told */
 }
@@ -356,28 +334,28 @@ END_TEST
 START_TEST(test_submit_fails)
 {
 	int owner;
-	struct xact *x = mk(&na, &owner, 6, 1);
+	struct xact *x = mk(&fx.na, &owner, 6, 1);
 
-	fb->fail_next = -EIO;
+	fx.fb->fail_next = -EIO;
 	ck_assert_int_eq(xact_enqueue(x), 0);
 	/* answered at once with the error, nothing stays running */
 	ck_assert_uint_eq(up.done, 1);
 	ck_assert_int_eq(up.status, -EIO);
-	ck_assert_uint_eq(fb->nsubs, 0);
-	ck_assert_uint_eq(na.st.completed, 1);
-	ck_assert_uint_eq(na.st.errors, 1);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	ck_assert_uint_eq(fx.na.st.completed, 1);
+	ck_assert_uint_eq(fx.na.st.errors, 1);
 }
 END_TEST
 
 START_TEST(test_queue_full)
 {
-	unsigned int q = na.conf.pol.queue, ok = 0;
+	unsigned int q = fx.na.conf.pol.queue, ok = 0;
 	struct xact *x;
 	int rv;
 
 	/* one runs, queue more are held, the next is refused */
 	for (unsigned int i = 0; i < q + 2; i++) {
-		x = mk(&na, NULL, 6, 1);
+		x = mk(&fx.na, NULL, 6, 1);
 		rv = xact_enqueue(x);
 		if (rv == 0) {
 			ok++;
@@ -387,20 +365,20 @@ START_TEST(test_queue_full)
 		free(x); /* never queued: the caller's */
 	}
 	ck_assert_uint_eq(ok, q + 1);
-	ck_assert_uint_eq(na.st.rejected, 1);
-	while (fake_pending(fb))
-		fake_answer(fb, NULL, 0);
+	ck_assert_uint_eq(fx.na.st.rejected, 1);
+	while (fake_pending(fx.fb))
+		fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, q + 1);
 }
 END_TEST
 
 START_TEST(test_node_gone)
 {
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	xact_node_gone(&na);
-	fake_answer(fb, NULL, 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	xact_node_gone(&fx.na);
+	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(up.done, 1);
-	ck_assert_uint_eq(na.st.completed, 0); /* not accounted */
+	ck_assert_uint_eq(fx.na.st.completed, 0); /* not accounted */
 }
 END_TEST
 
@@ -475,10 +453,10 @@ static unsigned int get_msg_rsp(uint8_t seq, uint8_t *out)
 /* The Send Message is taken, the BMC's flags say flags. */
 static void send_taken(uint8_t flags)
 {
-	want_req(fake_pending(fb), 0x34);
-	fake_answer(fb, NULL, 0);
-	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
-	fake_answer(fb, &flags, 1);
+	want_req(fake_pending(fx.fb), 0x34);
+	fake_answer(fx.fb, NULL, 0);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fx.fb, &flags, 1);
 }
 
 static void run_until(const unsigned int *counter, unsigned int want)
@@ -486,7 +464,7 @@ static void run_until(const unsigned int *counter, unsigned int want)
 	uint64_t until = now_ns() + 10000000000ull;
 
 	while (*counter < want && now_ns() < until)
-		event_base_loop(base, EVLOOP_ONCE);
+		event_base_loop(fx.base, EVLOOP_ONCE);
 	ck_assert_uint_eq(*counter, want);
 }
 
@@ -498,16 +476,17 @@ START_TEST(test_bridge_response)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
-				   0, 0),
+	ck_assert_int_eq(send_ipmb(&fx.na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				   -1, 0, 0),
 			 0);
-	ck_assert_uint_eq(fb->nsubs, 1);
-	ck_assert_uint_eq(fb->subs[0].len, sizeof(send_getdevid));
-	ck_assert_mem_eq(fb->subs[0].req, send_getdevid, sizeof(send_getdevid));
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.fb->subs[0].len, sizeof(send_getdevid));
+	ck_assert_mem_eq(fx.fb->subs[0].req, send_getdevid,
+			 sizeof(send_getdevid));
 	send_taken(0x01); /* a message waits */
-	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_CMD);
 	n = get_msg_rsp(0, rsp);
-	fake_answer(fb, rsp, n);
+	fake_answer(fx.fb, rsp, n);
 	ck_assert_uint_eq(up.bridged, 1);
 	ck_assert_ptr_eq(up.owner, &owner);
 	ck_assert_int_eq(up.msg.recv_type, IPMI_RESPONSE_RECV_TYPE);
@@ -519,13 +498,13 @@ START_TEST(test_bridge_response)
 	ck_assert_uint_eq(up.msg.data_len, 4);
 	ck_assert_mem_eq(up.msg.data + 2, id, sizeof(id));
 	/* the machine asks again until the BMC holds nothing */
-	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_CMD);
 	{
 		uint8_t none[3] = { 0x1c, 0x33, 0x80 };
 
-		fake_complete(fb, fake_pending(fb), 0, none, 3);
+		fake_complete(fx.fb, fake_pending(fx.fb), 0, none, 3);
 	}
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_ptr_null(fake_pending(fx.fb));
 	(void)empty;
 	ck_assert_uint_eq(up.bridged, 1);
 }
@@ -536,17 +515,17 @@ START_TEST(test_bridge_retry_timeout)
 	int owner;
 
 	/* 1 retry, 1000 ms (the shortest the table keeps) */
-	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
+	ck_assert_int_eq(send_ipmb(&fx.na, &owner, &ipmb82, 5, 6, 1, NULL, 0, 1,
 				   1000, 0),
 			 0);
 	send_taken(0x00); /* no answer yet */
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_ptr_null(fake_pending(fx.fb));
 	/* the retry: the same request again, after the retry time */
-	while (!fake_pending(fb) && up.bridged == 0)
-		event_base_loop(base, EVLOOP_ONCE);
+	while (!fake_pending(fx.fb) && up.bridged == 0)
+		event_base_loop(fx.base, EVLOOP_ONCE);
 	ck_assert_uint_eq(up.bridged, 0);
-	ck_assert_uint_eq(fake_pending(fb)->len, sizeof(send_getdevid));
-	ck_assert_mem_eq(fake_pending(fb)->req + 4, send_getdevid + 4,
+	ck_assert_uint_eq(fake_pending(fx.fb)->len, sizeof(send_getdevid));
+	ck_assert_mem_eq(fake_pending(fx.fb)->req + 4, send_getdevid + 4,
 			 sizeof(send_getdevid) - 4);
 	send_taken(0x00);
 	/* then the timeout: cc 0xC3 to the owner */
@@ -555,7 +534,7 @@ START_TEST(test_bridge_retry_timeout)
 	ck_assert_int_eq(up.msg.msgid, 5);
 	ck_assert_uint_eq(up.msg.data_len, 1);
 	ck_assert_uint_eq(up.msg.data[0], IPMI_TIMEOUT_ERR);
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_ptr_null(fake_pending(fx.fb));
 }
 END_TEST
 
@@ -565,16 +544,16 @@ START_TEST(test_bridge_refused)
 	/* Send Message refused with a cc that is no "try again" */
 	uint8_t busy[3] = { 0x1c, 0x34, 0xcc };
 
-	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
+	ck_assert_int_eq(send_ipmb(&fx.na, &owner, &ipmb82, 9, 6, 1, NULL, 0, 0,
 				   1000, 0),
 			 0);
-	fake_complete(fb, fake_pending(fb), 0, busy, 3);
+	fake_complete(fx.fb, fake_pending(fx.fb), 0, busy, 3);
 	ck_assert_uint_eq(up.bridged, 1);
 	ck_assert_ptr_eq(up.owner, &owner);
 	ck_assert_int_eq(up.msg.msgid, 9);
 	ck_assert_uint_eq(up.msg.data[0], 0xcc);
-	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
-	fake_answer(fb, (const uint8_t[]){ 0 }, 1);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fx.fb, (const uint8_t[]){ 0 }, 1);
 }
 END_TEST
 
@@ -584,17 +563,17 @@ START_TEST(test_bridge_owner_gone)
 	uint8_t rsp[32];
 	unsigned int n;
 
-	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
-				   0, 0),
+	ck_assert_int_eq(send_ipmb(&fx.na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				   -1, 0, 0),
 			 0);
-	bridge_owner_gone(&d, &owner);
+	bridge_owner_gone(&fx.d, &owner);
 	send_taken(0x01);
 	n = get_msg_rsp(0, rsp);
-	fake_answer(fb, rsp, n);
+	fake_answer(fx.fb, rsp, n);
 	ck_assert_uint_eq(up.bridged, 0); /* nobody to tell */
-	fake_complete(fb, fake_pending(fb), 0,
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_ptr_null(fake_pending(fx.fb));
 }
 END_TEST
 
@@ -605,20 +584,20 @@ START_TEST(test_stop_in_flight)
 {
 	int owner;
 
-	ck_assert_int_eq(xact_enqueue(mk(&na, NULL, 6, 1)), 0);
-	ck_assert_int_eq(send_ipmb(&na, &owner, &ipmb82, 77, 6, 1, NULL, 0, -1,
-				   0, 0),
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	ck_assert_int_eq(send_ipmb(&fx.na, &owner, &ipmb82, 77, 6, 1, NULL, 0,
+				   -1, 0, 0),
 			 0);
-	ck_assert_ptr_nonnull(fake_pending(fb));
-	sched_flow_detach(&d.sched, &na.flow);
-	sched_flow_detach(&d.sched, &nb.flow);
-	d.be->ops->destroy(d.be);
-	ck_assert(!TAILQ_EMPTY(&d.running));
-	core_fini(&d);
-	ck_assert(TAILQ_EMPTY(&d.running));
-	ck_assert(TAILQ_EMPTY(&d.internal));
-	ck_assert(TAILQ_EMPTY(&d.br.pending));
-	event_base_free(base);
+	ck_assert_ptr_nonnull(fake_pending(fx.fb));
+	sched_flow_detach(&fx.d.sched, &fx.na.flow);
+	sched_flow_detach(&fx.d.sched, &fx.nb.flow);
+	fx.d.be->ops->destroy(fx.d.be);
+	ck_assert(!TAILQ_EMPTY(&fx.d.running));
+	core_fini(&fx.d);
+	ck_assert(TAILQ_EMPTY(&fx.d.running));
+	ck_assert(TAILQ_EMPTY(&fx.d.internal));
+	ck_assert(TAILQ_EMPTY(&fx.d.br.pending));
+	event_base_free(fx.base);
 }
 END_TEST
 
@@ -628,17 +607,17 @@ START_TEST(test_bridge_event)
 
 	for (int i = 0; i < 16; i++)
 		ev[i] = (uint8_t)(0x10 + i);
-	core_backend_cbs.attention(&d);
-	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
-	fake_answer(fb, (const uint8_t[]){ 0x02 }, 1);
-	want_req(fake_pending(fb), IPMI_READ_EVENT_MSG_BUFFER_CMD);
-	fake_answer(fb, ev, sizeof(ev));
+	core_backend_cbs.attention(&fx.d);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fx.fb, (const uint8_t[]){ 0x02 }, 1);
+	want_req(fake_pending(fx.fb), IPMI_READ_EVENT_MSG_BUFFER_CMD);
+	fake_answer(fx.fb, ev, sizeof(ev));
 	ck_assert_uint_eq(up.events, 1);
 	ck_assert_int_eq(up.msg.recv_type, IPMI_ASYNC_EVENT_RECV_TYPE);
 	ck_assert_uint_eq(up.msg.data_len, 16);
 	ck_assert_mem_eq(up.msg.data, ev, 16);
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), 0,
+	while (fake_pending(fx.fb))
+		fake_complete(fx.fb, fake_pending(fx.fb), 0,
 			      (const uint8_t[]){ 0x1c, 0x35, 0x80 }, 3);
 	ck_assert_uint_eq(up.events, 1);
 }
@@ -651,11 +630,11 @@ static const uint8_t r_ipmb_cmd[] = {
 
 static void incoming_command(void)
 {
-	core_backend_cbs.attention(&d);
-	want_req(fake_pending(fb), IPMI_GET_MSG_FLAGS_CMD);
-	fake_answer(fb, (const uint8_t[]){ 0x01 }, 1);
-	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
-	fake_answer(fb, r_ipmb_cmd, sizeof(r_ipmb_cmd));
+	core_backend_cbs.attention(&fx.d);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_FLAGS_CMD);
+	fake_answer(fx.fb, (const uint8_t[]){ 0x01 }, 1);
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_CMD);
+	fake_answer(fx.fb, r_ipmb_cmd, sizeof(r_ipmb_cmd));
 }
 
 START_TEST(test_command_taken)
@@ -668,10 +647,10 @@ START_TEST(test_command_taken)
 	ck_assert_uint_eq(up.msg.cmd, 0x05);
 	ck_assert_uint_eq(up.msg.addr.slave_addr, 0x40);
 	/* only the next Get Message: no reply from the daemon */
-	want_req(fake_pending(fb), IPMI_GET_MSG_CMD);
-	fake_complete(fb, fake_pending(fb), 0,
+	want_req(fake_pending(fx.fb), IPMI_GET_MSG_CMD);
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
-	ck_assert_ptr_null(fake_pending(fb));
+	ck_assert_ptr_null(fake_pending(fx.fb));
 }
 END_TEST
 
@@ -684,7 +663,7 @@ START_TEST(test_command_unregistered)
 	/* the daemon's own reply (cc 0xC1, invalid command) goes out ahead
 	 * of the next Get Message: Send Message to 0x40, a response
 	 * (netfn 0x2f) to its command 0x05, seq 9 */
-	s = fake_pending(fb);
+	s = fake_pending(fx.fb);
 	want_req(s, 0x34);
 	ck_assert_uint_ge(s->len, 11);
 	ck_assert_uint_eq(s->req[3], 0x40);
@@ -692,11 +671,11 @@ START_TEST(test_command_unregistered)
 	ck_assert_uint_eq(s->req[7] >> 2, 9);
 	ck_assert_uint_eq(s->req[8], 0x05);
 	ck_assert_uint_eq(s->req[9], IPMI_INVALID_CMD_COMPLETION_CODE);
-	fake_answer(fb, NULL, 0);
-	s = fake_pending(fb);
+	fake_answer(fx.fb, NULL, 0);
+	s = fake_pending(fx.fb);
 	want_req(s, IPMI_GET_MSG_CMD);
-	fake_complete(fb, s, 0, (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
-	ck_assert_ptr_null(fake_pending(fb));
+	fake_complete(fx.fb, s, 0, (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+	ck_assert_ptr_null(fake_pending(fx.fb));
 }
 END_TEST
 
@@ -709,21 +688,21 @@ START_TEST(test_bmc_setup)
 	struct fake_sub *s;
 	uint8_t set_to = 0;
 
-	bmc_setup_start(&d);
-	ck_assert(!d.media_ready);
+	bmc_setup_start(&fx.d);
+	ck_assert(!fx.d.media_ready);
 	/* Get BMC Global Enables, then Get Channel Info for 0-15; the BMC
 	 * has 0x08 set: written back as 0x0c (event buffer on, no IRQ) */
-	while ((s = fake_pending(fb))) {
+	while ((s = fake_pending(fx.fb))) {
 		want_req(s, s->req[1]);
 		switch (s->req[1]) {
 		case IPMI_GET_BMC_GLOBAL_ENABLES_CMD:
 			gets++;
-			fake_answer(fb, (const uint8_t[]){ 0x08 }, 1);
+			fake_answer(fx.fb, (const uint8_t[]){ 0x08 }, 1);
 			break;
 		case IPMI_SET_BMC_GLOBAL_ENABLES_CMD:
 			sets++;
 			set_to = s->req[2];
-			fake_answer(fb, NULL, 0);
+			fake_answer(fx.fb, NULL, 0);
 			break;
 		case IPMI_GET_CHANNEL_INFO_CMD: {
 			/* channel 0 and 7 IPMB, 1 LAN, the rest none */
@@ -731,8 +710,8 @@ START_TEST(test_bmc_setup)
 			uint8_t m = ch == 0 || ch == 7 ? 1 : ch == 1 ? 4 : 0;
 
 			chans++;
-			fake_answer(fb, (const uint8_t[]){ ch, m, 1, 0, 0, 0 },
-				    6);
+			fake_answer(fx.fb,
+				    (const uint8_t[]){ ch, m, 1, 0, 0, 0 }, 6);
 			break;
 		}
 		default:
@@ -743,23 +722,23 @@ START_TEST(test_bmc_setup)
 	ck_assert_uint_eq(sets, 1);
 	ck_assert_uint_eq(set_to, 0x0c);
 	ck_assert_uint_eq(chans, 16);
-	ck_assert(d.media_ready);
-	ck_assert_uint_eq(d.media[0], 1);
-	ck_assert_uint_eq(d.media[1], 4);
-	ck_assert_uint_eq(d.media[7], 1);
-	ck_assert_uint_eq(d.media[15], 0);
+	ck_assert(fx.d.media_ready);
+	ck_assert_uint_eq(fx.d.media[0], 1);
+	ck_assert_uint_eq(fx.d.media[1], 4);
+	ck_assert_uint_eq(fx.d.media[7], 1);
+	ck_assert_uint_eq(fx.d.media[15], 0);
 	/* a hosed interface (the backend's callback): checked again at the
 	 * next tick, within about a second */
-	core_backend_cbs.hosed(&d);
+	core_backend_cbs.hosed(&fx.d);
 	{
 		uint64_t until = now_ns() + 3000000000ull;
 
-		while (!fake_pending(fb) && now_ns() < until)
-			event_base_loop(base, EVLOOP_ONCE);
+		while (!fake_pending(fx.fb) && now_ns() < until)
+			event_base_loop(fx.base, EVLOOP_ONCE);
 	}
-	want_req(fake_pending(fb), IPMI_GET_BMC_GLOBAL_ENABLES_CMD);
-	fake_answer(fb, (const uint8_t[]){ 0x0c }, 1); /* already right */
-	ck_assert_ptr_null(fake_pending(fb));
+	want_req(fake_pending(fx.fb), IPMI_GET_BMC_GLOBAL_ENABLES_CMD);
+	fake_answer(fx.fb, (const uint8_t[]){ 0x0c }, 1); /* already right */
+	ck_assert_ptr_null(fake_pending(fx.fb));
 }
 END_TEST
 

@@ -17,17 +17,14 @@
 
 #include "core/core.h"
 #include "core/xact.h"
+#include "core_fixture.h"
 #include "fake_backend.h"
 #include "node_conf.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
 
-static struct event_base *base;
-static struct daemon d;
-static struct fake_be *fb;
-static struct node na, nb;
-static struct kcsmux_node_conf conf_a, conf_b;
+static struct core_fixture fx;
 
 /* the fake boundary clock: its value, and how far each read moves it */
 static uint64_t clk, clk_step;
@@ -56,45 +53,25 @@ static bool up_waiters(struct daemon *dd)
 
 static const struct core_upcalls up = { .waiters = up_waiters };
 
-static void node_init(struct node *n, const struct kcsmux_node_conf *conf)
-{
-	memset(n, 0, sizeof(*n));
-	core_node_init(&d, n, conf);
-	core_node_attach(n);
-}
-
 static void setup(void)
 {
-	test_node_conf(&conf_a, "a", KCSMUX_PRESET_INTERACTIVE,
+	core_fixture_open(&fx, &up);
+	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_INTERACTIVE,
 		       KCSMUX_ACCESS_ALL);
-	test_node_conf(&conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
+	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_INTERACTIVE,
 		       KCSMUX_ACCESS_ALL);
-	base = event_base_new();
-	ck_assert_ptr_nonnull(base);
-	memset(&d, 0, sizeof(d));
-	core_init(&d, base);
-	d.up = &up;
-	d.cpu.clock = fake_clock;
-	d.cpu.cpu_clock = fake_cpu_clock;
+	fx.d.cpu.clock = fake_clock;
+	fx.d.cpu.cpu_clock = fake_cpu_clock;
 	clk = 1000 * MS;
 	clk_step = 0;
 	cpu = 0;
 	cpu_own = false;
-	fb = fake_backend_new(1, false, &core_backend_cbs, &d);
-	d.be = &fb->be;
-	node_init(&na, &conf_a);
-	node_init(&nb, &conf_b);
+	core_fixture_attach(&fx);
 }
 
 static void teardown(void)
 {
-	while (fake_pending(fb))
-		fake_complete(fb, fake_pending(fb), -ECANCELED, NULL, 0);
-	sched_flow_detach(&d.sched, &na.flow);
-	sched_flow_detach(&d.sched, &nb.flow);
-	d.be->ops->destroy(d.be);
-	core_fini(&d);
-	event_base_free(base);
+	core_fixture_close(&fx);
 }
 
 /* A piece of a's with one of b's inside, and the daemon's own after:
@@ -104,28 +81,28 @@ START_TEST(test_nested)
 	struct cpu_mark ma, mb, mo;
 
 	clk_step = 0;
-	cpu_enter(&d, &na, &ma); /* 1000 ms */
+	cpu_enter(&fx.d, &fx.na, &ma); /* 1000 ms */
 	clk += 30 * US;
-	cpu_enter(&d, &nb, &mb);
+	cpu_enter(&fx.d, &fx.nb, &mb);
 	clk += 20 * US;
-	cpu_leave(&d, &mb);
+	cpu_leave(&fx.d, &mb);
 	clk += 5 * US;
-	cpu_leave(&d, &ma);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 35 * US);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 20 * US);
-	ck_assert_uint_eq(d.cpu.reads, 4);
-	ck_assert(!d.cpu.on);
+	cpu_leave(&fx.d, &ma);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 35 * US);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 20 * US);
+	ck_assert_uint_eq(fx.d.cpu.reads, 4);
+	ck_assert(!fx.d.cpu.on);
 	/* between pieces: no one's */
 	clk += 1 * MS;
-	cpu_enter(&d, NULL, &mo);
+	cpu_enter(&fx.d, NULL, &mo);
 	clk += 7 * US;
-	cpu_leave(&d, &mo);
-	ck_assert_uint_eq(d.cpu.own_ns, 7 * US);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 35 * US);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 20 * US);
+	cpu_leave(&fx.d, &mo);
+	ck_assert_uint_eq(fx.d.cpu.own_ns, 7 * US);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 35 * US);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 20 * US);
 	/* the budget's estimate has it; the poller's does not */
-	ck_assert(nodestats_cpu_ppm(&na.st.cpu, now_ns()) > 0);
-	ck_assert(nodestats_cpu_ppm(&na.st.poller_cpu, now_ns()) == 0);
+	ck_assert(nodestats_cpu_ppm(&fx.na.st.cpu, now_ns()) > 0);
+	ck_assert(nodestats_cpu_ppm(&fx.na.st.poller_cpu, now_ns()) == 0);
 }
 END_TEST
 
@@ -139,36 +116,36 @@ START_TEST(test_calibration)
 	int i;
 
 	cpu_own = true;
-	cpu_enter(&d, &na, &m); /* first boundary: calibration starts */
+	cpu_enter(&fx.d, &fx.na, &m); /* first boundary: calibration starts */
 	clk += 100 * US;
 	cpu += 50 * US;
-	cpu_leave(&d, &m);
-	ck_assert_uint_eq(d.cpu.cal_reads, 1);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 100 * US);
+	cpu_leave(&fx.d, &m);
+	ck_assert_uint_eq(fx.d.cpu.cal_reads, 1);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 100 * US);
 	/* pieces of 100 us every 100 ms, of which the CPU clock sees half;
 	 * the tenth starts a second after the first: the scale is set */
 	for (i = 0; i < 10; i++) {
 		clk += 100 * MS - 100 * US;
-		cpu_enter(&d, &na, &m);
+		cpu_enter(&fx.d, &fx.na, &m);
 		clk += 100 * US;
 		cpu += 50 * US;
-		cpu_leave(&d, &m);
+		cpu_leave(&fx.d, &m);
 	}
-	ck_assert_uint_eq(d.cpu.cal_reads, 2);
-	ck_assert(d.cpu.calibrated);
-	ck_assert_uint_eq(d.cpu.scale_ppm, 500000);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 1050 * US);
+	ck_assert_uint_eq(fx.d.cpu.cal_reads, 2);
+	ck_assert(fx.d.cpu.calibrated);
+	ck_assert_uint_eq(fx.d.cpu.scale_ppm, 500000);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 1050 * US);
 	/* a second later the CPU clock moved more than the busy time (work
 	 * no piece covers): whole again */
 	clk += 1000 * MS;
 	cpu += 2000 * US;
-	cpu_enter(&d, &na, &m);
+	cpu_enter(&fx.d, &fx.na, &m);
 	clk += 100 * US;
-	cpu_leave(&d, &m);
-	ck_assert_uint_eq(d.cpu.cal_reads, 3);
-	ck_assert_uint_eq(d.cpu.scale_ppm, 1000000);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 1150 * US);
-	ck_assert_uint_eq(d.cpu.reads, 24);
+	cpu_leave(&fx.d, &m);
+	ck_assert_uint_eq(fx.d.cpu.cal_reads, 3);
+	ck_assert_uint_eq(fx.d.cpu.scale_ppm, 1000000);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 1150 * US);
+	ck_assert_uint_eq(fx.d.cpu.reads, 24);
 }
 END_TEST
 
@@ -177,16 +154,16 @@ START_TEST(test_same_node_free)
 {
 	struct cpu_mark m1, m2;
 
-	cpu_enter(&d, &na, &m1);
+	cpu_enter(&fx.d, &fx.na, &m1);
 	clk += 10 * US;
-	cpu_enter(&d, &na, &m2);
+	cpu_enter(&fx.d, &fx.na, &m2);
 	clk += 10 * US;
-	cpu_leave(&d, &m2);
-	ck_assert_uint_eq(d.cpu.reads, 1);
+	cpu_leave(&fx.d, &m2);
+	ck_assert_uint_eq(fx.d.cpu.reads, 1);
 	clk += 10 * US;
-	cpu_leave(&d, &m1);
-	ck_assert_uint_eq(d.cpu.reads, 2);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 30 * US);
+	cpu_leave(&fx.d, &m1);
+	ck_assert_uint_eq(fx.d.cpu.reads, 2);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 30 * US);
 }
 END_TEST
 
@@ -196,15 +173,15 @@ START_TEST(test_node_gone)
 {
 	struct cpu_mark m;
 
-	cpu_enter(&d, &nb, &m);
+	cpu_enter(&fx.d, &fx.nb, &m);
 	clk += 10 * US;
-	cpu_node_gone(&d, &nb);
+	cpu_node_gone(&fx.d, &fx.nb);
 	clk += 10 * US;
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 10 * US);
-	ck_assert_ptr_null(d.cpu.cur);
-	cpu_leave(&d, &m);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 10 * US);
-	ck_assert_uint_eq(d.cpu.own_ns, 10 * US);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 10 * US);
+	ck_assert_ptr_null(fx.d.cpu.cur);
+	cpu_leave(&fx.d, &m);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 10 * US);
+	ck_assert_uint_eq(fx.d.cpu.own_ns, 10 * US);
 }
 END_TEST
 
@@ -219,7 +196,7 @@ static void done_free(struct xact *x, int status, const uint8_t *resp,
 
 static struct xact *mk(struct node *n)
 {
-	struct xact *x = xact_new(&d, n);
+	struct xact *x = xact_new(&fx.d, n);
 
 	ck_assert_ptr_nonnull(x);
 	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
@@ -242,29 +219,30 @@ static struct xact *mk(struct node *n)
 START_TEST(test_request_path)
 {
 	clk_step = 1 * US;
-	ck_assert_int_eq(xact_enqueue(mk(&na)), 0); /* submitted: a's piece */
-	ck_assert_int_eq(xact_enqueue(mk(&nb)), 0); /* queued: depth 1 */
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 1 * US);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na)),
+			 0); /* submitted: a's piece */
+	ck_assert_int_eq(xact_enqueue(mk(&fx.nb)), 0); /* queued: depth 1 */
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 1 * US);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 0);
 	/* a's completion (a's piece), then the room it made submits b's */
-	fake_answer(fb, NULL, 0);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 2 * US);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 1 * US);
-	fake_answer(fb, NULL, 0);
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 2 * US);
-	ck_assert_uint_eq(d.cpu.own_ns, 0);
-	ck_assert_uint_eq(d.cpu.reads, 8);
-	ck_assert(!d.cpu.on);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 2 * US);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 1 * US);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 2 * US);
+	ck_assert_uint_eq(fx.d.cpu.own_ns, 0);
+	ck_assert_uint_eq(fx.d.cpu.reads, 8);
+	ck_assert(!fx.d.cpu.on);
 	/* the daemon's own transaction is its own */
 	{
 		struct xact *x = mk(NULL);
 
 		x->internal = true;
 		ck_assert_int_eq(xact_enqueue(x), 0);
-		fake_answer(fb, NULL, 0);
+		fake_answer(fx.fb, NULL, 0);
 	}
-	ck_assert_uint_eq(d.cpu.own_ns, 2 * US);
-	ck_assert_uint_eq(na.st.daemon_cpu_ns, 2 * US);
+	ck_assert_uint_eq(fx.d.cpu.own_ns, 2 * US);
+	ck_assert_uint_eq(fx.na.st.daemon_cpu_ns, 2 * US);
 }
 END_TEST
 
@@ -279,27 +257,27 @@ START_TEST(test_budget_counts_daemon)
 	uint8_t ok[] = { 0x1c, 0x01, 0x00 };
 	struct fake_sub *s;
 
-	na.conf.pol.cpu_budget_ppm = 10000;
-	na.conf.pol.max_busy_us = 1000;
+	fx.na.conf.pol.cpu_budget_ppm = 10000;
+	fx.na.conf.pol.max_busy_us = 1000;
 	clk_step = 0;
-	ck_assert_int_eq(xact_enqueue(mk(&na)), 0);
-	s = fake_pending(fb);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na)), 0);
+	s = fake_pending(fx.fb);
 	ck_assert_uint_eq(s->pol.max_busy_us, 1000); /* under budget */
 	clk_step = 20 * MS;
-	ck_assert_int_eq(xact_enqueue(mk(&na)), 0);
-	fake_complete(fb, s, 0, ok, sizeof(ok)); /* charges 20 ms */
-	ck_assert_uint_eq(na.st.cpu_ns, 0);
-	ck_assert_uint_ge(na.st.daemon_cpu_ns, 20 * MS);
-	ck_assert(nodestats_cpu_over(&na.st.cpu, now_ns(), 10000));
-	s = fake_pending(fb);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na)), 0);
+	fake_complete(fx.fb, s, 0, ok, sizeof(ok)); /* charges 20 ms */
+	ck_assert_uint_eq(fx.na.st.cpu_ns, 0);
+	ck_assert_uint_ge(fx.na.st.daemon_cpu_ns, 20 * MS);
+	ck_assert(nodestats_cpu_over(&fx.na.st.cpu, now_ns(), 10000));
+	s = fake_pending(fx.fb);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(s->pol.max_busy_us, 0);
-	ck_assert_uint_eq(na.cnt.throttled, 1);
+	ck_assert_uint_eq(fx.na.cnt.throttled, 1);
 	/* still over after the cheap one: held */
-	fake_complete(fb, s, 0, ok, sizeof(ok));
-	ck_assert_uint_eq(na.cnt.held, 1);
+	fake_complete(fx.fb, s, 0, ok, sizeof(ok));
+	ck_assert_uint_eq(fx.na.cnt.held, 1);
 	/* b, with no budget and no requests, was charged nothing */
-	ck_assert_uint_eq(nb.st.daemon_cpu_ns, 0);
+	ck_assert_uint_eq(fx.nb.st.daemon_cpu_ns, 0);
 }
 END_TEST
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/* core_fixture.c - see core_fixture.h. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include "core_fixture.h"
+
+void core_fixture_open(struct core_fixture *f, const struct core_upcalls *up)
+{
+	memset(f, 0, sizeof(*f));
+	f->base = event_base_new();
+	ck_assert_ptr_nonnull(f->base);
+	core_init(&f->d, f->base);
+	f->d.up = up;
+}
+
+static void node_init(struct core_fixture *f, struct node *n,
+		      const struct kcsmux_node_conf *conf)
+{
+	memset(n, 0, sizeof(*n));
+	core_node_init(&f->d, n, conf);
+	core_node_attach(n);
+}
+
+void core_fixture_attach(struct core_fixture *f)
+{
+	f->fb = fake_backend_new(1, false, &core_backend_cbs, &f->d);
+	f->d.be = &f->fb->be;
+	node_init(f, &f->na, &f->conf_a);
+	node_init(f, &f->nb, &f->conf_b);
+}
+
+void core_fixture_drain(struct core_fixture *f)
+{
+	while (fake_pending(f->fb))
+		fake_complete(f->fb, fake_pending(f->fb), -ECANCELED, NULL, 0);
+}
+
+void core_fixture_close(struct core_fixture *f)
+{
+	core_fixture_drain(f);
+	sched_flow_detach(&f->d.sched, &f->na.flow);
+	sched_flow_detach(&f->d.sched, &f->nb.flow);
+	f->d.be->ops->destroy(f->d.be);
+	core_fini(&f->d);
+	event_base_free(f->base);
+}
