@@ -496,6 +496,20 @@ static void hist_list(struct ctl_buf *v, const struct ctl_node_info *ni,
 						      ni->lat_bucket[i]));
 }
 
+/* KEY = the histogram's bounds (BOUNDS) or counts, space-separated; V is
+ * scratch. */
+static void hist_list_kv(struct ctl_buf *b, struct ctl_buf *v,
+			 const struct ctl_node_info *ni, bool bounds,
+			 const char *key)
+{
+	ctl_buf_reset(v);
+	hist_list(v, ni, bounds, " ");
+	if (v->oom)
+		b->oom = true;
+	else
+		ctl_kv_add(b, key, v->data);
+}
+
 static void hist_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 {
 	struct ctl_buf v;
@@ -507,17 +521,8 @@ static void hist_kv(struct ctl_buf *b, const struct ctl_node_info *ni)
 	ctl_kv_addf(b, "latency_sum_ns", "%llu",
 		    (unsigned long long)ni->lat_sum_ns);
 	ctl_buf_init(&v);
-	hist_list(&v, ni, true, " ");
-	if (v.oom)
-		b->oom = true;
-	else
-		ctl_kv_add(b, "latency_bounds_ns", v.data);
-	ctl_buf_reset(&v);
-	hist_list(&v, ni, false, " ");
-	if (v.oom)
-		b->oom = true;
-	else
-		ctl_kv_add(b, "latency_buckets", v.data);
+	hist_list_kv(b, &v, ni, true, "latency_bounds_ns");
+	hist_list_kv(b, &v, ni, false, "latency_buckets");
 	ctl_buf_free(&v);
 }
 
