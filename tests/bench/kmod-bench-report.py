@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+import bench_docs
+
 # run-kmod-bench.sh --smp N (N > 1) renders into its own block beside the
 # 1-vCPU one: kmod-bench-smpN.
 TAG = os.environ.get("KCSMUX_BENCH_TAG", "kmod-bench")
@@ -381,17 +383,10 @@ def main():
     png = a.png or os.path.join(a.outdir, "kmod-bench.png")
     plot(res, ncpu, png)
     if a.docs:
-        block = BEGIN + "\n\n" + body.rstrip() + "\n\n" + END
-        text = open(a.docs).read() if os.path.exists(a.docs) else ""
-        if BEGIN in text and END in text:
-            pre = text[:text.index(BEGIN)]
-            post = text[text.index(END) + len(END):]
-            text = pre + block + post
-        else:
-            title = "results" if TAG == "kmod-bench" else f"results ({TAG})"
-            text = text.rstrip() + f"\n\n## kcsraw.ko vs stock ipmi_si: {title}\n\n" + block + "\n"
-        with open(a.docs, "w") as f:
-            f.write(text)
+        title = "results" if TAG == "kmod-bench" else f"results ({TAG})"
+        bench_docs.put_block(
+            a.docs, BEGIN, END, body, lambda text, block: text.rstrip() +
+            f"\n\n## kcsraw.ko vs stock ipmi_si: {title}\n\n" + block + "\n")
     print(body)
 
 

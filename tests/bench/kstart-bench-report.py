@@ -17,6 +17,8 @@ import importlib.util
 import os
 import sys
 
+import bench_docs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location(
     "kmod_bench_report", os.path.join(HERE, "kmod-bench-report.py"))
@@ -88,17 +90,10 @@ def main():
         with open(os.path.join(a.outdir, "report.md"), "w") as f:
             f.write(body)
     else:
-        block = BEGIN + "\n\n" + body.rstrip() + "\n\n" + END
-        text = open(a.docs).read() if os.path.exists(a.docs) else ""
-        if BEGIN in text and END in text:
-            pre = text[:text.index(BEGIN)]
-            post = text[text.index(END) + len(END):]
-            text = pre + block + post
-        else:
-            text = (text.rstrip() + "\n\n## kcsraw: starting requests in the "
-                    "submitter (%s)\n\n" % TAG + block + "\n")
-        with open(a.docs, "w") as f:
-            f.write(text)
+        bench_docs.put_block(
+            a.docs, BEGIN, END, body, lambda text, block: text.rstrip() +
+            "\n\n## kcsraw: starting requests in the submitter (%s)\n\n"
+            % TAG + block + "\n")
     print(body)
 
 

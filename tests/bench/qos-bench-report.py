@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+import bench_docs
+
 # The section in docs/benchmarks.md lies between the OUTER markers; the
 # generated part between the inner ones.
 OUTER_BEGIN = "<!-- qos-bench:begin -->"
@@ -639,6 +641,17 @@ def plot(data, png):
     return True
 
 
+def add_to_docs(text, block):
+    """Where the block goes when the docs have none yet: inside the QoS
+    section (OUTER_BEGIN..OUTER_END), else a new section at the end."""
+    if OUTER_BEGIN in text and OUTER_END in text:
+        i = text.index(OUTER_END)
+        return text[:i].rstrip() + "\n\n" + block + "\n\n" + text[i:]
+    return (text.rstrip() + "\n\n" + OUTER_BEGIN + "\n\n## QoS: the seed's "
+            "kipmid table and per-node budgets\n\n" + block + "\n\n" +
+            OUTER_END + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
@@ -739,21 +752,7 @@ def main():
     plot(data, png)
     adapt_plot(data, os.path.join(os.path.dirname(png), "qos-adapt.png"))
     if a.docs:
-        block = BEGIN + "\n\n" + body.rstrip() + "\n\n" + END
-        text = open(a.docs).read() if os.path.exists(a.docs) else ""
-        if BEGIN in text and END in text:
-            pre = text[:text.index(BEGIN)]
-            post = text[text.index(END) + len(END):]
-            text = pre + block + post
-        elif OUTER_BEGIN in text and OUTER_END in text:
-            i = text.index(OUTER_END)
-            text = text[:i].rstrip() + "\n\n" + block + "\n\n" + text[i:]
-        else:
-            text = (text.rstrip() + "\n\n" + OUTER_BEGIN + "\n\n## QoS: the seed's "
-                    "kipmid table and per-node budgets\n\n" + block + "\n\n" +
-                    OUTER_END + "\n")
-        with open(a.docs, "w") as f:
-            f.write(text)
+        bench_docs.put_block(a.docs, BEGIN, END, body, add_to_docs)
     print(body)
 
 
