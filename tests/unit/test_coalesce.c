@@ -97,20 +97,10 @@ static void rec_dispatched(struct xact *x)
 static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd,
 		       uint8_t data, int64_t msgid)
 {
-	struct xact *x = xact_new(&fx.d, n);
+	struct xact *x = core_fixture_xact(&fx, n, owner, netfn, cmd, rec_done);
 
-	ck_assert_ptr_nonnull(x);
-	x->owner = owner;
 	x->msgid = msgid;
-	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
-	x->addr.channel = IPMI_BMC_CHANNEL;
-	x->netfn = netfn;
-	x->cmd = cmd;
-	x->req[0] = (uint8_t)(netfn << 2);
-	x->req[1] = cmd;
-	x->req[2] = data;
-	x->req_len = 3;
-	x->done = rec_done;
+	x->req[x->req_len++] = data;
 	x->dispatched = rec_dispatched;
 	return x;
 }

@@ -127,19 +127,7 @@ static void rec_done(struct xact *x, int status, const uint8_t *resp,
 /* A node's (or, n NULL, the daemon's own) request netfn/cmd. */
 static struct xact *mk(struct node *n, void *owner, uint8_t netfn, uint8_t cmd)
 {
-	struct xact *x = xact_new(&fx.d, n);
-
-	ck_assert_ptr_nonnull(x);
-	x->owner = owner;
-	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
-	x->addr.channel = IPMI_BMC_CHANNEL;
-	x->netfn = netfn;
-	x->cmd = cmd;
-	x->req[0] = (uint8_t)(netfn << 2);
-	x->req[1] = cmd;
-	x->req_len = 2;
-	x->done = rec_done;
-	return x;
+	return core_fixture_xact(&fx, n, owner, netfn, cmd, rec_done);
 }
 
 START_TEST(test_submit_complete)

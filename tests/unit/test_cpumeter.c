@@ -196,18 +196,7 @@ static void done_free(struct xact *x, int status, const uint8_t *resp,
 
 static struct xact *mk(struct node *n)
 {
-	struct xact *x = xact_new(&fx.d, n);
-
-	ck_assert_ptr_nonnull(x);
-	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
-	x->addr.channel = IPMI_BMC_CHANNEL;
-	x->netfn = 6;
-	x->cmd = 1;
-	x->req[0] = 6 << 2;
-	x->req[1] = 1;
-	x->req_len = 2;
-	x->done = done_free;
-	return x;
+	return core_fixture_xact(&fx, n, NULL, 6, 1, done_free);
 }
 
 /*

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <linux/ipmi.h>
+
 #include "core_fixture.h"
 
 void core_fixture_open(struct core_fixture *f, const struct core_upcalls *up)
@@ -29,6 +31,27 @@ void core_fixture_attach(struct core_fixture *f)
 	f->d.be = &f->fb->be;
 	node_init(f, &f->na, &f->conf_a);
 	node_init(f, &f->nb, &f->conf_b);
+}
+
+struct xact *core_fixture_xact(struct core_fixture *f, struct node *n,
+			       void *owner, uint8_t netfn, uint8_t cmd,
+			       void (*done)(struct xact *x, int status,
+					    const uint8_t *resp,
+					    unsigned int len))
+{
+	struct xact *x = xact_new(&f->d, n);
+
+	ck_assert_ptr_nonnull(x);
+	x->owner = owner;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->netfn = netfn;
+	x->cmd = cmd;
+	x->req[0] = (uint8_t)(netfn << 2);
+	x->req[1] = cmd;
+	x->req_len = 2;
+	x->done = done;
+	return x;
 }
 
 void core_fixture_drain(struct core_fixture *f)

@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include "core/core.h"
+#include "core/xact.h"
 #include "fake_backend.h"
 
 struct core_fixture {
@@ -27,6 +28,15 @@ void core_fixture_open(struct core_fixture *f, const struct core_upcalls *up);
 /* The fake backend, and nodes a and b made from conf_a and conf_b and
  * attached. */
 void core_fixture_attach(struct core_fixture *f);
+
+/* A request of node N (NULL: the daemon's own) for OWNER to the BMC on the
+ * system interface: netfn NETFN, command CMD, no data (req_len 2), done
+ * DONE. The test adds data and the rest. */
+struct xact *core_fixture_xact(struct core_fixture *f, struct node *n,
+			       void *owner, uint8_t netfn, uint8_t cmd,
+			       void (*done)(struct xact *x, int status,
+					    const uint8_t *resp,
+					    unsigned int len));
 
 /* Answer everything still pending with -ECANCELED (nothing may be left
  * running: ASan finds leaks). */
