@@ -49,9 +49,9 @@ run_to /tmp/list $CTL list
 check "kcsmuxctl list exits 0" test $? = 0
 expect "list shows ipmi1 (interactive preset, spinning 2000 us)" '^ipmi1 +interactive +2000 +50-100 ' /tmp/list
 expect "list shows ipmi2 (monitor preset)" '^ipmi2 +monitor +0 +200-1000 ' /tmp/list
-expect "list: ipmi2's budget in % (monitor: 1%), cheapened and held counts" \
-	'^ipmi2 .* +1% +[0-9.]+% +[0-9]+ +[0-9]+$' /tmp/list
-expect "list: ipmi1 has no budget" '^ipmi1 .* +- +- +[0-9]+ +[0-9]+$' /tmp/list
+expect "list: ipmi2's budget in % (monitor: 1%), cheapened and held counts, daemon us/request" \
+	'^ipmi2 .* +1% +[0-9.]+% +[0-9]+ +[0-9]+ +[0-9.-]+$' /tmp/list
+expect "list: ipmi1 has no budget" '^ipmi1 .* +- +- +[0-9]+ +[0-9]+ +[0-9.-]+$' /tmp/list
 run_to /tmp/show9 $CTL show ipmi9
 check "show of an unknown node exits 1" test $? = 1
 expect "unknown node: a clear error naming the nodes" \
