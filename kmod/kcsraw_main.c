@@ -91,9 +91,9 @@ bool kcsraw_def_use_irq = true;
 module_param_named(default_use_irq, kcsraw_def_use_irq, bool, 0644);
 MODULE_PARM_DESC(default_use_irq, "Default: sleep until the IRQ when there is one (default 1)");
 
-bool kcsraw_submit_start = true;
+bool kcsraw_submit_start;
 module_param_named(submit_start, kcsraw_submit_start, bool, 0644);
-MODULE_PARM_DESC(submit_start, "Start a request submitted to an idle interface in the submitter, without waking the poller (default 1)");
+MODULE_PARM_DESC(submit_start, "Start a request submitted to an idle interface in the submitter, without waking the poller (default 0)");
 
 /* Interfaces, and the poller placement applied to their threads. */
 static DEFINE_MUTEX(kcsraw_mutex);

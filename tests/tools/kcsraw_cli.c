@@ -259,7 +259,7 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		kcsmux_stats_compute(lat, got, &ls);
 		kcsmux_stats_compute(spin, got, &ss);
 		kcsmux_stats_compute(cpu, got, &cs);
-		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu queue_mean_us=%llu polls_mean=%llu\n",
+		printf("summary: n=%lu ok=%lu bad=%lu wall_us=%llu lat_p50_us=%llu lat_mean_us=%llu lat_max_us=%llu spin_sum_us=%llu spin_mean_us=%llu cpu_sum_us=%llu cpu_mean_us=%llu sleeps=%llu timer_wakeups=%llu irq_wakeups=%llu queue_mean_us=%llu polls_mean=%llu spin_p50_us=%llu\n",
 		       got, ok, bad, (unsigned long long)(wall / 1000),
 		       (unsigned long long)(ls.p50 / 1000),
 		       (unsigned long long)(ls.mean / 1000),
@@ -271,7 +271,8 @@ static int cmd_raw(int fd, const struct opts *o, int argc, char **argv)
 		       (unsigned long long)sleeps, (unsigned long long)tw,
 		       (unsigned long long)iw,
 		       (unsigned long long)(got ? queue / got / 1000 : 0),
-		       (unsigned long long)(got ? polls / got : 0));
+		       (unsigned long long)(got ? polls / got : 0),
+		       (unsigned long long)(ss.p50 / 1000));
 	}
 	if (bad)
 		ret = 1;

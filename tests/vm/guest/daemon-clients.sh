@@ -9,6 +9,11 @@ check "stock ipmi_si on $KCS2_PORT ($stock)" test -c "$stock"
 sn=${stock#/dev/ipmi}
 kcsmux_setup
 
+# cpu_budget counts the daemon's own CPU for the node, ~1.5 ms a request
+# under TCG (natively ~25 us): the monitor preset's 1% then held ipmi2 past
+# ipmitool's 15 s read timeout on the slower 6.12 and 7.2 guests ("No data
+# available", "unexpected ID 68 vs. 69"). These checks are about the ABI;
+# budgets have vm.daemon-policy. 10% admits what they send here.
 kcsmux_conf <<'CONF'
 
 [node ipmi1]
@@ -17,6 +22,7 @@ mode = 0666
 
 [node ipmi2]
 policy = monitor
+cpu_budget = 10%
 mode = 0660
 
 [node ipmi3]
@@ -61,6 +67,7 @@ same() {
 		else
 			fail "$_name on ipmi$n (exit $_rc) differs from stock:"
 			diff /tmp/stock.out /tmp/node$n.out | head -20
+			echo "    ipmi$n's last lines:"; tail -n 3 /tmp/node$n.out | sed 's/^/    | /'
 		fi
 	done
 }

@@ -77,16 +77,9 @@ polls_b0=$(field polls_mean /tmp/b0)
 check "it slept (timer)" test "$(field timer_wakeups /tmp/b0)" -ge $N
 
 say "max_busy_us=unlimited: spins to the end"
-# With submit_start=1 the submitter writes the request and wakes the
-# poller, whose wake-up (cross-CPU under TCG: 400 us at 2 vCPUs in one
-# run, awake 2188 of 2583 us) is then neither queue wait nor the poller's
-# awake time; the submitter's part has its own section below.
-ss=$(cat $PAR/submit_start)
-echo 0 >$PAR/submit_start
 r0=$(runtime "$pid")
 run_to /tmp/bu $KCSRAW -b unlimited -n $N -q raw 06 01
 r1=$(runtime "$pid")
-echo "$ss" >$PAR/submit_start
 lat=$(field lat_mean_us /tmp/bu)
 spin=$(field spin_mean_us /tmp/bu)
 cpu=$(field cpu_mean_us /tmp/bu)
@@ -112,11 +105,14 @@ if num "max_busy_us=unlimited: lat_mean_us, spin_mean_us, cpu_mean_us, queue_mea
 fi
 
 say "busy window 500 us, then sleeps"
+ss0=$(cat $SYS/submit_starts)
 run_to /tmp/b500 $KCSRAW -b 500 -p 200 -n $N -q raw 06 01
 expect "all ok" "n=$N ok=$N bad=0" /tmp/b500
 spin=$(field spin_mean_us /tmp/b500)
 check "spin per transaction within the window (${spin} us)" \
 	test "$spin" -ge 300 -a "$spin" -le 1500
+check "a busy-waiting policy is not started by its submitter" \
+	test "$(cat $SYS/submit_starts)" = "$ss0"
 
 say "exponential backoff wakes less often than a fixed 100 us poll"
 run_to /tmp/bf $KCSRAW -b 0 -p 100 -n $N -q raw 06 01
@@ -182,6 +178,8 @@ ks_run() {
 	wk=$(($(cat $SYS/wakeups) - _w0)) st=$(($(cat $SYS/submit_starts) - _t0))
 	sl=$(field sleeps /tmp/ks"$1")
 }
+ss_def=$(cat $PAR/submit_start)
+check "submit_start is off by default" test "$ss_def" = N
 ks_run 0
 wk0=$wk st0=$st sl0=$sl
 ks_run 1
@@ -189,13 +187,17 @@ wk1=$wk st1=$st sl1=$sl
 echo "    poller wake-ups for $N transactions: $wk0 with submit_start=0 ($sl0 sleeps), $wk1 with 1 ($sl1 sleeps)"
 check "submit_start=0: no request started by its submitter ($st0)" test "$st0" -eq 0
 check "submit_start=1: every request started by its submitter ($st1)" test "$st1" -ge $N
-check "submit_start=1: every wake-up ends a sleep ($wk1 wake-ups, $sl1 sleeps)" \
-	test "$wk1" -le $((sl1 + 2))
-if [ "$(nproc)" -gt 1 ]; then
+# With 2 vCPUs a write's late interrupt may wake the poller once more on
+# the other CPU (39 wake-ups for 35 sleeps in one run): there the claim is
+# judged against submit_start=0 in the same boot, below.
+if [ "$(nproc)" -eq 1 ]; then
+	check "submit_start=1: every wake-up ends a sleep ($wk1 wake-ups, $sl1 sleeps)" \
+		test "$wk1" -le $((sl1 + 2))
+else
 	check "submit_start=0: the submissions woke the poller ($((wk0 - sl0)) wake-ups beyond the sleeps; 1: $((wk1 - sl1)))" \
 		test $((wk0 - sl0)) -ge $((wk1 - sl1 + N / 2))
 fi
-echo 1 >$PAR/submit_start
+echo "$ss_def" >$PAR/submit_start
 
 say "ABI self-test with a slow BMC (cancel in flight)"
 run_to /tmp/st $KCSRAW selftest strict
