@@ -13,7 +13,8 @@ kcsmux_setup
 # under TCG (natively ~25 us): the monitor preset's 1% then held ipmi2 past
 # ipmitool's 15 s read timeout on the slower 6.12 and 7.2 guests ("No data
 # available", "unexpected ID 68 vs. 69"). These checks are about the ABI;
-# budgets have vm.daemon-policy. 10% admits what they send here.
+# budgets have vm.daemon-policy. 50% admits what they send here (vm.agents
+# held a request 25.9 s at 10% with the other core busy).
 kcsmux_conf <<'CONF'
 
 [node ipmi1]
@@ -22,7 +23,7 @@ mode = 0666
 
 [node ipmi2]
 policy = monitor
-cpu_budget = 10%
+cpu_budget = 50%
 mode = 0660
 
 [node ipmi3]
