@@ -13,30 +13,13 @@
 
 #include "cuse/cuse.h"
 #include "cuse_model.h"
+#include "fuse_wraps.h"
 #include "util/error.h"
 
 enum { R_NONE, R_ERR, R_IOCTL, R_RETRY, R_OPEN, R_POLL };
 
 /* node.c's operations, seen once by the wrapped cuse_lowlevel_new(). */
 static const struct cuse_lowlevel_ops *captured_ops;
-
-struct fuse_session *
-__wrap_cuse_lowlevel_new(struct fuse_args *args, const struct cuse_info *ci,
-			 const struct cuse_lowlevel_ops *clop, void *userdata);
-int __wrap_fuse_reply_err(fuse_req_t req, int err);
-int __wrap_fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
-			    size_t size);
-int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
-				const struct iovec *iov, int count);
-int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
-				  size_t in_count, const struct iovec *out_iov,
-				  size_t out_count);
-int __wrap_fuse_reply_open(fuse_req_t req, const struct fuse_file_info *fi);
-int __wrap_fuse_reply_poll(fuse_req_t req, unsigned int revents);
-const struct fuse_ctx *__wrap_fuse_req_ctx(fuse_req_t req);
-void *__wrap_fuse_req_userdata(fuse_req_t req);
-int __wrap_fuse_lowlevel_notify_poll(struct fuse_pollhandle *ph);
-void __wrap_fuse_pollhandle_destroy(struct fuse_pollhandle *ph);
 
 static struct cuse_model *model_of(fuse_req_t req)
 {

@@ -35,6 +35,7 @@
 #include "cuse/cuse.h"
 #include "core_fixture.h"
 #include "fake_backend.h"
+#include "fuse_wraps.h"
 #include "node_conf.h"
 
 /* ------------------------------------------------------------------ */
@@ -53,18 +54,6 @@ static int fake_req;
 static struct fuse_ctx ctx = { .pid = 4242 };
 static unsigned int rounds; /* of kioctl's last call */
 static unsigned int notifies;
-
-int __wrap_fuse_reply_err(fuse_req_t req, int err);
-int __wrap_fuse_reply_ioctl(fuse_req_t req, int result, const void *buf,
-			    size_t size);
-int __wrap_fuse_reply_ioctl_iov(fuse_req_t req, int result,
-				const struct iovec *iov, int count);
-int __wrap_fuse_reply_ioctl_retry(fuse_req_t req, const struct iovec *in_iov,
-				  size_t in_count, const struct iovec *out_iov,
-				  size_t out_count);
-const struct fuse_ctx *__wrap_fuse_req_ctx(fuse_req_t req);
-int __wrap_fuse_lowlevel_notify_poll(struct fuse_pollhandle *ph);
-void __wrap_fuse_pollhandle_destroy(struct fuse_pollhandle *ph);
 
 int __wrap_fuse_reply_err(fuse_req_t req, int err)
 {

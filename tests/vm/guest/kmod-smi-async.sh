@@ -202,11 +202,5 @@ expect "Get Message goes to the BMC (ipmi_sim: 80, queue empty)" \
 	'^resp: 1c 33 80' /tmp/r.out
 check "rmmod kcsraw" rmmod kcsraw
 
-dmesg >/tmp/dmesg.all
-if grep -E 'WARNING|BUG:|Oops|Call Trace' /tmp/dmesg.all >/tmp/warn; then
-	fail "kernel warnings:"
-	sed 's/^/    /' /tmp/warn | head -n 30
-else
-	pass "no kernel WARNING, BUG or Oops"
-fi
+no_kernel_warnings
 summary

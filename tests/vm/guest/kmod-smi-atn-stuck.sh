@@ -36,11 +36,5 @@ num "smi flag_ops" "$f0" "$f1" && {
 run_to /tmp/during kcsmux-ipmi-probe -d 0 -n 200 -k
 expect "/dev/ipmi0 is served meanwhile: 200 of 200" ' ok=200 err=0 ' /tmp/during
 check "rmmod kcsraw" rmmod kcsraw
-dmesg >/tmp/dmesg.all
-if grep -E 'WARNING|BUG:|Oops|Call Trace' /tmp/dmesg.all >/tmp/warn; then
-	fail "kernel warnings:"
-	sed 's/^/    /' /tmp/warn | head -n 30
-else
-	pass "no kernel WARNING, BUG or Oops"
-fi
+no_kernel_warnings
 summary

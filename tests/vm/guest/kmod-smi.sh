@@ -204,11 +204,5 @@ check "no /dev/ipmi0 with smi=0" test ! -e /dev/ipmi0
 check "/dev/kcsraw0 with smi=0" test -c /dev/kcsraw0
 check "rmmod kcsraw (smi=0)" rmmod kcsraw
 
-dmesg >/tmp/dmesg.all
-if grep -E 'WARNING|BUG:|Oops|Call Trace' /tmp/dmesg.all >/tmp/warn; then
-	fail "kernel warnings:"
-	sed 's/^/    /' /tmp/warn | head -n 30
-else
-	pass "no kernel WARNING, BUG or Oops"
-fi
+no_kernel_warnings
 summary

@@ -161,6 +161,17 @@ same_lines() {	# WHAT A B KIND
 }
 
 # summary: print the totals and return non-zero if anything failed.
+# The kernel logged no WARNING, BUG, Oops or call trace since boot.
+no_kernel_warnings() {
+	dmesg >/tmp/dmesg.all
+	if grep -E 'WARNING|BUG:|Oops|Call Trace' /tmp/dmesg.all >/tmp/warn; then
+		fail "kernel warnings:"
+		sed 's/^/    /' /tmp/warn | head -n 30
+	else
+		pass "no kernel WARNING, BUG or Oops"
+	fi
+}
+
 summary() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" = 0 ] && [ "$passes" -gt 0 ]
