@@ -270,6 +270,52 @@ START_TEST(test_budget_counts_daemon)
 }
 END_TEST
 
+/*
+ * A held node's clients still cost the daemon CPU while their requests
+ * wait (polls, RECEIVEs that find nothing): it counts in the node's
+ * estimate, but the hold set at the completion stays where it was, so
+ * the queue goes on when it ends, over budget or not (docs/admin.md,
+ * "How long a request waits for its budget").
+ */
+START_TEST(test_hold_not_extended)
+{
+	uint8_t ok[] = { 0x1c, 0x01, 0x00 };
+	struct cpu_mark mk_poll;
+	struct fake_sub *s;
+	struct xact *x3;
+	uint64_t until;
+	double before;
+	int i;
+
+	fx.na.conf.pol.cpu_budget_ppm = 10000;
+	clk_step = 0;
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na)), 0);
+	s = fake_pending(fx.fb);
+	clk_step = 20 * MS;
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na)), 0);
+	fake_complete(fx.fb, s, 0, ok, sizeof(ok)); /* over: cheapened */
+	s = fake_pending(fx.fb);
+	ck_assert_ptr_nonnull(s);
+	x3 = mk(&fx.na);
+	ck_assert_int_eq(xact_enqueue(x3), 0);
+	fake_complete(fx.fb, s, 0, ok, sizeof(ok)); /* still over: held */
+	ck_assert_uint_eq(fx.na.cnt.held, 1);
+	until = fx.na.flow.hold_until_ns;
+	ck_assert_uint_gt(until, now_ns());
+	ck_assert_ptr_null(fake_pending(fx.fb)); /* the third waits */
+	/* the waiting client polls: 10 pieces of 20 ms for a */
+	before = nodestats_cpu_ppm(&fx.na.st.cpu, now_ns());
+	for (i = 0; i < 10; i++) {
+		cpu_enter(&fx.d, &fx.na, &mk_poll);
+		cpu_leave(&fx.d, &mk_poll);
+	}
+	ck_assert_double_gt(nodestats_cpu_ppm(&fx.na.st.cpu, now_ns()), before);
+	ck_assert_uint_eq(fx.na.flow.hold_until_ns, until);
+	ck_assert_uint_eq(fx.na.cnt.held, 1);
+	xact_cancel(x3);
+}
+END_TEST
+
 static Suite *cpumeter_suite(void)
 {
 	Suite *s = suite_create("cpumeter");
@@ -282,6 +328,7 @@ static Suite *cpumeter_suite(void)
 	tcase_add_test(tc, test_node_gone);
 	tcase_add_test(tc, test_request_path);
 	tcase_add_test(tc, test_budget_counts_daemon);
+	tcase_add_test(tc, test_hold_not_extended);
 	suite_add_tcase(s, tc);
 	return s;
 }
