@@ -1120,6 +1120,20 @@ static void dev_info_seen(struct repo *p, const uint8_t *data, unsigned int len,
 	form_store(p, f, resp, resp_len);
 }
 
+bool sdrc_cmd_changes(uint8_t netfn, uint8_t cmd)
+{
+	netfn &= 0x3f;
+	if (netfn == NETFN_APP)
+		return cmd == CMD_COLD_RESET || cmd == CMD_WARM_RESET ||
+		       cmd == CMD_SEND_MSG;
+	if (netfn != NETFN_STORAGE)
+		return false;
+	return cmd == CMD_FRU_WRITE || cmd == CMD_SDR_ADD ||
+	       cmd == CMD_SDR_PADD || cmd == CMD_SDR_DELETE ||
+	       cmd == CMD_SDR_CLEAR ||
+	       (cmd >= CMD_SDR_ENTER_UPD && cmd <= CMD_SDR_RUN_INIT);
+}
+
 void sdrc_observe(struct sdrc *c, const void *owner,
 		  const struct ipmi_request *rq, int status,
 		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms)

@@ -82,6 +82,10 @@ void sdrc_owner_gone(struct sdrc *c, const void *owner);
 
 /* Drop everything (the BMC's contents may have changed behind us). */
 void sdrc_invalidate(struct sdrc *c);
+/* NETFN:CMD may change the repository or the FRU, or reset the BMC (an
+ * SDR or FRU write, a clear, a reset, a Send Message): what a bridged
+ * request must carry to drop the cache. */
+bool sdrc_cmd_changes(uint8_t netfn, uint8_t cmd);
 const struct sdrc_stats *sdrc_stats(const struct sdrc *c);
 /* "empty", "filling", "valid", "failed", "off" (timestamps untrusted) */
 const char *sdrc_state_name(const struct sdrc *c);

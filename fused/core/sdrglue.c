@@ -173,7 +173,11 @@ void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
 		.cmd = 0x34,
 	};
 
-	if (d->sdrc) /* as the cache judges a Send Message it is shown */
+	/* as the cache judges a Send Message it is shown, when what it
+	 * carried could change what the cache holds: a read carried to
+	 * another controller (OpenIPMI's bus scan and its sensors there)
+	 * changes nothing */
+	if (d->sdrc && sdrc_cmd_changes(netfn, cmd))
 		sdrc_observe(d->sdrc, NULL, &send_msg, 0, &ok, 1, now_ms());
 	if ((netfn & 0x3f) == 0x06 && (cmd == 0x02 || cmd == 0x03))
 		bmc_setup_recheck(d);

@@ -32,10 +32,11 @@ void sdrglue_owner_gone(struct daemon *d, const void *owner);
 /*
  * A Send Message reached the BMC carrying a request for NETFN:CMD (kcsraw:
  * the daemon's wrap of a bridged request, answered cc 0; ipmidev: the
- * stock driver's, for a client's IPMB- or LAN-addressed request): whatever
- * it carried may have written the repository or, addressed to the BMC
- * itself, reset it. The cache is dropped; an inner Cold or Warm Reset has
- * the BMC setup checked again.
+ * stock driver's, for a client's IPMB- or LAN-addressed request). When
+ * what it carried may write the repository or the FRU or, addressed to
+ * the BMC itself, reset it (sdrc_cmd_changes) the cache is dropped; a
+ * carried read leaves it. An inner Cold or Warm Reset has the BMC setup
+ * checked again.
  */
 void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd);
 /* At exit (core_fini), after the nodes are gone. */

@@ -1072,14 +1072,30 @@ START_TEST(test_bridged_seen_by_cache)
 	while (fake_pending(fx.fb))
 		fake_complete(fx.fb, fake_pending(fx.fb), -ECANCELED, NULL, 0);
 	fx.fb->be.bridges = true;
-	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 2, 0x0a, 0x22), 0);
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 2, 0x0a, 0x27), 0);
 	ck_assert(fake_pending(fx.fb)->bridged);
-	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x22);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x27);
 	fake_complete(fx.fb, fake_pending(fx.fb), 0,
-		      (const uint8_t[]){ 0x2c, 0x22, 0x00, 0x34, 0x12 }, 5);
+		      (const uint8_t[]){ 0x2c, 0x27, 0x00, 0x01 }, 4);
 	ck_assert_msg(sdrc_stats(fx.d.sdrc)->invalidations == 2,
 		      "a request the stock driver bridged was not seen as the "
 		      "Send Message that reached the BMC");
+	/* a carried read changes nothing: kcsraw, then ipmidev */
+	fx.fb->be.bridges = false;
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 3, 0x04, 0x2d), 0);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x34);
+	fake_answer(fx.fb, NULL, 0);
+	while (fake_pending(fx.fb))
+		fake_complete(fx.fb, fake_pending(fx.fb), -ECANCELED, NULL, 0);
+	fx.fb->be.bridges = true;
+	c = open_file(&fx.na); /* the first still waits for 3's answer */
+	ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), 4, 0x06, 0x01), 0);
+	ck_assert(fake_pending(fx.fb)->bridged);
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x01, 0x00, 0x20 }, 4);
+	ck_assert_msg(sdrc_stats(fx.d.sdrc)->invalidations == 2,
+		      "a bridged read dropped the SDR cache (%llu drops)",
+		      (unsigned long long)sdrc_stats(fx.d.sdrc)->invalidations);
 }
 END_TEST
 
