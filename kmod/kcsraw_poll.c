@@ -244,6 +244,23 @@ static irqreturn_t kcsraw_irq(int irq, void *data)
 {
 	struct kcsraw_iface *ifc = data;
 
+	/*
+	 * A request its submitter started waits in its armed sleep: nobody
+	 * touches the registers until the thread takes it. An interrupt
+	 * whose cause is gone (no OBF, no SMS_ATN) is then a late one of the
+	 * submitter's writes (QEMU's dummy OBF, drained before the next
+	 * write), handled on another CPU after the submitter was done: it
+	 * is no answer, and taking it for one ended the armed sleep early
+	 * (an IRQ policy slept twice a transaction at 2 vCPUs). The level
+	 * line is low: leave it enabled and wake nobody.
+	 */
+	if (READ_ONCE(ifc->hand_state) == KCSRAW_HAND_READY &&
+	    !(kcsraw_io_status(ifc) & (KCS_ST_OBF | KCS_ST_SMS_ATN))) {
+		spin_lock(&ifc->irq_lock);
+		ifc->irqs++;
+		spin_unlock(&ifc->irq_lock);
+		return IRQ_HANDLED;
+	}
 	spin_lock(&ifc->irq_lock);
 	if (!ifc->irq_masked) {
 		ifc->irq_masked = true;
@@ -692,7 +709,7 @@ static bool kcsraw_hand_begin(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	    ifc->hand_state != KCSRAW_HAND_NONE || !list_empty(&ifc->queue))
 		return false;
 	ifc->cur = req;
-	ifc->hand_state = KCSRAW_HAND_START;
+	WRITE_ONCE(ifc->hand_state, KCSRAW_HAND_START);
 	return true;
 }
 
@@ -727,8 +744,12 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	 * waits for it (the handler stays mute otherwise, until the thread
 	 * takes the run) and the count moved (kcsraw_hand_take). A late one
 	 * from the writes, on another CPU, may disable the line again after
-	 * this: then the thread is woken, takes the run early or ignores the
-	 * interrupt by the count, and its own IRQ sleep enables the line.
+	 * this: for a policy that waits for the interrupt the thread is
+	 * then woken, takes the run early or ignores the interrupt by the
+	 * count, and its own IRQ sleep enables the line. A policy that
+	 * ignores the interrupt needs no line until the run is over (the
+	 * thread's idle sleep enables it): waking the thread for it would
+	 * cost the wake-up this path saves.
 	 */
 	WRITE_ONCE(ifc->irq_mute, !run->use_irq);
 	atomic_set(&ifc->irq_pending, 0);
@@ -736,7 +757,7 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	run->irqs = READ_ONCE(ifc->irqs);
 	/* Orders the stores above before the irq_pending load. */
 	smp_mb();
-	if (atomic_read(&ifc->irq_pending))
+	if (run->use_irq && atomic_read(&ifc->irq_pending))
 		wake_up_process(ifc->thread);
 	if (!run->stolen && !run->cc && r == KCS_WAIT && !run->busy_ns) {
 		kcsraw_wait_begin(ifc, run, &req->pol);
@@ -750,7 +771,7 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	c->cpu_ns += ktime_to_ns(ktime_sub(run->now, run->awake_from));
 
 	spin_lock_irqsave(&ifc->lock, flags);
-	ifc->hand_state = KCSRAW_HAND_READY;
+	WRITE_ONCE(ifc->hand_state, KCSRAW_HAND_READY);
 	ifc->submit_starts++;
 	if (ns) {
 		hrtimer_start_range_ns(&ifc->kick_timer, ns_to_ktime(ns),
@@ -789,7 +810,7 @@ static struct kcsraw_req *kcsraw_hand_take(struct kcsraw_iface *ifc,
 		     READ_ONCE(ifc->irqs) != run->irqs) ||
 		    kthread_should_stop()) {
 			req = ifc->cur;
-			ifc->hand_state = KCSRAW_HAND_NONE;
+			WRITE_ONCE(ifc->hand_state, KCSRAW_HAND_NONE);
 			WRITE_ONCE(ifc->irq_mute, false);
 		} else {
 			/* A policy without the IRQ ignores it. */
@@ -1010,7 +1031,7 @@ void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	if (hand) {
 		/* The machine was not free: the thread runs it after all. */
 		ifc->cur = NULL;
-		ifc->hand_state = KCSRAW_HAND_NONE;
+		WRITE_ONCE(ifc->hand_state, KCSRAW_HAND_NONE);
 	}
 	list_add_tail(&req->node, &ifc->queue);
 	idle = !ifc->cur;
