@@ -102,7 +102,7 @@ render() {
 					together-show-node.txt together-show-coalesce.txt together-show-cache.txt \
 					together-show-coalesce_cache.txt together-collectd-stock.log together-collectd-node.log \
 					together-collectd-coalesce.log together-collectd-cache.log together-collectd-coalesce_cache.log
-				gzip -9f "$keep/${d##*/}"/req-*.log 2>/dev/null || true
+				gzip -9f "$keep/${d##*/}"/req-*.log "$keep/${d##*/}"/together-collectd-*.log 2>/dev/null || true
 			done
 		fi
 		if [ "$keep" != "$data" ]; then
