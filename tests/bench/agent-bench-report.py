@@ -12,6 +12,11 @@ matplotlib is there; --keep-dir writes neither); with --docs replaces the part o
 the agent-bench markers, with --png writes the plot there too. --check
 exits 1 unless every row of every boot has its measurements and BMC counts
 (the unit test of the renderer uses it on a canned result).
+
+The together phase (results.txt lines trows=, tround, tcd, together; request
+log segments between 30 7e 03 IDX 01 and 30 7f 03 IDX 01) is a table of its
+own per boot: BMC transactions per round by kind, × fewer than stock, what
+the node coalesced, and what each agent got.
 """
 import argparse
 import gzip
@@ -79,6 +84,41 @@ def rng(xs):
     return (min(xs), max(xs)) if xs else (None, None)
 
 
+# the together phase (agent-bench.sh, "together")
+TOGETHER_KIND = 3
+TROWNAMES = {
+    "stock": "stock ipmi_si (/dev/ipmi0, kipmid default)",
+    "node": "node ipmi0, coalesce = no",
+    "coalesce": "node ipmi0, coalesce = yes",
+    "cache": "node ipmi0, sdr_cache = yes, coalesce = no",
+    "coalesce_cache": "node ipmi0, coalesce = yes, sdr_cache = yes",
+}
+CACHEABLE = ("0a:10", "0a:11", "0a:20", "0a:21", "0a:22", "0a:23")
+
+
+def full_segments(text, kind):
+    """Like segments(), for one marker kind, keeping each request's bytes:
+    {(dev, round): [[netfn, cmd, data...], ...]}."""
+    out, cur, key = {}, None, None
+    for line in (text or "").splitlines():
+        w = line.split()
+        if len(w) < 2:
+            continue
+        if w[0] == "30" and w[1] in ("7e", "7f") and len(w) >= 5:
+            k = (int(w[2], 16), int(w[3], 16), int(w[4], 16))
+            if k[0] != kind:
+                continue
+            if w[1] == "7e":
+                cur, key = [], k
+            elif key == k and cur is not None:
+                out[k[1:]] = cur
+                cur, key = None, None
+            continue
+        if cur is not None:
+            cur.append([x.lower() for x in w])
+    return out
+
+
 def segments(text):
     """Request-log segments between markers 30 7e K N R ... 30 7f K N R:
     {(kind, dev, round): [netfn:cmd, ...]}."""
@@ -106,9 +146,21 @@ class Boot:
         self.name = os.path.basename(d)
         res = readf(os.path.join(d, "results.txt")) or ""
         self.meas, self.counts, self.info = [], {}, {}
+        self.tog, self.trounds, self.tcd, self.trows = {}, {}, {}, []
         for line in res.splitlines():
             if line.startswith("kind="):
                 self.meas.append(kv(line))
+            elif line.startswith("together "):
+                r = kv(line)
+                self.tog[r["row"]] = r
+            elif line.startswith("tround "):
+                r = kv(line)
+                self.trounds.setdefault(r["row"], []).append(r)
+            elif line.startswith("tcd "):
+                r = kv(line)
+                self.tcd.setdefault(r["row"], []).append(int(r["values"]))
+            elif line.startswith("trows="):
+                self.trows = [tuple(x.split(":")) for x in line[6:].split()]
             elif line.startswith("count "):
                 r = kv(line)
                 self.counts[(r["row"], r["kind"])] = r
@@ -119,9 +171,11 @@ class Boot:
         self.env = kv(readf(os.path.join(d, "env.txt")) or "")
         self.spin = kv(readf(os.path.join(d, "spinloop.txt")) or "")
         self.pp = kv(readf(os.path.join(d, "pingpong.txt")) or "")
-        self.segs = {}
+        self.segs, self.tsegs = {}, {}
         for n in (0, 1):
-            self.segs.update(segments(readf(os.path.join(d, f"req-{n}.log"))))
+            text = readf(os.path.join(d, f"req-{n}.log"))
+            self.segs.update(segments(text))
+            self.tsegs.update(full_segments(text, TOGETHER_KIND))
         self.ncpu = int(self.env.get("nproc", self.info.get("ncpu", 1)))
         self.rows = [r.split(":")[0] for r in self.info.get("rows", "").split()] \
             if "rows" in self.info else []
@@ -205,36 +259,206 @@ def ratio(a, b):
     return a / b
 
 
+def span(xs, fmt="{:.0f}"):
+    """min–max of xs ("—" if none; one figure when they agree)"""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "—"
+    lo, hi = min(xs), max(xs)
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}–{fmt.format(hi)}"
+
+
+def tkinds(seg):
+    """BMC transactions of one window by kind: total, Get Sensor Reading,
+    SDR/FRU repository reads, other; and the distinct sensors read."""
+    gsr = sum(1 for w in seg if w[0] == "04" and w[1] == "2d")
+    sdr = sum(1 for w in seg if f"{w[0]}:{w[1]}" in CACHEABLE)
+    sensors = {tuple(w[2:]) for w in seg if w[0] == "04" and w[1] == "2d"}
+    return len(seg), gsr, sdr, len(seg) - gsr - sdr, len(sensors)
+
+
+def together(boots, P, problems, note=None):
+    """The together phase: one table per boot, then the reading."""
+    tb = [b for b in boots if b.tog]
+    if not tb:
+        return
+    t0 = tb[0].tog[next(iter(tb[0].tog))]
+    per, n_r = t0.get("period_s", "?"), t0.get("rounds", "?")
+    P(f"**(c) the three agents together on /dev/ipmi0, every {per} s** "
+      "(collectd's ipmi plugin with `Interval` "
+      f"{per}, an ipmi_exporter scrape and the telegraf-style gather started "
+      f"at collectd's read times; the others wait until collectd has its first "
+      f"values, then {t0.get('warmup', '?')} full round(s) of warm-up, then "
+      f"{n_r} measured rounds between markers; figures per round = the window's "
+      f"count ÷ {n_r}):")
+    P("")
+    if note:
+        P(note)
+        P("")
+    summary = []
+    for b in tb:
+        P(f"{b.ncpu} vCPU:")
+        P("")
+        P("| row | rounds ok | BMC transactions per round | Get Sensor Reading | "
+          "SDR/FRU reads | other | × fewer than stock | coalesced per round | "
+          "node requests completed per round | exporter sensors | gather `sdr elist` "
+          "lines | collectd values per round | scrape / gather ms |")
+        P("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        base = None
+        idx = dict(b.trows)
+        for row, _ in b.trows:
+            t = b.tog.get(row)
+            if t is None:
+                problems.append(f"{b.name} together {row}: no measurement")
+                continue
+            nr = int(t.get("rounds", 1)) or 1
+            seg = b.tsegs.get((int(t.get("idx", idx.get(row, 0))), 1))
+            rr = b.trounds.get(row, [])
+            ok = sum(1 for r in rr if r.get("scrape_rc") == "0" and r.get("up") == "4"
+                     and r.get("scrape_same") == "1" and r.get("gather_rc") == "0"
+                     and r.get("gather_same") == "1" and r.get("power") == "1"
+                     and r.get("dcmi") == "1" and r.get("late") == "0")
+            if seg is None:
+                problems.append(f"{b.name} together {row}: no BMC count")
+                k = None
+                cells = ["—"] * 4
+            else:
+                k = tkinds(seg)
+                cells = [f"{x / nr:.0f}" for x in k[:4]]
+            if row == "stock":
+                base = k
+            x = ratio(base[0], k[0]) if base and k else None
+            xs = "1" if row == "stock" else ("—" if x is None else f"{x:.2f}")
+            coal = num(t.get("coalesced")) or 0
+            done = num(t.get("completed")) or 0
+            hits = num(t.get("cache_hits")) or 0
+            nodecell = "—" if row == "stock" else f"{done / nr:.0f}" + (
+                f" (+{hits / nr:.0f} from the SDR cache)" if hits else "")
+            sm = med([num(r.get("scrape_us")) for r in rr])
+            gm = med([num(r.get("gather_us")) for r in rr])
+            P(f"| {TROWNAMES.get(row, row)} | {ok}/{len(rr)} | {cells[0]} | {cells[1]} | "
+              f"{cells[2]} | {cells[3]} | {xs} | "
+              f"{'—' if row == 'stock' else f'{coal / nr:.0f}' if coal / nr >= 10 else f'{coal / nr:.1f}'} | {nodecell} | "
+              f"{span([num(r.get('sensors')) for r in rr])} | "
+              f"{span([num(r.get('sdr_lines')) for r in rr])} | "
+              f"{span(b.tcd.get(row, []))} | "
+              f"{f0(None if sm is None else sm / 1e3)} / {f0(None if gm is None else gm / 1e3)} |")
+            summary.append((b, row, k, x, coal / nr, nr))
+        P("")
+
+    P("Reading (computed from the together tables):")
+    P("")
+    for b in tb:
+        rows = [s for s in summary if s[0] is b]
+        st = next((s for s in rows if s[1] == "stock"), None)
+        if not st or st[2] is None:
+            continue
+        _, _, k, _, _, nr = st
+        tot, gsr, sdr, oth = (v / nr for v in k[:4])
+        dist = k[4]
+        dup = max(gsr - dist, 0)
+        best_c = tot / max(tot - dup, 1)
+        best_cc = tot / max(tot - dup - sdr, 1)
+        line = (f"- **{b.ncpu} vCPU.** Stock: {tot:.0f} BMC transactions per round "
+                f"(Get Sensor Reading {gsr:.0f}, SDR/FRU reads {sdr:.0f}, other {oth:.0f}); "
+                f"the three agents read {dist} distinct sensors, so {dup:.0f} reads a round "
+                f"are another agent's duplicate. Answering every duplicate from one "
+                f"transaction, and nothing else, would make a round {best_c:.2f}× "
+                f"cheaper; with the SDR/FRU reads answered from memory too, "
+                f"{best_cc:.2f}×.")
+        meas = [(row, x, coal) for _, row, kk, x, coal, _ in rows
+                if row != "stock" and kk is not None and x is not None]
+        if meas:
+            met = [row for row, x, _ in meas if x >= 1.5]
+            line += (" Measured: " + ", ".join(
+                f"{row} {x:.2f}×" + (f" ({coal:.0f} coalesced a round)" if coal >= 10 else
+                                     f" ({coal:.1f} coalesced a round)" if coal else "")
+                for row, x, coal in meas)
+                + "; the target of ≥ 1.5× fewer than stock is met by "
+                + (", ".join(met) if met else "no row") + ".")
+        P(line)
+    P("")
+
+
+def tcg_table(boots, hsp, hpp, P, what="the same boots"):
+    """The TCG slowdown of BOOTS against the host's loops."""
+    rows = []
+    for k, lab, unit in (("alu_ns", "register-only ALU chain", "ns/step"),
+                         ("crc_ns", "table CRC-32", "ns/byte"),
+                         ("sort_ns", "qsort with callback", "ns/element"),
+                         ("sys_ns", "getppid() syscall", "ns/call")):
+        h = num(hsp.get(k))
+        gs = [num(b.spin.get(k)) for b in boots]
+        if h and all(gs):
+            rows.append(f"| {lab} ({unit}) | {h:.2f} | " +
+                        " | ".join(f"{g:.2f} ({g / h:.1f}×)" for g in gs) + " |")
+    h = num(hpp.get("rt_ns"))
+    gs = [num(b.pp.get("rt_ns")) for b in boots]
+    if h and all(gs):
+        rows.append("| pipe ping-pong round trip (µs) | " f"{h / 1000:.2f} | " +
+                    " | ".join(f"{g / 1000:.2f} ({g / h:.1f}×)" for g in gs) + " |")
+    if rows:
+        P(f"TCG slowdown in {what} (same static binaries on the host and in "
+          "the guest, best of 3; as in the node section):")
+        P("")
+        P("| loop | host | " + " | ".join(f"guest, {b.ncpu} vCPU (slowdown)" for b in boots) + " |")
+        P("|---|---:|" + "---:|" * len(boots))
+        for r in rows:
+            P(r)
+        P("")
+
+
+def host(D):
+    """host-env.txt (values with blanks: line by line), host-spinloop.txt,
+    host-pingpong.txt of a run directory."""
+    henv = {}
+    for line in (readf(os.path.join(D, "host-env.txt")) or "").splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            henv[k] = v
+    return (henv, kv(readf(os.path.join(D, "host-spinloop.txt")) or ""),
+            kv(readf(os.path.join(D, "host-pingpong.txt")) or ""))
+
+
+def host_line(henv):
+    return (f"{henv.get('cpu', '?')}, {henv.get('nproc', '?')} CPUs, {henv.get('qemu', '?')}; "
+            f"load average before {henv.get('loadavg', '?')}, after "
+            f"{henv.get('loadavg_after', '?')}; run {henv.get('date', '?')} "
+            f"(commit {henv.get('commit', '?')})")
+
+
+def load_boots(D):
+    return [Boot(os.path.join(D, b)) for b in sorted(os.listdir(D))
+            if re.fullmatch(r"smp\d", b) and os.path.isdir(os.path.join(D, b))]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--docs")
     ap.add_argument("--png")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--together", help="take the together tables from this run "
+                    "(default DIR/together if it exists, else DIR)")
     ap.add_argument("--keep-dir", action="store_true",
                     help="write nothing into DIR (report.md, the png)")
     a = ap.parse_args()
     D = a.dir
-    henv = kv(readf(os.path.join(D, "host-env.txt")) or "")
-    hsp = kv(readf(os.path.join(D, "host-spinloop.txt")) or "")
-    hpp = kv(readf(os.path.join(D, "host-pingpong.txt")) or "")
-    # host-env.txt values have blanks: read them line by line
-    for line in (readf(os.path.join(D, "host-env.txt")) or "").splitlines():
-        if "=" in line:
-            k, v = line.split("=", 1)
-            henv[k] = v
-    boots = [Boot(os.path.join(D, b)) for b in sorted(os.listdir(D))
-             if re.fullmatch(r"smp\d", b) and os.path.isdir(os.path.join(D, b))]
-    boots = [b for b in boots if b.meas]
-    if not boots:
+    henv, hsp, hpp = host(D)
+    boots = [b for b in load_boots(D) if b.meas or b.tog]
+    rows_on = any(b.meas for b in boots)
+    # the together phase of another run (a --phases together run kept in
+    # DIR/together, or --together DIR): its own boots, host and TCG factor
+    tdir = a.together or (os.path.join(D, "together")
+                          if os.path.isdir(os.path.join(D, "together")) else None)
+    tboots = [b for b in load_boots(tdir) if b.tog] if tdir else []
+    if not boots and not tboots:
         sys.exit(f"{D}: no smpN/results.txt with measurements")
 
     md = []
     P = md.append
-    P(f"- Host: {henv.get('cpu', '?')}, {henv.get('nproc', '?')} CPUs, {henv.get('qemu', '?')}; "
-      f"load average before {henv.get('loadavg', '?')}, after {henv.get('loadavg_after', '?')}; "
-      f"run {henv.get('date', '?')} (commit {henv.get('commit', '?')}).")
-    b0 = boots[0]
+    P(f"- Host: {host_line(henv)}.")
+    b0 = (boots or tboots)[0]
     P(f"- Guest: Linux {b0.env.get('kernel', '?')} under TCG, clocksource "
       f"{b0.env.get('clocksource', '?')}; boots: "
       + ", ".join(f"{b.ncpu} vCPU" for b in boots)
@@ -258,7 +482,7 @@ def main():
 
     plot = {}
     problems = []
-    for kind, title in KINDS:
+    for kind, title in (KINDS if rows_on else ()):
         P(f"**{title}**")
         P("")
         P("| boot | row | n ok | BMC transactions | scrape time ms | all CPU ms | "
@@ -305,11 +529,12 @@ def main():
         P("")
 
     # what the BMC was asked, per scrape
-    P("What reached the BMC per scrape (median count over the rounds, by command; "
-      "first boot):")
-    P("")
+    if rows_on:
+        P("What reached the BMC per scrape (median count over the rounds, by command; "
+          "first boot):")
+        P("")
     b = boots[0]
-    for kind, _ in KINDS:
+    for kind, _ in (KINDS if rows_on else ()):
         for row in b.rows:
             s = Stat(b.runs(row, kind))
             top = s.cmds()[:6]
@@ -341,8 +566,9 @@ def main():
         P("")
 
     # Reading: the figures that say what bounds each target
-    P("Reading (computed from the tables above; medians):")
-    P("")
+    if rows_on:
+        P("Reading (computed from the tables above; medians):")
+        P("")
     cacheable = ("0a:10", "0a:11", "0a:20", "0a:21", "0a:22", "0a:23")
     for b in boots:
         rt_guest = num(b.pp.get("rt_ns"))
@@ -415,30 +641,18 @@ def main():
                 P(line + ".")
     P("")
 
+    if tdir:
+        th = host(tdir)
+        together(tboots, P, problems,
+                 f"- From a run of the together phase alone (`--phases together`, kept in "
+                 f"`{os.path.basename(os.path.normpath(tdir))}/`): host {host_line(th[0])}.")
+        tcg_table(tboots, th[1], th[2], P, "the together run's boots")
+    else:
+        together(boots, P, problems)
+
     # TCG factor
-    rows = []
-    for k, lab, unit in (("alu_ns", "register-only ALU chain", "ns/step"),
-                         ("crc_ns", "table CRC-32", "ns/byte"),
-                         ("sort_ns", "qsort with callback", "ns/element"),
-                         ("sys_ns", "getppid() syscall", "ns/call")):
-        h = num(hsp.get(k))
-        gs = [num(b.spin.get(k)) for b in boots]
-        if h and all(gs):
-            rows.append(f"| {lab} ({unit}) | {h:.2f} | " +
-                        " | ".join(f"{g:.2f} ({g / h:.1f}×)" for g in gs) + " |")
-    h = num(hpp.get("rt_ns"))
-    gs = [num(b.pp.get("rt_ns")) for b in boots]
-    if h and all(gs):
-        rows.append("| pipe ping-pong round trip (µs) | " f"{h / 1000:.2f} | " +
-                    " | ".join(f"{g / 1000:.2f} ({g / h:.1f}×)" for g in gs) + " |")
-    if rows:
-        P("TCG slowdown in the same boots (same static binaries on the host and in "
-          "the guest, best of 3; as in the node section):")
-        P("")
-        P("| loop | host | " + " | ".join(f"guest, {b.ncpu} vCPU (slowdown)" for b in boots) + " |")
-        P("|---|---:|" + "---:|" * len(boots))
-        md.extend(rows)
-        P("")
+    if boots and rows_on:
+        tcg_table(boots, hsp, hpp, P)
 
     text = "\n".join(md) + "\n"
     if not a.keep_dir:

@@ -34,9 +34,21 @@
 # /proc stat with reaped children; gather: wait4 of the sh), and outside
 # them the node's kcsmuxctl show (cpu_ns, budget_used_pct, cheapened,
 # held). One line per measurement in /out/results.txt.
+#
+# Then (AB_PHASES, default "rows together"; either alone) the together
+# phase (issue 24 item 7): collectd's ipmi plugin, one exporter and the
+# gather all on /dev/ipmi0, scraping at the same moment every
+# AB_TOGETHER_PERIOD s (10), once collectd has values AB_TOGETHER_WARMUP
+# full rounds (1) and then AB_TOGETHER_ROUNDS (3) between markers 30:7e/7f
+# 3 IDX 1; rows stock, then node, coalesce and coalesce_cache (and cache
+# with AB_TOGETHER_CACHE_ROW=1) on a kcsmuxd node ipmi0 (see "together"
+# below). Lines tround (per round), tcd (collectd's values per
+# round) and together (per row: the node's coalesced, completed and
+# sdr_cache_hits over the window, collectd's series) in results.txt.
 . /guest/lib.sh
 
 ROUNDS=${AB_ROUNDS:-5}
+PHASES=${AB_PHASES:-rows together}
 RES=/out/results.txt
 export HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin:/guest/bin
 mkdir -p /out "$HOME"
@@ -119,8 +131,6 @@ modules:
       chassis: ["--driver-device=@DEV@"]
 EOF
 
-port_up() { grep -q ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp; }
-
 # ---- the drivers -----------------------------------------------------------
 say "stock ipmi_si on $KCS2_PORT (no IRQ: kipmid default)"
 sdev=$(load_stock "$KCS2_PORT")
@@ -191,10 +201,12 @@ for d in 0 9; do
 	done
 done
 
-# rows: name device node (ROWS in measuring order of round 1)
+# rows: name device node (ROWS in measuring order of round 1); none
+# without the rows phase (AB_PHASES=together)
 ROWS="stock:0:- node:1:ipmi1 nodenb:4:ipmi4"
 [ $CACHE = 1 ] && ROWS="$ROWS cache:2:ipmi2 cachenb:5:ipmi5"
 [ "${AB_PRESET_ROW:-0}" = 1 ] && ROWS="$ROWS preset:3:ipmi3"
+case " $PHASES " in *" rows "*) ;; *) ROWS="" ROUNDS=0 ;; esac
 echo "rows=$ROWS ncpu=$NCPU rounds=$ROUNDS" >>$RES
 
 # one exporter per row, on port 9290 + device number
@@ -334,7 +346,9 @@ trace_on() {
 		echo "p:${_p%%:*} ${_p#*:}" >>$T/kprobe_events || return 1
 	done
 }
-if trace_on 2>/dev/null; then
+if [ -z "$ROWS" ]; then
+	:
+elif trace_on 2>/dev/null; then
 	for r in $ROWS; do
 		row=${r%%:*}
 		n=$(echo "$r" | cut -d: -f2)
@@ -364,6 +378,245 @@ else
 	fail "tracefs/kprobes unavailable: no counting pass"
 fi
 
+# ---- together: the three agents on one /dev/ipmi0 (issue 24 item 7) --------
+# collectd's ipmi plugin (OpenIPMI) only knows interface 0, so every row of
+# this phase is /dev/ipmi0: stock ipmi_si first (it already is ipmi0), then,
+# with ipmi_si unloaded, one kcsmuxd node named ipmi0 per row, kcsmuxd
+# restarted for each with the row's keys (policy = monitor, access =
+# monitoring, rate = unlimited, cpu_budget = none; coalesce and sdr_cache
+# as the row says) and the marker node ipmi9 (access = all). Per row:
+# collectd with Interval TPER, one exporter on /dev/ipmi0 (port 9390) and a
+# loop that, at collectd's start and every TPER s after it, scrapes the
+# exporter and runs the gather at the same moment, so that the three read
+# their sensors together; once collectd has values (OpenIPMI has read the
+# repository), TWARM unmeasured rounds (FreeIPMI checks its SDR cache, the
+# node fills its own), then TROUNDS rounds between the markers 30:7e/30:7f
+# 3 IDX 1, sent 1 s before the first measured round's tick and 1 s before
+# the tick after the last.
+# Each round must be done by the next marker time ("late" otherwise).
+TPER=${AB_TOGETHER_PERIOD:-10}
+TROUNDS=${AB_TOGETHER_ROUNDS:-3}
+TWARM=${AB_TOGETHER_WARMUP:-1}
+
+now_us() { kcsmux-utime --now; }
+# sleep_until T: until CLOCK_MONOTONIC reaches T (us)
+sleep_until() {
+	_d=$(($1 - $(now_us)))
+	[ "$_d" -gt 0 ] && sleep "$(awk -v d="$_d" 'BEGIN { printf "%.3f", d / 1e6 }')"
+	return 0
+}
+# tshow: coalesced completed sdr_cache_hits of node ipmi0 (0 0 0 on stock)
+tshow() {
+	kcsmuxctl show ipmi0 2>/dev/null | awk -F= '
+		$1 == "coalesced" { c = $2 } $1 == "completed" { n = $2 }
+		$1 == "sdr_cache_hits" { h = $2 }
+		END { printf "%d %d %d", c, n, h }'
+}
+
+# tround ROW IDX ROUND SCRAPE_RC GATHER_RC LATE: one round's line (in
+# results.txt for the measured rounds, ROUND >= 1); the stock row's first
+# measured answers are the reference for every later one.
+tround() {
+	_ok=$(grep -c '^ipmi_up{.*} 1$' /tmp/ts)
+	_sens=$(grep -Ec '^ipmi_(temperature_celsius|fan_speed_rpm|voltage_volts|current_amperes|power_watts|sensor_state)\{' /tmp/ts)
+	grep '^ipmi_' /tmp/ts | grep -v duration_seconds | sort >/tmp/tseries.s
+	_gl=$(grep -c '|' /tmp/g.sdr)
+	_pw=0 _dc=0
+	grep -q 'Chassis Power is' /tmp/g.pwr && _pw=1
+	grep -q 'Instantaneous power reading' /tmp/g.dcmi && _dc=1
+	cat /tmp/g.sdr /tmp/g.pwr /tmp/g.dcmi >/tmp/tseries.g
+	if [ "$1" = stock ] && [ "$3" = 1 ]; then
+		cp /tmp/tseries.s /tmp/tref.s
+		cp /tmp/tseries.g /tmp/tref.g
+	fi
+	_ss=0 _gs=0
+	cmp -s /tmp/tseries.s /tmp/tref.s && _ss=1
+	cmp -s /tmp/tseries.g /tmp/tref.g && _gs=1
+	_sw=$(sed -n 's/.* wall_us=\([0-9]*\).*/\1/p' /tmp/tu.s | head -n 1)
+	_gw=$(sed -n 's/.* wall_us=\([0-9]*\).*/\1/p' /tmp/tu.g | head -n 1)
+	_l="tround row=$1 idx=$2 round=$3 scrape_rc=$4 scrape_us=${_sw:-0} up=$_ok"
+	_l="$_l sensors=$_sens scrape_same=$_ss gather_rc=$5 gather_us=${_gw:-0}"
+	_l="$_l sdr_lines=$_gl power=$_pw dcmi=$_dc gather_same=$_gs late=$6"
+	echo "    $_l"
+	[ "$3" -ge 1 ] || return 0
+	echo "$_l" >>$RES
+	if [ "$4" = 0 ] && [ "$_ok" = 4 ] && [ "$_sens" -ge 170 ] && [ $_ss = 1 ] &&
+		[ "$5" = 0 ] && [ "$_gl" -ge 170 ] && [ $_pw = 1 ] && [ $_dc = 1 ] &&
+		[ $_gs = 1 ] && [ "$6" = 0 ]; then
+		pass "together $1 round $3: exporter and gather got every reading, on time"
+	else
+		fail "together $1 round $3 (scrape rc $4, up $_ok, $_sens sensors, same $_ss;" \
+			"gather rc $5, $_gl lines, same $_gs; late $6)"
+	fi
+}
+
+# together_row ROW IDX: one row's warm-up and measured window, on the
+# /dev/ipmi0 that is up
+together_row() {
+	_row=$1 _idx=$2 _o=/tmp/ct/$1
+	_md=/dev/ipmi9
+	[ "$_row" = stock ] && _md=/dev/ipmi0
+	say "together, row $_row: $TWARM + $TROUNDS rounds, every $TPER s"
+	rm -rf "$_o" /tmp/collectd
+	mkdir -p "$_o"
+	collectd_conf "$_o" "$TPER"
+	prometheus-ipmi-exporter --config.file=/tmp/exporter0.yml \
+		--web.listen-address=127.0.0.1:9390 >"/out/together-exporter-$_row.log" 2>&1 &
+	_ep=$!
+	for _i in $(seq 100); do port_up 9390 && break; sleep 0.1; done
+	check "together $_row: the exporter listens" port_up 9390
+	collectd -f -C /tmp/collectd.conf >"$_o/collectd.out" 2>&1 &
+	_cp=$!
+	_t0=$(now_us)
+	# warm-up: collectd's ticks until it has written values (OpenIPMI has
+	# read the repository and every sensor's settings: 30-50 s under TCG
+	# with the others at work), the others idle; then TWARM full rounds;
+	# then the TROUNDS measured ones
+	_edges="" _k=0 _full=0 _m=0 _c0=""
+	while [ $_m -lt "$TROUNDS" ]; do
+		_tk=$((_t0 + _k * TPER * 1000000))
+		if [ $_full -ge "$TWARM" ] && [ -z "$_c0" ]; then
+			sleep_until $((_tk - 1000000))
+			_c0=$(tshow)
+			mark 0x7e $_md 3 "$_idx" 1
+		fi
+		sleep_until "$_tk"
+		_k=$((_k + 1))
+		if [ -z "$_c0" ] && ! ls "$_o"/csv/guest/*/* >/dev/null 2>&1; then
+			if [ $_k -gt $((150 / TPER)) ]; then
+				fail "together $_row: collectd wrote no value in $((_k * TPER)) s"
+				break
+			fi
+			continue
+		fi
+		[ -n "$_c0" ] && _edges="$_edges $(date +%s)"
+		# collectd reads at this moment too, on its own Interval
+		for _f in /tmp/ts /tmp/g.sdr /tmp/g.pwr /tmp/g.dcmi; do : >$_f; done
+		kcsmux-utime -o /tmp/tu.s -- sh -c \
+			'wget -q -O /tmp/ts "http://127.0.0.1:9390/metrics"' &
+		_sp=$!
+		kcsmux-utime -o /tmp/tu.g -- sh -c "$GATHER" gather 0
+		_grc=$?
+		wait $_sp
+		_src=$?
+		_lt=0
+		[ "$(now_us)" -gt $((_tk + (TPER - 1) * 1000000)) ] && _lt=1
+		if [ -n "$_c0" ]; then
+			_m=$((_m + 1))
+			tround "$_row" "$_idx" $_m "$_src" "$_grc" "$_lt"
+		else
+			_full=$((_full + 1))
+			tround "$_row" "$_idx" $((_full - TWARM)) "$_src" "$_grc" "$_lt"
+		fi
+	done
+	echo "    together $_row: collectd up after $(((_k - _m - _full) * TPER)) s"
+	sleep_until $((_t0 + _k * TPER * 1000000 - 1000000))
+	mark 0x7f $_md 3 "$_idx" 1
+	_edges="$_edges $(date +%s)"
+	_c1=$(tshow)
+	kill $_cp $_ep
+	wait $_cp $_ep 2>/dev/null
+	cp "$_o/collectd.log" "/out/together-collectd-$_row.log" 2>/dev/null
+	# collectd's values per measured round, by their csv time stamps
+	# (round I: from the tick's second to the next tick's; the last up to
+	# the end marker's), and the series with a value in the window
+	_cd=$(for _f in "$_o"/csv/guest/*/*; do [ -f "$_f" ] && cat "$_f"; done | awk -F, -v e="$_edges" '
+		BEGIN { n = split(e, E, " ") }
+		$1 ~ /^[0-9.]+$/ && $1 + 0 >= E[1] && $1 + 0 < E[n] + 1 {
+			for (i = 1; i < n - 1; i++) if ($1 + 0 < E[i + 1]) break
+			v[i]++
+		}
+		END { for (i = 1; i < n; i++) printf "%s%d", (i > 1 ? " " : ""), v[i] + 0 }')
+	_ser=$(for _f in "$_o"/csv/guest/*/*; do
+		[ -f "$_f" ] && awk -F, -v a="${_edges# }" 'BEGIN { split(a, A, " ") }
+			$1 ~ /^[0-9.]+$/ && $1 + 0 >= A[1] { print FILENAME; exit }' "$_f"
+	done | wc -l)
+	_i=1
+	for _v in $_cd; do
+		echo "tcd row=$_row round=$_i values=$_v" >>$RES
+		_i=$((_i + 1))
+	done
+	[ -n "$_c0" ] || _c0=$_c1
+	# shellcheck disable=SC2086
+	set -- $_c0 $_c1
+	_l="together row=$_row idx=$_idx ncpu=$NCPU period_s=$TPER rounds=$TROUNDS warmup=$TWARM"
+	_l="$_l coalesced=$(($4 - $1)) completed=$(($5 - $2)) cache_hits=$(($6 - $3))"
+	_l="$_l cd_series=$_ser cd_values=$(echo "$_cd" | tr ' ' ,)"
+	echo "$_l" >>$RES
+	echo "    $_l"
+	if grep -Ei 'retry|: d4|insufficient|timed out|error' "$_o/collectd.log" >/tmp/bad 2>/dev/null; then
+		echo "    collectd, $_row: $(wc -l </tmp/bad) complaint(s) in its log, e.g.:"
+		sed 's/^/    | /' /tmp/bad | sort -u | head -n 5
+	fi
+	# collectd reads the threshold sensors it knows the type of: as many
+	# on every row as on stock
+	if [ "$_row" = stock ]; then
+		TREF_SER=$_ser
+		check "together stock: collectd recorded $_ser series in the window (>= 100)" \
+			test "$_ser" -ge 100
+	else
+		check "together $_row: collectd recorded $_ser series in the window (stock ${TREF_SER:-?})" \
+			test "$_ser" = "${TREF_SER:-x}"
+	fi
+}
+
+together() {
+	say "together: collectd, the exporter and the gather on /dev/ipmi0"
+	# Does this kcsmuxd know coalesce?
+	COAL=0
+	kcsmux_conf <<'CONF'
+[node ipmi0]
+coalesce = yes
+CONF
+	kcsmuxd -n >/tmp/ncheck 2>&1 && COAL=1
+	sed 's/^/    kcsmuxd -n with coalesce: /' /tmp/ncheck
+	echo "together_coalesce_supported=$COAL" >>$RES
+	sed "s#@DEV@#/dev/ipmi0#g" /tmp/exporter.yml.in >/tmp/exporter0.yml
+	# rows: name marker-index
+	TROWS="stock:1 node:2"
+	[ $COAL = 1 ] && TROWS="$TROWS coalesce:3"
+	[ $CACHE = 1 ] && [ "${AB_TOGETHER_CACHE_ROW:-0}" = 1 ] && TROWS="$TROWS cache:4"
+	[ $COAL = 1 ] && [ $CACHE = 1 ] && TROWS="$TROWS coalesce_cache:5"
+	echo "trows=$TROWS" >>$RES
+	check "together: stock ipmi_si is /dev/ipmi0" test -c /dev/ipmi0
+	together_row stock 1
+	modprobe -r ipmi_si 2>/dev/null || rmmod ipmi_si
+	rmmod ipmi_devintf 2>/dev/null
+	for _i in $(seq 50); do [ -e /dev/ipmi0 ] || break; sleep 0.1; done
+	check "together: ipmi_si unloaded, no /dev/ipmi0" test ! -e /dev/ipmi0
+	[ ! -e /dev/ipmi0 ] || return 0
+	for r in $TROWS; do
+		row=${r%%:*}
+		[ "$row" = stock ] && continue
+		co=no sc=no
+		case $row in coalesce*) co=yes ;; esac
+		case $row in *cache) sc=yes ;; esac
+		{
+			printf '\n[node ipmi0]\npolicy = monitor\naccess = monitoring\n'
+			printf 'rate = unlimited\ncpu_budget = none\n'
+			[ $COAL = 1 ] && echo "coalesce = $co"
+			[ $CACHE = 1 ] && echo "sdr_cache = $sc"
+			printf '\n[node ipmi9]\naccess = all\n'
+		} | kcsmux_conf
+		cp /etc/kcsmux/kcsmux.conf "/out/together-$row.conf"
+		check "together $row: kcsmux.conf is valid" kcsmuxd -n
+		kcsmuxd -f 2>"/out/together-kcsmuxd-$row.log" &
+		dpid=$!
+		for _i in $(seq 50); do [ -c /dev/ipmi0 ] && [ -c /dev/ipmi9 ] && break; sleep 0.1; done
+		check "together $row: node ipmi0 exists" test -c /dev/ipmi0
+		for _i in $(seq 50); do
+			kcsmux-ipmi-probe -d 0 -n 1 >/dev/null 2>&1 && break
+			sleep 0.2
+		done
+		together_row "$row" "${r#*:}"
+		kcsmuxctl show ipmi0 >"/out/together-show-$row.txt" 2>&1
+		kill "$dpid"
+		wait "$dpid" 2>/dev/null
+		dpid=""
+		for _i in $(seq 50); do [ -e /dev/ipmi0 ] || break; sleep 0.1; done
+	done
+}
+
 for r in $ROWS; do
 	n=$(echo "$r" | cut -d: -f2)
 	kill "$(cat /tmp/exporter$n.pid)" 2>/dev/null
@@ -375,6 +628,9 @@ done
 kcsmuxctl stats >/out/kcsmuxctl-stats.txt 2>&1
 kill "$dpid"
 wait "$dpid" 2>/dev/null
+dpid=""
+
+case " $PHASES " in *" together "*) together ;; esac
 cp /tmp/scrape /out/last-scrape.txt 2>/dev/null
 cp /tmp/ref.gather /out/ref-gather.txt 2>/dev/null
 summary

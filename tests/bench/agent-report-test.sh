@@ -5,8 +5,10 @@
 #     sdrcomp compiles: 178 sensors, 180 records, one reading per
 #     generated sensor in kcsmux.emu;
 #  2. agent-bench-report.py renders a canned run (testdata/agent-bench: a
-#     real 1-vCPU run, 2 rounds, its request logs cut to the measured part)
-#     into the docs markers with the figures the canned logs give, and
+#     real 1-vCPU run, 2 rounds, its request logs cut to the measured part;
+#     with the stock, node and coalesce rows of a real run of the together
+#     phase, their windows in the same logs) into the docs markers with the
+#     figures the canned logs give, the together table (c) included, and
 #     --check fails once a request log is missing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,10 +50,21 @@ grep -q 'missed / missed / missed' "$tmp/doc.md" || fail "no target verdicts"
 grep -q 'scrape, stock: 04:2d Get Sensor Reading 175' "$tmp/doc.md" || fail "no command breakdown"
 grep -q '^\*\*SDR cache rows: not run\*\*\|SDR cache rows: not run' "$tmp/doc.md" || fail "the cache rows are not marked not run"
 echo "PASS: renderer"
+# the together table: per round, by kind, against stock; what each agent got
+grep -Fq '| stock ipmi_si (/dev/ipmi0, kipmid default) | 3/3 | 1069 | 466 | 539 | 64 | 1 | — | — | 175 | 177 | 111–121 |' "$tmp/doc.md" ||
+	fail "together stock row: $(grep -F '| stock ipmi_si (/dev/ipmi0' "$tmp/doc.md")"
+grep -Fq '| node ipmi0, coalesce = yes | 2/3 | 1022 | 425 | 539 | 58 | 1.05 | 1.0 | 994 | 175 | 177 | 102–116 |' "$tmp/doc.md" ||
+	fail "together coalesce row: $(grep -F '| node ipmi0, coalesce = yes' "$tmp/doc.md")"
+grep -q 'the three agents read 175 distinct sensors, so 291 reads a round' "$tmp/doc.md" ||
+	fail "together reading: $(grep 'distinct sensors' "$tmp/doc.md")"
+grep -q 'the target of ≥ 1.5× fewer than stock is met by no row' "$tmp/doc.md" ||
+	fail "together target verdict missing"
+echo "PASS: renderer, together table"
 
 rm "$tmp/run/smp1/req-0.log.gz"
 if python3 "$here/agent-bench-report.py" "$tmp/run" --check >"$tmp/out" 2>&1; then
 	fail "--check passed without the nodes' request log"
 fi
-grep -q 'no BMC count' "$tmp/out" || fail "--check: $(cat "$tmp/out")"
+grep -q 'smp1 node scrape: no BMC count' "$tmp/out" || fail "--check: $(cat "$tmp/out")"
+grep -q 'smp1 together node: no BMC count' "$tmp/out" || fail "--check, together: $(cat "$tmp/out")"
 echo "PASS: --check fails without a request log"

@@ -6,7 +6,11 @@
 # OpenIPMI: tests/deps.sh installs them), copied into the guest by run.sh
 # --add. Idempotent.
 #
-#   fetch-agents.sh     fetch/unpack, print the unpacked tree
+#   fetch-agents.sh             fetch/unpack, print the unpacked tree
+#   fetch-agents.sh --add-args  the same, then print run.sh's arguments
+#                               that bring the agents into the guest (one
+#                               a line: --add, SRC:DEST), for vm.agents
+#                               and the agent benchmark
 # Exits 77 (CTest's skip) when the packages cannot be had.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -32,4 +36,17 @@ if [ ! -f "$root/.done" ]; then
 	touch "$root/.done"
 	log "agents ready in $root"
 fi
-echo "$root"
+if [ "${1:-}" != --add-args ]; then
+	echo "$root"
+	exit 0
+fi
+# the agents and their data, and the FreeIPMI programs the exporter runs
+for f in /usr/bin/prometheus-ipmi-exporter /usr/sbin/collectd \
+	/usr/lib/collectd/ipmi.so /usr/lib/collectd/csv.so \
+	/usr/lib/collectd/logfile.so /usr/share/collectd/types.db \
+	/usr/bin/ipmiutil; do
+	printf -- '--add\n%s:%s\n' "$root$f" "$f"
+done
+for f in /usr/sbin/ipmimonitoring /usr/sbin/ipmi-dcmi; do
+	printf -- '--add\n%s:%s\n' "$f" "$f"
+done

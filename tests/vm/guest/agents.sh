@@ -21,7 +21,7 @@ SDR_CACHE=${SDR_CACHE:-no}
 COLLECTD_SECONDS=${COLLECTD_SECONDS:-16}
 SCRAPES=${SCRAPES:-3}
 export HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin:/guest/bin
-mkdir -p "$HOME" /tmp/collectd
+mkdir -p "$HOME"
 t0=$(date +%s)
 
 cat >/tmp/ipmi_exporter.yml <<'EOF'
@@ -36,31 +36,6 @@ modules:
     - sel
 EOF
 
-# collectd: the ipmi plugin (OpenIPMI, always SMI interface 0) into csv
-# files (named without a .csv suffix), its log in a file.
-collectd_conf() {
-	cat >/tmp/collectd.conf <<EOF
-Hostname "guest"
-BaseDir "/tmp/collectd"
-PIDFile "/tmp/collectd/collectd.pid"
-PluginDir "/usr/lib/collectd"
-TypesDB "/usr/share/collectd/types.db"
-Interval 2
-LoadPlugin logfile
-<Plugin logfile>
-	LogLevel "info"
-	File "$1/collectd.log"
-	Timestamp true
-</Plugin>
-LoadPlugin ipmi
-LoadPlugin csv
-<Plugin csv>
-	DataDir "$1/csv"
-	StoreRates false
-</Plugin>
-EOF
-}
-
 # mark N: with TRACE_MARKS=1 (tracing by hand, with the delay proxy's -v
 # log), an OEM request 30:N on the stock side, which the BMC refuses, so
 # that its log says which agent sent what (docs/agents.md).
@@ -69,9 +44,6 @@ mark() {
 	ipmitool -I open -d 0 raw 0x30 "$1" >/dev/null 2>&1
 	return 0
 }
-
-# port_up PORT: something listens on 127.0.0.1:PORT
-port_up() { grep -q ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp; }
 
 # agents DIR: every agent against /dev/ipmi0, outputs into DIR.
 agents() {

@@ -176,3 +176,34 @@ summary() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" = 0 ] && [ "$passes" -gt 0 ]
 }
+
+# port_up PORT: something listens on 127.0.0.1:PORT
+port_up() { grep -q ":$(printf '%04X' "$1") 00000000:0000 0A" /proc/net/tcp; }
+
+# collectd_conf DIR [INTERVAL]: /tmp/collectd.conf for collectd's ipmi
+# plugin (OpenIPMI, always SMI interface 0) reading every INTERVAL s
+# (default 2) into csv files under DIR/csv (named without a .csv suffix),
+# its log in DIR/collectd.log (vm.agents, the agent benchmark).
+collectd_conf() {
+	mkdir -p /tmp/collectd
+	cat >/tmp/collectd.conf <<EOF_CONF
+Hostname "guest"
+BaseDir "/tmp/collectd"
+PIDFile "/tmp/collectd/collectd.pid"
+PluginDir "/usr/lib/collectd"
+TypesDB "/usr/share/collectd/types.db"
+Interval ${2:-2}
+LoadPlugin logfile
+<Plugin logfile>
+	LogLevel "info"
+	File "$1/collectd.log"
+	Timestamp true
+</Plugin>
+LoadPlugin ipmi
+LoadPlugin csv
+<Plugin csv>
+	DataDir "$1/csv"
+	StoreRates false
+</Plugin>
+EOF_CONF
+}
