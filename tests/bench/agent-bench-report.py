@@ -96,9 +96,11 @@ TROWNAMES = {
 CACHEABLE = ("0a:10", "0a:11", "0a:20", "0a:21", "0a:22", "0a:23")
 
 
-def full_segments(text, kind):
-    """Like segments(), for one marker kind, keeping each request's bytes:
-    {(dev, round): [[netfn, cmd, data...], ...]}."""
+def cut(text, kind=None):
+    """Request-log segments between markers 30 7e K N R ... 30 7f K N R,
+    each request as its lower-case bytes: {(K, N, R): [[netfn, cmd,
+    data...], ...]}; with KIND, only that kind's (other markers are
+    skipped, not cut at)."""
     out, cur, key = {}, None, None
     for line in (text or "").splitlines():
         w = line.split()
@@ -106,29 +108,8 @@ def full_segments(text, kind):
             continue
         if w[0] == "30" and w[1] in ("7e", "7f") and len(w) >= 5:
             k = (int(w[2], 16), int(w[3], 16), int(w[4], 16))
-            if k[0] != kind:
+            if kind is not None and k[0] != kind:
                 continue
-            if w[1] == "7e":
-                cur, key = [], k
-            elif key == k and cur is not None:
-                out[k[1:]] = cur
-                cur, key = None, None
-            continue
-        if cur is not None:
-            cur.append([x.lower() for x in w])
-    return out
-
-
-def segments(text):
-    """Request-log segments between markers 30 7e K N R ... 30 7f K N R:
-    {(kind, dev, round): [netfn:cmd, ...]}."""
-    out, cur, key = {}, None, None
-    for line in (text or "").splitlines():
-        w = line.split()
-        if len(w) < 2:
-            continue
-        if w[0] == "30" and w[1] in ("7e", "7f") and len(w) >= 5:
-            k = (int(w[2], 16), int(w[3], 16), int(w[4], 16))
             if w[1] == "7e":
                 cur, key = [], k
             elif key == k and cur is not None:
@@ -136,8 +117,18 @@ def segments(text):
                 cur, key = None, None
             continue
         if cur is not None:
-            cur.append(f"{w[0]}:{w[1]}")
+            cur.append([x.lower() for x in w])
     return out
+
+
+def full_segments(text, kind):
+    """cut() for one marker kind: {(dev, round): [[netfn, cmd, ...]]}."""
+    return {k[1:]: v for k, v in cut(text, kind).items()}
+
+
+def segments(text):
+    """cut() for every kind, each request as netfn:cmd."""
+    return {k: [f"{r[0]}:{r[1]}" for r in v] for k, v in cut(text).items()}
 
 
 class Boot:
