@@ -508,6 +508,17 @@ static int n_coalesce(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_bool("coalesce", v, &n->coalesce, cause);
 }
 
+/* coalesce_window_ms = N: a sensor read may also take another client's
+ * answer completed at most N ms ago (0, the default: in flight only). */
+static int n_coalesce_window_ms(struct kcsmux_node_conf *n,
+				struct nodestate *ns, const char *v,
+				char **cause)
+{
+	(void)ns;
+	return value_u32("coalesce_window_ms", v, 0, 60000,
+			 &n->coalesce_window_ms, cause);
+}
+
 /* luns = LIST: the LUNs (0-3) the node's requests may address, the
  * system interface's and an IPMB target's: "0" (the default), "0,2",
  * "0-3", "*". LUN 0 must be in it. */
@@ -560,7 +571,9 @@ enum {
 	NK_MAX_OUTSTANDING = 8,
 	NK_MAX_CLIENTS = 9,
 	NK_COMMANDS = 10,
-	NK_INTERFACE = 11
+	NK_INTERFACE = 11,
+	NK_COALESCE = 13,
+	NK_COALESCE_WINDOW = 14
 };
 
 static const struct {
@@ -582,7 +595,9 @@ static const struct {
 	[NK_COMMANDS] = { "commands", n_commands, false },
 	[NK_INTERFACE] = { "interface", n_interface, false },
 	{ "sdr_cache", n_sdr_cache, false },
-	{ "coalesce", n_coalesce, false },
+	[NK_COALESCE] = { "coalesce", n_coalesce, false },
+	[NK_COALESCE_WINDOW] = { "coalesce_window_ms", n_coalesce_window_ms,
+				 false },
 	{ "luns", n_luns, false },
 };
 
@@ -1001,6 +1016,10 @@ static void finish_node(struct parser *p, size_t i)
 		n->max_clients = cfg->max_clients;
 	if (!(ns->kset & (1U << NK_INTERFACE)))
 		n->interface = name_interface(n->name);
+	if (n->coalesce_window_ms && !n->coalesce)
+		errorf(p, ns->klines[NK_COALESCE_WINDOW],
+		       "node '%s': coalesce_window_ms needs coalesce = yes",
+		       n->name);
 	if (cfg->device != NULL && strncmp(cfg->device, "/dev/", 5) == 0 &&
 	    strcmp(cfg->device + 5, n->name) == 0)
 		errorf(p, n->line,

@@ -739,6 +739,9 @@ static void coalesce_kv(const struct node *n, struct ctl_buf *b)
 	ctl_kv_add(b, "coalesce", n->conf.coalesce ? "yes" : "no");
 	ctl_kv_addf(b, "coalesced", "%llu",
 		    (unsigned long long)n->cnt.coalesced);
+	ctl_kv_addf(b, "coalesce_window_ms", "%u", n->conf.coalesce_window_ms);
+	ctl_kv_addf(b, "coalesced_recent", "%llu",
+		    (unsigned long long)n->cnt.coalesced_recent);
 }
 
 static void do_show(struct ctl_conn *c, const struct ctl_kvlist *l)

@@ -190,6 +190,11 @@ static const struct family families[] = {
 	  "Sensor reads answered with another client's identical one in "
 	  "flight on the node (coalesce = yes), not sent to the BMC.",
 	  V_NODE_U64, NODE(cnt.coalesced), NULL },
+	{ "kcsmux_coalesced_recent_total", "counter",
+	  "Of kcsmux_coalesced_total, the reads answered at once with "
+	  "another client's answer completed within the node's "
+	  "coalesce_window_ms.",
+	  V_NODE_U64, NODE(cnt.coalesced_recent), NULL },
 	{ "kcsmux_cancelled_total", "counter",
 	  "Requests dropped from the node's queue before they ran (their "
 	  "client closed its file or gave up): not an error.",

@@ -263,6 +263,7 @@ static void plan_node(const struct kcsmux_node_conf *a,
 	PLAN_BOOL(commands);
 	PLAN_BOOL(sdr_cache);
 	PLAN_BOOL(coalesce);
+	PLAN_NUM(coalesce_window_ms);
 	PLAN_NUM(max_outstanding);
 	PLAN_NUM(max_clients);
 	PLAN_NUM(interface);

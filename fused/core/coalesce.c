@@ -45,12 +45,66 @@ static struct xact *leader_for(const struct xact *x)
 	return NULL;
 }
 
+static uint64_t now_ms(void)
+{
+	return now_ns() / 1000000u;
+}
+
+/* Only a read of the BMC itself is kept (its sensor numbers). */
+static bool system_interface(const struct xact *x)
+{
+	return x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+}
+
+/* Another client's answer to x's read, at most the node's window old. */
+static const struct coalesce_recent *recent_for(const struct xact *x)
+{
+	const struct node *n = x->node;
+	const struct coalesce_recent *e = &n->recent[x->req[2]];
+	uint64_t now;
+
+	if (!n->conf.coalesce_window_ms || !system_interface(x) || !e->t_ms ||
+	    e->owner == x->owner || e->lun != (x->req[0] & 3))
+		return NULL;
+	now = now_ms();
+	return now - e->t_ms <= n->conf.coalesce_window_ms ? e : NULL;
+}
+
+void coalesce_remember(const struct xact *x, int status, const uint8_t *resp,
+		       unsigned int len)
+{
+	struct coalesce_recent *e;
+
+	if (!x->leading || !x->node->conf.coalesce_window_ms ||
+	    !system_interface(x) || status != 0 || len < 3 || resp[2] != 0 ||
+	    len > COALESCE_RESP)
+		return;
+	e = &x->node->recent[x->req[2]];
+	e->t_ms = now_ms();
+	e->owner = x->owner;
+	e->lun = x->req[0] & 3;
+	e->len = (uint8_t)len;
+	memcpy(e->resp, resp, len);
+}
+
 bool coalesce_follow(struct xact *x)
 {
+	const struct coalesce_recent *e;
 	struct xact *l;
 
 	x->may_lead = coalesce_candidate(x);
-	if (!x->may_lead || (l = leader_for(x)) == NULL)
+	if (!x->may_lead)
+		return false;
+	if ((e = recent_for(x)) != NULL) {
+		x->may_lead = false;
+		x->node->cnt.coalesced++;
+		x->node->cnt.coalesced_recent++;
+		if (x->dispatched)
+			x->dispatched(x);
+		x->done(x, 0, e->resp, e->len);
+		return true;
+	}
+	if ((l = leader_for(x)) == NULL)
 		return false;
 	x->may_lead = false;
 	x->leader = l;

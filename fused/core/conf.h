@@ -39,17 +39,18 @@ struct kcsmux_node_conf {
 	enum kcsmux_preset preset; /* the policy key, or normal */
 	struct kcsmux_policy pol;  /* preset + explicit keys */
 	struct kcsmux_access acc;
-	bool events;		  /* clients may receive async events */
-	bool commands;		  /* clients may register for commands */
-	uint32_t max_outstanding; /* per open file (global default) */
-	uint32_t max_clients;	  /* open files of this node (global) */
-	int interface;		  /* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
-	bool sdr_cache;		  /* SDR/FRU reads from memory (sdrcache) */
-	bool coalesce;		  /* identical sensor reads share one */
-	uint8_t luns;		  /* key luns: LUNs 1-3 requests may address
-				   * (bit n); LUN 0 always, nothing else by
-				   * default, whatever the access preset */
-	int line;		  /* of the [node NAME] header */
+	bool events;		     /* clients may receive async events */
+	bool commands;		     /* clients may register for commands */
+	uint32_t max_outstanding;    /* per open file (global default) */
+	uint32_t max_clients;	     /* open files of this node (global) */
+	int interface;		     /* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
+	bool sdr_cache;		     /* SDR/FRU reads from memory (sdrcache) */
+	bool coalesce;		     /* identical sensor reads share one */
+	uint32_t coalesce_window_ms; /* ... and one answered this recently */
+	uint8_t luns;		     /* key luns: LUNs 1-3 requests may address
+				      * (bit n); LUN 0 always, nothing else
+				      * by default, whatever the preset */
+	int line;		     /* of the [node NAME] header */
 };
 
 struct kcsmux_config {

@@ -50,6 +50,7 @@
 #include "core/conf.h"
 #include "core/adaptive.h"
 #include "core/atn.h"
+#include "core/coalesce.h"
 #include "core/cpumeter.h"
 #include "core/nodestats.h"
 #include "core/sched.h"
@@ -84,8 +85,10 @@ struct node_counters {
 	 * cacheable ones that went to the BMC (core/sdrglue.c) */
 	uint64_t sdr_hits, sdr_misses;
 	/* coalesce = yes: sensor reads answered with another client's
-	 * identical one (core/coalesce.c) */
+	 * identical one (core/coalesce.c); coalesced_recent of them with
+	 * one answered within coalesce_window_ms */
 	uint64_t coalesced;
+	uint64_t coalesced_recent;
 };
 
 /* The front end's (cuse/cuse.h); the core only passes pointers along. */
@@ -116,6 +119,8 @@ struct node {
 	struct nodestats st;
 	struct adapt adapt; /* backoff = adaptive: the BMC's times */
 	struct node_counters cnt;
+	/* coalesce_window_ms: the last answer per sensor number */
+	struct coalesce_recent recent[COALESCE_SENSORS];
 	struct log_rl rl_denied;
 	/* The node's own IPMB source address and LUN per channel
 	 * (IPMICTL_SET_MY_*: per node, so no node changes another's); [0] is

@@ -74,6 +74,7 @@ static void followers_answer(struct xact *x, int status, const uint8_t *resp,
 {
 	struct xact *f;
 
+	coalesce_remember(x, status, resp, len);
 	unlead(x);
 	while ((f = TAILQ_FIRST(&x->followers))) {
 		TAILQ_REMOVE(&x->followers, f, clink);

@@ -92,6 +92,7 @@ TROWNAMES = {
     "coalesce": "node ipmi0, coalesce = yes",
     "cache": "node ipmi0, sdr_cache = yes, coalesce = no",
     "coalesce_cache": "node ipmi0, coalesce = yes, sdr_cache = yes",
+    "window": "node ipmi0, coalesce = yes, sdr_cache = yes, coalesce_window_ms",
 }
 CACHEABLE = ("0a:10", "0a:11", "0a:20", "0a:21", "0a:22", "0a:23")
 
@@ -327,7 +328,10 @@ def together(boots, P, problems, note=None):
                 f" (+{hits / nr:.0f} from the SDR cache)" if hits else "")
             sm = med([num(r.get("scrape_us")) for r in rr])
             gm = med([num(r.get("gather_us")) for r in rr])
-            P(f"| {TROWNAMES.get(row, row)} | {ok}/{len(rr)} | {cells[0]} | {cells[1]} | "
+            name = TROWNAMES.get(row, row)
+            if row == "window":
+                name += f" = {b.info.get('together_window_ms', '?')}"
+            P(f"| {name} | {ok}/{len(rr)} | {cells[0]} | {cells[1]} | "
               f"{cells[2]} | {cells[3]} | {xs} | "
               f"{'—' if row == 'stock' else f'{coal / nr:.0f}' if coal / nr >= 10 else f'{coal / nr:.1f}'} | {nodecell} | "
               f"{span([num(r.get('sensors')) for r in rr])} | "

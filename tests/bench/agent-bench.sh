@@ -577,6 +577,21 @@ CONF
 	[ $COAL = 1 ] && TROWS="$TROWS coalesce:3"
 	[ $CACHE = 1 ] && [ "${AB_TOGETHER_CACHE_ROW:-0}" = 1 ] && TROWS="$TROWS cache:4"
 	[ $COAL = 1 ] && [ $CACHE = 1 ] && TROWS="$TROWS coalesce_cache:5"
+	# ... and with coalesce_window_ms, where this kcsmuxd has it
+	WIN=${AB_TOGETHER_WINDOW_MS:-0}
+	if [ $COAL = 1 ] && [ $CACHE = 1 ] && [ "$WIN" -gt 0 ]; then
+		kcsmux_conf <<CONF
+[node ipmi0]
+coalesce = yes
+coalesce_window_ms = $WIN
+CONF
+		if kcsmuxd -n >/tmp/ncheck 2>&1; then
+			TROWS="$TROWS window:6"
+		else
+			sed 's/^/    kcsmuxd -n with coalesce_window_ms: /' /tmp/ncheck
+		fi
+	fi
+	echo "together_window_ms=$WIN" >>$RES
 	echo "trows=$TROWS" >>$RES
 	check "together: stock ipmi_si is /dev/ipmi0" test -c /dev/ipmi0
 	together_row stock 1
@@ -589,13 +604,14 @@ CONF
 		row=${r%%:*}
 		[ "$row" = stock ] && continue
 		co=no sc=no
-		case $row in coalesce*) co=yes ;; esac
-		case $row in *cache) sc=yes ;; esac
+		case $row in coalesce* | window) co=yes ;; esac
+		case $row in *cache | window) sc=yes ;; esac
 		{
 			printf '\n[node ipmi0]\npolicy = monitor\naccess = monitoring\n'
 			printf 'rate = unlimited\ncpu_budget = none\n'
 			[ $COAL = 1 ] && echo "coalesce = $co"
 			[ $CACHE = 1 ] && echo "sdr_cache = $sc"
+			[ "$row" = window ] && echo "coalesce_window_ms = $WIN"
 			printf '\n[node ipmi9]\naccess = all\n'
 		} | kcsmux_conf
 		cp /etc/kcsmux/kcsmux.conf "/out/together-$row.conf"

@@ -24,6 +24,8 @@
 #                   per-scrape rows; together, the three agents at once
 #   --together-rounds N  measured rounds of the together phase (default 3)
 #   --period SEC    the together phase's schedule (default 10)
+#   --window MS     also a together row with coalesce_window_ms = MS
+#                   (besides coalesce and sdr_cache; default 0: none)
 #   --no-docs       leave docs/ alone: report only in DIR/report.md and
 #                   DIR/agent-bench.png
 #   --report DIR    do not run anything: render an earlier run's DIR again
@@ -42,7 +44,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-agent}
 build=$KCSMUX_BUILD
 rounds=5 smps="1 2" preset=0 docs=1 report="" timeout="" out=""
-phases="rows together" trounds=3 period=10
+phases="rows together" trounds=3 period=10 window=0
 
 . "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--phases) phases=$2; shift ;;
 	--together-rounds) trounds=$2; shift ;;
 	--period) period=$2; shift ;;
+	--window) window=$2; shift ;;
 	--no-docs) docs=0 ;;
 	--report) report=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -69,6 +72,8 @@ for p in $phases; do case $p in rows|together) ;; *) die "--phases takes rows an
 if ! [[ $period =~ ^[1-9][0-9]*$ ]] || [ "$period" -lt 3 ]; then
 	die "--period takes a number of seconds >= 3"
 fi
+[[ $window =~ ^[0-9]+$ ]] && [ "$window" -le 60000 ] ||
+	die "--window takes milliseconds, 0 to 60000"
 if [ -z "$timeout" ]; then
 	case " $phases " in *" together "*) timeout=600 ;; *) timeout=480 ;; esac
 fi
@@ -98,7 +103,8 @@ render() {
 				bench_keep "$d" "$keep/${d##*/}" results.txt env.txt req-0.log req-1.log \
 					kcsmux.conf kcsmuxctl-stats.txt show-ipmi1.txt show-ipmi2.txt show-ipmi4.txt show-ipmi5.txt \
 					spinloop.txt pingpong.txt run.log \
-					together-node.conf together-coalesce.conf together-cache.conf together-coalesce_cache.conf \
+					together-node.conf together-coalesce.conf together-cache.conf together-coalesce_cache.conf together-window.conf \
+					together-show-window.txt together-collectd-window.log \
 					together-show-node.txt together-show-coalesce.txt together-show-cache.txt \
 					together-show-coalesce_cache.txt together-collectd-stock.log together-collectd-node.log \
 					together-collectd-coalesce.log together-collectd-cache.log together-collectd-coalesce_cache.log
@@ -175,6 +181,7 @@ for s in $smps; do
 		--out "$d" --log "$d/serial.log" --timeout "$timeout" -q \
 		--env AB_ROUNDS="$rounds" --env AB_PRESET_ROW="$preset" --env AB_PHASES="$phases" \
 		--env AB_TOGETHER_ROUNDS="$trounds" --env AB_TOGETHER_PERIOD="$period" \
+		--env AB_TOGETHER_WINDOW_MS="$window" \
 		"$src/tests/bench/agent-bench.sh" 2>"$d/run.log" || r=$?
 	echo "wall_seconds_smp$s=$(($(date +%s) - t))" >>"$out/host-env.txt"
 	sed 's/^/    /' "$d/run.log" >&2

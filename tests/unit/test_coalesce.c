@@ -5,13 +5,15 @@
  * when a client goes) against a fake backend of depth 1: identical Get
  * Sensor Reading requests of two clients of a node with coalesce = yes
  * make one transaction and two answers; anything else makes two; a
- * client that goes away takes only what is its own.
+ * client that goes away takes only what is its own; with
+ * coalesce_window_ms, a recent answer answers at once.
  */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <linux/ipmi.h>
@@ -31,10 +33,10 @@ static int client1, client2, client3;
 /* the answers, in order */
 static struct {
 	unsigned int n, dispatched;
-	void *owner[8];
-	int64_t msgid[8];
-	uint8_t resp[8][8];
-	unsigned int len[8];
+	void *owner[16];
+	int64_t msgid[16];
+	uint8_t resp[16][8];
+	unsigned int len[16];
 } got;
 
 static void up_xact_gone(struct xact *x)
@@ -78,7 +80,7 @@ static void rec_done(struct xact *x, int status, const uint8_t *resp,
 {
 	unsigned int i = got.n++;
 
-	ck_assert_uint_lt(i, 8);
+	ck_assert_uint_lt(i, 16);
 	ck_assert_int_eq(status, 0);
 	got.owner[i] = x->owner;
 	got.msgid[i] = x->msgid;
@@ -249,6 +251,91 @@ START_TEST(test_leader_gone)
 }
 END_TEST
 
+/* Answer the oldest submission with completion code cc and no data. */
+static void answer_cc(uint8_t cc)
+{
+	struct fake_sub *s = fake_pending(fx.fb);
+	uint8_t resp[3];
+
+	ck_assert_ptr_nonnull(s);
+	resp[0] = (uint8_t)(s->req[0] | 4); /* the response's netfn */
+	resp[1] = s->req[1];
+	resp[2] = cc;
+	fake_complete(fx.fb, s, 0, resp, sizeof(resp));
+}
+
+/* answered at once: no transaction, the answer among got's */
+static void assert_recent(struct node *n, unsigned int subs, uint64_t recent)
+{
+	ck_assert_uint_eq(fx.fb->nsubs, subs);
+	ck_assert_ptr_null(fake_pending(fx.fb));
+	ck_assert_uint_eq(n->cnt.coalesced_recent, recent);
+}
+
+/* coalesce_window_ms: another client's answer completed within the window
+ * answers a read at once; the same client's, another sensor's or LUN's,
+ * a failed one, an older one or one on a node without the window do not. */
+START_TEST(test_recent_window)
+{
+	fx.na.conf.coalesce_window_ms = 60000;
+	send_req(gsr(&fx.na, &client1, 0x07, 1));
+	answer_reading();
+	got.dispatched = 0;
+	send_req(gsr(&fx.na, &client2, 0x07, 2)); /* at once */
+	assert_recent(&fx.na, 1, 1);
+	ck_assert_uint_eq(got.n, 2);
+	ck_assert_uint_eq(got.dispatched, 1); /* out of the queued count */
+	ck_assert_ptr_eq(got.owner[1], &client2);
+	ck_assert_int_eq(got.msgid[1], 2);
+	ck_assert_uint_eq(got.len[0], got.len[1]);
+	ck_assert_mem_eq(got.resp[0], got.resp[1], got.len[0]);
+	ck_assert_uint_eq(fx.na.cnt.coalesced, 1);
+
+	send_req(gsr(&fx.na, &client1, 0x07, 3)); /* its own: read again */
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	answer_reading();
+	send_req(gsr(&fx.na, &client2, 0x08, 4)); /* another sensor */
+	ck_assert_uint_eq(fx.fb->nsubs, 3);
+	answer_reading();
+	{
+		struct xact *x = gsr(&fx.na, &client3, 0x07, 5);
+
+		x->req[0] |= 1; /* LUN 1 */
+		send_req(x);
+	}
+	ck_assert_uint_eq(fx.fb->nsubs, 4);
+	answer_reading();
+	send_req(gsr(&fx.na, &client3, 0x09, 6)); /* fails: not kept */
+	answer_cc(0xcb);
+	send_req(gsr(&fx.na, &client2, 0x09, 7));
+	ck_assert_uint_eq(fx.fb->nsubs, 6);
+	answer_reading();
+	send_req(gsr(&fx.na, &client1, 0x09, 8)); /* client2's, at once */
+	assert_recent(&fx.na, 6, 2);
+
+	/* node b has no window: in flight only */
+	send_req(gsr(&fx.nb, &client1, 0x07, 9));
+	answer_reading();
+	send_req(gsr(&fx.nb, &client2, 0x07, 10));
+	ck_assert_uint_eq(fx.fb->nsubs, 8);
+	answer_reading();
+	ck_assert_uint_eq(fx.nb.cnt.coalesced, 0);
+
+	/* older than the window: read again */
+	fx.na.conf.coalesce_window_ms = 1;
+	{
+		struct timespec ts = { 0, 5 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	send_req(gsr(&fx.na, &client3, 0x08, 11));
+	ck_assert_uint_eq(fx.fb->nsubs, 9);
+	answer_reading();
+	ck_assert_uint_eq(fx.na.cnt.coalesced_recent, 2);
+	ck_assert_uint_eq(got.n, 11);
+}
+END_TEST
+
 static Suite *coalesce_suite(void)
 {
 	Suite *s = suite_create("coalesce");
@@ -259,6 +346,7 @@ static Suite *coalesce_suite(void)
 	tcase_add_test(tc, test_only_identical);
 	tcase_add_test(tc, test_follower_gone);
 	tcase_add_test(tc, test_leader_gone);
+	tcase_add_test(tc, test_recent_window);
 	suite_add_tcase(s, tc);
 	return s;
 }

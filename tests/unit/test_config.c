@@ -1311,6 +1311,24 @@ START_TEST(test_coalesce)
 }
 END_TEST
 
+/* coalesce_window_ms: 0 by default, at most a minute, only with
+ * coalesce = yes (the error names the key's line). */
+START_TEST(test_coalesce_window)
+{
+	load_ok("[node a]\ncoalesce = yes\ncoalesce_window_ms = 2000\n"
+		"[node b]\ncoalesce = yes\n");
+	ck_assert_uint_eq(cfg.nodes[0].coalesce_window_ms, 2000);
+	ck_assert_uint_eq(cfg.nodes[1].coalesce_window_ms, 0);
+	ck_assert_int_ne(load("[node a]\ncoalesce = yes\n"
+			      "coalesce_window_ms = 60001\n"),
+			 0);
+	ck_assert_ptr_nonnull(strstr(cause, "coalesce_window_ms"));
+	ck_assert_int_ne(load("[node a]\n\ncoalesce_window_ms = 500\n"), 0);
+	ck_assert_ptr_nonnull(strstr(cause, "needs coalesce = yes"));
+	ck_assert_ptr_nonnull(strstr(cause, ":3:"));
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -1319,6 +1337,7 @@ static Suite *config_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_coalesce);
+	tcase_add_test(tc, test_coalesce_window);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_global_after_nodes);
 	tcase_add_test(tc, test_presets);

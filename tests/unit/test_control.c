@@ -429,7 +429,8 @@ START_TEST(test_show)
 	assert_has(out,
 		   "\ndaemon_cpu_ns=160000\ndaemon_cpu_ns_per_req=40000\n");
 	assert_has(out, "\nlatency_max_us=800\n");
-	assert_has(out, "\ncoalesce=no\ncoalesced=0\n");
+	assert_has(out, "\ncoalesce=no\ncoalesced=0\ncoalesce_window_ms=0\n"
+			"coalesced_recent=0\n");
 	assert_has(out, "\ncpu_ppm=");
 	assert_has(out, "\npoller_cpu_ppm=");
 }

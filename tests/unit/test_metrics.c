@@ -391,6 +391,7 @@ static void node_fill(struct metrics_node *m, const char *name, int k)
 	m->cnt.throttled = 10 * k;
 	m->cnt.held = 4 * k;
 	m->cnt.coalesced = 6 * k;
+	m->cnt.coalesced_recent = 5 * k;
 	m->clients = 3 * k;
 	m->qlen = 2 * k + 1;
 	m->cpu_ppm = 5000.0 * k;
@@ -467,6 +468,8 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_completion_codes_total counter\n"
 	"# HELP kcsmux_coalesced_total Sensor reads answered with another client's identical one in flight on the node (coalesce = yes), not sent to the BMC.\n"
 	"# TYPE kcsmux_coalesced_total counter\n"
+	"# HELP kcsmux_coalesced_recent_total Of kcsmux_coalesced_total, the reads answered at once with another client's answer completed within the node's coalesce_window_ms.\n"
+	"# TYPE kcsmux_coalesced_recent_total counter\n"
 	"# HELP kcsmux_cancelled_total Requests dropped from the node's queue before they ran (their client closed its file or gave up): not an error.\n"
 	"# TYPE kcsmux_cancelled_total counter\n"
 	"# HELP kcsmux_request_duration_seconds Time from a client's request to its response, for requests that went to the interface.\n"
@@ -558,7 +561,7 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 39);
+	ck_assert_uint_eq(p.families, 40);
 	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -643,6 +646,9 @@ START_TEST(test_counters_exact)
 	SAMPLES("kcsmux_coalesced_total",
 		"kcsmux_coalesced_total{kcsmux_node=\"ipmi1\"} 6\n"
 		"kcsmux_coalesced_total{kcsmux_node=\"ipmi2\"} 12\n");
+	SAMPLES("kcsmux_coalesced_recent_total",
+		"kcsmux_coalesced_recent_total{kcsmux_node=\"ipmi1\"} 5\n"
+		"kcsmux_coalesced_recent_total{kcsmux_node=\"ipmi2\"} 10\n");
 	SAMPLES("kcsmux_cancelled_total",
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi1\"} 15\n"
 		"kcsmux_cancelled_total{kcsmux_node=\"ipmi2\"} 25\n");
@@ -701,14 +707,14 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 39);
+	ck_assert_uint_eq(p.families, 40);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 2 nodes x (19 single samples,
+	 * daemon's CPU and dropped events + 2 nodes x (20 single samples,
 	 * cancelled and the cache's 2 among them, + 4 error kinds + the
 	 * completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
 			  2 + 8 + 5 + 2 +
-				  2 * (19 + 4 + NODESTATS_NCC + 2 * 41));
+				  2 * (20 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);
