@@ -1134,49 +1134,54 @@ bool sdrc_cmd_changes(uint8_t netfn, uint8_t cmd)
 	       (cmd >= CMD_SDR_ENTER_UPD && cmd <= CMD_SDR_RUN_INIT);
 }
 
+/* What a request that changes nothing tells the cache: the BMC's device
+ * SDR info, and the reservations its owner now holds. */
+static void observe_read(struct sdrc *c, const void *owner,
+			 const struct ipmi_request *rq, bool ok,
+			 const uint8_t *resp, unsigned int resp_len)
+{
+	unsigned int kind;
+	struct owner *o;
+
+	if ((rq->netfn & 0x3f) == NETFN_SENSOR && rq->addr.lun == 0 &&
+	    rq->cmd == CMD_DEV_INFO) {
+		if (ok)
+			dev_info_seen(&c->rp[1], rq->data, rq->len, resp,
+				      resp_len);
+		return;
+	}
+	if ((rq->netfn & 0x3f) == NETFN_SENSOR && rq->addr.lun == 0 &&
+	    rq->cmd == CMD_DEV_RESERVE)
+		kind = 1;
+	else if ((rq->netfn & 0x3f) == NETFN_STORAGE &&
+		 rq->cmd == CMD_SDR_RESERVE)
+		kind = 0;
+	else
+		return;
+	if (ok && resp_len >= 3 && owner && (o = owner_find(c, owner, true))) {
+		o->res[kind] = le16(resp + 1);
+		o->valid[kind] = true;
+	}
+}
+
 void sdrc_observe(struct sdrc *c, const void *owner,
 		  const struct ipmi_request *rq, int status,
 		  const uint8_t *resp, unsigned int resp_len, uint64_t now_ms)
 {
-	uint8_t netfn = rq->netfn, lun = rq->addr.lun, cmd = rq->cmd;
 	const uint8_t *data = rq->data;
 	unsigned int len = rq->len;
 	bool ok = status == 0 && resp_len >= 1 && resp[0] == CC_OK;
 	bool judge = false;
-	struct owner *o;
 
-	netfn &= 0x3f;
-	if (netfn == NETFN_APP) {
-		if (cmd == CMD_COLD_RESET || cmd == CMD_WARM_RESET ||
-		    cmd == CMD_SEND_MSG)
-			sdrc_invalidate(c);
+	if (!sdrc_cmd_changes(rq->netfn, rq->cmd)) {
+		observe_read(c, owner, rq, ok, resp, resp_len);
 		return;
 	}
-	if (netfn == NETFN_SENSOR && lun == 0 && cmd == CMD_DEV_INFO) {
-		if (ok)
-			dev_info_seen(&c->rp[1], data, len, resp, resp_len);
+	if ((rq->netfn & 0x3f) == NETFN_APP) { /* a reset, a Send Message */
+		sdrc_invalidate(c);
 		return;
 	}
-	if (netfn == NETFN_SENSOR && lun == 0 && cmd == CMD_DEV_RESERVE) {
-		if (ok && resp_len >= 3 && owner &&
-		    (o = owner_find(c, owner, true))) {
-			o->res[1] = le16(resp + 1);
-			o->valid[1] = true;
-		}
-		return;
-	}
-	if (netfn != NETFN_STORAGE)
-		return;
-	switch (cmd) {
-	case CMD_SDR_RESERVE:
-		if (!ok || resp_len < 3 || !owner)
-			return;
-		o = owner_find(c, owner, true);
-		if (o) {
-			o->res[0] = le16(resp + 1);
-			o->valid[0] = true;
-		}
-		return;
+	switch (rq->cmd) {
 	case CMD_FRU_WRITE:
 		c->stats.invalidations++;
 		drop_fru(c);
@@ -1191,9 +1196,7 @@ void sdrc_observe(struct sdrc *c, const void *owner,
 	case CMD_SDR_CLEAR: /* 0xaa starts the erase, 0 asks how far */
 		judge = ok && len >= 6 && data[5] == 0xaa;
 		break;
-	default:
-		if (cmd < CMD_SDR_ENTER_UPD || cmd > CMD_SDR_RUN_INIT)
-			return;
+	default: /* update mode, the initialization agent */
 		break;
 	}
 	/* The BMC refused it: nothing changed, no reservation went. */
