@@ -11,13 +11,13 @@
 # (tests/vm/bmc/gen-big-bmc.py) behind the seed delay model. Stock ipmi_si
 # on the second KCS (0xca8, no IRQ: kipmid, default settings) is /dev/ipmi0;
 # kcsraw.ko on the first (0xca2, IRQ 5) under kcsmuxd with the nodes
-#   ipmi1  policy = monitor, access = monitoring, rate = unlimited[, sdr_cache = no]
+#   ipmi1  policy = monitor, access = monitoring, rate = unlimited,
+#          cpu_budget = AB_BUDGET % (10)[, sdr_cache = no]
 #   ipmi2  the same with sdr_cache = yes (only when kcsmuxd accepts the key)
 #   ipmi3  the example configuration's node as it is (rate 150/s of the
 #          monitor preset), with AB_PRESET_ROW=1 only
-#   ipmi4, ipmi5  as ipmi1 and ipmi2 with cpu_budget = none (the monitor
-#          preset's 1 % budget holds the queue under TCG: these rows show
-#          what the budget costs in time)
+#   ipmi4, ipmi5  as ipmi1 and ipmi2 with cpu_budget = none (beside them,
+#          ipmi1 and ipmi2 show what the budget costs in time)
 #   ipmi9  access = all, for the markers only
 # Per row, AB_ROUNDS rounds (the row order rotates each round) of
 #   scrape: one GET /metrics of a prometheus-ipmi-exporter with its default
@@ -48,6 +48,10 @@
 . /guest/lib.sh
 
 ROUNDS=${AB_ROUNDS:-5}
+# the budgeted rows' cpu_budget, % of one CPU: the monitor preset's 1 %
+# counts the daemon's CPU too, about 15 times native under TCG, so 1 %
+# would hold those rows' queue for minutes a scrape
+BUDGET=${AB_BUDGET:-10}
 PHASES=${AB_PHASES:-rows together}
 RES=/out/results.txt
 export HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin:/guest/bin
@@ -99,14 +103,16 @@ snap() {
 		2>/dev/null | tr '\n' ' ')$(ticks "$1") $(kstat)"
 }
 # show NODE: cpu_ns budget_used_pct cheapened held completed
-# sdr_cache_hits sdr_cache_misses of a node (0 for keys it lacks)
+# sdr_cache_hits sdr_cache_misses daemon_cpu_ns of a node (0 for keys it
+# lacks)
 show() {
 	kcsmuxctl show "$1" 2>/dev/null | awk -F= '
 		$1 == "cpu_ns" { c = $2 } $1 == "budget_used_pct" { b = $2 }
 		$1 == "cheapened" { h = $2 } $1 == "held" { d = $2 } $1 == "completed" { n = $2 }
 		$1 == "sdr_cache_hits" { x = $2 } $1 == "sdr_cache_misses" { m = $2 }
-		END { printf "%s %s %s %s %s %s %s", c + 0, (b == "" ? "-" : b), h + 0, d + 0,
-			n + 0, x + 0, m + 0 }'
+		$1 == "daemon_cpu_ns" { q = $2 }
+		END { printf "%s %s %s %s %s %s %s %s", c + 0, (b == "" ? "-" : b), h + 0, d + 0,
+			n + 0, x + 0, m + 0, q + 0 }'
 }
 
 # Marker: one request the BMC refuses (30:7e/7f KIND ROW ROUND), on the KCS
@@ -149,6 +155,7 @@ CONF
 if kcsmuxd -n >/tmp/ncheck 2>&1; then CACHE=1; fi
 sed 's/^/    kcsmuxd -n with sdr_cache: /' /tmp/ncheck
 echo "sdr_cache_supported=$CACHE" >>$RES
+echo "budget_pct=$BUDGET" >>$RES
 COFF="" CON=""
 [ $CACHE = 1 ] && COFF="sdr_cache = no" CON="sdr_cache = yes"
 kcsmux_conf <<CONF
@@ -157,12 +164,14 @@ kcsmux_conf <<CONF
 policy = monitor
 access = monitoring
 rate = unlimited
+cpu_budget = $BUDGET%
 $COFF
 
 [node ipmi2]
 policy = monitor
 access = monitoring
 rate = unlimited
+cpu_budget = $BUDGET%
 $CON
 
 [node ipmi3]
@@ -239,7 +248,7 @@ measure() {
 	_ep=$(cat /tmp/exporter$_n.pid)
 	_ap=""
 	[ "$_k" = 1 ] && _ap=$_ep
-	_sh0="0 - 0 0 0 0 0"
+	_sh0="0 - 0 0 0 0 0 0"
 	[ "$_node" != - ] && _sh0=$(show "$_node")
 	mark 0x7e $_md "$_k" "$_n" "$_r"
 	_s0=$(snap "$_ap")
@@ -252,12 +261,13 @@ measure() {
 	_rc=$?
 	_s1=$(snap "$_ap")
 	mark 0x7f $_md "$_k" "$_n" "$_r"
-	_sh1="0 - 0 0 0 0 0"
+	_sh1="0 - 0 0 0 0 0 0"
 	[ "$_node" != - ] && _sh1=$(show "$_node")
 	# shellcheck disable=SC2086
 	set -- $_s0 $_s1 $_sh0 $_sh1
 	# 1 now 2 daemon 3 kipmid 4 kcsraw 5 agent 6 idle_tl 7 idle_stat 8 ctxt;
-	# +8; 17 cpu_ns 18 budget% 19 cheap 20 held 21 done 22 hits 23 misses; +7
+	# +8; 17 cpu_ns 18 budget% 19 cheap 20 held 21 done 22 hits 23 misses
+	# 24 daemon_cpu_ns; +8
 	_cl=$(sed -n 's/.* user_us=\([0-9]*\) sys_us=\([0-9]*\).*/\1 \2/p' /tmp/ut | head -n 1)
 	_agent=$((${13} - $5))
 	[ "$_k" = 2 ] && _agent=$((${_cl% *} + ${_cl#* }))
@@ -285,10 +295,11 @@ measure() {
 	_l="$_l wall_us=$((${9} - $1)) daemon_us=$((${10} - $2)) kipmid_us=$((${11} - $3))"
 	_l="$_l kcsraw_us=$((${12} - $4)) poller_us=$((${11} - $3 + ${12} - $4))"
 	_l="$_l agent_us=$_agent idle_tl_us=$((${14} - $6)) idle_stat_us=$((${15} - $7))"
-	_l="$_l ctxt=$((${16} - $8)) ncpu=$NCPU node_cpu_ns=$((${24} - ${17}))"
-	_l="$_l budget_used_pct=${25} cheapened=$((${26} - ${19})) held=$((${27} - ${20}))"
-	_l="$_l node_done=$((${28} - ${21})) cache_hits=$((${29} - ${22}))"
-	_l="$_l cache_misses=$((${30} - ${23})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
+	_l="$_l ctxt=$((${16} - $8)) ncpu=$NCPU node_cpu_ns=$((${25} - ${17}))"
+	_l="$_l node_daemon_cpu_ns=$((${32} - ${24}))"
+	_l="$_l budget_used_pct=${26} cheapened=$((${27} - ${19})) held=$((${28} - ${20}))"
+	_l="$_l node_done=$((${29} - ${21})) cache_hits=$((${30} - ${22}))"
+	_l="$_l cache_misses=$((${31} - ${23})) up=$_ok sensors=$_sens same_as_stock=$_same good=$_good"
 	echo "$_l" >>$RES
 	echo "    $_l"
 	if [ $_good = 1 ] && [ $_same = 1 ]; then
@@ -394,7 +405,7 @@ fi
 # 3 IDX 1, sent 1 s before the first measured round's tick and 1 s before
 # the tick after the last.
 # Each round must be done by the next marker time ("late" otherwise).
-TPER=${AB_TOGETHER_PERIOD:-10}
+TPER=${AB_TOGETHER_PERIOD:-30}
 TROUNDS=${AB_TOGETHER_ROUNDS:-3}
 TWARM=${AB_TOGETHER_WARMUP:-1}
 
@@ -577,21 +588,23 @@ CONF
 	[ $COAL = 1 ] && TROWS="$TROWS coalesce:3"
 	[ $CACHE = 1 ] && [ "${AB_TOGETHER_CACHE_ROW:-0}" = 1 ] && TROWS="$TROWS cache:4"
 	[ $COAL = 1 ] && [ $CACHE = 1 ] && TROWS="$TROWS coalesce_cache:5"
-	# ... and with coalesce_window_ms, where this kcsmuxd has it
-	WIN=${AB_TOGETHER_WINDOW_MS:-0}
-	if [ $COAL = 1 ] && [ $CACHE = 1 ] && [ "$WIN" -gt 0 ]; then
+	# ... and with each coalesce_window_ms asked for (rows wMS), where
+	# this kcsmuxd has the key
+	_ti=6
+	for _w in ${AB_TOGETHER_WINDOWS:-}; do
+		[ $COAL = 1 ] && [ $CACHE = 1 ] || break
 		kcsmux_conf <<CONF
 [node ipmi0]
 coalesce = yes
-coalesce_window_ms = $WIN
+coalesce_window_ms = $_w
 CONF
 		if kcsmuxd -n >/tmp/ncheck 2>&1; then
-			TROWS="$TROWS window:6"
+			TROWS="$TROWS w$_w:$_ti"
+			_ti=$((_ti + 1))
 		else
 			sed 's/^/    kcsmuxd -n with coalesce_window_ms: /' /tmp/ncheck
 		fi
-	fi
-	echo "together_window_ms=$WIN" >>$RES
+	done
 	echo "trows=$TROWS" >>$RES
 	check "together: stock ipmi_si is /dev/ipmi0" test -c /dev/ipmi0
 	together_row stock 1
@@ -604,14 +617,14 @@ CONF
 		row=${r%%:*}
 		[ "$row" = stock ] && continue
 		co=no sc=no
-		case $row in coalesce* | window) co=yes ;; esac
-		case $row in *cache | window) sc=yes ;; esac
+		case $row in coalesce* | w[0-9]*) co=yes ;; esac
+		case $row in *cache | w[0-9]*) sc=yes ;; esac
 		{
 			printf '\n[node ipmi0]\npolicy = monitor\naccess = monitoring\n'
 			printf 'rate = unlimited\ncpu_budget = none\n'
 			[ $COAL = 1 ] && echo "coalesce = $co"
 			[ $CACHE = 1 ] && echo "sdr_cache = $sc"
-			[ "$row" = window ] && echo "coalesce_window_ms = $WIN"
+			case $row in w[0-9]*) echo "coalesce_window_ms = ${row#w}" ;; esac
 			printf '\n[node ipmi9]\naccess = all\n'
 		} | kcsmux_conf
 		cp /etc/kcsmux/kcsmux.conf "/out/together-$row.conf"

@@ -51,11 +51,13 @@ bench_host_after() { echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$1
 # bench_keep FROM TO FILE...: copy those of the FILEs FROM has into TO (the
 # raw figures kept under docs/data/ beside a rendered report)
 bench_keep() {
-	local from=$1 to=$2 f
+	local from=$1 to=$2 f g
 	shift 2
 	mkdir -p "$to"
 	for f in "$@"; do
-		[ -f "$from/$f" ] && cp "$from/$f" "$to/$f"
+		for g in "$from"/$f; do # a pattern may name several
+			[ -f "$g" ] && cp "$g" "$to/"
+		done
 	done
 	return 0
 }

@@ -4,7 +4,7 @@
 # kcsmux monitoring nodes (SDR cache off and, when kcsmuxd has it, on), in
 # the same boot, against a generated 178-sensor ipmi_sim behind the seed
 # delay model; then the three agents together (collectd, the exporter and
-# the gather on one /dev/ipmi0, every 10 s), stock against a node with and
+# the gather on one /dev/ipmi0, every 30 s), stock against a node with and
 # without coalesce and SDR cache, counting BMC transactions per round;
 # one boot with 1 vCPU, one with 2. Builds (plain,
 # unsanitized) if needed, runs tests/bench/agent-bench.sh in each guest and
@@ -23,19 +23,23 @@
 #   --phases "rows together"  which parts run (default both): rows, the
 #                   per-scrape rows; together, the three agents at once
 #   --together-rounds N  measured rounds of the together phase (default 3)
-#   --period SEC    the together phase's schedule (default 10)
-#   --window MS     also a together row with coalesce_window_ms = MS
-#                   (besides coalesce and sdr_cache; default 0: none)
+#   --period SEC    the together phase's schedule (default 30: under TCG a
+#                   node's scrape and gather take up to 22 s, and a round
+#                   that runs into the next tick makes the window longer
+#                   than its rounds, so collectd reads more per "round")
+#   --windows "MS ..."  also a together row per window: coalesce = yes,
+#                   sdr_cache = yes and coalesce_window_ms = MS (row wMS;
+#                   default none)
 #   --no-docs       leave docs/ alone: report only in DIR/report.md and
 #                   DIR/agent-bench.png
 #   --report DIR    do not run anything: render an earlier run's DIR again
 #                   (e.g. docs/data/agent-bench, the figures in the docs)
-#   --timeout SEC   guest timeout per boot (default 600; 480 without the
+#   --timeout SEC   guest timeout per boot (default 1500; 480 without the
 #                   together phase)
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-agent; must not be a
-# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 7 minutes of VM
-# time per boot with the defaults (2.5 for the rows, 4.5 together); run.sh waits while another VM holds the
+# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 18 minutes of VM
+# time per boot with the defaults (2.5 for the rows, 15 together); run.sh waits while another VM holds the
 # lock. Needs the agents' packages (tests/vm/fetch-agents.sh). This is a
 # benchmark, not a test: CTest does not run it (tests/unit runs the report
 # renderer on a canned result: bench.agent-report).
@@ -44,7 +48,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-agent}
 build=$KCSMUX_BUILD
 rounds=5 smps="1 2" preset=0 docs=1 report="" timeout="" out=""
-phases="rows together" trounds=3 period=10 window=0
+phases="rows together" trounds=3 period=30 windows=""
 
 . "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
@@ -56,7 +60,7 @@ while [ $# -gt 0 ]; do
 	--phases) phases=$2; shift ;;
 	--together-rounds) trounds=$2; shift ;;
 	--period) period=$2; shift ;;
-	--window) window=$2; shift ;;
+	--windows) windows=$2; shift ;;
 	--no-docs) docs=0 ;;
 	--report) report=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
@@ -72,10 +76,12 @@ for p in $phases; do case $p in rows|together) ;; *) die "--phases takes rows an
 if ! [[ $period =~ ^[1-9][0-9]*$ ]] || [ "$period" -lt 3 ]; then
 	die "--period takes a number of seconds >= 3"
 fi
-[[ $window =~ ^[0-9]+$ ]] && [ "$window" -le 60000 ] ||
-	die "--window takes milliseconds, 0 to 60000"
+for w in $windows; do
+	[[ $w =~ ^[1-9][0-9]*$ ]] && [ "$w" -le 60000 ] ||
+		die "--windows takes milliseconds, 1 to 60000"
+done
 if [ -z "$timeout" ]; then
-	case " $phases " in *" together "*) timeout=600 ;; *) timeout=480 ;; esac
+	case " $phases " in *" together "*) timeout=1500 ;; *) timeout=480 ;; esac
 fi
 
 # render DIR: tables and plot; with docs, also keep the raw figures in
@@ -103,8 +109,8 @@ render() {
 				bench_keep "$d" "$keep/${d##*/}" results.txt env.txt req-0.log req-1.log \
 					kcsmux.conf kcsmuxctl-stats.txt show-ipmi1.txt show-ipmi2.txt show-ipmi4.txt show-ipmi5.txt \
 					spinloop.txt pingpong.txt run.log \
-					together-node.conf together-coalesce.conf together-cache.conf together-coalesce_cache.conf together-window.conf \
-					together-show-window.txt together-collectd-window.log \
+					together-node.conf together-coalesce.conf together-cache.conf together-coalesce_cache.conf 'together-w*.conf' \
+					'together-show-w*.txt' 'together-collectd-w*.log' \
 					together-show-node.txt together-show-coalesce.txt together-show-cache.txt \
 					together-show-coalesce_cache.txt together-collectd-stock.log together-collectd-node.log \
 					together-collectd-coalesce.log together-collectd-cache.log together-collectd-coalesce_cache.log
@@ -181,7 +187,7 @@ for s in $smps; do
 		--out "$d" --log "$d/serial.log" --timeout "$timeout" -q \
 		--env AB_ROUNDS="$rounds" --env AB_PRESET_ROW="$preset" --env AB_PHASES="$phases" \
 		--env AB_TOGETHER_ROUNDS="$trounds" --env AB_TOGETHER_PERIOD="$period" \
-		--env AB_TOGETHER_WINDOW_MS="$window" \
+		--env AB_TOGETHER_WINDOWS="$windows" \
 		"$src/tests/bench/agent-bench.sh" 2>"$d/run.log" || r=$?
 	echo "wall_seconds_smp$s=$(($(date +%s) - t))" >>"$out/host-env.txt"
 	sed 's/^/    /' "$d/run.log" >&2
