@@ -64,7 +64,7 @@ static const struct coalesce_recent *recent_for(const struct xact *x)
 	uint64_t now;
 
 	if (!n->conf.coalesce_window_ms || !system_interface(x) || !e->t_ms ||
-	    e->owner == x->owner || e->lun != (x->req[0] & 3))
+	    e->owner_id == x->owner_id || e->lun != (x->req[0] & 3))
 		return NULL;
 	now = now_ms();
 	return now - e->t_ms <= n->conf.coalesce_window_ms ? e : NULL;
@@ -81,7 +81,7 @@ void coalesce_remember(const struct xact *x, int status, const uint8_t *resp,
 		return;
 	e = &x->node->recent[x->req[2]];
 	e->t_ms = now_ms();
-	e->owner = x->owner;
+	e->owner_id = x->owner_id;
 	e->lun = x->req[0] & 3;
 	e->len = (uint8_t)len;
 	memcpy(e->resp, resp, len);

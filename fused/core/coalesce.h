@@ -37,7 +37,7 @@ struct xact;
 /* A node's last answer to one sensor number's read (struct node). */
 struct coalesce_recent {
 	uint64_t t_ms;	   /* completed (0: nothing kept) */
-	const void *owner; /* whose it was: compared, never followed */
+	uint64_t owner_id; /* whose it was (xact.h) */
 	uint8_t lun;
 	uint8_t len;
 	uint8_t resp[COALESCE_RESP];

@@ -24,6 +24,7 @@ struct xact {
 	struct daemon *d;
 	struct node *node; /* NULL: the daemon's own */
 	void *owner;	   /* NULL: daemon's own, or orphaned */
+	uint64_t owner_id; /* never reused, unlike the pointer (0: none) */
 	uint64_t cookie;
 	enum xact_state state;
 	bool internal; /* runs ahead of the nodes' queues */

@@ -424,6 +424,7 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	x = xact_from_request(n, c, rq);
 	if (!x)
 		return -ENOMEM;
+	x->owner_id = c->id;
 	x->done = si_done;
 	x->dispatched = si_dispatched;
 	/* linked and counted before: xact_enqueue() may dispatch it at

@@ -273,8 +273,9 @@ static void assert_recent(struct node *n, unsigned int subs, uint64_t recent)
 }
 
 /* coalesce_window_ms: another client's answer completed within the window
- * answers a read at once; the same client's, another sensor's or LUN's,
- * a failed one, an older one or one on a node without the window do not. */
+ * answers a read at once (also for a later client at a closed one's
+ * address); the same client's, another sensor's or LUN's, a failed one,
+ * an older one or one on a node without the window do not. */
 START_TEST(test_recent_window)
 {
 	fx.na.conf.coalesce_window_ms = 60000;
@@ -312,6 +313,15 @@ START_TEST(test_recent_window)
 	answer_reading();
 	send_req(gsr(&fx.na, &client1, 0x09, 8)); /* client2's, at once */
 	assert_recent(&fx.na, 6, 2);
+	{
+		/* a later client whose file got client2's memory: another
+		 * client (the id, not the pointer) */
+		struct xact *x = gsr(&fx.na, &client2, 0x09, 12);
+
+		x->owner_id = 1000;
+		send_req(x);
+	}
+	assert_recent(&fx.na, 6, 3);
 
 	/* node b has no window: in flight only */
 	send_req(gsr(&fx.nb, &client1, 0x07, 9));
@@ -331,8 +341,8 @@ START_TEST(test_recent_window)
 	send_req(gsr(&fx.na, &client3, 0x08, 11));
 	ck_assert_uint_eq(fx.fb->nsubs, 9);
 	answer_reading();
-	ck_assert_uint_eq(fx.na.cnt.coalesced_recent, 2);
-	ck_assert_uint_eq(got.n, 11);
+	ck_assert_uint_eq(fx.na.cnt.coalesced_recent, 3);
+	ck_assert_uint_eq(got.n, 12);
 }
 END_TEST
 

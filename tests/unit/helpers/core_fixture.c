@@ -43,6 +43,7 @@ struct xact *core_fixture_xact(struct core_fixture *f, struct node *n,
 
 	ck_assert_ptr_nonnull(x);
 	x->owner = owner;
+	x->owner_id = (uintptr_t)owner; /* as unique as the test's owners */
 	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
 	x->addr.channel = IPMI_BMC_CHANNEL;
 	x->netfn = netfn;
