@@ -2,9 +2,11 @@
 # vm.daemon-coalesce: run tests/vm/guest/daemon-coalesce.sh with the delay
 # proxy logging every request that reaches the BMC behind kcsraw, then
 # count the Get Sensor Reading requests (04:2d) between the guest's
-# markers (OEM 30:61..30:63 sent straight through /dev/kcsraw0): on the
+# markers (OEM 30:61..30:64 sent straight through /dev/kcsraw0): on the
 # coalescing node exactly the reads sent less the ones the daemon says it
-# coalesced, and fewer than sent; on the plain node every read.
+# coalesced, and fewer than sent; on the plain node every read; on the
+# window node the first client's reads only (the second's took its
+# answer: coalesce_window_ms).
 #
 #   tests/vm/coalesce.sh [run.sh options]
 set -u
@@ -22,17 +24,23 @@ log=$tmp/requests.log
 	echo "coalesce.sh: no request log or no counts"
 	exit 1
 }
-. "$tmp/out/counts" # sent=, coalesced=
-awk -v sent="$sent" -v coal="$coalesced" '
+. "$tmp/out/counts" # sent=, coalesced=, win_sent=, win_recent=
+awk -v sent="$sent" -v coal="$coalesced" -v wsent="$win_sent" -v wrecent="$win_recent" '
 BEGIN { ph = "start" }
-tolower($1) == "30" && $2 ~ /^6[1-3]$/ { ph = $2; n++; next }
+tolower($1) == "30" && $2 ~ /^6[1-4]$/ { ph = $2; n++; next }
 tolower($1) == "04" && tolower($2) == "2d" { gsr[ph]++ }
 END {
 	printf "Get Sensor Reading at the BMC: coalescing node %d, plain node %d " \
 		"(each node: %d sent, %d coalesced on the first)\n", \
 		gsr["61"], gsr["62"], sent, coal
+	printf "window node: %d at the BMC (%d sent, %d answered from a finished read)\n", \
+		gsr["63"], wsent, wrecent
 	bad = 0
-	if (n != 3) { print "FAIL: markers missing (" n " of 3)"; bad = 1 }
+	if (n != 4) { print "FAIL: markers missing (" n " of 4)"; bad = 1 }
+	if (gsr["63"] != wsent - wrecent || wrecent == 0) {
+		print "FAIL: the window node sent other than sent - answered from a finished read"
+		bad = 1
+	}
 	if (gsr["62"] != sent) { print "FAIL: the plain node did not send every read"; bad = 1 }
 	if (gsr["61"] != sent - coal) { print "FAIL: the coalescing node sent other than sent - coalesced"; bad = 1 }
 	if (gsr["61"] >= sent) { print "FAIL: nothing coalesced at the BMC"; bad = 1 }
