@@ -27,19 +27,20 @@
 #                   node's scrape and gather take up to 22 s, and a round
 #                   that runs into the next tick makes the window longer
 #                   than its rounds, so collectd reads more per "round")
-#   --windows "MS ..."  also a together row per window: coalesce = yes,
+#   --windows "MS ..."  a together row per window: coalesce = yes,
 #                   sdr_cache = yes and coalesce_window_ms = MS (row wMS;
-#                   default none)
+#                   default "2000 10000"; "" for none)
 #   --no-docs       leave docs/ alone: report only in DIR/report.md and
 #                   DIR/agent-bench.png
 #   --report DIR    do not run anything: render an earlier run's DIR again
 #                   (e.g. docs/data/agent-bench, the figures in the docs)
-#   --timeout SEC   guest timeout per boot (default 1500; 480 without the
+#   --timeout SEC   guest timeout per boot (default 2400; 900 without the
 #                   together phase)
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-agent; must not be a
-# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 18 minutes of VM
-# time per boot with the defaults (2.5 for the rows, 15 together); run.sh waits while another VM holds the
+# SANITIZE=ON tree), and what tests/vm/run.sh reads. About 27 minutes of VM
+# time per boot with the defaults (5 for the rows at 1 vCPU, 10 at 2; 22
+# together); run.sh waits while another VM holds the
 # lock. Needs the agents' packages (tests/vm/fetch-agents.sh). This is a
 # benchmark, not a test: CTest does not run it (tests/unit runs the report
 # renderer on a canned result: bench.agent-report).
@@ -48,7 +49,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 export KCSMUX_BUILD=${KCSMUX_BUILD:-/tmp/build-agent}
 build=$KCSMUX_BUILD
 rounds=5 smps="1 2" preset=0 docs=1 report="" timeout="" out=""
-phases="rows together" trounds=3 period=30 windows=""
+phases="rows together" trounds=3 period=30 windows="2000 10000"
 
 . "$src/tests/bench/lib.sh"
 while [ $# -gt 0 ]; do
@@ -81,7 +82,7 @@ for w in $windows; do
 		die "--windows takes milliseconds, 1 to 60000"
 done
 if [ -z "$timeout" ]; then
-	case " $phases " in *" together "*) timeout=1500 ;; *) timeout=480 ;; esac
+	case " $phases " in *" together "*) timeout=2400 ;; *) timeout=900 ;; esac
 fi
 
 # render DIR: tables and plot; with docs, also keep the raw figures in
