@@ -109,7 +109,14 @@ struct node {
 	unsigned int ready_tries;
 	bool ready; /* CUSE INIT done, device exists */
 	bool dying;
-	bool retried; /* the last request read was answered with a retry */
+	/* the last request read was answered with a retry: 0 no, 1 one
+	 * that asks for input only, 2 one that also names output */
+	uint8_t retried;
+	/* per kind (retried - 1): does a read right after such a retry find
+	 * the call sent again? +1 when it did, -1 when it found nothing
+	 * (cuse/node.c, node_drain); retries waited for since the last probe */
+	uint8_t retry_found[2];
+	uint8_t retry_skips[2];
 	unsigned int links; /* /dev/ipmi/N, /dev/ipmidev/N made */
 	struct client_list clients;
 	unsigned int nclients;

@@ -28,15 +28,15 @@
 #include "util/log.h"
 
 /*
- * Every retry goes out here: the kernel calls again at once, so the node
- * reads its session once more before going back to the event loop
- * (node.c, node_readable); any other reply ends the request.
+ * Every retry goes out here: the client's task calls again, so the node
+ * may read its session once more before going back to the event loop
+ * (node.c, node_drain); any other reply ends the request.
  */
 static void reply_retry(struct client *c, fuse_req_t req,
 			const struct iovec *in, size_t nin,
 			const struct iovec *out, size_t nout)
 {
-	c->node->retried = true;
+	c->node->retried = nout ? 2 : 1;
 	fuse_reply_ioctl_retry(req, in, nin, out, nout);
 }
 
