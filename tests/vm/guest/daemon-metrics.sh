@@ -127,12 +127,12 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 39 families and
+# grammar DESC FILE: FILE is a valid exposition with our 40 families and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=39 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=40 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -228,6 +228,7 @@ is "ipmi1: 50 responses with completion code 0x00" 'kcsmux_completion_codes_tota
 is "ipmi1: none with 0xc1 yet" 'kcsmux_completion_codes_total{kcsmux_node="ipmi1",cc="0xc1"}' /tmp/m1 0
 is "ipmi2: every code exported before first use" 'kcsmux_completion_codes_total{kcsmux_node="ipmi2",cc="other"}' /tmp/m1 0
 is "ipmi1 was opened once" 'kcsmux_opens_total{kcsmux_node="ipmi1"}' /tmp/m1 1
+is "ipmi1: no sensor read from a recent answer" 'kcsmux_coalesced_recent_total{kcsmux_node="ipmi1"}' /tmp/m1 0
 is "ipmi1 has no open file now" 'kcsmux_clients{kcsmux_node="ipmi1"}' /tmp/m1 0
 is "ipmi1's queue is empty" 'kcsmux_queue_depth{kcsmux_node="ipmi1"}' /tmp/m1 0
 is "nothing in flight" 'kcsmux_interface_inflight' /tmp/m1 0
