@@ -45,11 +45,6 @@ static struct xact *leader_for(const struct xact *x)
 	return NULL;
 }
 
-static uint64_t now_ms(void)
-{
-	return now_ns() / 1000000u;
-}
-
 /* Only a read of the BMC itself is kept (its sensor numbers). */
 static bool system_interface(const struct xact *x)
 {
@@ -99,9 +94,7 @@ bool coalesce_follow(struct xact *x)
 		x->may_lead = false;
 		x->node->cnt.coalesced++;
 		x->node->cnt.coalesced_recent++;
-		if (x->dispatched)
-			x->dispatched(x);
-		x->done(x, 0, e->resp, e->len);
+		xact_answer(x, 0, e->resp, e->len);
 		return true;
 	}
 	if ((l = leader_for(x)) == NULL)

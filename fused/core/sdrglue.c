@@ -20,21 +20,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-static uint64_t now_ms(void)
-{
-	return now_ns() / 1000000u;
-}
-
 static void pump(struct daemon *d);
-
-/* Handed on: out of its node's queue (the owner's count), then answered. */
-static void answer(struct xact *x, int status, const uint8_t *resp,
-		   unsigned int len)
-{
-	if (x->dispatched)
-		x->dispatched(x);
-	x->done(x, status, resp, len);
-}
 
 /* The cache's verdict on x; true if x was answered or parked. */
 static bool try_cache(struct xact *x, uint64_t now)
@@ -60,7 +46,7 @@ static bool try_cache(struct xact *x, uint64_t now)
 	x->node->cnt.sdr_hits++;
 	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
 	resp[1] = x->cmd;
-	answer(x, 0, resp, len + 2);
+	xact_answer(x, 0, resp, len + 2);
 	return true;
 }
 
@@ -81,7 +67,7 @@ static void unpark(struct daemon *d, uint64_t now)
 		/* answering it is work for its node (cpumeter.h) */
 		cpu_enter(d, x->node, &mk);
 		if (!try_cache(x, now) && xact_enqueue(x) < 0)
-			answer(x, -EBUSY, NULL, 0);
+			xact_answer(x, -EBUSY, NULL, 0);
 		cpu_leave(d, &mk);
 	}
 }

@@ -85,6 +85,10 @@ struct xact *xact_new(struct daemon *d, struct node *n);
 /* Free x; an owned one is first dropped from its owner's list
  * (d->up->xact_gone). */
 void xact_free(struct xact *x);
+/* Answer a node's x, not queued, without the BMC (the SDR cache's, a
+ * recent coalesced answer): out of its owner's queued count, then done. */
+void xact_answer(struct xact *x, int status, const uint8_t *resp,
+		 unsigned int len);
 /* Queue x: -EBUSY when its node's queue is full (x not queued). */
 int xact_enqueue(struct xact *x);
 /* Its owner went away: a queued x is dropped (freed), a running one
