@@ -94,7 +94,11 @@ bool coalesce_follow(struct xact *x)
 		x->may_lead = false;
 		x->node->cnt.coalesced++;
 		x->node->cnt.coalesced_recent++;
-		xact_answer(x, 0, e->resp, e->len);
+		/* xact_answer()'s two steps: xact.c calls into this file
+		 * (coalesce_remember), so this file does not call back */
+		if (x->dispatched)
+			x->dispatched(x);
+		x->done(x, 0, e->resp, e->len);
 		return true;
 	}
 	if ((l = leader_for(x)) == NULL)

@@ -46,14 +46,6 @@ void xact_free(struct xact *x)
 	free(x);
 }
 
-void xact_answer(struct xact *x, int status, const uint8_t *resp,
-		 unsigned int len)
-{
-	if (x->dispatched)
-		x->dispatched(x);
-	x->done(x, status, resp, len);
-}
-
 /*
  * Queue x: a node's goes to the scheduler (-EBUSY when the node's queue
  * bound is reached), the daemon's own (x->node NULL) ahead of all nodes.

@@ -87,8 +87,13 @@ struct xact *xact_new(struct daemon *d, struct node *n);
 void xact_free(struct xact *x);
 /* Answer a node's x, not queued, without the BMC (the SDR cache's, a
  * recent coalesced answer): out of its owner's queued count, then done. */
-void xact_answer(struct xact *x, int status, const uint8_t *resp,
-		 unsigned int len);
+static inline void xact_answer(struct xact *x, int status, const uint8_t *resp,
+			       unsigned int len)
+{
+	if (x->dispatched)
+		x->dispatched(x);
+	x->done(x, status, resp, len);
+}
 /* Queue x: -EBUSY when its node's queue is full (x not queued). */
 int xact_enqueue(struct xact *x);
 /* Its owner went away: a queued x is dropped (freed), a running one
