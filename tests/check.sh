@@ -5,6 +5,7 @@
 #
 #   tests/check.sh [-L LABEL_REGEX] [extra ctest args...]
 set -euo pipefail
+start=$(date +%s)
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/tests/deps.sh"
 kcsmux_install_deps
@@ -41,9 +42,13 @@ fi
 
 t0=$(date +%s)
 set +e
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"
-rc=$?
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@" | tee "$build/ctest.out"
+rc=${PIPESTATUS[0]}
 set -e
-echo "check.sh: tests took $(( $(date +%s) - t0 ))s in all (CTest's label summary above gives the VM part)"
+# The budget stays visible: the ten slowest tests, and the whole run.
+echo "check.sh: the ten slowest tests:"
+sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \([^ ]*\) .* \([0-9.]*\) sec$/\2 \1/p' "$build/ctest.out" |
+	sort -rn | head -n 10 | awk '{ printf "check.sh:   %7.1f s  %s\n", $1, $2 }'
+echo "check.sh: CTest took $(( $(date +%s) - t0 ))s; the whole run $(( $(date +%s) - start ))s"
 [ "$frc" = 0 ] || { echo "check.sh: the fuzz tests failed (see above)" >&2; rc=1; }
 exit $rc

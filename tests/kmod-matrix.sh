@@ -59,9 +59,7 @@ done
 [ "$built" -ge 2 ] || die "built against $built Debian 12 6.1 versions, want at least 2"
 
 for suite in bookworm-backports trixie sid; do
-	hdr=linux-headers-amd64
-	[ "$suite" = bookworm-backports ] && hdr=$hdr/$suite
-	chr=$("$KCSMUX_SRC/tests/chroot.sh" "$suite" make perl "$hdr")
+	chr=$(suite_chroot "$suite")
 	kver=$(chroot_kver "$chr")
 	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$chr/usr/src/linux-headers-$kver/.config")
 	d=$out/$suite-$kver

@@ -10,12 +10,10 @@
 set -euo pipefail
 . "$(dirname "$0")/vm/lib.sh"
 
-# What building and testing the tree needs, and what tests/build-debs.sh
-# needs to make the packages (dpkg-dev, file): one chroot per suite for both.
+# The suite's one chroot (tests/vm/lib.sh suite_chroot): the tree, its
+# packages (tests/build-debs.sh) and kcsraw.ko against its kernel.
 userland_chroot() {
-	"$KCSMUX_SRC/tests/chroot.sh" "$1" build-essential cmake pkg-config \
-		libfuse3-dev libevent-dev check libinih-dev libseccomp-dev \
-		gcc-multilib python3 openipmi dpkg-dev file
+	suite_chroot "$1"
 }
 if [ "${1:-}" = --chroot ]; then
 	userland_chroot "${2:?usage: userland.sh --chroot SUITE}"

@@ -23,9 +23,27 @@ kernel_suite() {
 	esac
 }
 
-# kernel_chroot ALIAS: the suite's build chroot (made once, ~2-5 min).
+# suite_chroot SUITE: the one cached chroot of a Debian suite (made once,
+# ~2-5 min): its kernel headers with the compiler they ask for (kcsraw.ko,
+# the way dkms builds it) and, but for SUITE-backports, what the whole tree,
+# its unit suites and its packages need (tests/userland.sh, build-debs.sh).
+suite_chroot() {
+	case $1 in
+	*-backports)
+		"$KCSMUX_SRC/tests/chroot.sh" "$1" make perl "linux-headers-amd64/$1"
+		;;
+	*)
+		"$KCSMUX_SRC/tests/chroot.sh" "$1" make perl linux-headers-amd64 \
+			build-essential cmake pkg-config libfuse3-dev libevent-dev \
+			check libinih-dev libseccomp-dev gcc-multilib python3 \
+			openipmi dpkg-dev file
+		;;
+	esac
+}
+
+# kernel_chroot ALIAS: the chroot of the suite whose kernel ALIAS is.
 kernel_chroot() {
-	"$KCSMUX_SRC/tests/chroot.sh" "$(kernel_suite "$1")" make perl linux-headers-amd64
+	suite_chroot "$(kernel_suite "$1")"
 }
 
 # chroot_kver DIR: the kernel release of the one headers tree in a chroot.
