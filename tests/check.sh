@@ -42,7 +42,8 @@ fi
 
 t0=$(date +%s)
 set +e
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@" | tee "$build/ctest.out"
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" \
+	--resource-spec-file "$src/tests/vm/resources.json" "$@" | tee "$build/ctest.out"
 rc=${PIPESTATUS[0]}
 set -e
 # The budget stays visible: the ten slowest tests, and the whole run.

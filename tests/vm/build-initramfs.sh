@@ -27,7 +27,10 @@ modules="kernel/drivers/char/ipmi kernel/fs/fuse
 kernel/net/ipv4/inet_diag.ko kernel/net/ipv4/tcp_diag.ko
 kernel/drivers/acpi/acpi_ipmi.ko"
 
-# Rebuild only when an input changed.
+# Rebuild only when an input changed; one builder at a time (two untimed
+# guests may start together).
+exec 7>"$out.lock"
+flock 7
 stamp=$( (echo "$kver"; cat "$0" "$here/guest/init" "$here/lib.sh";
 	for c in $clients; do ls -l --time-style=+%s "$c"; done) | sha256sum | cut -c1-16)
 if [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ]; then

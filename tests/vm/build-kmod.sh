@@ -16,6 +16,9 @@ chr=$(kernel_chroot "$KCSMUX_KERNEL")
 "$KCSMUX_SRC/tests/vm/fetch-kernel.sh" >&2
 d=$KCSMUX_BUILD/kmod-$kver
 mkdir -p "$d/kmod" "$d/include"
+# One build at a time in this tree (two untimed guests may start together).
+exec 7>"$d.lock"
+flock 7
 cp -rp "$KCSMUX_SRC"/kmod/. "$d/kmod/"
 cp -rp "$KCSMUX_SRC"/include/. "$d/include/"
 if ! "$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$d:/build" -- \

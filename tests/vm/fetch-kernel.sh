@@ -13,6 +13,10 @@ set -euo pipefail
 kver=$(guest_kver)
 abi=${kver%-amd64}
 root=$KCSMUX_CACHE/kernel-$kver
+# One fetcher at a time per kernel (two untimed guests may start together).
+mkdir -p "$KCSMUX_CACHE"
+exec 7>"$root.lock"
+flock 7
 build=$root/usr/src/linux-headers-$kver
 chr=""
 if [ -z "${KCSMUX_KVER:-}" ] && [ "${KCSMUX_KERNEL:-6.1}" != 6.1 ]; then
