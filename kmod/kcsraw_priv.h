@@ -145,7 +145,7 @@ struct kcsraw_iface {
 	struct kcsraw_req *cur;		/* in flight */
 	/*
 	 * The run of a request the submitter started while the interface
-	 * was idle (kcsraw_poll.c); the thread takes it over when kicked,
+	 * was idle (kcsraw_hand.c); the thread takes it over when kicked,
 	 * by the kick timer (its first sleep) or by the IRQ.
 	 */
 	struct kcsraw_run *hand;
@@ -199,11 +199,13 @@ void kcsraw_complete_locked(struct kcsraw_iface *ifc, struct kcsraw_req *req);
 void kcsraw_default_policy(struct kcsraw_iface *ifc, struct kcsraw_policy *p);
 int kcsraw_policy_check(const struct kcsraw_policy *p);
 u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc);
+
+/* kcsraw_irq.c */
 int kcsraw_irq_setup(struct kcsraw_iface *ifc);
 void kcsraw_irq_restore(struct kcsraw_iface *ifc);
 void kcsraw_irq_free(struct kcsraw_iface *ifc);
 
-/* kcsraw_poll.c, for kcsraw_smi.c and kcsraw_flags.c */
+/* kcsraw_poll.c and kcsraw_run.c, for kcsraw_smi.c and kcsraw_flags.c */
 void kcsraw_account(struct kcsraw_iface *ifc, struct kcsraw_req *req);
 void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 		    u32 gen);
