@@ -165,7 +165,7 @@ static void on_http(struct evhttp_request *req, void *arg)
 	evbuffer_free(body);
 }
 
-/* "HOST:PORT" or "[V6ADDR]:PORT" (config.c has checked the shape). */
+/* "HOST:PORT" or "[V6ADDR]:PORT" (config_keys.c has checked the shape). */
 static int split_listen(const char *v, char **host, unsigned short *port)
 {
 	const char *colon = strrchr(v, ':');
