@@ -259,6 +259,18 @@ static bool record_done(struct repo *p, uint16_t next)
 	return p->cur_total >= 5 && store_record(p, next);
 }
 
+/* The record ends at cur_off: kept, then the next record (after the last:
+ * the probe or the check); one that cannot be kept fails the fill. */
+static void record_end(struct sdrc *c, struct repo *p, uint64_t now_ms)
+{
+	if (!record_done(p, p->cur_next))
+		fail(p, now_ms);
+	else if (p->cur_next == 0xffff)
+		fill_probe_or_check(c, p);
+	else
+		read_record(c, p, p->cur_next);
+}
+
 static void read_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 			unsigned int len, uint64_t now_ms)
 {
@@ -295,12 +307,7 @@ static void read_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 	}
 	if (resp[0] == CC_OUT_OF_RANGE && p->cur_off > 0) {
 		/* the end, right after a full piece */
-		if (!record_done(p, p->cur_next))
-			fail(p, now_ms);
-		else if (p->cur_next == 0xffff)
-			fill_probe_or_check(c, p);
-		else
-			read_record(c, p, p->cur_next);
+		record_end(c, p, now_ms);
 		return;
 	}
 	if (resp[0] != CC_OK || len < 3) {
@@ -321,12 +328,7 @@ static void read_answer(struct sdrc *c, struct repo *p, const uint8_t *resp,
 			fail(p, now_ms);
 		return; /* maybe more: the next piece */
 	}
-	if (!record_done(p, p->cur_next))
-		fail(p, now_ms);
-	else if (p->cur_next == 0xffff)
-		fill_probe_or_check(c, p);
-	else
-		read_record(c, p, p->cur_next);
+	record_end(c, p, now_ms);
 }
 
 /* The whole answer: the timestamps have a resolution of a second, so two
