@@ -285,7 +285,7 @@ static void daemon_notify(struct daemon *d, const char *state)
 		    d->cfg.device);
 }
 
-/* A reload kcsmuxctl asked for is done (d->reloaded, admin/control.c): as
+/* A reload kcsmuxctl asked for is done (d->reloaded, admin/control_cmds.c): as
  * after SIGHUP. */
 static void reloaded(struct daemon *d)
 {

@@ -407,7 +407,7 @@ static int ll_allow(int ruleset, int fd, uint64_t access, uint64_t handled)
 
 /*
  * The daemon's writes after the drop, read from the code: the metrics
- * textfile (metrics.c, in its directory from its descriptor); /dev/cuse
+ * textfile (metrics_textfile.c, in its directory from its descriptor); /dev/cuse
  * O_RDWR when reload creates a node (node.c: refused after the drop by
  * reload.c and the filter, allowed here should that change). Nothing
  * else is opened for writing, created, removed or renamed then: the

@@ -48,7 +48,7 @@ struct mconn {
 	struct sockaddr_storage addr; /* uid unknown: the peer */
 };
 
-/* The connections' state, metrics.c's (mconns_start allocates it,
+/* The connections' state, metrics_http.c's (mconns_start allocates it,
  * mconns_stop frees it); the callbacks get it as their arg, or from the
  * connection (c->mc). */
 struct mconns {

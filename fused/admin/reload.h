@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * reload.h - reading the configuration again (reload.c): SIGHUP (main) and
- * kcsmuxctl reload (control.c), and counting the outcome for the metrics.
+ * kcsmuxctl reload (control_cmds.c), and counting the outcome for the metrics.
  */
 #ifndef KCSMUX_RELOAD_H
 #define KCSMUX_RELOAD_H

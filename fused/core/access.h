@@ -3,7 +3,7 @@
  * access.h - what a node's clients may send: command sets (the (netfn,
  * cmd) pairs of the access keys), the access presets, and the checks of a
  * whole request against them (Send Message nesting, IPMB frames).
- * Filled from kcsmux.conf by config.c and kcsmuxctl through the value
+ * Filled from kcsmux.conf by config_keys.c and kcsmuxctl through the value
  * parsers of policy.h. Errors: char **cause (util/error.h).
  */
 #ifndef KCSMUX_ACCESS_H

@@ -4,7 +4,7 @@
  *
  * A policy is a node's latency-versus-CPU trade-off (how the poller waits
  * for the BMC) plus its share of the interface (priority, weight, rate,
- * queue bound): its presets and keys, filled from kcsmux.conf by config.c
+ * queue bound): its presets and keys, filled from kcsmux.conf by config_keys.c
  * and changed live by kcsmuxctl through the same key = value parsers, and
  * those value parsers. What the node's clients may send is access.h's.
  * docs/man/kcsmux.conf.5 documents every key, range and preset.
@@ -99,7 +99,7 @@ bool policy_resolve(struct kcsmux_policy *out, const struct kcsmux_policy *base,
 		    const struct kcsmux_policy *keys, uint32_t set);
 
 /*
- * Value parsers shared with config.c. Messages name KEY and say what was
+ * Value parsers shared with config_keys.c. Messages name KEY and say what was
  * expected. value_u32: decimal. value_fixed: decimal with up to DECIMALS
  * fractional digits, scaled by 10^DECIMALS.
  */

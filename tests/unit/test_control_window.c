@@ -18,7 +18,7 @@
 
 #define US 1000ULL
 
-/* What control.c's node_snap takes from the accounting. */
+/* What control_views.c's node_snap takes from the accounting. */
 static void snap(const struct nodestats *st, struct ctl_node_info *ni)
 {
 	memset(ni, 0, sizeof(*ni));
