@@ -6,7 +6,7 @@
  *
  *  - allowed: what the event loop makes in steady state, found from the
  *    code paths and by tracing the daemon in the VM rig through a full
- *    workload (tests/vm/guest/daemon-seccomp.sh); see docs/reliability.md;
+ *    workload (tests/vm/guest/daemon-seccomp.sh); see docs/security.md;
  *  - refused with an error, because the daemon's own code (or a library
  *    it calls on reload) may try them and copes with a failure: sockets
  *    other than AF_UNIX (EAFNOSUPPORT), executable mappings (EACCES: no

@@ -5,7 +5,7 @@
  * Installed once every node exists and root has been dropped: from then on
  * the daemon may make only the system calls its event loop needs (serving
  * the CUSE sessions, the backend, the control and metrics sockets, logging,
- * reload). docs/reliability.md ("Privileges and the seccomp filter") lists
+ * reload). docs/security.md ("Privileges and the seccomp filter") lists
  * them and what the daemon can no longer do. With seccomp = yes after the
  * drop, a Landlock ruleset also keeps its writes, by path, to the metrics
  * textfile's directory (and /dev/cuse).

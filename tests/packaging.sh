@@ -26,6 +26,7 @@ for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
 	share/kcsraw-dkms/cutover/modprobe.conf lib/modules-load.d/kcsmux.conf \
 	share/kcsraw-dkms/cutover/modules-load.conf lib/sysusers.d/kcsmux.conf \
 	sbin/kcsmux-cutover share/man/man8/kcsmux-cutover.8.gz share/doc/kcsmux/admin.md \
+	share/doc/kcsmux/operating.md share/doc/kcsmux/metrics.md \
 	share/bash-completion/completions/kcsmuxctl; do
 	if [ -e "$root/$f" ]; then ok "installed $f"; else bad "missing $f"; fi
 done
@@ -124,7 +125,8 @@ for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.servi
 	/usr/share/man/man5/kcsmux.conf.5.gz /usr/share/doc/kcsmux/copyright \
 	/usr/share/man/man4/kcsraw.4.gz \
 	/usr/sbin/kcsmux-cutover /usr/share/man/man8/kcsmux-cutover.8.gz \
-	/usr/share/doc/kcsmux/admin.md /usr/share/kcsmux/prometheus/kcsmux.rules.yml \
+	/usr/share/doc/kcsmux/admin.md /usr/share/doc/kcsmux/operating.md \
+	/usr/share/doc/kcsmux/metrics.md /usr/share/kcsmux/prometheus/kcsmux.rules.yml \
 	/usr/share/kcsmux/grafana/kcsmux.json; do
 	if grep -qxF "$f" "$dest/k.files"; then ok "kcsmux has $f"; else bad "kcsmux lacks $f"; fi
 done

@@ -3,7 +3,7 @@
  * metrics.h - kcsmuxd's per-node accounting as Prometheus metrics (text
  * exposition format 0.0.4): served over HTTP on metrics_listen (GET
  * /metrics) and written every 10 s to metrics_textfile for node_exporter's
- * textfile collector. docs/admin.md lists the metrics.
+ * textfile collector. docs/metrics.md lists the metrics.
  *
  * The renderer works on a snapshot (struct metrics_snapshot), so it is
  * pure and tested on its own (tests/unit/test_metrics.c); the rest takes

@@ -1,6 +1,6 @@
 # Monitoring agents per scrape: the stock driver against kcsmux monitoring
 # nodes (guest script; the host side is run-agent-bench.sh, the write-up
-# docs/benchmarks.md, section agent-bench).
+# docs/bench-agents.md).
 #
 #   KCSMUX_BMC_CONF=DIR run.sh --bmc extern --delay seed --second-kcs \
 #       --proxy-args "--log-requests OUT/req-%n.log --answer ..." \

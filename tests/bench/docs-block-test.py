@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """unit.bench_docs: bench_docs.put_block(), which kmod-bench-report.py,
 kstart-bench-report.py and qos-bench-report.py put their reports into
-docs/benchmarks.md with. The three reports load (each imports bench_docs);
-putting back the body each block of docs/benchmarks.md holds leaves the
-file byte for byte the same; a new body replaces only its block; a file
+their pages with (docs/bench-kmod.md, bench-kstart.md, bench-qos.md). The
+three reports load (each imports bench_docs); putting back the body each
+block of its page holds leaves the page byte for byte the same; a new body replaces only its block; a file
 without the block gets it where the report's add() says (qos: inside its
 section), and a missing file is made.
 
-    docs-block-test.py DOCS
+    docs-block-test.py KMOD_PAGE KSTART_PAGE QOS_PAGE
 """
 import importlib.util
 import os
@@ -38,12 +38,11 @@ def load(name):
 
 
 def main():
-    docs = sys.argv[1]
+    pages = sys.argv[1:4]
     os.environ.pop("KCSMUX_BENCH_TAG", None)
     reports = [load(n) for n in
                ("kmod-bench-report", "kstart-bench-report", "qos-bench-report")]
     qos = reports[2]
-    orig = open(docs).read()
     tmp = tempfile.mkdtemp()
     try:
         path = os.path.join(tmp, "doc.md")
@@ -52,7 +51,8 @@ def main():
             check(False, "add() called though the block is there")
             return text
 
-        for r in reports:
+        for r, docs in zip(reports, pages):
+            orig = open(docs).read()
             check(r.BEGIN in orig and r.END in orig,
                   "%s: %s has no block" % (r.__name__, docs))
             if r.BEGIN not in orig:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Format the output of tests/bench/kmod-bench.sh (a run's /out directory)
 into Markdown tables and a PNG plot, and optionally put the tables into
-docs/benchmarks.md between the kmod-bench markers.
+docs/bench-kmod.md between the kmod-bench markers.
 
     kmod-bench-report.py OUTDIR [--docs FILE] [--png FILE]
 
@@ -360,7 +360,7 @@ def plot(res, ncpu, png, req="devid"):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
-    ap.add_argument("--docs", help="docs/benchmarks.md to update")
+    ap.add_argument("--docs", help="docs/bench-kmod.md to update")
     ap.add_argument("--png", help="plot file (default OUTDIR/kmod-bench.png)")
     a = ap.parse_args()
     res = load(a.outdir)

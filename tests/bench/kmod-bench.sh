@@ -1,6 +1,6 @@
 # kcsraw.ko versus the stock ipmi_si poller, in one boot, against the same
 # delayed BMC model (guest script; the host side is run-kmod-bench.sh, the
-# write-up docs/benchmarks.md).
+# write-up docs/bench-kmod.md).
 #
 # Run with: run.sh --bmc extern --delay seed --second-kcs --irq on --irq2 off
 #           [--env BENCH_N=500 --env BENCH_NSDR=200 --env BENCH_ROUNDS=3

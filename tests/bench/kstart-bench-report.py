@@ -2,7 +2,7 @@
 """Format a run of tests/bench/kmod-bench.sh with BENCH_KSTART=1
 (run-kmod-bench.sh --kstart): kcsraw's rows with the module parameter
 submit_start=1 and =0 in one boot (issue 24), side by side, and optionally
-put the tables into docs/benchmarks.md between the kstart-bench markers.
+put the tables into docs/bench-kstart.md between the kstart-bench markers.
 
     kstart-bench-report.py OUTDIR [--docs FILE]
 
@@ -78,7 +78,7 @@ def tables(res, ncpu):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
-    ap.add_argument("--docs", help="docs/benchmarks.md to update")
+    ap.add_argument("--docs", help="docs/bench-kstart.md to update")
     a = ap.parse_args()
     res = kb.load(a.outdir)
     if not res:

@@ -1,6 +1,6 @@
 # Per-request overhead of a kcsmux node (CUSE, kcsmuxd) versus the stock
 # /dev/ipmiN, in one boot (guest script; the host side is run-node-bench.sh,
-# the write-up docs/benchmarks.md, section node-bench).
+# the write-up docs/bench-node.md).
 #
 # Run with one of:
 #   run.sh --bmc sim --second-kcs --irq on --irq2 on \

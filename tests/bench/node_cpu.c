@@ -26,7 +26,7 @@
  * Each of RUNS runs of N requests is measured by the thread's CPU clock
  * and getrusage (user and system) over the loop: the daemon's code plus
  * the model's copies and the client's checks, so an upper bound of the
- * daemon's own (valgrind --tool=callgrind splits it: docs/benchmarks.md).
+ * daemon's own (valgrind --tool=callgrind splits it: docs/bench-node.md).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 # FUSE round trips per SEND of one-shot and long-lived clients on a kcsmux
-# node (guest script; the write-up is docs/benchmarks.md, "One-shot
+# node (guest script; the write-up is docs/bench-node.md, "One-shot
 # clients"). Run it with
 #   KCSMUX_BUILD=/tmp/build-gss tests/vm/run.sh --bmc sim --out DIR \
 #       tests/bench/oneshot-count.sh [--env BENCH_NONESHOT=40 BENCH_NLONG=300]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Format the output of tests/bench/qos-bench.sh (one directory per boot,
 noirq/ and irq/, under OUTDIR) into Markdown tables and a PNG plot, and
-optionally put the tables into docs/benchmarks.md between the qos-bench
+optionally put the tables into docs/bench-qos.md between the qos-bench
 markers.
 
     qos-bench-report.py OUTDIR [--docs FILE] [--png FILE]
@@ -19,7 +19,7 @@ import sys
 
 import bench_docs
 
-# The section in docs/benchmarks.md lies between the OUTER markers; the
+# The section in docs/bench-qos.md lies between the OUTER markers; the
 # generated part between the inner ones.
 OUTER_BEGIN = "<!-- qos-bench:begin -->"
 OUTER_END = "<!-- qos-bench:end -->"
@@ -655,7 +655,7 @@ def add_to_docs(text, block):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("outdir")
-    ap.add_argument("--docs", help="docs/benchmarks.md to update")
+    ap.add_argument("--docs", help="docs/bench-qos.md to update")
     ap.add_argument("--png", help="plot file (default OUTDIR/qos-bench.png)")
     a = ap.parse_args()
     data = {}

@@ -1,7 +1,7 @@
 # The seed's kipmid table, reproduced against the stock driver and kcsmux
 # nodes, unloaded and under 100% CPU load, plus an interactive client beside
 # a monitoring agent on one interface (guest script; the host side is
-# run-qos-bench.sh, the write-up docs/benchmarks.md, section qos-bench).
+# run-qos-bench.sh, the write-up docs/bench-qos.md).
 #
 # Run with one of (one boot per configuration):
 #   run.sh --bmc extern --delay seed --irq off --env QOS_MODE=noirq tests/bench/qos-bench.sh

@@ -8,7 +8,7 @@
 # without coalesce and SDR cache, counting BMC transactions per round;
 # one boot with 1 vCPU, one with 2. Builds (plain,
 # unsanitized) if needed, runs tests/bench/agent-bench.sh in each guest and
-# renders the results into docs/benchmarks.md (between the agent-bench
+# renders the results into docs/bench-agents.md (between the agent-bench
 # markers), docs/img/agent-bench.png and docs/data/agent-bench/.
 #
 #   tests/bench/run-agent-bench.sh [options]
@@ -92,7 +92,7 @@ fi
 render() {
 	local dir=$1 args=() data=$src/docs/data/agent-bench d keep
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/agent-bench.png")
+		args=(--docs "$src/docs/bench-agents.md" --png "$src/docs/img/agent-bench.png")
 		keep=$data
 		if [ "$(cd "$dir" && pwd)" = "$data" ]; then
 			args+=(--keep-dir)
@@ -128,7 +128,7 @@ render() {
 	fi
 	"$py" "$src/tests/bench/agent-bench-report.py" "$dir" "${args[@]}"
 	if [ $docs = 1 ]; then
-		log "updated docs/benchmarks.md, docs/img/agent-bench.png, docs/data/agent-bench/"
+		log "updated docs/bench-agents.md, docs/img/agent-bench.png, docs/data/agent-bench/"
 	fi
 	log "results in $dir"
 }

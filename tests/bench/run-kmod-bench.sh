@@ -3,7 +3,8 @@
 # needed, boot one TCG guest with two KCS interfaces, each behind its own
 # ipmi_sim and delay proxy answering like the seed BMC (200-2000 us), run
 # tests/bench/kmod-bench.sh in it, and render the results into
-# docs/benchmarks.md (between the kmod-bench markers) and
+# docs/bench-kmod.md (between the kmod-bench markers; --kstart:
+# docs/bench-kstart.md) and
 # docs/img/kmod-bench.png.
 #
 #   tests/bench/run-kmod-bench.sh [options]
@@ -71,7 +72,9 @@ render() {
 	[ "$smp" = 1 ] || tag=$tag-smp$smp
 	local dir=$1 args=() data=$src/docs/data/$tag
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/benchmarks.md")
+		page=$src/docs/bench-kmod.md
+		[ $kstart = 0 ] || page=$src/docs/bench-kstart.md
+		args=(--docs "$page")
 		[ $kstart = 1 ] || args+=(--png "$src/docs/img/$tag.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
 			bench_keep "$dir" "$data" results.txt env.txt spinloop.txt \
@@ -80,7 +83,7 @@ render() {
 	fi
 	KCSMUX_BENCH_TAG=$tag "$py" "$src/tests/bench/$script" "$dir" "${args[@]}"
 	if [ $docs = 1 ]; then
-		log "updated docs/benchmarks.md${args[2]:+, ${args[3]#"$src/"}}, docs/data/$tag/"
+		log "updated ${page#"$src/"}${args[2]:+, ${args[3]#"$src/"}}, docs/data/$tag/"
 	fi
 	log "results in $dir"
 }

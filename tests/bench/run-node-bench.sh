@@ -4,7 +4,7 @@
 # measurements: build (plain, unsanitized) if needed, time the same CPU-bound
 # loops and a process wake-up ping-pong on the host, boot two TCG guests that
 # run tests/bench/node-bench.sh, and render the results into
-# docs/benchmarks.md (between the node-bench markers) and
+# docs/bench-node.md (between the node-bench markers) and
 # docs/img/node-bench.png.
 #
 #   tests/bench/run-node-bench.sh [options]
@@ -74,9 +74,9 @@ render() {
 	local dir=$1 args=()
 	local tag=node-bench
 	[ "$smp" = 1 ] || tag=node-bench-smp$smp
-	[ $docs = 1 ] && args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/$tag.png")
+	[ $docs = 1 ] && args=(--docs "$src/docs/bench-node.md" --png "$src/docs/img/$tag.png")
 	KCSMUX_BENCH_TAG=$tag "$py" "$src/tests/bench/node-bench-report.py" "$dir" "${args[@]}"
-	[ $docs = 1 ] && log "updated docs/benchmarks.md ($tag section), docs/img/$tag.png"
+	[ $docs = 1 ] && log "updated docs/bench-node.md ($tag section), docs/img/$tag.png"
 	log "results in $dir"
 }
 

@@ -3,7 +3,7 @@
 # (plain, unsanitized) if needed, boot one TCG guest per configuration (the
 # KCS without its IRQ, the seed's situation, then with it), each on ipmi_sim
 # behind the seed delay model (200-2000 us), run tests/bench/qos-bench.sh in
-# it, and render the results into docs/benchmarks.md (between the qos-bench
+# it, and render the results into docs/bench-qos.md (between the qos-bench
 # markers), docs/img/qos-bench.png and docs/data/qos-bench/.
 #
 #   tests/bench/run-qos-bench.sh [options]
@@ -59,7 +59,7 @@ case "$only" in ""|noirq|irq) ;; *) die "--only takes noirq or irq" ;; esac
 render() {
 	local dir=$1 args=() data=$src/docs/data/qos-bench m
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/benchmarks.md" --png "$src/docs/img/qos-bench.png")
+		args=(--docs "$src/docs/bench-qos.md" --png "$src/docs/img/qos-bench.png")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
 			mkdir -p "$data"
 			cp "$dir/host-env.txt" "$data/"
@@ -72,7 +72,7 @@ render() {
 	fi
 	"$py" "$src/tests/bench/qos-bench-report.py" "$dir" "${args[@]}"
 	if [ $docs = 1 ]; then
-		log "updated docs/benchmarks.md, docs/img/qos-bench.png, docs/data/qos-bench/"
+		log "updated docs/bench-qos.md, docs/img/qos-bench.png, docs/data/qos-bench/"
 	fi
 	log "results in $dir"
 }

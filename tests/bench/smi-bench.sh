@@ -3,7 +3,7 @@
 # through ipmi_msghandler (/dev/ipmi0 of ipmi_devintf: the same lane as
 # ipmi_watchdog's heartbeats) against the same request through a second
 # kcsmuxd node, idle and with 8 clients x 8 outstanding SDR reads on the
-# monitoring node. One boot; prints a table (docs/benchmarks.md, "The
+# monitoring node. One boot; prints a table (docs/bench-smi.md, "The
 # kernel's lane").
 #
 #   tests/vm/run.sh --bmc extern --delay fixed:2000 --timeout 400 \

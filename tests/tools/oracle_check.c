@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kcsmux-oracle-check: the BMC side as the oracle of the access rules
- * (vm.daemon-oracle, docs/reliability.md "Hostile clients").
+ * (vm.daemon-oracle, docs/security.md "Hostile clients").
  *
  *   kcsmux-oracle-check CONF LOG NODE...
  *

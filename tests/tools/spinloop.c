@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kcsmux-spinloop: a fixed amount of CPU work, timed, to measure how much
- * slower the TCG guest runs code than the host (docs/benchmarks.md). Run the
+ * slower the TCG guest runs code than the host (docs/bench-kmod.md). Run the
  * same static binary on the host and in the guest and divide.
  *
  *   kcsmux-spinloop [-n ITERATIONS] [-s SYSCALLS]

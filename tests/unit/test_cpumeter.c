@@ -274,7 +274,7 @@ END_TEST
  * A held node's clients still cost the daemon CPU while their requests
  * wait (polls, RECEIVEs that find nothing): it counts in the node's
  * estimate, but the hold set at the completion stays where it was, so
- * the queue goes on when it ends, over budget or not (docs/admin.md,
+ * the queue goes on when it ends, over budget or not (docs/operating.md,
  * "How long a request waits for its budget").
  */
 START_TEST(test_hold_not_extended)

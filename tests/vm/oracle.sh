@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm.daemon-oracle (docs/reliability.md, "Hostile clients"): boot the guest
+# vm.daemon-oracle (docs/security.md, "Hostile clients"): boot the guest
 # with the delay proxy logging every request the BMC receives, run
 # guest/daemon-oracle.sh (the hostile client node by node between markers),
 # then check every logged request against its node's rules on the host

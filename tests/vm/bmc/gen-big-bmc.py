@@ -18,7 +18,7 @@ currents and powers, and discrete drive-slot and processor presence
 sensors.  The output is deterministic (same N, same files).
 
 The rig's default configuration (tests/vm/bmc/) is not touched: the other
-tests keep their 16 sensors.  docs/benchmarks.md (agent section) uses this.
+tests keep their 16 sensors.  docs/bench-agents.md uses this.
 """
 import argparse
 import os

@@ -1,5 +1,5 @@
 # A BMC that keeps "receive message available" up with nothing behind it
-# (docs/reliability.md section 9): the delay proxy queues an incoming
+# (docs/reliability.md section 7): the delay proxy queues an incoming
 # command on OEM request 30 05 (SMS_ATN up, Get Message Flags answered 01)
 # but answers every Get Message with cc 0x80 itself (--answer 0x06:0x33=80),
 # so the item is never taken and SMS_ATN stays up, as ipmi_sim did after a

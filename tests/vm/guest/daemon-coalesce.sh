@@ -1,4 +1,4 @@
-# coalesce = yes (docs/admin.md, "Coalescing sensor reads"): two clients
+# coalesce = yes (docs/operating.md, "Coalescing sensor reads"): two clients
 # reading the same sensor at once on a coalescing node, then on a plain
 # node, then one after the other on a node with coalesce_window_ms. Run by tests/vm/coalesce.sh, which counts in the delay proxy's log
 # the Get Sensor Reading requests (04:2d) that reached the BMC between the

@@ -1,5 +1,5 @@
 # Hostile clients against the daemon's boundaries (issue 12, docs/
-# reliability.md "Hostile clients"): per-node IPMB addresses, command
+# security.md "Hostile clients"): per-node IPMB addresses, command
 # registration bounds, a file's and a uid's share of a node's queue, and the
 # randomized hostile client on nodes with different rules (the daemon must
 # survive it; it gives up and reopens when the node says busy).

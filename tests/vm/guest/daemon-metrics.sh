@@ -1,4 +1,4 @@
-# kcsmuxd's Prometheus metrics (docs/admin.md, Metrics): two nodes over
+# kcsmuxd's Prometheus metrics (docs/metrics.md): two nodes over
 # kcsraw.ko, metrics_listen on loopback and a textfile. Requests through
 # both nodes show up in GET /metrics exactly (a probe's 50 requests are 50
 # requests, 50 responses, 50 latencies), every line follows the text format

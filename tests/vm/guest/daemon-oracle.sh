@@ -1,4 +1,4 @@
-# The BMC as the oracle of the access rules (docs/reliability.md, "Hostile
+# The BMC as the oracle of the access rules (docs/security.md, "Hostile
 # clients"): the randomized hostile client (kcsmux-ipmi-hostile fuzz: every
 # address type and channel, LUN bits, broadcast, response netfns, Send
 # Message nested at every depth, tunnels, truncated and padded frames,

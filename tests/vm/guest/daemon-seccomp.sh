@@ -1,4 +1,4 @@
-# kcsmuxd under its seccomp filter (docs/reliability.md, "Privileges and
+# kcsmuxd under its seccomp filter (docs/security.md, "Privileges and
 # the seccomp filter"): user = nobody and seccomp = yes, with the control
 # socket, metrics_listen, metrics_textfile and a NOTIFY_SOCKET (sd_notify)
 # on. Real clients on two nodes

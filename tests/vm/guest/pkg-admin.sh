@@ -61,7 +61,7 @@ backend = kcsraw
 user = kcsmux
 ; node_exporter's usual directory, made writable for the unit by a drop-in,
 ; but root's: written at start (as root), then every 10 s as user kcsmux,
-; which fails, and each failure is logged as a warning (docs/admin.md)
+; which fails, and each failure is logged as a warning (docs/metrics.md)
 metrics_textfile = /var/lib/prometheus/node-exporter/kcsmux.prom
 
 [node ipmi1]
