@@ -29,6 +29,7 @@ kernel/drivers/acpi/acpi_ipmi.ko"
 
 # Rebuild only when an input changed; one builder at a time (two untimed
 # guests may start together).
+mkdir -p "$(dirname "$out")"
 exec 7>"$out.lock"
 flock 7
 stamp=$( (echo "$kver"; cat "$0" "$here/guest/init" "$here/lib.sh";
