@@ -199,6 +199,12 @@ static enum kcs_result finish(struct kcs_sm *sm)
 {
 	if (sm->resp_len < 3) {
 		synth_result(sm, KCS_CC_UNSPECIFIED);
+	} else if ((sm->resp[0] >> 2) != ((sm->req[0] >> 2) | 1) ||
+		   sm->resp[1] != sm->req[1]) {
+		sm->stats.mismatches++;
+		sm->bad_netfn = sm->resp[0];
+		sm->bad_cmd = sm->resp[1];
+		synth_result(sm, KCS_CC_UNSPECIFIED);
 	} else if (sm->resp_len > KCS_MAX_RESPONSE) {
 		sm->resp_len = KCS_MAX_RESPONSE;
 		sm->resp[2] = KCS_CC_TRUNCATED;
@@ -211,6 +217,8 @@ static enum kcs_result finish(struct kcs_sm *sm)
 
 static enum kcs_result idle_answer(u8 status)
 {
+	if (status & KCS_ST_IBF)
+		return KCS_IDLE;
 	return (status & KCS_ST_SMS_ATN) ? KCS_ATTN : KCS_IDLE;
 }
 

@@ -60,7 +60,12 @@ struct kcs_io_ops {
 	void (*outb)(void *ctx, unsigned int reg, u8 val);
 };
 
-/* What kcs_sm_event() asks the caller to do next. */
+/*
+ * What kcs_sm_event() asks the caller to do next. Idle, a status with IBF
+ * set (0xff: no BMC decodes the port, or it is rebooting) is KCS_IDLE,
+ * never KCS_ATTN: the host wrote nothing, so a BMC cannot be owed a byte,
+ * and a flag fetch into a dead interface would only hang.
+ */
 enum kcs_result {
 	KCS_CALL_AGAIN,	/* made progress: call again without delay */
 	KCS_WAIT,	/* waiting for the BMC: call again after a poll/IRQ */
@@ -100,6 +105,7 @@ struct kcs_sm_stats {
 	u64 hosed;		/* transactions given up */
 	u64 protocol_errors;	/* unexpected state seen */
 	u64 aborts;		/* kcs_sm_abort() calls */
+	u64 mismatches;		/* answers to another netfn/cmd: cc 0xff */
 };
 
 struct kcs_sm {
@@ -121,6 +127,8 @@ struct kcs_sm {
 	bool have_result;
 	bool last_fail_timeout;
 	u8 bmc_error;		/* status code read during the last recovery */
+	u8 bad_netfn;		/* the last mismatched answer's netfn/lun */
+	u8 bad_cmd;		/* ... and cmd */
 	u8 req[KCS_MAX_REQUEST];
 	unsigned int req_len;
 	unsigned int req_pos;
@@ -153,7 +161,11 @@ enum kcs_wait kcs_sm_wait_kind(const struct kcs_sm *sm);
  * 3 bytes becomes the 3 bytes (request netfn + 1)<<2|lun, cmd, 0xff; one
  * longer than KCS_MAX_RESPONSE keeps its first KCS_MAX_RESPONSE bytes with
  * the cc overwritten by 0xc6, as does a copy cut short by a small @len
- * (when @len >= 3). A hosed transaction is answered the same 3-byte way
+ * (when @len >= 3). An answer whose netfn is not the request's + 1 or whose
+ * cmd is not the request's (a late answer to an aborted request, firmware
+ * answering another command) becomes request netfn + 1, cmd, 0xff, as the
+ * stock message handler makes it ("BMC returned incorrect response"),
+ * counted in stats.mismatches. A hosed transaction is answered the same 3-byte way
  * with cc 0xc3 or 0xff (see above).
  */
 unsigned int kcs_sm_get_result(struct kcs_sm *sm, u8 *buf, unsigned int len);

@@ -79,6 +79,7 @@ static int kcsraw_release(struct inode *inode, struct file *filp)
 
 	list_for_each_entry_safe(req, tmp, &dead, node)
 		kfree(req);
+	kcsraw_relay_release(f);
 	kfree(f);
 	return 0;
 }
@@ -323,7 +324,10 @@ static int kcsraw_info(struct kcsraw_file *f, void __user *arg)
 	info.flags = (ifc->irq ? KCSRAW_INFO_IRQ : 0) |
 		     (ifc->from_dmi ? KCSRAW_INFO_DMI : 0) |
 		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_SMI : 0) |
-		     (READ_ONCE(ifc->smi_async) ? KCSRAW_INFO_ASYNC : 0);
+		     (READ_ONCE(ifc->smi_async) ? KCSRAW_INFO_ASYNC : 0) |
+		     (READ_ONCE(ifc->intf) ? KCSRAW_INFO_RELAY : 0) |
+		     (READ_ONCE(ifc->bmc) != KCSRAW_BMC_UP ||
+		      !READ_ONCE(ifc->bmc_setup) ? KCSRAW_INFO_NOBMC : 0);
 	info.data_port = ifc->base;
 	info.status_port = ifc->base + ifc->spacing;
 	info.regspacing = ifc->spacing;
@@ -398,6 +402,11 @@ static long kcsraw_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return kcsraw_info(f, uarg);
 	case KCSRAW_IOC_ATTN:
 		return kcsraw_attn(f, uarg);
+	case KCSRAW_IOC_RELAY_BIND:
+	case KCSRAW_IOC_RELAY_SEND:
+	case KCSRAW_IOC_RELAY_RECV:
+	case KCSRAW_IOC_RELAY_CMD:
+		return kcsraw_relay_ioctl(f, cmd, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -423,6 +432,9 @@ static __poll_t kcsraw_poll(struct file *filp, poll_table *wait)
 	if (f->outstanding < kcsraw_depth())
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	spin_unlock_irqrestore(&ifc->lock, flags);
+	/* the relay's file: a message the handler delivered */
+	if (kcsraw_relay_has(f))
+		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
 

@@ -195,6 +195,12 @@ void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	bool idle, hand;
 
 	req->submitted = ktime_get();
+	if (kcsraw_nobmc(ifc, req)) {
+		spin_lock_irqsave(&ifc->lock, flags);
+		kcsraw_complete_locked(ifc, req);
+		spin_unlock_irqrestore(&ifc->lock, flags);
+		return;
+	}
 	spin_lock_irqsave(&ifc->lock, flags);
 	hand = kcsraw_hand_begin(ifc, req);
 	spin_unlock_irqrestore(&ifc->lock, flags);

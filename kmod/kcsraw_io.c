@@ -1,30 +1,207 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcsraw_io.c - port I/O register access and I/O region ownership.
+ * kcsraw_io.c - port I/O register access and I/O region ownership, and
+ * the fault injection tests use (fault_inject=1): a BMC that misbehaves
+ * at the register level, which an emulated KCS cannot play.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/printk.h>
+#include <linux/moduleparam.h>
+#include <linux/uaccess.h>
 #include "kcsraw_priv.h"
+
+static bool kcsraw_fault_inject;
+module_param_named(fault_inject, kcsraw_fault_inject, bool, 0444);
+MODULE_PARM_DESC(fault_inject, "Tests only: /sys/kernel/debug/kcsraw/faults makes the port I/O play a BMC that misbehaves (status 0xff, IBF stuck, no OBF) (default 0)");
+
+/*
+ * The fault in force, on every interface. "ff": every register reads
+ * 0xff and writes are dropped (nothing decodes the port); "ibf": status
+ * reads with IBF set and writes are dropped (a BMC that stopped taking
+ * bytes); "obf": the bytes are taken at once and the answer never comes
+ * (the state the host's writes lead to, IBF and OBF clear, and nothing
+ * reaches the real interface, whose answer would raise its interrupt).
+ * It ends when its time is up, or at the WRITE_START after the @tries it
+ * covers (each try of a transaction writes one). @starts counts the
+ * WRITE_STARTs and @hits the reads it changed since it was set.
+ */
+enum { KCSRAW_FAULT_NONE, KCSRAW_FAULT_FF, KCSRAW_FAULT_IBF,
+	KCSRAW_FAULT_OBF };
+static const char * const kcsraw_fault_names[] = { "none", "ff", "ibf", "obf" };
+
+static struct {
+	raw_spinlock_t lock;
+	int kind;			/* also read without the lock */
+	ktime_t until;			/* 0: no time bound */
+	unsigned int tries;		/* 0: no bound */
+	unsigned int starts;
+	unsigned long hits;
+	u8 state;			/* "obf": KCS_STATE_* shown */
+	u8 last;			/* ... the last control code */
+} kcsraw_fault = { .lock = __RAW_SPIN_LOCK_UNLOCKED(kcsraw_fault.lock) };
+
+static struct dentry *kcsraw_fault_dir;
+
+/* The fault in force now; @start: a WRITE_START is being written. */
+static int kcsraw_fault_now(bool start, bool hit)
+{
+	unsigned long flags;
+	int kind;
+
+	if (likely(READ_ONCE(kcsraw_fault.kind) == KCSRAW_FAULT_NONE))
+		return KCSRAW_FAULT_NONE;
+	raw_spin_lock_irqsave(&kcsraw_fault.lock, flags);
+	if (kcsraw_fault.until && ktime_after(ktime_get(), kcsraw_fault.until))
+		kcsraw_fault.kind = KCSRAW_FAULT_NONE;
+	if (start && kcsraw_fault.kind &&
+	    ++kcsraw_fault.starts > kcsraw_fault.tries && kcsraw_fault.tries)
+		kcsraw_fault.kind = KCSRAW_FAULT_NONE;
+	kind = kcsraw_fault.kind;
+	if (kind && hit)
+		kcsraw_fault.hits++;
+	raw_spin_unlock_irqrestore(&kcsraw_fault.lock, flags);
+	return kind;
+}
 
 static unsigned long kcsraw_reg_port(struct kcsraw_iface *ifc, unsigned int reg)
 {
 	return ifc->base + reg * ifc->spacing;
 }
 
+/*
+ * "obf": the interface state a BMC that takes every byte shows: a control
+ * code (WRITE_START, WRITE_END, GET_STATUS/ABORT) leads to WRITE, the
+ * data byte after WRITE_END or GET_STATUS/ABORT to READ.
+ */
+static void kcsraw_fault_obf_write(unsigned int reg, u8 val)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kcsraw_fault.lock, flags);
+	if (reg == KCS_REG_STATUS) {
+		kcsraw_fault.state = KCS_STATE_WRITE;
+		kcsraw_fault.last = val;
+	} else if (kcsraw_fault.last == KCS_CC_WRITE_END ||
+		   kcsraw_fault.last == KCS_CC_GET_STATUS_ABORT) {
+		kcsraw_fault.state = KCS_STATE_READ;
+		kcsraw_fault.last = 0;
+	}
+	raw_spin_unlock_irqrestore(&kcsraw_fault.lock, flags);
+}
+
 static u8 kcsraw_inb(void *ctx, unsigned int reg)
 {
-	return inb(kcsraw_reg_port(ctx, reg));
+	bool st = reg == KCS_REG_STATUS;
+	int kind = kcsraw_fault_now(false, st);
+	u8 v;
+
+	if (kind == KCSRAW_FAULT_FF)
+		return 0xff;
+	if (kind == KCSRAW_FAULT_OBF)
+		return st ? READ_ONCE(kcsraw_fault.state) << 6 : 0;
+	v = inb(kcsraw_reg_port(ctx, reg));
+	if (kind == KCSRAW_FAULT_IBF && st)
+		v |= KCS_ST_IBF;
+	return v;
 }
 
 static void kcsraw_outb(void *ctx, unsigned int reg, u8 val)
 {
+	int kind = kcsraw_fault_now(reg == KCS_REG_STATUS &&
+				    val == KCS_CC_WRITE_START, false);
+
+	if (kind == KCSRAW_FAULT_OBF)
+		kcsraw_fault_obf_write(reg, val);
+	if (kind != KCSRAW_FAULT_NONE)
+		return;
 	outb(val, kcsraw_reg_port(ctx, reg));
+}
+
+/* Read: "KIND left_ms=N tries=N starts=N hits=N". */
+static ssize_t kcsraw_fault_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned long flags;
+	s64 left = 0;
+	char buf[128];
+	int kind, n;
+
+	kind = kcsraw_fault_now(false, false);
+	raw_spin_lock_irqsave(&kcsraw_fault.lock, flags);
+	if (kind && kcsraw_fault.until)
+		left = ktime_ms_delta(kcsraw_fault.until, ktime_get());
+	n = scnprintf(buf, sizeof(buf), "%s left_ms=%lld tries=%u starts=%u hits=%lu\n",
+		      kcsraw_fault_names[kind], max_t(s64, left, 0),
+		      kcsraw_fault.tries, kcsraw_fault.starts,
+		      kcsraw_fault.hits);
+	raw_spin_unlock_irqrestore(&kcsraw_fault.lock, flags);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+/* Write: "KIND MS [TRIES]" (MS 0: until TRIES), or "none". */
+static ssize_t kcsraw_fault_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	unsigned int ms = 0, tries = 0;
+	unsigned long flags;
+	char buf[64], word[8];
+	int kind, n;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	n = sscanf(buf, "%7s %u %u", word, &ms, &tries);
+	if (n < 1)
+		return -EINVAL;
+	for (kind = 0; kind < ARRAY_SIZE(kcsraw_fault_names); kind++)
+		if (!strcmp(word, kcsraw_fault_names[kind]))
+			break;
+	if (kind == ARRAY_SIZE(kcsraw_fault_names) ||
+	    (kind && !ms && !tries))
+		return -EINVAL;
+	raw_spin_lock_irqsave(&kcsraw_fault.lock, flags);
+	kcsraw_fault.until = ms ? ktime_add_ms(ktime_get(), ms) : 0;
+	kcsraw_fault.tries = tries;
+	kcsraw_fault.starts = 0;
+	kcsraw_fault.hits = 0;
+	kcsraw_fault.state = KCS_STATE_IDLE;
+	kcsraw_fault.last = 0;
+	WRITE_ONCE(kcsraw_fault.kind, kind);
+	raw_spin_unlock_irqrestore(&kcsraw_fault.lock, flags);
+	return count;
+}
+
+static const struct file_operations kcsraw_fault_fops = {
+	.owner = THIS_MODULE,
+	.read = kcsraw_fault_read,
+	.write = kcsraw_fault_write,
+};
+
+/* With fault_inject=1: /sys/kernel/debug/kcsraw/faults. */
+void kcsraw_fault_init(void)
+{
+	if (!kcsraw_fault_inject)
+		return;
+	kcsraw_fault_dir = debugfs_create_dir(KCSRAW_NAME, NULL);
+	debugfs_create_file("faults", 0600, kcsraw_fault_dir, NULL,
+			    &kcsraw_fault_fops);
+	pr_warn("fault injection on (fault_inject=1): for tests only\n");
+}
+
+void kcsraw_fault_exit(void)
+{
+	debugfs_remove_recursive(kcsraw_fault_dir);
+	kcsraw_fault_dir = NULL;
+	WRITE_ONCE(kcsraw_fault.kind, KCSRAW_FAULT_NONE);
 }
 
 const struct kcs_io_ops kcsraw_port_ops = {

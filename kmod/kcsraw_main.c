@@ -91,6 +91,10 @@ bool kcsraw_def_use_irq = true;
 module_param_named(default_use_irq, kcsraw_def_use_irq, bool, 0644);
 MODULE_PARM_DESC(default_use_irq, "Default: sleep until the IRQ when there is one (default 1)");
 
+bool kcsraw_lost_probe = true;
+module_param_named(lost_probe, kcsraw_lost_probe, bool, 0644);
+MODULE_PARM_DESC(lost_probe, "After a transaction gives up, fail requests at once (cc 0xff) and probe the BMC each second until it answers (default 1; 0: each request waits out its own timeouts)");
+
 bool kcsraw_submit_start;
 module_param_named(submit_start, kcsraw_submit_start, bool, 0644);
 MODULE_PARM_DESC(submit_start, "Start a request submitted to an idle interface in the submitter, without waking the poller (default 0)");
@@ -257,6 +261,8 @@ static int kcsraw_cfg_cmp(const void *a, const void *b)
  */
 static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 {
+	WRITE_ONCE(ifc->probe_stop, true);
+	cancel_delayed_work_sync(&ifc->probe_work);
 	kcsraw_smi_unregister(ifc);
 	kcsraw_cdev_unregister(ifc);
 	if (ifc->thread)
@@ -268,25 +274,162 @@ static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 	kfree(ifc);
 }
 
-/* Check there is a BMC: Get Device ID must answer with cc 0. */
-static int kcsraw_probe_bmc(struct kcsraw_iface *ifc)
+/* The background probe's intervals: each second, then every 5 s. */
+#define KCSRAW_PROBE_MS		1000
+#define KCSRAW_PROBE_SLOW_MS	5000
+#define KCSRAW_PROBE_FAST_FOR_MS	(60 * MSEC_PER_SEC)
+#define KCSRAW_PROBE_GAP_MS	100
+
+/*
+ * Ask the BMC for its Device ID, the request marked as the probe's: it
+ * runs while no BMC answers, with short timeouts and no retry. 0 when it
+ * answers cc 0; otherwise the errno, and *cc the completion code.
+ */
+static int kcsraw_probe_bmc(struct kcsraw_iface *ifc, u8 *cc)
 {
 	static const u8 get_devid[] = { 0x06 << 2, 0x01 };
-	u8 resp[32];
-	unsigned int len = sizeof(resp);
-	int ret;
+	struct kcsraw_req *req;
+	int ret = 0;
 
-	ret = kcsraw_xfer_sync(ifc, get_devid, sizeof(get_devid), resp, &len);
-	if (ret || len < 3 || resp[2]) {
-		pr_err("%s: no BMC answers Get Device ID at 0x%lx (%d, cc 0x%02x)\n",
-		       ifc->name, ifc->base, ret, len >= 3 ? resp[2] : 0xff);
-		return -ENODEV;
-	}
-	if (len >= 8)
+	*cc = 0xff;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	req->internal = true;
+	req->probe = true;
+	init_completion(&req->done);
+	kcsraw_default_policy(ifc, &req->pol);
+	memcpy(req->req, get_devid, sizeof(get_devid));
+	req->req_len = sizeof(get_devid);
+	kcsraw_queue(ifc, req);
+	wait_for_completion(&req->done);
+	if (req->comp.status)
+		ret = req->comp.status;
+	else if (req->comp.resp_len < 3 || req->comp.resp[2])
+		ret = -ENODEV;
+	if (req->comp.resp_len >= 3)
+		*cc = req->comp.resp[2];
+	if (!ret && req->comp.resp_len >= 8)
 		pr_info("%s: KCS at 0x%lx/0x%lx: BMC device id 0x%02x, IPMI %u.%u\n",
-			ifc->name, ifc->base, ifc->base + ifc->spacing, resp[3],
-			resp[7] & 0xf, resp[7] >> 4);
-	return 0;
+			ifc->name, ifc->base, ifc->base + ifc->spacing,
+			req->comp.resp[3], req->comp.resp[7] & 0xf,
+			req->comp.resp[7] >> 4);
+	kfree(req);
+	return ret;
+}
+
+/*
+ * A watchdog pre-timeout flag left from before (a previous kernel, or
+ * the time the BMC was away) would reach ipmi_watchdog at the first
+ * SMS_ATN, which with preop_panic panics: clear it, as the stock driver
+ * does when its interface starts.
+ */
+static void kcsraw_clear_wdt_flag(struct kcsraw_iface *ifc)
+{
+	static const u8 clear[] = { 0x06 << 2, 0x30, 0x08 };
+	u8 resp[8];
+	unsigned int len = sizeof(resp);
+
+	if (kcsraw_xfer_sync(ifc, clear, sizeof(clear), resp, &len) ||
+	    len < 3 || resp[2])
+		pr_debug("%s: Clear Message Flags (watchdog pre-timeout) failed\n",
+			 ifc->name);
+}
+
+/*
+ * The BMC answers: requests run again. The first time, the interrupt and
+ * the kernel's IPMI interface are set up (both need the BMC).
+ */
+static void kcsraw_bmc_up(struct kcsraw_iface *ifc)
+{
+	int was = READ_ONCE(ifc->bmc);
+
+	WRITE_ONCE(ifc->bmc, KCSRAW_BMC_UP);
+	if (was != KCSRAW_BMC_UP)
+		pr_info("%s: BMC answers, after %lld ms without an answer\n",
+			ifc->name, ktime_ms_delta(ktime_get(), ifc->bmc_since));
+	kcsraw_clear_wdt_flag(ifc);
+	if (ifc->bmc_ready)
+		return;
+	ifc->bmc_ready = true;
+	kcsraw_irq_setup(ifc);
+	kcsraw_smi_register(ifc);
+	/* INFO says NOBMC until here: kcsmuxd binds the relay after it */
+	WRITE_ONCE(ifc->bmc_setup, true);
+}
+
+static void kcsraw_probe_fn(struct work_struct *work)
+{
+	struct kcsraw_iface *ifc = container_of(to_delayed_work(work),
+						struct kcsraw_iface,
+						probe_work);
+	ktime_t t0 = ktime_get();
+	s64 ms = KCSRAW_PROBE_MS;
+	u8 cc;
+
+	if (READ_ONCE(ifc->probe_stop) ||
+	    READ_ONCE(ifc->bmc) == KCSRAW_BMC_UP)
+		return;
+	if (!kcsraw_probe_bmc(ifc, &cc)) {
+		kcsraw_bmc_up(ifc);
+		return;
+	}
+	WRITE_ONCE(ifc->probes, ifc->probes + 1);
+	if (ktime_ms_delta(ktime_get(), ifc->bmc_since) >
+	    KCSRAW_PROBE_FAST_FOR_MS)
+		ms = KCSRAW_PROBE_SLOW_MS;
+	/*
+	 * The interval counts from the probe's start: a probe that waited
+	 * out its timeout is followed at once, so the BMC's return is seen
+	 * within about one probe timeout. At least KCSRAW_PROBE_GAP_MS
+	 * between two, whatever they cost.
+	 */
+	ms = max_t(s64, ms - ktime_ms_delta(ktime_get(), t0),
+		   KCSRAW_PROBE_GAP_MS);
+	if (!READ_ONCE(ifc->probe_stop))
+		queue_delayed_work(system_long_wq, &ifc->probe_work,
+				   msecs_to_jiffies(ms));
+}
+
+/*
+ * A transaction gave up (the thread, after KCS_HOSED): with lost_probe,
+ * the BMC counts as gone, as the stock driver's hosed state: requests
+ * fail at once and the probe asks each second until it answers.
+ */
+void kcsraw_bmc_lost(struct kcsraw_iface *ifc)
+{
+	if (!READ_ONCE(kcsraw_lost_probe) || !ifc->bmc_ready ||
+	    READ_ONCE(ifc->probe_stop) ||
+	    cmpxchg(&ifc->bmc, KCSRAW_BMC_UP, KCSRAW_BMC_LOST) !=
+	    KCSRAW_BMC_UP)
+		return;
+	ifc->bmc_since = ktime_get();
+	pr_warn("%s: the BMC stopped answering: requests fail with cc 0xff until it answers Get Device ID again\n",
+		ifc->name);
+	queue_delayed_work(system_long_wq, &ifc->probe_work,
+			   msecs_to_jiffies(KCSRAW_PROBE_MS));
+}
+
+/*
+ * At load: the BMC answers now, or the interface waits for it. Either
+ * way /dev/kcsrawN stays; the kernel's IPMI interface comes once it does.
+ */
+static void kcsraw_bmc_start(struct kcsraw_iface *ifc)
+{
+	int ret;
+	u8 cc;
+
+	ifc->bmc_since = ktime_get();
+	ret = kcsraw_probe_bmc(ifc, &cc);
+	if (!ret) {
+		kcsraw_bmc_up(ifc);
+		return;
+	}
+	pr_warn("%s: no BMC answers Get Device ID at 0x%lx (%d, cc 0x%02x): waiting for the BMC\n",
+		ifc->name, ifc->base, ret, cc);
+	WRITE_ONCE(ifc->probes, 1);
+	queue_delayed_work(system_long_wq, &ifc->probe_work,
+			   msecs_to_jiffies(KCSRAW_PROBE_MS));
 }
 
 static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
@@ -310,6 +453,8 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	INIT_LIST_HEAD(&ifc->queue);
 	INIT_LIST_HEAD(&ifc->files);
 	atomic_set(&ifc->irq_pending, 0);
+	ifc->bmc = KCSRAW_BMC_WAIT;
+	INIT_DELAYED_WORK(&ifc->probe_work, kcsraw_probe_fn);
 
 	ret = kcsraw_io_claim(ifc);
 	if (ret)
@@ -330,13 +475,10 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 				  kcsraw_nice);
 	if (ret)
 		goto fail;
-	ret = kcsraw_probe_bmc(ifc);
-	if (ret)
-		goto fail;
-	ret = kcsraw_irq_setup(ifc);
-	if (ret)
-		goto fail;
-	/* The device is registered by kcsraw_init() once all are up. */
+	/*
+	 * The device is registered by kcsraw_init() once all are up; the
+	 * BMC is asked for then (kcsraw_bmc_start()).
+	 */
 	*out = ifc;
 	return 0;
 fail:
@@ -448,15 +590,21 @@ static int __init kcsraw_init(void)
 			return ret;
 		}
 	}
-	/* The kernel's IPMI users last: a failure leaves /dev/kcsrawN. */
+	/*
+	 * The BMC, then the interrupt and the kernel's IPMI users: a failure
+	 * leaves /dev/kcsrawN, and a BMC that does not answer yet is waited
+	 * for in the background.
+	 */
 	for (i = 0; i < kcsraw_nifaces; i++)
-		kcsraw_smi_register(kcsraw_ifaces[i]);
+		kcsraw_bmc_start(kcsraw_ifaces[i]);
 	mutex_unlock(&kcsraw_mutex);
+	kcsraw_fault_init();
 	return 0;
 }
 
 static void __exit kcsraw_exit(void)
 {
+	kcsraw_fault_exit();
 	kcsraw_destroy_all();
 }
 

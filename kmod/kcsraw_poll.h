@@ -17,6 +17,9 @@
 #define KCSRAW_SLACK_SHIFT	3
 /* Machine steps a submitter makes at most before the thread goes on. */
 #define KCSRAW_HAND_STEPS	64
+/* The BMC probe's IBF/OBF timeout and retries (at most; kcsraw_main.c). */
+#define KCSRAW_PROBE_TIMEOUT_US	(500 * USEC_PER_MSEC)
+#define KCSRAW_PROBE_RETRIES	2U
 
 enum kcsraw_wake {
 	KCSRAW_WAKE_TIMER,

@@ -15,6 +15,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/workqueue.h>
 #include <kcsmux/kcsraw.h>
 #include "kcs_sm.h"
 
@@ -22,6 +23,7 @@
 #define KCSRAW_NAME		"kcsraw"
 
 struct kcsraw_file;
+struct kcsraw_relay;
 struct kcsraw_run;
 struct ipmi_smi;
 struct ipmi_smi_msg;
@@ -42,6 +44,17 @@ enum kcsraw_hand {
 	KCSRAW_HAND_READY,	/* started: the thread runs it on */
 };
 
+/*
+ * Whether the BMC answers (kcsraw_iface.bmc, kcsraw_main.c). Not UP: every
+ * request but the probe's completes at once (kcsraw_nobmc()) and the probe
+ * asks Get Device ID about once a second until it answers.
+ */
+enum kcsraw_bmc {
+	KCSRAW_BMC_UP,		/* answers: requests run */
+	KCSRAW_BMC_WAIT,	/* has not answered since the load */
+	KCSRAW_BMC_LOST,	/* answered, then a transaction gave up */
+};
+
 /* One request, from SUBMIT (or the module itself) to its completion. */
 struct kcsraw_req {
 	struct list_head node;		/* iface->queue or file->done */
@@ -49,6 +62,7 @@ struct kcsraw_req {
 	bool internal;			/* the module's own: ->done completes */
 	bool cancel;			/* cancel requested while in flight */
 	bool smi;			/* ifc->smi_req: for smi_cur */
+	bool probe;			/* the BMC probe's: runs when not UP */
 	struct completion done;		/* internal requests only */
 	u64 cookie;
 	struct kcsraw_policy pol;	/* resolved: never KCSRAW_POL_DEFAULT */
@@ -66,6 +80,7 @@ struct kcsraw_file {
 	bool attn;			/* SMS_ATN seen, not yet read */
 	wait_queue_head_t wq;
 	struct list_head node;		/* iface->files */
+	struct kcsraw_relay *relay;	/* bound as the relay, else NULL */
 };
 
 struct kcsraw_iface {
@@ -167,6 +182,17 @@ struct kcsraw_iface {
 
 	struct miscdevice misc;
 	bool misc_registered;
+	bool relay_bound;		/* a file is the relay (relay mutex) */
+
+	/* The BMC's presence (kcsraw_main.c). */
+	int bmc;			/* enum kcsraw_bmc */
+	bool bmc_ready;			/* IRQ and SMI set up after a probe */
+	bool bmc_setup;			/* ... and that set-up is done */
+	bool probe_stop;		/* unloading: no more probes */
+	struct delayed_work probe_work;
+	ktime_t bmc_since;		/* when it last stopped answering */
+	u64 probes;			/* Get Device ID probes that failed */
+	u64 nobmc;			/* requests failed at once, no BMC */
 };
 
 /* Module parameters (kcsraw_main.c). */
@@ -187,6 +213,8 @@ extern const struct kcs_io_ops kcsraw_port_ops;
 int kcsraw_io_claim(struct kcsraw_iface *ifc);
 void kcsraw_io_release(struct kcsraw_iface *ifc);
 u8 kcsraw_io_status(struct kcsraw_iface *ifc);
+void kcsraw_fault_init(void);
+void kcsraw_fault_exit(void);
 
 /* kcsraw_poll.c */
 int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
@@ -204,6 +232,12 @@ u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc);
 int kcsraw_irq_setup(struct kcsraw_iface *ifc);
 void kcsraw_irq_restore(struct kcsraw_iface *ifc);
 void kcsraw_irq_free(struct kcsraw_iface *ifc);
+
+/* kcsraw_run.c: answer @req at once when no BMC answers (true). */
+bool kcsraw_nobmc(struct kcsraw_iface *ifc, struct kcsraw_req *req);
+
+/* kcsraw_main.c: a transaction gave up, the BMC may be gone. */
+void kcsraw_bmc_lost(struct kcsraw_iface *ifc);
 
 /* kcsraw_poll.c and kcsraw_run.c, for kcsraw_smi.c and kcsraw_flags.c */
 void kcsraw_account(struct kcsraw_iface *ifc, struct kcsraw_req *req);
@@ -231,7 +265,25 @@ struct kcsraw_req *kcsraw_smi_pick(struct kcsraw_iface *ifc, u32 *gen);
 void kcsraw_smi_done(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 		     u32 gen);
 void kcsraw_smi_fin_locked(struct kcsraw_iface *ifc, enum kcs_result r);
+/* kcsraw_relay.c */
+long kcsraw_relay_ioctl(struct kcsraw_file *f, unsigned int cmd,
+			void __user *arg);
+bool kcsraw_relay_has(struct kcsraw_file *f);
+void kcsraw_relay_release(struct kcsraw_file *f);
 #else
+static inline long kcsraw_relay_ioctl(struct kcsraw_file *f, unsigned int cmd,
+				      void __user *arg)
+{
+	return -ENOTTY;
+}
+
+static inline bool kcsraw_relay_has(struct kcsraw_file *f)
+{
+	return false;
+}
+
+static inline void kcsraw_relay_release(struct kcsraw_file *f) { }
+
 static inline bool kcsraw_flags_step(struct kcsraw_iface *ifc)
 {
 	return false;

@@ -30,7 +30,7 @@ enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
 	struct kcsraw_req *req = run->req;
 	unsigned long flags;
 	enum kcs_result r;
-	u64 us;
+	u64 us, mism;
 
 	run->now = ktime_get();
 	us = div_u64(ktime_to_ns(ktime_sub(run->now, run->acct)), NSEC_PER_USEC);
@@ -46,7 +46,16 @@ enum kcs_result kcsraw_step(struct kcsraw_iface *ifc,
 		raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 		return KCS_IDLE;
 	}
+	mism = ifc->sm.stats.mismatches;
 	r = kcs_sm_event(&ifc->sm, us);
+	if (unlikely(ifc->sm.stats.mismatches != mism)) {
+		pr_warn_ratelimited("%s: BMC returned incorrect response, expected netfn %x cmd %x, got netfn %x cmd %x: cc 0xff\n",
+				    ifc->name, (ifc->sm.req[0] >> 2) | 1,
+				    ifc->sm.req[1], ifc->sm.bad_netfn >> 2,
+				    ifc->sm.bad_cmd);
+		if (req)
+			req->comp.flags |= KCSRAW_DONE_SYNTH;
+	}
 	if (r != KCS_WAIT && r != KCS_CALL_AGAIN) {
 		if (req && (r == KCS_DONE || r == KCS_HOSED))
 			req->comp.resp_len =
@@ -139,6 +148,24 @@ static void kcsraw_synth(struct kcsraw_req *req, u8 cc)
 }
 
 /*
+ * No BMC answers (not yet, or not since a transaction gave up): answer
+ * @req at once with cc 0xff, as the stock driver answers while its
+ * interface is hosed, instead of letting it wait out the KCS timeouts
+ * too. The probe's own request runs.
+ */
+bool kcsraw_nobmc(struct kcsraw_iface *ifc, struct kcsraw_req *req)
+{
+	if (req->probe || READ_ONCE(ifc->bmc) == KCSRAW_BMC_UP)
+		return false;
+	req->comp.cost.queue_ns = ktime_to_ns(ktime_sub(ktime_get(),
+							req->submitted));
+	kcsraw_synth(req, KCS_CC_UNSPECIFIED);
+	req->comp.flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_NOBMC;
+	WRITE_ONCE(ifc->nobmc, ifc->nobmc + 1);
+	return true;
+}
+
+/*
  * After an abort, run the recovery to its end before the next transaction
  * may start. It uses short sleeps: the state machine bounds it with its
  * own timeouts.
@@ -207,6 +234,19 @@ int kcsraw_run_start(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 	ifc->sm.obf_timeout_us = (u64)max(READ_ONCE(kcsraw_obf_timeout_ms), 1U) *
 				 USEC_PER_MSEC;
 	ifc->sm.max_retries = READ_ONCE(kcsraw_max_retries);
+	/*
+	 * The probe: short waits, so that it never holds the KCS long; two
+	 * retries, as a transaction that gave up leaves the interface out of
+	 * its idle state, and the first try then starts with the error exit.
+	 */
+	if (req->probe) {
+		ifc->sm.ibf_timeout_us = min_t(u64, ifc->sm.ibf_timeout_us,
+					       KCSRAW_PROBE_TIMEOUT_US);
+		ifc->sm.obf_timeout_us = min_t(u64, ifc->sm.obf_timeout_us,
+					       KCSRAW_PROBE_TIMEOUT_US);
+		ifc->sm.max_retries = min(ifc->sm.max_retries,
+					  KCSRAW_PROBE_RETRIES);
+	}
 	run->s0 = ifc->sm.stats;
 	run->gen = ifc->sm_gen;
 	if (ifc->poll_owned || (req->smi && gen != ifc->sm_gen)) {
@@ -437,8 +477,11 @@ void kcsraw_run_loop(struct kcsraw_iface *ifc, struct kcsraw_req *req,
 		kcsraw_wait_sleep(ifc, req, run);
 	}
 
-	if (r == KCS_HOSED)
+	if (r == KCS_HOSED) {
 		comp->flags |= KCSRAW_DONE_HOSED | KCSRAW_DONE_SYNTH;
+		if (!req->probe)
+			kcsraw_bmc_lost(ifc);
+	}
 	goto out;
 stolen:
 	kcsraw_spin_stop(run, &comp->cost, ktime_get());
@@ -453,6 +496,8 @@ void kcsraw_run_req(struct kcsraw_iface *ifc, struct kcsraw_req *req, u32 gen)
 {
 	struct kcsraw_run run;
 
+	if (kcsraw_nobmc(ifc, req))
+		return;
 	kcsraw_run_start(ifc, req, &run, gen, false);
 	kcsraw_run_loop(ifc, req, &run);
 }

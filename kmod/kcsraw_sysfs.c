@@ -227,6 +227,30 @@ static ssize_t smi_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(smi);
 
+/*
+ * Whether the BMC answers: "up", "waiting" (not since the load) or "lost"
+ * (a transaction gave up); the failed probes and the requests answered
+ * at once meanwhile; answers to another netfn/cmd, made cc 0xff.
+ */
+static ssize_t bmc_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	static const char * const names[] = {
+		[KCSRAW_BMC_UP] = "up",
+		[KCSRAW_BMC_WAIT] = "waiting",
+		[KCSRAW_BMC_LOST] = "lost",
+	};
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+	int b = READ_ONCE(ifc->bmc);
+
+	return sysfs_emit(buf, "%s probes=%llu failed_at_once=%llu mismatches=%llu\n",
+			  b >= 0 && b < ARRAY_SIZE(names) ? names[b] : "?",
+			  (unsigned long long)READ_ONCE(ifc->probes),
+			  (unsigned long long)READ_ONCE(ifc->nobmc),
+			  (unsigned long long)READ_ONCE(ifc->sm.stats.mismatches));
+}
+static DEVICE_ATTR_RO(bmc);
+
 static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_transactions.attr,
 	&dev_attr_errors.attr,
@@ -254,6 +278,7 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_policy.attr,
 	&dev_attr_smi_policy.attr,
 	&dev_attr_smi.attr,
+	&dev_attr_bmc.attr,
 	NULL,
 };
 

@@ -98,6 +98,8 @@ struct kcsraw_cost {
 /* kcsraw_completion.flags */
 #define KCSRAW_DONE_HOSED	0x0001	/* KCS gave up: resp holds an error cc */
 #define KCSRAW_DONE_SYNTH	0x0002	/* resp made up by the driver, not the BMC */
+#define KCSRAW_DONE_NOBMC	0x0004	/* never reached the KCS: no BMC answers
+					   (KCSRAW_INFO_NOBMC); with HOSED|SYNTH */
 
 /*
  * One completion, from read() or KCSRAW_IOC_RECEIVE. status is 0 when resp
@@ -150,6 +152,14 @@ struct kcsraw_stats {
 					   Event Message Buffer and Clear
 					   Message Flags with -EINVAL, and
 					   SMS_ATN is not reported (ATTN) */
+#define KCSRAW_INFO_NOBMC	0x0010	/* no BMC answers (yet, or any more,
+					   or its set-up is not done):
+					   SUBMIT completes at once with cc
+					   0xff, flagged HOSED|SYNTH, until
+					   Get Device ID answers again */
+#define KCSRAW_INFO_RELAY	0x0020	/* the KCSRAW_IOC_RELAY_* calls exist
+					   (the interface is registered with
+					   ipmi_msghandler) */
 
 /* KCSRAW_IOC_INFO. 200 bytes. */
 struct kcsraw_info {
@@ -174,6 +184,61 @@ struct kcsraw_attn {
 	__u64 count;		/* interface total of SMS_ATN observations */
 };
 
+/*
+ * The relay (KCSRAW_IOC_RELAY_*): with smi=1 the interface's asynchronous
+ * traffic is ipmi_msghandler's. One open file at a time may bind itself
+ * (KCSRAW_IOC_RELAY_BIND): kcsraw then holds a kernel user of its own
+ * interface for that file, with events on, and the file sends through it
+ * (bridged requests, replies to incoming commands, any request the
+ * message handler lets its users send), registers for incoming commands
+ * and takes what the handler delivers to that user: the answers, events
+ * and commands a stock /dev/ipmiN would queue, without that device. The
+ * address bytes are the stock struct ipmi_addr's (40 at most). The user
+ * ends when the file is closed.
+ */
+#define KCSRAW_RELAY_ADDR_MAX	40
+
+/* KCSRAW_IOC_RELAY_SEND. 344 bytes. */
+struct kcsraw_relay_req {
+	__u32 size;		/* sizeof(struct kcsraw_relay_req) */
+	__u32 addr_len;		/* 1..KCSRAW_RELAY_ADDR_MAX */
+	__u8 addr[KCSRAW_RELAY_ADDR_MAX];
+	__s64 msgid;		/* echoed in the answer */
+	__s32 retries;		/* -1: the handler's default */
+	__u32 retry_ms;		/* 0: the handler's default */
+	__u8 netfn;
+	__u8 cmd;
+	__u16 data_len;		/* 0..KCSRAW_MAX_MSG */
+	__u32 pad;		/* must be 0 */
+	__u8 data[KCSRAW_MAX_MSG];
+};
+
+/* KCSRAW_IOC_RELAY_RECV: one message the handler delivered. 352 bytes. */
+struct kcsraw_relay_msg {
+	__u32 size;		/* sizeof(struct kcsraw_relay_msg) */
+	__s32 recv_type;	/* as the stock RECEIVE_MSG's */
+	__u32 addr_len;
+	__u8 addr[KCSRAW_RELAY_ADDR_MAX];
+	__u32 dropped;		/* messages dropped since the last one
+				   taken (the queue was full) */
+	__s64 msgid;
+	__u8 netfn;
+	__u8 cmd;
+	__u16 data_len;
+	__u32 pad;
+	__u8 data[KCSRAW_MAX_MSG];
+	__u8 pad2[8];
+};
+
+/* KCSRAW_IOC_RELAY_CMD: (un)register for incoming commands. 16 bytes. */
+struct kcsraw_relay_cmd {
+	__u8 netfn;
+	__u8 cmd;
+	__u16 on;		/* 1: register, 0: unregister */
+	__u32 chans;		/* channel bits 0-15 */
+	__u64 reserved;		/* must be 0 */
+};
+
 #define KCSRAW_IOC_MAGIC	0xcb
 
 /* Queue a request; -EAGAIN when this file has queue_depth outstanding. */
@@ -188,5 +253,15 @@ struct kcsraw_attn {
 #define KCSRAW_IOC_SET_POLICY	_IOW(KCSRAW_IOC_MAGIC, 0x05, struct kcsraw_policy)
 #define KCSRAW_IOC_INFO		_IOR(KCSRAW_IOC_MAGIC, 0x06, struct kcsraw_info)
 #define KCSRAW_IOC_ATTN		_IOR(KCSRAW_IOC_MAGIC, 0x07, struct kcsraw_attn)
+/* Bind this file as the relay; -EBUSY when another file is, -ENXIO when
+ * the interface is not registered with ipmi_msghandler. */
+#define KCSRAW_IOC_RELAY_BIND	_IO(KCSRAW_IOC_MAGIC, 0x08)
+/* The relay calls below: -EINVAL on a file that is not bound. Errors of
+ * SEND and CMD are the message handler's, as a stock node's. */
+#define KCSRAW_IOC_RELAY_SEND	_IOW(KCSRAW_IOC_MAGIC, 0x09, struct kcsraw_relay_req)
+/* Take one message; -EAGAIN when none (never blocks; POLLIN when one is
+ * queued on the bound file). */
+#define KCSRAW_IOC_RELAY_RECV	_IOR(KCSRAW_IOC_MAGIC, 0x0a, struct kcsraw_relay_msg)
+#define KCSRAW_IOC_RELAY_CMD	_IOW(KCSRAW_IOC_MAGIC, 0x0b, struct kcsraw_relay_cmd)
 
 #endif /* KCSMUX_KCSRAW_H */

@@ -374,6 +374,11 @@ static void check_result(struct fz *f, enum kcs_result r)
 	if (f->resp_len < 3) {
 		CHECK(full == 3 && whole[0] == (f->req[0] | 4) &&
 		      whole[1] == f->req[1] && whole[2] == KCS_CC_UNSPECIFIED);
+	} else if ((f->resp[0] >> 2) != ((f->req[0] >> 2) | 1) ||
+		   f->resp[1] != f->req[1]) {
+		/* an answer to another netfn or cmd: replaced, as stock does */
+		CHECK(full == 3 && whole[0] == (f->req[0] | 4) &&
+		      whole[1] == f->req[1] && whole[2] == KCS_CC_UNSPECIFIED);
 	} else if (f->resp_len > KCS_MAX_RESPONSE) {
 		CHECK(f->resp_len <= ENDLESS);
 		CHECK(full == KCS_MAX_RESPONSE && whole[2] == KCS_CC_TRUNCATED);

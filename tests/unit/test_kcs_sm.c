@@ -420,6 +420,74 @@ START_TEST(test_sms_atn)
 }
 END_TEST
 
+/* A port whose registers read a fixed status (and 0xff data). */
+static u8 fixed_status;
+static u8 fixed_inb(void *ctx, unsigned int reg)
+{
+	(void)ctx;
+	return reg == KCS_REG_STATUS ? fixed_status : 0xff;
+}
+
+static void fixed_outb(void *ctx, unsigned int reg, u8 val)
+{
+	(void)ctx;
+	(void)reg;
+	(void)val;
+}
+
+static const struct kcs_io_ops fixed_ops = { fixed_inb, fixed_outb };
+
+/* Idle with the status reading 0xff (no BMC at the port): no SMS_ATN. */
+START_TEST(test_status_ff_idle)
+{
+	kcs_sm_init(&sm, &fixed_ops, NULL);
+	fixed_status = 0xff;
+	ck_assert_int_eq(kcs_sm_event(&sm, 0), KCS_IDLE);
+	ck_assert_int_eq(kcs_sm_event(&sm, 10), KCS_IDLE);
+	/* IBF up alone hides SMS_ATN too; without it ATN is seen again. */
+	fixed_status = KCS_ST_IBF | KCS_ST_SMS_ATN;
+	ck_assert_int_eq(kcs_sm_event(&sm, 0), KCS_IDLE);
+	fixed_status = KCS_ST_SMS_ATN;
+	ck_assert_int_eq(kcs_sm_event(&sm, 0), KCS_ATTN);
+}
+END_TEST
+
+/* Answers with the request's netfn + 3 (another function) or cmd + 1. */
+static unsigned int wrong_how;
+static unsigned int wrong_handler(void *ctx, const u8 *req, unsigned int len,
+				  u8 *resp, unsigned int max)
+{
+	unsigned int n = kcs_model_default_handler(ctx, req, len, resp, max);
+
+	if (wrong_how == 1)
+		resp[1]++;
+	else if (wrong_how == 2)
+		resp[0] = (u8)(resp[0] + (2 << 2));
+	return n;
+}
+
+/* An answer to another netfn/cmd: cc 0xff, counted, as stock's handler. */
+START_TEST(test_answer_mismatch)
+{
+	static const u8 want[] = { 0x1c, 0x01, 0xff };
+
+	m.cfg.handler = wrong_handler;
+	for (wrong_how = 1; wrong_how <= 2; wrong_how++) {
+		ck_assert_int_eq(transact(get_devid, 2, 1), KCS_DONE);
+		ck_assert_uint_eq(res_len, 3);
+		ck_assert_mem_eq(res, want, 3);
+		ck_assert_uint_eq(sm.stats.mismatches, wrong_how);
+	}
+	ck_assert_uint_eq(sm.bad_netfn, 0x1c + (2 << 2));
+	ck_assert_uint_eq(sm.bad_cmd, 0x01);
+	/* A right answer passes, LUN bits included. */
+	wrong_how = 0;
+	assert_devid(transact(get_devid, 2, 1));
+	ck_assert_uint_eq(sm.stats.mismatches, 2);
+	assert_stats(3, 0, 0, 0, 0);
+}
+END_TEST
+
 /* ---- timeouts ---------------------------------------------------------- */
 
 /* Write numbers of Get Device ID: WRITE_START, 0x18, WRITE_END, 0x01. */
@@ -1108,6 +1176,8 @@ static Suite *kcs_sm_suite(void)
 	tcase_add_test(tc, test_small_result_buffer);
 	tcase_add_test(tc, test_start_errors);
 	tcase_add_test(tc, test_sms_atn);
+	tcase_add_test(tc, test_status_ff_idle);
+	tcase_add_test(tc, test_answer_mismatch);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timeouts");
