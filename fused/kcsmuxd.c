@@ -486,6 +486,43 @@ static int check_config(const struct kcsmux_config *cfg, bool live)
 static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
 #define NSIGS (sizeof(sigs) / sizeof(sigs[0]))
 
+/*
+ * kcsraw loaded while no BMC answers yet (a BMC that boots later than the
+ * host): it probes the BMC each second and sets up its IRQ and the
+ * kernel's interface (SMI mode: the /dev/ipmiN the backend opens as root)
+ * once it answers. Wait for that before anything else, telling the service
+ * manager (the start is extended while waiting), so that the backend, the
+ * BMC setup (enables, channel scan) and the nodes start on a BMC that
+ * answers, minutes later if need be. SIGTERM's default action still ends
+ * the wait: no handler is installed yet.
+ */
+static void wait_for_bmc(struct daemon *d)
+{
+	const struct timespec step = { 0, 200 * 1000 * 1000 };
+	uint64_t t0 = now_ns(), said = 0;
+
+	if (d->cfg.backend != KCSMUX_BACKEND_KCSRAW)
+		return;
+	while (backend_kcsraw_nobmc(d->cfg.device) == 1) {
+		if (!said) {
+			log_warn("%s: no BMC answers yet: waiting for it "
+				 "(kcsraw asks it each second)",
+				 d->cfg.device);
+			said = 1;
+		}
+		if (now_ns() - t0 >= said * 1000000000ull) {
+			notify_send(d->notify_fd,
+				    "EXTEND_TIMEOUT_USEC=5000000\n"
+				    "STATUS=waiting for the BMC to answer");
+			said++;
+		}
+		nanosleep(&step, NULL);
+	}
+	if (said)
+		log_info("%s: the BMC answers, after %.1f s: starting",
+			 d->cfg.device, (double)(now_ns() - t0) / 1e9);
+}
+
 /* The event loop and everything in it: core, front end, signals, backend,
  * BMC setup, nodes, control socket, metrics. Fatal on error. */
 static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
@@ -504,6 +541,7 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	d->started_ns = now_ns();
 	d->started_unix = (uint64_t)time(NULL);
 	d->notify_fd = notify_open(); /* before the seccomp filter */
+	wait_for_bmc(d);
 	d->reloaded = reloaded;
 	base = event_base_new();
 	if (!base)

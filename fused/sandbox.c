@@ -178,6 +178,12 @@ static const unsigned long ioctl_kcsraw[] = {
 	KCSRAW_IOC_ATTN,
 	KCSRAW_IOC_RECEIVE,
 };
+/* kcsraw in SMI mode: its relay (a second file of /dev/kcsrawN) */
+static const unsigned long ioctl_relay[] = {
+	KCSRAW_IOC_RELAY_SEND,
+	KCSRAW_IOC_RELAY_RECV,
+	KCSRAW_IOC_RELAY_CMD,
+};
 static const unsigned long ioctl_ipmidev[] = {
 	IPMICTL_SEND_COMMAND_SETTIME,
 	IPMICTL_RECEIVE_MSG_TRUNC,
@@ -339,10 +345,14 @@ static void ioctl_rules(struct builder *b, const struct sandbox_profile *p)
 	else
 		ioctl_fd_rules(b, p->backend_fd, ioctl_ipmidev,
 			       ARRAY_SIZE(ioctl_ipmidev));
-	/* kcsraw in SMI mode: the stock node bridges and brings events */
-	if (p->backend == KCSMUX_BACKEND_KCSRAW && p->smi_async)
+	/* kcsraw in SMI mode: the relay (or the stock node) bridges and
+	 * brings events */
+	if (p->backend == KCSMUX_BACKEND_KCSRAW && p->smi_async) {
+		ioctl_fd_rules(b, p->async_fd, ioctl_relay,
+			       ARRAY_SIZE(ioctl_relay));
 		ioctl_fd_rules(b, p->async_fd, ioctl_ipmidev,
 			       ARRAY_SIZE(ioctl_ipmidev));
+	}
 	/* libevent sizes its reads of sockets with FIONREAD */
 	c[0] = (struct scmp_arg_cmp){ 1, SCMP_CMP_MASKED_EQ, LOW32, FIONREAD };
 	rule(b, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, c);

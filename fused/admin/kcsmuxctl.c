@@ -123,6 +123,21 @@ static const struct cmd cmds[] = {
 	  "when it would be refused",
 	  cmd_check,
 	  NULL },
+	{ "doctor",
+	  "d:jb:c:p",
+	  { A_END },
+	  "[-j] [-d DEV] [--baseline FILE | --compare FILE | --pet]",
+	  "check the BMC through DEV (default /dev/ipmi0: the stock driver's\n"
+	  "device or a kcsmuxd node), read-only, no daemon needed: identity,\n"
+	  "response times, errors, SDR repository, events, channels,\n"
+	  "watchdog, interrupts, with a verdict each and recommended\n"
+	  "settings; -j: one JSON object; --baseline FILE: also read the\n"
+	  "whole SDR, FRU 0 and every sensor and save the answers;\n"
+	  "--compare FILE: the same, compared with FILE; exit status 1 on a\n"
+	  "failed check or a difference; --pet: only reset the watchdog's\n"
+	  "countdown if it runs (the one write; kcsmux-cutover's)",
+	  cmd_doctor,
+	  doctor_longopts },
 	{ "help",
 	  "",
 	  { A_CMD_OPT, A_END },

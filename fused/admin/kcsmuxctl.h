@@ -3,7 +3,7 @@
  * kcsmuxctl.h - what kcsmuxctl's files share: kcsmuxctl.c (the command
  * table, the command line, main), kcsmuxctl_socket.c (one request and its
  * reply), kcsmuxctl_print.c (the node tables), kcsmuxctl_cmds.c (the
- * commands) and kcsmuxctl_watch.c (watch).
+ * commands), kcsmuxctl_watch.c (watch) and kcsmuxctl_doctor.c (doctor).
  */
 #ifndef KCSMUX_KCSMUXCTL_H
 #define KCSMUX_KCSMUXCTL_H
@@ -90,6 +90,10 @@ int cmd_stats(struct ctx *, int, char **);
 int cmd_reload(struct ctx *, int, char **);
 int cmd_check(struct ctx *, int, char **);
 extern const struct option reload_longopts[];
+
+/* kcsmuxctl_doctor.c */
+int cmd_doctor(struct ctx *, int, char **);
+extern const struct option doctor_longopts[];
 
 /* kcsmuxctl_watch.c */
 int cmd_watch(struct ctx *, int, char **);

@@ -14,6 +14,7 @@
 #include <kcsmux/control.h>
 
 #include "admin/kcsmuxctl.h"
+#include "util/stocknode.h"
 
 const struct option reload_longopts[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
@@ -55,6 +56,41 @@ static int json_request(struct ctx *x, uint16_t type, const char *node)
 	return rv;
 }
 
+/*
+ * A stock /dev/ipmiM on the interface of the daemon's kcsraw device
+ * (ipmi_devintf loaded in SMI mode): a ROW in the text status, and a
+ * warning on stderr (with -j too), since whoever opens it reaches the BMC
+ * around every node. $KCSMUX_SYSFS_IPMI names another /sys/class/ipmi
+ * (the tests').
+ */
+static void status_stock_node(const struct reply *r, bool row)
+{
+	const char *cls = getenv("KCSMUX_SYSFS_IPMI");
+	const char *dev = get(r, 0, r->kv.n, "device");
+	unsigned int index;
+	char node[64];
+
+	if (strcmp(get(r, 0, r->kv.n, "backend"), "kcsraw") != 0)
+		return;
+	if (*dev == '\0')
+		dev = "/dev/kcsraw0";
+	if (stocknode_kcsraw_index(dev, &index) < 0 ||
+	    stocknode_find(cls ? cls : STOCKNODE_CLASS_DIR, index, node,
+			   sizeof(node)) < 0)
+		return;
+	if (row)
+		printf("%-16s %s (ipmi_devintf) on kcsraw's interface\n",
+		       "stock device", node);
+	fflush(stdout);
+	fprintf(stderr,
+		"kcsmuxctl: warning: %s is a stock device on kcsraw's "
+		"interface: whoever opens it (ipmitool without -d, FreeIPMI, "
+		"OpenIPMI, ipmiutil) reaches the BMC around " STOCKNODE_BYPASSES
+		"; kcsmuxd does not need it: modprobe -r ipmi_devintf, and "
+		"keep it from loading (docs/admin.md)\n",
+		node);
+}
+
 int cmd_status(struct ctx *x, int argc, char **argv)
 {
 	static const char *const labels[][2] = {
@@ -92,8 +128,15 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 	const char *v;
 	size_t i;
 
-	if (json_opt(argc, argv))
-		return json_request(x, CTL_STATUS, NULL);
+	if (json_opt(argc, argv)) {
+		if (json_request(x, CTL_STATUS, NULL) != EXIT_OK)
+			return EXIT_FAIL;
+		if (request(x, CTL_STATUS, NULL, true, &r) == 0) {
+			status_stock_node(&r, false);
+			reply_free(&r);
+		}
+		return EXIT_OK;
+	}
 	if (request(x, CTL_STATUS, NULL, true, &r) < 0)
 		return EXIT_FAIL;
 	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
@@ -105,6 +148,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 			continue;
 		printf("%-16s %s\n", labels[i][1], v);
 	}
+	status_stock_node(&r, true);
 	reply_free(&r);
 	return EXIT_OK;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "util/ipmi_msg.h"
+#include "util/log.h"
 
 #include <kcsmux/kcsraw.h>
 
@@ -99,21 +100,24 @@ struct backend {
 	void *cb_arg;
 	int fd;
 	struct event *ev;
-	unsigned int inflight; /* submitted, not completed */
-	unsigned int depth;    /* how many we keep submitted */
-	unsigned int bridged;  /* of inflight: IPMB requests a bridging
+	unsigned int inflight;	  /* submitted, not completed */
+	unsigned int depth;	  /* how many we keep submitted */
+	unsigned int bridged;	  /* of inflight: IPMB requests a bridging
 				  backend holds (the core counts them; they
 				  take none of the depth slots) */
-	uint32_t irq;	       /* the interface's IRQ, 0: none */
-	bool bridges;	       /* IPMB requests go to the backend as such
+	uint32_t irq;		  /* the interface's IRQ, 0: none */
+	bool bridges;		  /* IPMB requests go to the backend as such
 				   (a stock driver does Send Message and
 				   SMS_ATN itself) */
-	bool no_bridge;	       /* IPMB/LAN requests have no path (kcsraw
+	bool no_bridge;		  /* IPMB/LAN requests have no path (kcsraw
 				  in SMI mode without ipmi_devintf): refused
 				  with EINVAL before they are queued */
-	int async_fd;	       /* kcsraw in SMI mode: the stock /dev/ipmiN
-				  of the same interface, for bridged
-				  requests and events; -1: none */
+	int async_fd;		  /* kcsraw in SMI mode: the relay (a second
+				  file of /dev/kcsrawN, relay set) or the
+				  stock /dev/ipmiN of the same interface,
+				  for bridged requests and events; -1: none */
+	bool relay;		  /* async_fd is kcsraw's relay */
+	struct log_rl rl_dropped; /* the relay's queue overflowed */
 	struct event *async_ev;
 	/* replies to incoming commands at the stock driver, which reports
 	 * their outcome by the command's msgid, not by our cookie */
@@ -147,13 +151,26 @@ struct backend_kcsraw_opts {
 };
 
 /*
- * smidev.c: the stock node of kcsraw interface INDEX: the ipmiN under
- * CLASS_DIR (/sys/class/ipmi) whose device is the platform device
- * kcsraw.INDEX, as "/dev/ipmiN" in BUF; 0, or -ENOENT (none; also when
- * CLASS_DIR is missing: ipmi_devintf is not loaded).
+ * smidev.c, the relay (KCSRAW_IOC_RELAY_*): open PATH (/dev/kcsrawN) a
+ * second time and bind it (a negative errno: an older module, another
+ * file bound, no ipmi_msghandler interface); send one request (the stock
+ * ipmi_addr bytes ABUF, and the rest), take one delivered message
+ * (-EAGAIN: none), register for a command.
  */
-int backend_smi_devnode(const char *class_dir, unsigned int index, char *buf,
-			size_t len);
+struct smidev_body {
+	int64_t msgid;
+	int32_t retries;
+	uint32_t retry_ms;
+	uint8_t netfn, cmd;
+	const uint8_t *data;
+	unsigned int len;
+};
+int smidev_relay_open(const char *path, char **cause);
+int smidev_relay_send(int fd, const uint8_t *abuf, unsigned int alen,
+		      const struct smidev_body *b);
+int smidev_relay_recv(int fd, struct kcsraw_relay_msg *m);
+int smidev_relay_cmd(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
+		     bool on);
 
 /* ipmidev.c, shared with kcsraw.c in SMI mode: open a stock node (with
  * events on), send one request (the cookie as msgid), and read what the
@@ -163,7 +180,17 @@ int ipmidev_send(struct backend *be, int fd, const struct backend_req *br);
 void ipmidev_drain(struct backend *be, int fd);
 int ipmidev_cmd_register(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
 			 bool on);
+/* The same on be->async_fd, the relay's or the stock node's. */
+int ipmidev_async_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
+			       uint32_t chans, bool on);
 
+/*
+ * Whether kcsraw's interface PATH has a BMC that answers: 1 while it says
+ * none does (KCSRAW_INFO_NOBMC: not yet since the load, or not since a
+ * transaction gave up), 0 when one does, -1 when PATH cannot be opened or
+ * asked (backend_kcsraw_open then says why).
+ */
+int backend_kcsraw_nobmc(const char *path);
 /* Open the interface at path, watched by base; NULL with *cause. */
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 				    const struct backend_kcsraw_opts *o,

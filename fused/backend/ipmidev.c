@@ -24,8 +24,10 @@
 #include "util/error.h"
 #include "util/log.h"
 
-/* One SEND_COMMAND_SETTIME on fd: netfn and cmd from req[0..1]. */
-static int send_req(int fd, const struct ipmi_address *addr, const uint8_t *req,
+/* One SEND_COMMAND_SETTIME on fd (kcsraw's relay: RELAY_SEND): netfn
+ * and cmd from req[0..1]. */
+static int send_req(const struct backend *be, int fd,
+		    const struct ipmi_address *addr, const uint8_t *req,
 		    unsigned int len, long msgid,
 		    const struct backend_req *timing)
 {
@@ -36,6 +38,19 @@ static int send_req(int fd, const struct ipmi_address *addr, const uint8_t *req,
 	alen = ipmi_addr_encode(addr, abuf, sizeof(abuf));
 	if (alen < 0)
 		return alen;
+	if (be->relay && fd == be->async_fd) {
+		struct smidev_body b = {
+			.msgid = msgid,
+			.retries = timing ? timing->retries : 0,
+			.retry_ms = timing ? timing->retry_ms : 0,
+			.netfn = req[0] >> 2,
+			.cmd = req[1],
+			.data = req + 2,
+			.len = len - 2,
+		};
+
+		return smidev_relay_send(fd, abuf, (unsigned int)alen, &b);
+	}
 	memset(&r, 0, sizeof(r));
 	r.req.addr = abuf;
 	r.req.addr_len = alen;
@@ -72,11 +87,19 @@ int ipmidev_send(struct backend *be, int fd, const struct backend_req *br)
 			slot = &be->replies[i];
 	if (reply && !slot)
 		return -EBUSY;
-	rv = send_req(fd, br->addr ? br->addr : &si, req, br->len,
+	rv = send_req(be, fd, br->addr ? br->addr : &si, req, br->len,
 		      reply ? (long)br->msgid : (long)br->cookie, br);
 	if (rv == 0 && slot)
 		*slot = (struct backend_reply){ br->cookie, br->msgid, true };
 	return rv;
+}
+
+int ipmidev_async_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
+			       uint32_t chans, bool on)
+{
+	if (be->relay)
+		return smidev_relay_cmd(be->async_fd, netfn, cmd, chans, on);
+	return ipmidev_cmd_register(be->async_fd, netfn, cmd, chans, on);
 }
 
 int ipmidev_cmd_register(int fd, uint8_t netfn, uint8_t cmd, uint32_t chans,
@@ -129,13 +152,15 @@ static const struct backend_ops ipmidev_ops = {
 
 /* An incoming command nobody took: cc 0xC1, as the stock handler answers
  * one nobody registered (the outcome, unmatched, is dropped). */
-static void answer_invalid(int fd, const struct ipmb_user_msg *m)
+static void answer_invalid(const struct backend *be, int fd,
+			   const struct ipmb_user_msg *m)
 {
 	const uint8_t rsp[3] = { (uint8_t)((m->netfn | 1) << 2 |
 					   (m->addr.lun & 3)),
 				 m->cmd, IPMI_INVALID_CMD_COMPLETION_CODE };
 
-	if (send_req(fd, &m->addr, rsp, sizeof(rsp), (long)m->msgid, NULL) < 0)
+	if (send_req(be, fd, &m->addr, rsp, sizeof(rsp), (long)m->msgid, NULL) <
+	    0)
 		log_debug("ipmidev: cannot answer command 0x%02x/0x%02x",
 			  m->netfn, m->cmd);
 }
@@ -151,25 +176,52 @@ static uint64_t reply_done(struct backend *be, long msgid)
 	return 0;
 }
 
+/* One message the kernel queued for fd into *m (the relay's record);
+ * a negative errno (-EAGAIN: none). */
+static int recv_one(const struct backend *be, int fd,
+		    struct kcsraw_relay_msg *m)
+{
+	struct ipmi_recv r;
+
+	if (be->relay && fd == be->async_fd)
+		return smidev_relay_recv(fd, m);
+	memset(m, 0, sizeof(*m));
+	memset(&r, 0, sizeof(r));
+	r.addr = m->addr;
+	r.addr_len = sizeof(m->addr);
+	r.msg.data = m->data;
+	r.msg.data_len = sizeof(m->data);
+	if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &r) < 0 && errno != EMSGSIZE)
+		return -errno;
+	m->recv_type = r.recv_type;
+	m->addr_len = (uint32_t)r.addr_len;
+	m->msgid = r.msgid;
+	m->netfn = r.msg.netfn;
+	m->cmd = r.msg.cmd;
+	m->data_len = r.msg.data_len;
+	return 0;
+}
+
 void ipmidev_drain(struct backend *be, int fd)
 {
-	uint8_t abuf[ABI_MAX_ADDR_LEN];
 	uint8_t buf[2 + IPMI_MAX_MSG_LENGTH];
 	struct ipmi_address addr;
-	struct ipmi_recv r;
+	struct kcsraw_relay_msg r;
 	struct ipmb_user_msg m;
 	uint64_t cookie;
 
 	for (;;) {
-		memset(&r, 0, sizeof(r));
-		r.addr = abuf;
-		r.addr_len = sizeof(abuf);
-		r.msg.data = buf + 2;
-		r.msg.data_len = IPMI_MAX_MSG_LENGTH;
-		if (ioctl(fd, IPMICTL_RECEIVE_MSG_TRUNC, &r) < 0 &&
-		    errno != EMSGSIZE)
+		if (recv_one(be, fd, &r) < 0)
 			break;
-		if (ipmi_addr_parse(abuf, (uint32_t)r.addr_len, &addr) < 0)
+		if (r.dropped)
+			log_ratelimited(&be->rl_dropped, LOG_WARNING,
+					"kcsraw relay: %u messages dropped "
+					"(its queue was full)",
+					(unsigned int)r.dropped);
+		if (r.data_len > IPMI_MAX_MSG_LENGTH)
+			r.data_len = IPMI_MAX_MSG_LENGTH;
+		memcpy(buf + 2, r.data, r.data_len);
+		if (ipmi_addr_parse(r.addr, r.addr_len, &addr) < 0)
 			continue;
 		if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE ||
 		    r.recv_type == IPMI_CMD_RECV_TYPE) {
@@ -179,15 +231,15 @@ void ipmidev_drain(struct backend *be, int fd)
 			m.recv_type = r.recv_type;
 			m.addr = addr;
 			m.msgid = r.msgid;
-			m.netfn = r.msg.netfn;
-			m.cmd = r.msg.cmd;
-			m.data_len = r.msg.data_len;
+			m.netfn = r.netfn;
+			m.cmd = r.cmd;
+			m.data_len = r.data_len;
 			memcpy(m.data, buf + 2, m.data_len);
 			if (r.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE)
 				be->cbs->event(be->cb_arg, &m);
 			else if (!be->cbs->command ||
 				 !be->cbs->command(be->cb_arg, &m))
-				answer_invalid(fd, &m);
+				answer_invalid(be, fd, &m);
 			continue;
 		}
 		if (r.recv_type == IPMI_RESPONSE_RESPONSE_TYPE)
@@ -198,12 +250,12 @@ void ipmidev_drain(struct backend *be, int fd)
 			continue;
 		if (!cookie)
 			continue;
-		buf[0] = (uint8_t)(r.msg.netfn << 2 | (addr.lun & 3));
-		buf[1] = r.msg.cmd;
+		buf[0] = (uint8_t)(r.netfn << 2 | (addr.lun & 3));
+		buf[1] = r.cmd;
 		if (be->inflight)
 			be->inflight--;
-		be->cbs->completion(be->cb_arg, cookie, 0, buf,
-				    2u + r.msg.data_len, NULL);
+		be->cbs->completion(be->cb_arg, cookie, 0, buf, 2u + r.data_len,
+				    NULL);
 	}
 }
 

@@ -8,8 +8,10 @@
  * for ipmi_msghandler and refuses Send Message, Get Message, Read Event
  * Message Buffer and Clear Message Flags here: SMS_ATN is not ours then
  * (no attention reports), and bridged requests and events go through the
- * stock node of the same interface (ipmidev_send, ipmidev_drain), which
- * the kernel bridges for. Without that node they have no path (no_bridge).
+ * module's relay, its own kernel user of the interface on a second open
+ * file (or the stock node of the same interface), with ipmidev_send and
+ * ipmidev_drain; the kernel bridges for them. Without either they have no
+ * path (no_bridge).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include "backend/backend.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/stocknode.h"
 
 /* Two in the module: the next request starts the moment one finishes,
  * while the scheduler still decides late what runs after that. */
@@ -100,7 +103,7 @@ static int kr_cmd_register(struct backend *be, uint8_t netfn, uint8_t cmd,
 {
 	if (be->async_fd < 0)
 		return 0;
-	return ipmidev_cmd_register(be->async_fd, netfn, cmd, chans, on);
+	return ipmidev_async_cmd_register(be, netfn, cmd, chans, on);
 }
 
 static const struct backend_ops kcsraw_ops = {
@@ -194,44 +197,88 @@ static void kr_async_event(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * SMI mode: open the stock node of interface INDEX (o->async_dev, else
- * found in sysfs), as root, before the privileges are dropped. Without
- * it the daemon runs on, with bridging and events off: one error says
- * what to load.
+ * SMI mode: kcsraw's relay on a second open file of KPATH (the module's
+ * own kernel user of its interface), or, when o->async_dev names one or
+ * the module has no relay, the stock node of interface INDEX (found in
+ * sysfs), opened as root before the privileges are dropped. Without
+ * either the daemon runs on, with bridging and events off: one error
+ * says why.
  */
 static int kr_open_async(struct backend *be, struct event_base *base,
-			 const struct backend_kcsraw_opts *o,
-			 unsigned int index, char **cause)
+			 const struct backend_kcsraw_opts *o, const char *kpath,
+			 const struct kcsraw_info *info, char **cause)
 {
 	const char *cls =
 		o && o->sysfs_ipmi ? o->sysfs_ipmi : "/sys/class/ipmi";
-	char dev[64], *why = NULL;
+	char dev[64], *why = NULL, *rwhy = NULL;
 	const char *path = o ? o->async_dev : NULL;
 
 	be->bridges = true; /* the kernel bridges; the daemon does not */
 	be->ops = &kcsraw_smi_ops;
-	if (!path && backend_smi_devnode(cls, index, dev, sizeof(dev)) == 0)
+	/* A module with the relay: the relay or nothing (a stock node
+	 * beside another daemon's relay would split the registrations). */
+	if (!path && (info->flags & KCSRAW_INFO_RELAY)) {
+		be->async_fd = smidev_relay_open(kpath, &rwhy);
+		be->relay = be->async_fd >= 0;
+		path = kpath;
+	} else if (!path &&
+		   stocknode_find(cls, info->index, dev, sizeof(dev)) == 0) {
 		path = dev;
-	if (path)
+	}
+	if (path && !be->relay)
 		be->async_fd = ipmidev_open_fd(path, &why);
 	if (be->async_fd < 0) {
 		be->no_bridge = true;
 		log_err("kcsraw: the kernel owns SMS_ATN (smi=1), but %s%s: "
 			"IPMB/LAN bridging, events and incoming commands are "
-			"off (modprobe ipmi_devintf, or name the node with "
-			"backend_async_dev)",
+			"off%s",
 			path ? "" : "no /dev/ipmiN is kcsraw's interface in ",
-			path ? error_str(why) : cls);
+			rwhy ? error_str(rwhy) :
+			path ? error_str(why) :
+			       cls,
+			rwhy ? "" :
+			       " (a kcsraw without the relay: modprobe "
+			       "ipmi_devintf, or name the node with "
+			       "backend_async_dev)");
 		free(why);
+		free(rwhy);
 		return 0;
 	}
+	free(rwhy);
+	/* ipmi_devintf loaded anyway: its node on this interface is a
+	 * side door (kcsmuxctl status says so too, while it lasts) */
+	if (be->relay &&
+	    stocknode_find(cls, info->index, dev, sizeof(dev)) == 0)
+		log_warn("kcsraw: %s is a stock device on kcsraw's interface "
+			 "(ipmi_devintf is loaded): whoever opens it reaches "
+			 "the BMC around " STOCKNODE_BYPASSES
+			 "; kcsmuxd does not need it (modprobe -r "
+			 "ipmi_devintf)",
+			 dev);
 	be->async_ev = event_new(base, be->async_fd, EV_READ | EV_PERSIST,
 				 kr_async_event, be);
 	if (!be->async_ev || event_add(be->async_ev, NULL) < 0)
 		return error_set(cause, "%s: event_add failed", path);
-	log_info("backend kcsraw: SMI mode, bridging and events through %s",
-		 path);
+	log_info("backend kcsraw: SMI mode, bridging and events through %s%s",
+		 be->relay ? "the relay on " : "", path);
 	return 0;
+}
+
+int backend_kcsraw_nobmc(const char *path)
+{
+	struct kcsraw_info info;
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	rc = ioctl(fd, KCSRAW_IOC_INFO, &info) < 0 ?
+		     -1 :
+		     (info.flags & KCSRAW_INFO_NOBMC) != 0;
+	close(fd);
+	return rc;
 }
 
 struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
@@ -277,7 +324,7 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 		be->depth = info.queue_depth;
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
 	if (((info.flags & KCSRAW_INFO_ASYNC) || (o && o->force_async)) &&
-	    kr_open_async(be, base, o, info.index, cause) < 0)
+	    kr_open_async(be, base, o, path, &info, cause) < 0)
 		goto fail;
 	/* EV_READ wakes for both: completions, and SMS_ATN, which the
 	 * module reports (and wakes waiters with) as POLLPRI and POLLIN

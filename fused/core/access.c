@@ -387,8 +387,8 @@ static const uint8_t sensors_pairs[][2] = {
 };
 
 /*
- * monitoring: what the monitoring agents that issue 13 runs send (traced in
- * vm.agents, listed in kcsmux.conf(5)), all reads: prometheus-ipmi-exporter
+ * monitoring: what the monitoring agents of vm.agents send (traced there,
+ * listed in kcsmux.conf(5)), all reads: prometheus-ipmi-exporter
  * (FreeIPMI ipmimonitoring, ipmi-dcmi, bmc-info, ipmi-chassis, ipmi-sel),
  * collectd's ipmi plugin (OpenIPMI), telegraf's ipmitool commands, ipmiutil
  * sensor and health, plus everything in sensors. Group extension commands

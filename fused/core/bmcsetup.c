@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bmcsetup.c - what the stock drivers do to an interface they take over,
- * for a raw KCS (on backend = ipmidev the kernel does all of it):
+ * for a raw KCS (on a backend that bridges, the kernel's ipmidev or kcsraw
+ * in SMI mode, the kernel keeps the enables; the media are scanned there
+ * too, so that a SEND fails at once as on stock):
  *
  *  - BMC global enables (ipmi_si_intf.c): at start, read-modify-write so
  *    that the event message buffer is on, and with an IRQ also the receive
@@ -10,7 +12,8 @@
  *    commands (the stock driver checks on each of its once-a-second event
  *    fetches, so a BMC that reset itself gets them back), and within a
  *    second after the interface was hosed or a client's Cold/Warm Reset
- *    was answered.
+ *    was answered; never while the BMC is in maintenance mode (core/maint.h:
+ *    the check waits for its end, as stock polls no events meanwhile).
  *    A BMC that refuses the event buffer is not asked for it again.
  *  - Channel media (ipmi_msghandler.c's channel scan): Get Channel Info for
  *    channels 0-15 at start; IPMB requests go out only on IPMB channels
@@ -128,6 +131,12 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* In maintenance mode the BMC may be resetting: no polling (a
+	 * pending check waits for the end). */
+	if (maint_quiet(&d->maint, now_ns())) {
+		d->maint.quiet_ticks++;
+		return;
+	}
 	/* Does anyone wait for what the BMC raises by itself? */
 	if (d->bs.pending || d->up->waiters(d)) {
 		d->bs.pending = false;
@@ -170,13 +179,13 @@ void bmc_setup_start(struct daemon *d)
 	struct bmc_setup *bs = &d->bs;
 	struct timeval one = { 1, 0 };
 
-	if (d->be->bridges) { /* the stock driver underneath does it */
-		d->media_ready = true;
-		return;
+	/* The stock driver underneath keeps the enables; the media are
+	 * scanned on every backend, for the SEND checks (client_send). */
+	if (!d->be->bridges) {
+		bs->on = true;
+		bs->evbuf = true;
+		check_now(d);
 	}
-	bs->on = true;
-	bs->evbuf = true;
-	check_now(d);
 	memset(bs->scan_media, 0, sizeof(bs->scan_media));
 	bs->scan_left = ABI_MAX_CHANNELS;
 	for (unsigned int ch = 0; ch < ABI_MAX_CHANNELS; ch++) {
@@ -189,6 +198,8 @@ void bmc_setup_start(struct daemon *d)
 	}
 	if (!bs->scan_left)
 		d->media_ready = true; /* no memory: checks skipped */
+	if (d->be->bridges)
+		return;
 	bs->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
 	if (bs->tick)
 		event_add(bs->tick, &one);

@@ -52,6 +52,7 @@
 #include "core/atn.h"
 #include "core/coalesce.h"
 #include "core/cpumeter.h"
+#include "core/maint.h"
 #include "core/nodestats.h"
 #include "core/sched.h"
 #include "core/seqtab.h"
@@ -117,7 +118,7 @@ struct node {
 	 * (cuse/node.c, node_drain); retries waited for since the last probe */
 	uint8_t retry_found[2];
 	uint8_t retry_skips[2];
-	unsigned int links; /* /dev/ipmi/N, /dev/ipmidev/N made */
+	unsigned int links; /* /dev/ipmiN, /dev/ipmi/N, /dev/ipmidev/N made */
 	struct client_list clients;
 	unsigned int nclients;
 
@@ -213,7 +214,7 @@ struct daemon {
 	uint8_t my_lun;
 	uint8_t chan_address[ABI_MAX_CHANNELS];
 	uint8_t chan_lun[ABI_MAX_CHANNELS];
-	int maintenance_mode; /* 0 auto, 1 off, 2 on */
+	struct maint maint; /* maintenance mode (core/maint.h); zero: auto */
 	/* channel media from the scan at start (bmcsetup.c) */
 	uint8_t media[ABI_MAX_CHANNELS];
 	bool media_ready;

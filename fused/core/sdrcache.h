@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sdrcache.h - the SDR repository and FRU inventory, answered from memory
- * (issue 13, section 2; docs/sdrcache.md).
+ * (docs/sdrcache.md).
  *
  * A state machine with no I/O and no idea who its owners are (an owner is
  * an opaque pointer: one client, one open file). The glue asks it:

@@ -211,6 +211,11 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 		xact_free(x);
 		return;
 	}
+	/* A bridged answer (a driver underneath bridged it) comes from its
+	 * responder: the request's address in reply form, as on a raw KCS
+	 * (ipmb_user_response). */
+	if (x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		ipmi_addr_reply_form(&x->addr, &u.addr);
 	if (status == 0 && len >= 3) {
 		/* The address's LUN is the response's, as the stock
 		 * handler sets it (the rest of the request's bytes stay). */
@@ -241,8 +246,10 @@ static void si_done(struct xact *x, int status, const uint8_t *resp,
 		xact_free(x);
 		return;
 	}
-	/* a response carries its request's address bytes */
-	if (u.recv_type == IPMI_RESPONSE_RECV_TYPE) {
+	/* a system-interface response carries its request's address bytes
+	 * (a bridged one its responder's address, encoded) */
+	if (u.recv_type == IPMI_RESPONSE_RECV_TYPE &&
+	    x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
 		memcpy(m->addr_raw, x->addr_raw, x->addr_raw_len);
 		m->addr_raw_len = x->addr_raw_len;
 		if (status == 0 && len >= 3 &&
@@ -365,9 +372,16 @@ int client_send(struct client *c, struct ipmi_request *rq)
 
 	/* The wire keeps 6 bits (netfn << 2): judge what the BMC gets. */
 	rq->netfn &= 0x3f;
-	/* On a raw KCS the channel media are ours to check (the stock
-	 * driver underneath checks them on ipmidev). */
-	if (!n->d->be->bridges && !n->d->media_ready &&
+	/* The BMC resets (a Cold or Warm Reset went to it less than 30 s
+	 * ago, core/maint.h): nothing goes to it, as stock since 6.18. */
+	if (maint_refuse(&n->d->maint, now_ns())) {
+		n->cnt.busy++;
+		return -EBUSY;
+	}
+	/* The channel media, as the stock message handler checks them at
+	 * SEND (a driver underneath that bridges checks them again only
+	 * when the request leaves our queue: too late for the EINVAL). */
+	if (!n->d->media_ready &&
 	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
 		return -EAGAIN;
 	/* SMI mode without the stock node: no path, as stock for a
@@ -375,8 +389,7 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	if (n->d->be->no_bridge &&
 	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
 		return -EINVAL;
-	rv = ipmi_check_request(addr, rq->netfn, rq->cmd, rq->len,
-				n->d->be->bridges ? NULL : n->d->media,
+	rv = ipmi_check_request(addr, rq->netfn, rq->cmd, rq->len, n->d->media,
 				&rq->flags);
 	if (rv < 0)
 		return rv;
@@ -421,6 +434,20 @@ int client_send(struct client *c, struct ipmi_request *rq)
 		n->cnt.busy++;
 		return -EBUSY;
 	}
+	/* A Cold/Warm Reset or a firmware request on its way to the BMC:
+	 * maintenance mode for 30 s (no event polling; after a reset,
+	 * requests refused) */
+	if (addr->addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    maint_request(&n->d->maint, rq->netfn, rq->cmd, now_ns()))
+		log_msg(LOG_NOTICE,
+			"node %s: pid %d: netfn 0x%02x cmd 0x%02x: "
+			"maintenance mode for %llu ms%s",
+			n->conf.name, (int)c->pid, rq->netfn, rq->cmd,
+			(unsigned long long)maint_left_ms(&n->d->maint,
+							  now_ns()),
+			maint_state(&n->d->maint, now_ns()) == MAINT_RESET ?
+				": requests refused (EBUSY) meanwhile" :
+				"");
 	x = xact_from_request(n, c, rq);
 	if (!x)
 		return -ENOMEM;

@@ -24,9 +24,11 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend/backend.h"
 #include "cuse/cuse.h"
+#include "util/log.h"
 
 struct cmdreg {
 	LIST_ENTRY(cmdreg) link;
@@ -90,10 +92,23 @@ static int forward(struct client *c, const struct abi_cmdspec *cs,
 		   uint32_t chans, bool on)
 {
 	struct backend *be = c->node->d->be;
+	int rv;
 
-	if (!be || !be->ops->cmd_register)
+	/* Only channels 0-15 go down: the kernel's unregister looks at no
+	 * other bit, so a registration of bit 16 up would outlive the file
+	 * on the daemon's one kernel user (here the table keeps the whole
+	 * mask, for the exclusivity stock checks on it). */
+	chans &= (1u << ABI_MAX_CHANNELS) - 1;
+	if (!be || !be->ops->cmd_register || !chans)
 		return 0;
-	return be->ops->cmd_register(be, cs->netfn, cs->cmd, chans, on);
+	rv = be->ops->cmd_register(be, cs->netfn, cs->cmd, chans, on);
+	/* the table and the kernel's disagree: worth a line */
+	if (rv < 0)
+		log_warn("node %s: the kernel refused to %sregister %02x/%02x "
+			 "channels %#x: %s",
+			 c->node->conf.name, on ? "" : "un", cs->netfn, cs->cmd,
+			 chans, strerror(-rv));
+	return rv;
 }
 
 int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,

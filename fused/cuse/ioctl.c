@@ -635,13 +635,17 @@ static int simple_maintenance(struct daemon *d, fuse_req_t req,
 	int rv;
 
 	if (ent->op == ABI_GET_MAINTENANCE_MODE) {
-		reply_int(req, d->maintenance_mode);
+		reply_int(req, d->maint.mode);
 		return REPLIED;
 	}
 	abi_decode_int(in, in_len, &v);
 	rv = abi_check_maintenance_mode(v);
-	if (!rv)
-		d->maintenance_mode = v;
+	if (!rv) {
+		rv = maint_set_mode(&d->maint, v, now_ns());
+		log_info("maintenance mode set to %s", v == 0 ? "auto" :
+						       v == 1 ? "off" :
+								"on");
+	}
 	return rv;
 }
 

@@ -117,13 +117,32 @@ out:
 }
 
 /*
- * /dev/ipmi/N and /dev/ipmidev/N: where ipmitool, OpenIPMI and ipmiutil
- * also look for interface N (devfs-era names). A node with an interface
- * number (the interface key; by default N of a name ipmiN) gets both as
- * links to ../NAME, made only where nothing exists yet and removed with
- * the node; kcsmux.conf(5).
+ * /dev/ipmiN, /dev/ipmi/N and /dev/ipmidev/N: where ipmitool, FreeIPMI
+ * (only /dev/ipmi0), OpenIPMI and ipmiutil look for interface N. A node
+ * with an interface number (the interface key; by default N of a name
+ * ipmiN) gets each as a link to NAME, made only where nothing exists yet
+ * (a stock /dev/ipmiN of ipmi_devintf is left alone) or where a link to
+ * NAME is left from a daemon that died, and removed with the node;
+ * kcsmux.conf(5).
  */
-static const char *const link_dirs[] = { "/dev/ipmi", "/dev/ipmidev" };
+static const char *const link_fmts[] = { "/dev/ipmi%d", "/dev/ipmi/%d",
+					 "/dev/ipmidev/%d" };
+static const char *const link_dirs[] = { NULL, "/dev/ipmi", "/dev/ipmidev" };
+static const char *const link_targets[] = { "%s", "../%s", "../%s" };
+
+#define NODE_NLINKS (sizeof(link_fmts) / sizeof(link_fmts[0]))
+
+/* Is PATH a link to TARGET (one a killed daemon left)? */
+static bool node_link_is(const char *path, const char *target)
+{
+	char buf[8 + KCSMUX_NAME_MAX];
+	ssize_t len = readlink(path, buf, sizeof(buf) - 1);
+
+	if (len < 0)
+		return false;
+	buf[len] = '\0';
+	return strcmp(buf, target) == 0;
+}
 
 static void node_links_create(struct node *n)
 {
@@ -137,23 +156,41 @@ static void node_links_create(struct node *n)
 	/* After the privilege drop and under the seccomp filter (reload
 	 * adding a node) the calls would fail or be off the filter's list. */
 	if (n->d->dropped || n->d->sandboxed) {
-		log_warn("node %s: no /dev/ipmi/%d, /dev/ipmidev/%d links: "
-			 "added after the daemon dropped root or confined "
-			 "itself",
-			 n->conf.name, num, num);
+		log_warn("node %s: no /dev/ipmi%d, /dev/ipmi/%d, "
+			 "/dev/ipmidev/%d links: added after the daemon "
+			 "dropped root or confined itself",
+			 n->conf.name, num, num, num);
 		return;
 	}
-	snprintf(target, sizeof(target), "../%s", n->conf.name);
-	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
-		if (mkdir(link_dirs[i], 0755) < 0 && errno != EEXIST) {
+	for (i = 0; i < NODE_NLINKS; i++) {
+		snprintf(path, sizeof(path), link_fmts[i], num);
+		snprintf(target, sizeof(target), link_targets[i], n->conf.name);
+		if (strcmp(path + 5, n->conf.name) == 0)
+			continue; /* the node is /dev/ipmiN itself */
+		/* backend = ipmidev: a node must never stand in for the
+		 * stock device the daemon itself reopens */
+		if (n->d->cfg.device != NULL &&
+		    strcmp(path, n->d->cfg.device) == 0)
+			continue;
+		if (link_dirs[i] != NULL && mkdir(link_dirs[i], 0755) < 0 &&
+		    errno != EEXIST) {
 			log_warn("%s: %s; no %s", link_dirs[i], strerror(errno),
 				 path);
 			continue;
 		}
 		if (lstat(path, &st) == 0) {
-			log_warn("%s exists: left alone, not linked to node %s",
-				 path, n->conf.name);
+			if (S_ISLNK(st.st_mode) && node_link_is(path, target)) {
+				n->links |= 1U << i;
+				continue;
+			}
+			if (S_ISCHR(st.st_mode))
+				log_info("%s is a device (a stock interface?): "
+					 "left alone, not linked to node %s",
+					 path, n->conf.name);
+			else
+				log_warn("%s exists: left alone, not linked to "
+					 "node %s",
+					 path, n->conf.name);
 			continue;
 		}
 		if (symlink(target, path) < 0) {
@@ -171,10 +208,10 @@ static void node_links_remove(struct node *n)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sizeof(link_dirs) / sizeof(link_dirs[0]); i++) {
+	for (i = 0; i < NODE_NLINKS; i++) {
 		if (!(n->links & (1U << i)))
 			continue;
-		snprintf(path, sizeof(path), "%s/%d", link_dirs[i], num);
+		snprintf(path, sizeof(path), link_fmts[i], num);
 		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
 		    unlink(path) < 0)
 			log_warn("%s: %s", path, strerror(errno));

@@ -90,7 +90,7 @@ static enum access_verdict ipmb_check(const struct kcsmux_access *acc,
 
 static const uint8_t chassis_off[] = { 0x00 }; /* Chassis Control: off */
 
-/* Chassis Control in Send Message in Send Message: the bypass. */
+/* Chassis Control in Send Message in Send Message: a nested bypass. */
 START_TEST(test_nested_chassis_control)
 {
 	const struct kcsmux_access *acc;

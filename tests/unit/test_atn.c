@@ -466,7 +466,7 @@ START_TEST(test_global_enables)
 	ck_assert_uint_eq(atn_global_enables(true, true), 0x07);
 	ck_assert_uint_eq(atn_global_enables(false, true), 0x01);
 	ck_assert_uint_eq(atn_global_enables(false, false), 0x00);
-	/* what the issue saw: 0x08 behind a node, 0x0c behind ipmi_si */
+	/* as once seen: 0x08 behind a node, 0x0c behind ipmi_si */
 	ck_assert_int_eq(atn_enables_fix(get_08, 4, 0x04), 0x0c);
 	ck_assert_int_eq(atn_enables_fix(get_08, 4, 0x07), 0x0f);
 	ck_assert_int_eq(atn_enables_fix(get_0f, 4, 0x07), -EALREADY);

@@ -610,15 +610,15 @@ START_TEST(test_close_cancels)
 	struct rx x;
 
 	ck_assert_int_eq(send_si(c, 1, 6, 1), 0); /* runs */
-	ck_assert_int_eq(send_si(c, 2, 6, 2), 0); /* queued */
-	ck_assert_int_eq(send_si(o, 3, 6, 3), 0); /* queued */
+	ck_assert_int_eq(send_si(c, 2, 6, 4), 0); /* queued */
+	ck_assert_int_eq(send_si(o, 3, 6, 5), 0); /* queued */
 	ck_assert_uint_eq(fx.fb->nsubs, 1);
 	close_file(c);
 	ck_assert_uint_eq(fx.na.st.cancelled, 1);
 	/* the running one completes into nothing; o's goes next */
 	fake_answer(fx.fb, NULL, 0);
 	ck_assert_uint_eq(fx.fb->nsubs, 2);
-	ck_assert_uint_eq(fx.fb->subs[1].req[1], 3);
+	ck_assert_uint_eq(fx.fb->subs[1].req[1], 5);
 	fake_answer(fx.fb, NULL, 0);
 	ck_assert_int_eq(recv_msg(o, &x), 0);
 	ck_assert_int_eq(x.rv.msgid, 3);
@@ -644,6 +644,29 @@ START_TEST(test_denied)
 	/* allowed: reaches the BMC */
 	ck_assert_int_eq(send_si(c, 10, 6, 1), 0);
 	ck_assert_uint_eq(fx.fb->nsubs, 1);
+}
+END_TEST
+
+/* A Cold Reset that goes to the BMC refuses every node's requests with
+ * EBUSY while the BMC resets (core/maint.h, stock since 6.18); SET
+ * MAINTENANCE_MODE off ends it. A reset the rules deny starts nothing
+ * (test_denied). */
+START_TEST(test_maint_reset)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+
+	ck_assert_int_eq(send_si(a, 1, 6, 2), 0); /* Cold Reset: goes */
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_int_eq(send_si(b, 2, 6, 1), -EBUSY);
+	ck_assert_int_eq(send_si(a, 3, 6, 1), -EBUSY);
+	ck_assert_uint_eq(fx.d.maint.refused, 2);
+	ck_assert_int_eq(maint_set_mode(&fx.d.maint, 1, now_ns()), 0);
+	ck_assert_int_eq(send_si(b, 4, 6, 1), 0);
+	/* a firmware request (netfn 0x08) refuses nothing */
+	ck_assert_int_eq(maint_set_mode(&fx.d.maint, 0, now_ns()), 0);
+	ck_assert_int_eq(send_si(a, 5, 8, 1), 0);
+	ck_assert_int_eq(send_si(a, 6, 6, 1), 0);
+	ck_assert_uint_eq(fx.d.maint.refused, 2);
 }
 END_TEST
 
@@ -1147,6 +1170,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_receive_small_buffer);
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_maint_reset);
 	tcase_add_test(tc, test_denied_log_line);
 	tcase_add_test(tc, test_events_dropped);
 	tcase_add_test(tc, test_netfn_high_bits);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/control.c with the real kcsmuxctl: a daemon made of
+ * Check suite for fused/admin/control*.c with the real kcsmuxctl: a daemon made of
  * the configuration, two hand-built nodes (no CUSE, no backend) and the
  * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
  * client) in a child process, as root or as nobody, while the loop serves
@@ -722,6 +722,66 @@ START_TEST(test_status)
 }
 END_TEST
 
+/* A fake /sys/class/ipmi under the test's directory: ipmiN's device is
+ * the platform device TARGET. */
+static void fake_ipmi_class(unsigned int n, const char *target)
+{
+	char p[224];
+
+	snprintf(p, sizeof(p), "%s/class", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/class/ipmi%u", dir, n);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/class/ipmi%u/device", dir, n);
+	ck_assert_int_eq(symlink(target, p), 0);
+}
+
+/* ipmi_devintf loaded beside kcsraw in SMI mode: the status names the
+ * stock node on kcsraw's interface and warns what it bypasses; a stock
+ * node of another interface (ipmi_si's, another kcsraw's) is not named. */
+START_TEST(test_status_stock_node)
+{
+	char cls[160];
+
+	snprintf(cls, sizeof(cls), "%s/class", dir);
+	ck_assert_int_eq(setenv("KCSMUX_SYSFS_IPMI", cls, 1), 0);
+	/* ipmi_devintf not loaded: no class directory, no warning */
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "device           /dev/kcsraw0\n");
+	ck_assert_ptr_null(strstr(out, "stock device"));
+	ck_assert_str_eq(err, "");
+	/* ipmi_si's node and kcsraw.1's: not this daemon's interface */
+	fake_ipmi_class(0, "../../../devices/platform/IPI0001:00");
+	fake_ipmi_class(1, "../../../devices/platform/kcsraw.1");
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	ck_assert_ptr_null(strstr(out, "stock device"));
+	ck_assert_str_eq(err, "");
+	/* kcsraw.0's: named, and what it bypasses said */
+	fake_ipmi_class(2, "../../../devices/platform/kcsraw.0");
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	assert_has(out, "stock device     /dev/ipmi2 (ipmi_devintf) on "
+			"kcsraw's interface\n");
+	assert_has(err, "warning: /dev/ipmi2 is a stock device on kcsraw's "
+			"interface");
+	assert_has(err, "every node's access list, priority, rate limit, "
+			"CPU budget and accounting");
+	assert_has(err, "modprobe -r ipmi_devintf");
+	ck_assert_ptr_null(strstr(err, "/dev/ipmi0"));
+	ck_assert_ptr_null(strstr(err, "/dev/ipmi1"));
+	/* -j: the JSON as the daemon sent it, the warning on stderr */
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(err, "warning: /dev/ipmi2 is a stock device");
+	/* another backend (the stock node is its device): no warning */
+	d.cfg.backend = KCSMUX_BACKEND_IPMIDEV;
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	ck_assert_ptr_null(strstr(out, "stock device"));
+	ck_assert_str_eq(err, "");
+	d.cfg.backend = KCSMUX_BACKEND_KCSRAW;
+	unsetenv("KCSMUX_SYSFS_IPMI");
+}
+END_TEST
+
 /* check: would a request pass the node's access rules, and by which rule;
  * exit status 4 when not; nothing reaches a backend (there is none). */
 START_TEST(test_check)
@@ -1152,6 +1212,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_reload);
 	tcase_add_test(tc, test_reload_dry_run);
 	tcase_add_test(tc, test_status);
+	tcase_add_test(tc, test_status_stock_node);
 	tcase_add_test(tc, test_json_views);
 	tcase_add_test(tc, test_check);
 	tcase_add_test(tc, test_stats_json);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/metrics.c: the exact exposition of a synthetic
+ * Check suite for fused/admin/metrics_render.c and
+ * metrics_families.c: the exact exposition of a synthetic
  * snapshot (every family, histogram buckets, seconds, label escaping), a
  * small parser of the text format 0.0.4 run over it (every sample line
  * parses, each family once and grouped under its # TYPE, no duplicate

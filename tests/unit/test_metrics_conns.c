@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Check suite for the metrics endpoint's connection caps and its accept
- * pause (fused/admin/metrics.c), against a fake daemon in a real event
+ * pause (fused/admin/metrics_conns.c,
+ * metrics_http.c), against a fake daemon in a real event
  * loop, with clients in forked children of other uids:
  *  - per uid: METRICS_MAX_PER_UID idle connections of one user are kept,
  *    the next is closed at once, while another user and root still get

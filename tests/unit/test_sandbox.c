@@ -520,7 +520,7 @@ static int refused(const char *dir)
 	return X_STEP + 6;
 }
 
-/* The metrics textfile, as metrics.c writes it: in its directory, from
+/* The metrics textfile, as metrics_textfile.c writes it: in its directory, from
  * the directory's descriptor (textfile_dir). Then the same directory by
  * path, and another file: refused, and the last one kills. */
 static int textfile_dir = -1;
@@ -558,8 +558,8 @@ static int textfile(const char *dir)
  * textfile's directory, but openat/unlinkat/renameat ignore that
  * descriptor for an absolute path (and "../" climbs out of it). So the
  * daemon after the drop, under seccomp = yes with a textfile, can still
- * open any file its user may write, unlink and rename any: issue 12 asks
- * that it cannot open arbitrary paths for writing.
+ * open any file its user may write, unlink and rename any; it must not be able
+ * to open arbitrary paths for writing.
  */
 static int escape_what;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/core/sdrcache.c against a model BMC that answers
+ * Check suite for fused/core/sdrcache*.c against a model BMC that answers
  * SDR and FRU commands the way ipmi_sim does (reservations, record 0 and
  * 0xffff, cc 0xcb/0xc9/0xca, counts cut at the end, timestamps): every
  * record x offset x count and every FRU offset x count answered from

@@ -22,6 +22,7 @@
 
 #include "backend/backend.h"
 #include "util/log.h"
+#include "util/stocknode.h"
 
 int __wrap_ioctl(int fd, unsigned long req, ...);
 int __real_ioctl(int fd, unsigned long req, ...);
@@ -46,6 +47,7 @@ static struct {
 	bool event_queued; /* one event for RECEIVE_MSG_TRUNC */
 	int attentions, events, completions;
 	uint8_t event_data[16];
+	int relay_binds; /* KCSRAW_IOC_RELAY_BIND */
 } k;
 
 ssize_t __real_read(int fd, void *buf, size_t n);
@@ -81,6 +83,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		i->index = k.index;
 		i->flags = k.info_flags;
 		i->queue_depth = 2;
+		return 0;
+	}
+	if (req == KCSRAW_IOC_RELAY_BIND) {
+		k.relay_binds++;
 		return 0;
 	}
 	if (req == KCSRAW_IOC_SUBMIT) {
@@ -294,14 +300,12 @@ START_TEST(test_devnode_found)
 	char *cls, buf[32];
 
 	cls = fake_sysfs(3);
-	ck_assert_int_eq(backend_smi_devnode(cls, 3, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(stocknode_find(cls, 3, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/dev/ipmi1");
 	/* another kcsraw interface, ipmi_si's: not ours */
-	ck_assert_int_eq(backend_smi_devnode(cls, 0, buf, sizeof(buf)),
-			 -ENOENT);
+	ck_assert_int_eq(stocknode_find(cls, 0, buf, sizeof(buf)), -ENOENT);
 	/* kcsraw.3 is not kcsraw.31's prefix match either way */
-	ck_assert_int_eq(backend_smi_devnode(cls, 31, buf, sizeof(buf)),
-			 -ENOENT);
+	ck_assert_int_eq(stocknode_find(cls, 31, buf, sizeof(buf)), -ENOENT);
 	free(cls);
 }
 END_TEST
@@ -312,8 +316,7 @@ START_TEST(test_devnode_no_devintf)
 
 	/* ipmi_devintf not loaded: no /sys/class/ipmi */
 	snprintf(cls, sizeof(cls), "%s/nothing", dir);
-	ck_assert_int_eq(backend_smi_devnode(cls, 0, buf, sizeof(buf)),
-			 -ENOENT);
+	ck_assert_int_eq(stocknode_find(cls, 0, buf, sizeof(buf)), -ENOENT);
 }
 END_TEST
 
@@ -454,6 +457,75 @@ START_TEST(test_forced_async_found_in_sysfs)
 }
 END_TEST
 
+/* The backend opened with OPTS and kcsraw interface INDEX; its warnings
+ * (stderr, level warning) in WARN. */
+static struct backend *open_be_warnings(const struct backend_kcsraw_opts *o,
+					unsigned int index, char *warn,
+					size_t len)
+{
+	FILE *f = tmpfile();
+	struct backend *be;
+	size_t n;
+	int saved;
+
+	ck_assert_ptr_nonnull(f);
+	k.index = index;
+	log_init(true, LOG_WARNING);
+	fflush(stderr);
+	saved = dup(2);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_eq(dup2(fileno(f), 2), 2);
+	be = open_be(o);
+	fflush(stderr);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	close(saved);
+	rewind(f);
+	n = fread(warn, 1, len - 1, f);
+	warn[n] = '\0';
+	fclose(f);
+	return be;
+}
+
+/*
+ * The relay bound (KCSRAW_INFO_RELAY): no stock node needed; one that
+ * ipmi_devintf made on this interface anyway is named in a warning with
+ * what it bypasses; another interface's, or none, gives no warning.
+ */
+START_TEST(test_relay_warns_of_stock_node)
+{
+	struct backend_kcsraw_opts o = { 0 };
+	char warn[1024], cls[128];
+	struct backend *be;
+
+	k.info_flags = KCSRAW_INFO_SMI | KCSRAW_INFO_ASYNC | KCSRAW_INFO_RELAY;
+	o.sysfs_ipmi = fake_sysfs(3); /* ipmi1 on kcsraw.3 */
+	be = open_be_warnings(&o, 3, warn, sizeof(warn));
+	ck_assert_int_eq(k.relay_binds, 1);
+	ck_assert(be->relay);
+	ck_assert(!be->no_bridge);
+	ck_assert_msg(strstr(warn, "/dev/ipmi1 is a stock device on kcsraw's "
+				   "interface") != NULL,
+		      "%s", warn);
+	ck_assert_ptr_nonnull(strstr(warn, "access list, priority, rate "
+					   "limit, CPU budget and accounting"));
+	ck_assert_ptr_nonnull(strstr(warn, "modprobe -r ipmi_devintf"));
+	be->ops->destroy(be);
+	/* interface 2: kcsraw.3's node is not its own */
+	be = open_be_warnings(&o, 2, warn, sizeof(warn));
+	ck_assert(be->relay);
+	ck_assert_str_eq(warn, "");
+	be->ops->destroy(be);
+	free((char *)o.sysfs_ipmi);
+	/* ipmi_devintf not loaded: no class directory, no warning */
+	snprintf(cls, sizeof(cls), "%s/nothing", dir);
+	o.sysfs_ipmi = cls;
+	be = open_be_warnings(&o, 3, warn, sizeof(warn));
+	ck_assert(be->relay);
+	ck_assert_str_eq(warn, "");
+	be->ops->destroy(be);
+}
+END_TEST
+
 /* ipmi_devintf not loaded: one error naming it; no path for IPMB. */
 START_TEST(test_async_no_devintf)
 {
@@ -563,6 +635,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_async_mode);
 	tcase_add_test(tc, test_forced_async_found_in_sysfs);
 	tcase_add_test(tc, test_async_no_devintf);
+	tcase_add_test(tc, test_relay_warns_of_stock_node);
 	tcase_add_test(tc, test_async_commands);
 	suite_add_tcase(s, tc);
 	return s;
