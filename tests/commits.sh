@@ -1,5 +1,5 @@
 #!/bin/bash
-# The commit messages made since the rule (issue 25), as git shows them:
+# The commit messages made since the rule, as git shows them:
 #
 #   area: summary            subject: an area (a folder, a file, a test:
 #                            "core", "tests/vm", "vm.daemon-abi", "docs";

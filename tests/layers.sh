@@ -18,6 +18,7 @@ declare -A below=(
 	[cuse]="util core backend"
 	[ctlproto]="util"
 	[admin]="util backend core cuse ctlproto"
+	[doctor]=""
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """build.params: no function in fused/ or kmod/ takes more than 7
-parameters (issue 25: requests travel as struct ipmi_request, not as
+parameters (requests travel as struct ipmi_request, not as
 loose arguments). The one exception is what a library's callback type
 fixes: libfuse's ioctl operation (cuse/node.c node_ioctl, 8).
 

@@ -36,7 +36,7 @@
 # held). One line per measurement in /out/results.txt.
 #
 # Then (AB_PHASES, default "rows together"; either alone) the together
-# phase (issue 24 item 7): collectd's ipmi plugin, one exporter and the
+# phase: collectd's ipmi plugin, one exporter and the
 # gather all on /dev/ipmi0, scraping at the same moment every
 # AB_TOGETHER_PERIOD s (10), once collectd has values AB_TOGETHER_WARMUP
 # full rounds (1) and then AB_TOGETHER_ROUNDS (3) between markers 30:7e/7f
@@ -389,7 +389,7 @@ else
 	fail "tracefs/kprobes unavailable: no counting pass"
 fi
 
-# ---- together: the three agents on one /dev/ipmi0 (issue 24 item 7) --------
+# ---- together: the three agents on one /dev/ipmi0 --------
 # collectd's ipmi plugin (OpenIPMI) only knows interface 0, so every row of
 # this phase is /dev/ipmi0: stock ipmi_si first (it already is ipmi0), then,
 # with ipmi_si unloaded, one kcsmuxd node named ipmi0 per row, kcsmuxd

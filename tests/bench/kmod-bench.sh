@@ -25,7 +25,7 @@
 # With BENCH_KSTART=1 (run-kmod-bench.sh --kstart) each round is only the
 # kcsraw rows, each run with the module parameter submit_start=1 (row id as
 # above) and =0 (row id + "-nostart"), in one boot: what starting a request
-# in its submitter saves (issue 24; tests/bench/kstart-bench-report.py).
+# in its submitter saves (tests/bench/kstart-bench-report.py).
 . /guest/lib.sh
 
 N=${BENCH_N:-500}
@@ -189,7 +189,7 @@ round() {
 	check "rmmod ipmi_si" rmmod ipmi_si
 }
 
-# Issue 24: each kcsraw row with submit_start=1 and =0, in turn.
+# Each kcsraw row with submit_start=1 and =0, in turn.
 kstart_round() {
 	say "round $R/$ROUNDS: kcsraw on $KCS1_PORT (irq $KCS1_IRQ), submit_start 1 and 0"
 	check "insmod kcsraw" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"

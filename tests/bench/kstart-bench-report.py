@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Format a run of tests/bench/kmod-bench.sh with BENCH_KSTART=1
 (run-kmod-bench.sh --kstart): kcsraw's rows with the module parameter
-submit_start=1 and =0 in one boot (issue 24), side by side, and optionally
+submit_start=1 and =0 in one boot, side by side, and optionally
 put the tables into docs/bench-kstart.md between the kstart-bench markers.
 
     kstart-bench-report.py OUTDIR [--docs FILE]

@@ -28,7 +28,7 @@
 #                   docs/img/kmod-bench-smpN.png, the data
 #                   docs/data/kmod-bench-smpN/
 #   --kstart        only kcsraw's rows, each with the module parameter
-#                   submit_start=1 and =0 in one boot (issue 24: the
+#                   submit_start=1 and =0 in one boot (the
 #                   poller's wake-ups and the latency that starting a
 #                   request in its submitter saves); the docs block is
 #                   kstart-bench (kstart-bench-smpN), the data

@@ -1,4 +1,4 @@
-# The kernel's lane of kcsraw.ko (issue 20, smi=1) while a monitoring node
+# The kernel's lane of kcsraw.ko (smi=1) while a monitoring node
 # floods: the latency of a watchdog heartbeat (Reset Watchdog Timer, 06 22)
 # through ipmi_msghandler (/dev/ipmi0 of ipmi_devintf: the same lane as
 # ipmi_watchdog's heartbeats) against the same request through a second

@@ -15,6 +15,9 @@
  * part of SMS_ATN for injected events and messages (sms_inject.h): it
  * raises attention and answers the host's Get Message Flags, Get Message and
  * Read Event Message Buffer itself while injected items are pending.
+ * It can make the BMC misbehave at the message level: fall silent (no
+ * answers at all, as while it boots or resets), answer every request
+ * "busy", or answer with the wrong netfn or cmd.
  * See docs/bmc-proxy.md.
  */
 #include <arpa/inet.h>
@@ -42,6 +45,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "bmc_wdt.h"
 #include "delay_model.h"
 #include "sms_inject.h"
 #include "vm_codec.h"
@@ -53,6 +57,7 @@
 #define ANSWERS_MAX	16
 #define ANSWER_DATA_MAX 64
 #define ON_LINE_MAX	512
+#define WRONG_MAX	8
 #define NSEC_PER_SEC	1000000000ull
 
 /* ------------------------------------------------------------------ */
@@ -140,6 +145,24 @@ struct counters {
 	uint64_t inj_events, inj_msgs, inj_cleared;
 	uint64_t ans_flags, ans_events, ans_msgs;
 	uint64_t attn_sent, noattn_sent, noattn_suppressed;
+	/* misbehaviour: silence, busy, wrong answers */
+	uint64_t silences, swallowed, silent_dropped;
+	uint64_t busies, busy_answers, wrong_answers;
+};
+
+/* wrong: the answers to the next N requests NETFN:CMD get a wrong netfn
+ * or cmd (WRONG_CMD, WRONG_NETFN or both) */
+enum { WRONG_CMD = 1, WRONG_NETFN = 2 };
+
+struct wrong_rule {
+	uint8_t netfn, cmd, what;
+	uint64_t left, used;
+};
+
+/* a request forwarded whose answer is to be made wrong */
+struct wrong_pending {
+	bool on;
+	uint8_t seq, netfn, cmd, what;
 };
 
 /* --on NETFN:CMD=COMMAND */
@@ -203,9 +226,33 @@ struct proxy {
 	size_t n_answers;
 	size_t n_rules;
 
+	/*
+	 * Misbehaviour. Silence: requests swallowed, the BMC's answers
+	 * dropped; busy: every request answered busy_cc here. Both end by
+	 * their timer (or on the control port); a state an --on rule starts
+	 * spares the request that fired it (spare_seq: its answer passes).
+	 */
+	bool silent, busy, from_connect;
+	uint64_t silent_since_ns, silent_ms, busy_since_ns, busy_ms;
+	uint64_t silent_for_ms, busy_for_ms; /* --silent-for, --busy-for */
+	uint64_t sil_swallowed0, sil_dropped0, busy_answers0;
+	uint8_t busy_cc, busy_cc_opt;
+	int spare_seq;	      /* -1: none; else the trigger's seq */
+	int cur_seq;	      /* seq of the request whose rules run, or -1 */
+	bool started_by_rule; /* a rule of the current request started one */
+	struct event *silence_ev, *busy_ev;
+	struct wrong_rule wrongs[WRONG_MAX];
+	size_t n_wrongs;
+	struct wrong_pending wpend[WRONG_MAX];
+
 	/* SMS_ATN injection; bmc_attn_up: ipmi_sim's own attention state */
 	struct sms_inject inj;
 	bool bmc_attn_up;
+
+	/* --watchdog: the BMC's watchdog timer, played here */
+	bool wdt_on;
+	struct bmc_wdt wdt;
+	struct event *wdt_ev;
 
 	/* replay caches (see docs) */
 	uint8_t host_version[8], host_caps[8];
@@ -225,6 +272,8 @@ struct proxy {
 static void dispatch(struct proxy *p);
 static bool answer_request(struct proxy *p, const struct vm_frame *f,
 			   const struct vm_msg_info *mi);
+static bool wdt_answer(struct proxy *p, const struct vm_frame *f,
+		       const struct vm_msg_info *mi);
 static void bmc_schedule_retry(struct proxy *p);
 static void conn_close(struct proxy *p, struct conn *c);
 static void ctl_event_cb(struct bufferevent *bev, short what, void *arg);
@@ -294,6 +343,22 @@ static void report_build(struct proxy *p, struct evbuffer *b)
 		p->inj.ev_count, p->inj.msg_count, p->c.ans_flags,
 		p->c.ans_events, p->c.ans_msgs, p->c.attn_sent,
 		p->c.noattn_sent, p->c.noattn_suppressed);
+	evbuffer_add_printf(b,
+			    "faults silent=%s silences=%" PRIu64
+			    " swallowed=%" PRIu64 " dropped=%" PRIu64
+			    " busy=%s busies=%" PRIu64 " busy_answers=%" PRIu64
+			    " wrong_rules=%zu wrong_answers=%" PRIu64 "\n",
+			    p->silent ? "on" : "off", p->c.silences,
+			    p->c.swallowed, p->c.silent_dropped,
+			    p->busy ? "on" : "off", p->c.busies,
+			    p->c.busy_answers, p->n_wrongs, p->c.wrong_answers);
+	if (p->wdt_on)
+		evbuffer_add_printf(b,
+				    "watchdog running=%s sets=%u resets=%u"
+				    " gets=%u timeouts=%u\n",
+				    p->wdt.running ? "yes" : "no", p->wdt.sets,
+				    p->wdt.resets, p->wdt.gets,
+				    p->wdt.timeouts);
 	evbuffer_add_printf(
 		b, "delay_us n=%zu mean=%.1f p50=%.1f p99=%.1f max=%.1f\n",
 		p->delays.n, dm_samples_mean(&p->delays),
@@ -340,6 +405,7 @@ static void report_emit(struct proxy *p, bool to_stderr)
 static void stats_reset(struct proxy *p)
 {
 	memset(&p->c, 0, sizeof(p->c));
+	p->sil_swallowed0 = p->sil_dropped0 = p->busy_answers0 = 0;
 	dm_samples_clear(&p->delays);
 	dm_samples_clear(&p->lateness);
 	p->start_ns = mono_ns();
@@ -641,8 +707,213 @@ static void ctl_to_host(struct proxy *p, uint8_t cmd)
 	enqueue(p, VM_FRAME_CMD, raw, n, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* misbehaviour: silence, busy, wrong answers */
+
+/* "2026-12-05T08:50:01.123Z, t+73.456 s": wall clock (UTC) and the time
+ * since start (or reset-stats), for the log lines a test lines up with */
+static const char *stamp(struct proxy *p, char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ, t+%.3f s",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+		 (double)(mono_ns() - p->start_ns) / 1e9);
+	return buf;
+}
+
+static void arm_ms(struct event *ev, uint64_t ms)
+{
+	struct timeval tv = ns_to_tv(ms * 1000000ull);
+
+	evtimer_del(ev);
+	if (ms)
+		evtimer_add(ev, &tv);
+}
+
+/* Silence for ms (0: until ended). Started by an --on rule, it spares the
+ * request that fired the rule: that one is forwarded and answered. */
+static void silence_begin(struct proxy *p, uint64_t ms, const char *why)
+{
+	char t[64];
+
+	if (!p->silent) {
+		p->silent = true;
+		p->silent_since_ns = mono_ns();
+		p->sil_swallowed0 = p->c.swallowed;
+		p->sil_dropped0 = p->c.silent_dropped;
+		p->c.silences++;
+		if (p->cur_seq >= 0) {
+			p->started_by_rule = true;
+			p->spare_seq = p->cur_seq;
+		}
+	}
+	p->silent_ms = ms;
+	arm_ms(p->silence_ev, ms);
+	if (ms)
+		logmsg("BMC silent (%s) at %s, for %" PRIu64 " ms", why,
+		       stamp(p, t, sizeof(t)), ms);
+	else
+		logmsg("BMC silent (%s) at %s, until 'silence off'", why,
+		       stamp(p, t, sizeof(t)));
+}
+
+static void silence_end(struct proxy *p, const char *why)
+{
+	char t[64];
+
+	evtimer_del(p->silence_ev);
+	if (!p->silent)
+		return;
+	p->silent = false;
+	p->spare_seq = -1;
+	logmsg("BMC back (%s) at %s after %.3f s silent: %" PRIu64
+	       " request(s) swallowed, %" PRIu64 " answer(s) dropped",
+	       why, stamp(p, t, sizeof(t)),
+	       (double)(mono_ns() - p->silent_since_ns) / 1e9,
+	       p->c.swallowed - p->sil_swallowed0,
+	       p->c.silent_dropped - p->sil_dropped0);
+}
+
+static void silence_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	silence_end(arg, "timer");
+}
+
+/* Busy for ms (0: until ended): every request answered cc here. */
+static void busy_begin(struct proxy *p, uint64_t ms, uint8_t cc,
+		       const char *why)
+{
+	char t[64];
+
+	if (!p->busy) {
+		p->busy = true;
+		p->busy_since_ns = mono_ns();
+		p->busy_answers0 = p->c.busy_answers;
+		p->c.busies++;
+		if (p->cur_seq >= 0)
+			p->started_by_rule = true;
+	}
+	p->busy_cc = cc;
+	p->busy_ms = ms;
+	arm_ms(p->busy_ev, ms);
+	logmsg("BMC busy (%s) at %s: every request answered 0x%02x, %s%" PRIu64
+	       " ms",
+	       why, stamp(p, t, sizeof(t)), cc,
+	       ms ? "for " : "until 'busy off', ", ms);
+}
+
+static void busy_end(struct proxy *p, const char *why)
+{
+	char t[64];
+
+	evtimer_del(p->busy_ev);
+	if (!p->busy)
+		return;
+	p->busy = false;
+	logmsg("BMC no longer busy (%s) at %s after %.3f s: %" PRIu64
+	       " request(s) answered 0x%02x",
+	       why, stamp(p, t, sizeof(t)),
+	       (double)(mono_ns() - p->busy_since_ns) / 1e9,
+	       p->c.busy_answers - p->busy_answers0, p->busy_cc);
+}
+
+static void busy_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	busy_end(arg, "timer");
+}
+
+/* While busy: answer the request here with the busy completion code. */
+static bool busy_answer(struct proxy *p, const struct vm_msg_info *mi)
+{
+	uint8_t wire[32];
+	size_t n = vm_encode_msg(mi->seq, mi->netfn | 1, mi->lun, mi->cmd,
+				 &p->busy_cc, 1, wire, sizeof(wire));
+
+	if (!n)
+		return false;
+	p->c.busy_answers++;
+	if (verbose)
+		logmsg("busy: 0x%02x:0x%02x answered 0x%02x", mi->netfn,
+		       mi->cmd, p->busy_cc);
+	msg_to_host(p, wire, n);
+	dispatch(p);
+	return true;
+}
+
+/* A request going to the BMC: does a wrong rule claim its answer? */
+static void wrong_arm(struct proxy *p, const struct vm_msg_info *mi)
+{
+	for (size_t i = 0; i < p->n_wrongs; i++) {
+		struct wrong_rule *w = &p->wrongs[i];
+		struct wrong_pending *wp = &p->wpend[mi->seq % WRONG_MAX];
+
+		if (!w->left || w->netfn != mi->netfn || w->cmd != mi->cmd)
+			continue;
+		w->left--;
+		w->used++;
+		*wp = (struct wrong_pending){ .on = true,
+					      .seq = mi->seq,
+					      .netfn = mi->netfn,
+					      .cmd = mi->cmd,
+					      .what = w->what };
+		logmsg("wrong: the answer to 0x%02x:0x%02x (seq 0x%02x) gets "
+		       "a wrong %s, %" PRIu64 " more to come",
+		       mi->netfn, mi->cmd, mi->seq,
+		       w->what == WRONG_CMD   ? "cmd" :
+		       w->what == WRONG_NETFN ? "netfn" :
+						"netfn and cmd",
+		       w->left);
+		return;
+	}
+}
+
+/*
+ * The BMC's answer f (header mi): if its request was claimed by wrong_arm,
+ * re-encode it into out with netfn + 2 and/or cmd + 1 and a checksum that
+ * fits, and return its length; else 0.
+ */
+static size_t wrong_rewrite(struct proxy *p, const struct vm_frame *f,
+			    const struct vm_msg_info *mi, uint8_t *out,
+			    size_t cap)
+{
+	struct wrong_pending *wp = &p->wpend[mi->seq % WRONG_MAX];
+	uint8_t d[VM_DATA_MAX];
+	size_t n = f->data_len;
+
+	if (!wp->on || wp->seq != mi->seq || mi->netfn != (wp->netfn | 1) ||
+	    mi->cmd != wp->cmd || n < 4 || n > sizeof(d))
+		return 0;
+	wp->on = false;
+	memcpy(d, f->data, n);
+	if (wp->what & WRONG_NETFN)
+		d[1] = (uint8_t)((((mi->netfn + 2) & 0x3f) << 2) | mi->lun);
+	if (wp->what & WRONG_CMD)
+		d[2] = (uint8_t)(mi->cmd + 1);
+	d[n - 1] = vm_checksum(d, n - 1);
+	n = vm_encode(VM_FRAME_MSG, d, n, out, cap);
+	if (n) {
+		p->c.wrong_answers++;
+		logmsg("wrong: answer to 0x%02x:0x%02x (seq 0x%02x) sent as "
+		       "netfn 0x%02x cmd 0x%02x",
+		       wp->netfn, wp->cmd, mi->seq, d[1] >> 2, d[2]);
+	}
+	return n;
+}
+
 static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 {
+	uint8_t wrong[VM_RAW_MAX];
+	size_t wrong_len = 0;
+
 	if (f->truncated) {
 		p->c.b2h_truncated++;
 		logmsg("bmc: frame longer than %u bytes dropped", VM_RAW_MAX);
@@ -671,11 +942,21 @@ static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 		}
 	} else {
 		struct vm_msg_info mi;
+		/* a response needs seq, netfn, cmd, completion code, csum */
+		bool ok = vm_msg_parse(f->data, f->data_len, &mi) &&
+			  f->data_len >= 5 && mi.checksum_ok && !f->bad_escape;
 
 		p->c.b2h_msgs++;
-		/* a response needs seq, netfn, cmd, completion code, csum */
-		if (!vm_msg_parse(f->data, f->data_len, &mi) ||
-		    f->data_len < 5 || !mi.checksum_ok || f->bad_escape)
+		/* silent: nothing reaches the host but the trigger's answer */
+		if (p->silent && !(ok && mi.seq == p->spare_seq)) {
+			p->c.silent_dropped++;
+			if (verbose)
+				logmsg("silent: BMC answer dropped");
+			return;
+		}
+		if (p->silent)
+			p->spare_seq = -1;
+		if (!ok)
 			p->c.b2h_bad++;
 		else if (verbose)
 			logmsg("bmc->host msg seq=0x%02x netfn=0x%02x "
@@ -683,13 +964,17 @@ static void bmc_frame(struct proxy *p, const struct vm_frame *f)
 			       mi.seq, mi.netfn, mi.cmd, f->data[3]);
 		if (!f->bad_escape)
 			sms_inject_bmc_response(&p->inj, f->data, f->data_len);
+		if (ok)
+			wrong_len =
+				wrong_rewrite(p, f, &mi, wrong, sizeof(wrong));
 	}
 	if (p->qemu.fd < 0) {
 		p->c.b2h_dropped_no_host++;
 		return;
 	}
 	if (f->kind == VM_FRAME_MSG) {
-		if (msg_to_host(p, f->raw, f->raw_len) > 0)
+		if (msg_to_host(p, wrong_len ? wrong : f->raw,
+				wrong_len ? wrong_len : f->raw_len) > 0)
 			p->c.b2h_delayed++;
 	} else {
 		enqueue(p, VM_FRAME_CMD, f->raw, f->raw_len, 0);
@@ -916,12 +1201,28 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 				p->c.triggers++;
 				hold_begin(p, p->hold_on_ms, "hold-on request");
 			}
+			p->cur_seq = mi.seq;
+			p->started_by_rule = false;
 			rules_fire(p, mi.netfn, mi.cmd);
+			p->cur_seq = -1;
+			/* a silent BMC takes nothing in, not even a rule's
+			 * trigger, unless that rule made it silent */
+			if (p->silent && !p->started_by_rule) {
+				p->c.swallowed++;
+				if (verbose)
+					logmsg("silent: request swallowed");
+				return;
+			}
 			if (p->reqlog)
 				log_request(p->reqlog, f, &mi);
 			if (mi.checksum_ok && !f->bad_escape &&
-			    (answer_request(p, f, &mi) || inject_answer(p, f)))
+			    ((p->busy && !p->started_by_rule &&
+			      busy_answer(p, &mi)) ||
+			     wdt_answer(p, f, &mi) ||
+			     answer_request(p, f, &mi) || inject_answer(p, f)))
 				return;
+			if (mi.checksum_ok && !f->bad_escape)
+				wrong_arm(p, &mi);
 		}
 	}
 	if (p->bmc.fd < 0 || p->bmc_connecting) {
@@ -967,6 +1268,21 @@ static void qemu_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* --silent-for, --busy-for: from the start or QEMU's first connection */
+static void faults_at_start(struct proxy *p, const char *when)
+{
+	char why[80];
+
+	if (p->silent_for_ms) {
+		snprintf(why, sizeof(why), "--silent-for, %s", when);
+		silence_begin(p, p->silent_for_ms, why);
+	}
+	if (p->busy_for_ms) {
+		snprintf(why, sizeof(why), "--busy-for, %s", when);
+		busy_begin(p, p->busy_for_ms, p->busy_cc_opt, why);
+	}
+}
+
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct proxy *p = arg;
@@ -990,6 +1306,8 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	}
 	p->c.qemu_connects++;
 	logmsg("QEMU connected from port %u", ntohs(sa.sin_port));
+	if (p->from_connect && p->c.qemu_connects == 1)
+		faults_at_start(p, "from QEMU's first connection");
 	/*
 	 * Make the new connection look like a fresh one to ipmi_sim: it
 	 * starts with the BMC's version and, if raised, its attention state.
@@ -1148,7 +1466,7 @@ static const char *const rule_cmds[] = {
 	"model",      "hold-on",     "hold-after",   "inject-event",
 	"inject-msg", "inject-cmd",  "inject-clear", "stats",
 	"report",     "reset-stats", "ping",	     "help",
-	"quit",
+	"quit",	      "silence",     "busy",	     "wrong",
 };
 
 /*
@@ -1310,6 +1628,77 @@ static bool answer_parse(const char *spec, struct answer_rule *a)
 	return a->len > 0;
 }
 
+/* --watchdog: arm the timeout event for the running timer, or none. */
+static void wdt_arm(struct proxy *p)
+{
+	uint64_t left = bmc_wdt_left_ns(&p->wdt, mono_ns());
+	struct timeval tv;
+
+	evtimer_del(p->wdt_ev);
+	if (left == UINT64_MAX)
+		return;
+	tv = ns_to_tv(left);
+	evtimer_add(p->wdt_ev, &tv);
+}
+
+/* The timer ran out: its action, through QEMU's ipmi-bmc-extern. */
+static void wdt_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	int action = bmc_wdt_poll(&p->wdt, mono_ns());
+	uint8_t cmd, raw[4];
+	char ts[64];
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	if (action < 0) {
+		wdt_arm(p);
+		return;
+	}
+	logmsg("watchdog: timeout at %s, action %d (%s)",
+	       stamp(p, ts, sizeof(ts)), action,
+	       action == WDT_ACTION_HARD_RESET	? "hard reset" :
+	       action == WDT_ACTION_POWER_DOWN	? "power down" :
+	       action == WDT_ACTION_POWER_CYCLE ? "power cycle" :
+						  "none");
+	if (action == WDT_ACTION_NONE)
+		return;
+	/* a power cycle is a reset to the guest */
+	cmd = action == WDT_ACTION_POWER_DOWN ? VM_CMD_POWEROFF : VM_CMD_RESET;
+	n = vm_encode(VM_FRAME_CMD, &cmd, 1, raw, sizeof(raw));
+	if (p->qemu.fd < 0 || !n)
+		return;
+	enqueue(p, VM_FRAME_CMD, raw, n, 0);
+	dispatch(p);
+}
+
+/* A watchdog request under --watchdog: answer it here (true). */
+static bool wdt_answer(struct proxy *p, const struct vm_frame *f,
+		       const struct vm_msg_info *mi)
+{
+	uint8_t rsp[16], wire[VM_RAW_MAX];
+	size_t n, len;
+
+	if (!p->wdt_on)
+		return false;
+	len = bmc_wdt_request(&p->wdt, mono_ns(), mi->netfn, mi->cmd,
+			      f->data + 3, mi->payload_len, rsp, sizeof(rsp));
+	if (!len)
+		return false;
+	n = vm_encode_msg(mi->seq, mi->netfn | 1, mi->lun, mi->cmd, rsp, len,
+			  wire, sizeof(wire));
+	if (!n)
+		return false;
+	if (verbose)
+		logmsg("watchdog: 0x%02x answered here (cc 0x%02x)", mi->cmd,
+		       rsp[0]);
+	wdt_arm(p);
+	msg_to_host(p, wire, n);
+	dispatch(p);
+	return true;
+}
+
 /* A host request an --answer rule matches: answer it here (true). */
 static bool answer_request(struct proxy *p, const struct vm_frame *f,
 			   const struct vm_msg_info *mi)
@@ -1337,6 +1726,139 @@ static bool answer_request(struct proxy *p, const struct vm_frame *f,
 		return true;
 	}
 	return false;
+}
+
+/* "NETFN:CMD" */
+static bool parse_key(const char *spec, uint8_t *netfn, uint8_t *cmd)
+{
+	char a[32], *colon;
+
+	if (snprintf(a, sizeof(a), "%s", spec) >= (int)sizeof(a))
+		return false;
+	colon = strchr(a, ':');
+	if (!colon)
+		return false;
+	*colon = '\0';
+	return parse_netfn_cmd(a, colon + 1, netfn, cmd);
+}
+
+/* Add a wrong rule: key "NETFN:CMD", count N, what "cmd" (default),
+ * "netfn" or "both"; an existing rule for the key is replaced. */
+static bool wrong_add(struct proxy *p, const char *key, const char *count,
+		      const char *what)
+{
+	struct wrong_rule w = { 0 };
+	size_t i;
+
+	if (!parse_key(key, &w.netfn, &w.cmd) || !parse_u64(count, &w.left) ||
+	    !w.left)
+		return false;
+	if (!what || strcmp(what, "cmd") == 0)
+		w.what = WRONG_CMD;
+	else if (strcmp(what, "netfn") == 0)
+		w.what = WRONG_NETFN;
+	else if (strcmp(what, "both") == 0)
+		w.what = WRONG_CMD | WRONG_NETFN;
+	else
+		return false;
+	for (i = 0; i < p->n_wrongs; i++)
+		if (p->wrongs[i].netfn == w.netfn && p->wrongs[i].cmd == w.cmd)
+			break;
+	if (i == WRONG_MAX)
+		return false;
+	if (i == p->n_wrongs)
+		p->n_wrongs++;
+	p->wrongs[i] = w;
+	return true;
+}
+
+static const char *wrong_what(uint8_t what)
+{
+	return what == WRONG_CMD   ? "cmd" :
+	       what == WRONG_NETFN ? "netfn" :
+				     "both";
+}
+
+/* silence [MS] | silence off; busy [MS [CC]] | busy off;
+ * wrong NETFN:CMD N [cmd|netfn|both] | wrong off | wrong */
+static void ctl_fault(struct proxy *p, int argc, char **argv,
+		      struct evbuffer *out)
+{
+	/* an --on rule runs this with its request's seq in cur_seq */
+	const char *why = p->cur_seq >= 0 ? "--on rule" : "control";
+	uint64_t ms = 0;
+	uint8_t cc;
+
+	if (strcmp(argv[0], "silence") == 0) {
+		if (argc == 2 && strcmp(argv[1], "off") == 0) {
+			uint64_t n = p->c.swallowed - p->sil_swallowed0;
+			uint64_t d = p->c.silent_dropped - p->sil_dropped0;
+			bool was = p->silent;
+
+			silence_end(p, why);
+			evbuffer_add_printf(out,
+					    "ok silence off%s swallowed=%" PRIu64
+					    " dropped=%" PRIu64 "\n",
+					    was ? "" : " (was not silent)",
+					    was ? n : 0, was ? d : 0);
+		} else if (argc <= 2 &&
+			   (argc == 1 || parse_u64(argv[1], &ms))) {
+			silence_begin(p, ms, why);
+			evbuffer_add_printf(out, "ok silent %" PRIu64 "\n", ms);
+		} else {
+			evbuffer_add_printf(out, "err usage: silence [MS] | "
+						 "silence off\n");
+		}
+	} else if (strcmp(argv[0], "busy") == 0) {
+		cc = p->busy_cc_opt;
+		if (argc == 2 && strcmp(argv[1], "off") == 0) {
+			uint64_t n = p->c.busy_answers - p->busy_answers0;
+			bool was = p->busy;
+
+			busy_end(p, why);
+			evbuffer_add_printf(out,
+					    "ok busy off%s answered=%" PRIu64
+					    "\n",
+					    was ? "" : " (was not busy)",
+					    was ? n : 0);
+		} else if (argc <= 3 &&
+			   (argc == 1 || parse_u64(argv[1], &ms)) &&
+			   (argc < 3 || parse_byte(argv[2], 0xff, &cc))) {
+			busy_begin(p, ms, cc, why);
+			evbuffer_add_printf(out, "ok busy %" PRIu64 " 0x%02x\n",
+					    ms, cc);
+		} else {
+			evbuffer_add_printf(out, "err usage: busy [MS [CC]] | "
+						 "busy off\n");
+		}
+	} else if (argc == 1) { /* wrong: list */
+		for (size_t i = 0; i < p->n_wrongs; i++)
+			evbuffer_add_printf(
+				out,
+				"wrong 0x%02x:0x%02x %s left=%" PRIu64
+				" used=%" PRIu64 "\n",
+				p->wrongs[i].netfn, p->wrongs[i].cmd,
+				wrong_what(p->wrongs[i].what),
+				p->wrongs[i].left, p->wrongs[i].used);
+		evbuffer_add_printf(out,
+				    "ok wrong rules=%zu answers=%" PRIu64 "\n",
+				    p->n_wrongs, p->c.wrong_answers);
+	} else if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		evbuffer_add_printf(out, "ok wrong off (%zu removed)\n",
+				    p->n_wrongs);
+		p->n_wrongs = 0;
+		memset(p->wpend, 0, sizeof(p->wpend));
+	} else if ((argc == 3 || argc == 4) &&
+		   wrong_add(p, argv[1], argv[2], argc == 4 ? argv[3] : NULL)) {
+		evbuffer_add_printf(out, "ok wrong %s %s %s\n", argv[1],
+				    argv[2], argc == 4 ? argv[3] : "cmd");
+	} else {
+		evbuffer_add_printf(out,
+				    "err usage: wrong NETFN:CMD N "
+				    "[cmd|netfn|both] | wrong off | wrong "
+				    "(at most %d rules)\n",
+				    WRONG_MAX);
+	}
 }
 
 /* inject-event HEX..., inject-msg HEX..., inject-cmd ..., inject-clear */
@@ -1441,6 +1963,13 @@ static const char ctl_help[] =
 	"  inject-cmd CHAN RQSA NETFN CMD [DATA...]\n"
 	"                          queue an IPMB request from RQSA\n"
 	"  inject-clear            drop the injected items still pending\n"
+	"  silence [MS]            no answers (requests swallowed) for MS\n"
+	"  silence off             the BMC is back\n"
+	"  busy [MS [CC]]          answer every request CC (default 0xc0)\n"
+	"  busy off\n"
+	"  wrong NETFN:CMD N [cmd|netfn|both]\n"
+	"                          the next N answers to it: a wrong cmd/netfn\n"
+	"  wrong off | wrong       remove / list the wrong rules\n"
 	"  stats                   print the report\n"
 	"  report                  write the report (stderr or --report)\n"
 	"  reset-stats             clear counters and samples\n"
@@ -1550,6 +2079,10 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 		    strcmp(argv[0] + 7, "cmd") == 0 ||
 		    strcmp(argv[0] + 7, "clear") == 0)) {
 		ctl_inject(p, argc, argv, out);
+	} else if (strcmp(argv[0], "silence") == 0 ||
+		   strcmp(argv[0], "busy") == 0 ||
+		   strcmp(argv[0], "wrong") == 0) {
+		ctl_fault(p, argc, argv, out);
 	} else if (strcmp(argv[0], "stats") == 0) {
 		report_build(p, out);
 		evbuffer_add_printf(out, "ok\n");
@@ -1731,6 +2264,17 @@ static void usage(FILE *f)
 		"  --answer NETFN:CMD[/BODY]=HEX  answer this request here\n"
 		"                     (BODY: its first data byte) with these\n"
 		"                     bytes, completion code first; repeatable\n"
+		"  --silent-for MS    no answers for the first MS ms: requests\n"
+		"                     swallowed (QEMU answers 0xc3 after 4 s)\n"
+		"  --busy-for MS      answer every request --busy-cc for MS ms\n"
+		"  --busy-cc CC       completion code when busy (default 0xc0)\n"
+		"  --from-connect     --silent-for/--busy-for count from QEMU's\n"
+		"                     first connection (power-on), not the start\n"
+		"  --wrong NETFN:CMD=N[,cmd|netfn|both]  the next N answers to\n"
+		"                     this request carry a wrong cmd (or netfn)\n"
+		"  --watchdog         play the BMC's watchdog timer here (Set,\n"
+		"                     Reset, Get Watchdog Timer; the timeout's\n"
+		"                     reset or power-off through QEMU)\n"
 		"  --report FILE      write the exit report to FILE\n"
 		"  --log-requests FILE one line per request passed to the BMC:\n"
 		"                     NETFN CMD DATA... in hex (vm.daemon-oracle)\n"
@@ -1769,6 +2313,12 @@ enum {
 	OPT_SPIN,
 	OPT_SLACK,
 	OPT_LOG_REQUESTS,
+	OPT_SILENT_FOR,
+	OPT_BUSY_FOR,
+	OPT_BUSY_CC,
+	OPT_FROM_CONNECT,
+	OPT_WRONG,
+	OPT_WATCHDOG,
 };
 
 static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
@@ -1790,6 +2340,12 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		{ "spin", required_argument, NULL, OPT_SPIN },
 		{ "timer-slack", required_argument, NULL, OPT_SLACK },
 		{ "log-requests", required_argument, NULL, OPT_LOG_REQUESTS },
+		{ "silent-for", required_argument, NULL, OPT_SILENT_FOR },
+		{ "busy-for", required_argument, NULL, OPT_BUSY_FOR },
+		{ "busy-cc", required_argument, NULL, OPT_BUSY_CC },
+		{ "from-connect", no_argument, NULL, OPT_FROM_CONNECT },
+		{ "wrong", required_argument, NULL, OPT_WRONG },
+		{ "watchdog", no_argument, NULL, OPT_WATCHDOG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1871,6 +2427,41 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		case OPT_REPORT:
 			p->report_path = optarg;
 			break;
+		case OPT_SILENT_FOR:
+			if (!parse_u64(optarg, &p->silent_for_ms) ||
+			    !p->silent_for_ms)
+				goto bad;
+			break;
+		case OPT_BUSY_FOR:
+			if (!parse_u64(optarg, &p->busy_for_ms) ||
+			    !p->busy_for_ms)
+				goto bad;
+			break;
+		case OPT_BUSY_CC:
+			if (!parse_byte(optarg, 0xff, &p->busy_cc_opt))
+				goto bad;
+			break;
+		case OPT_FROM_CONNECT:
+			p->from_connect = true;
+			break;
+		case OPT_WATCHDOG:
+			p->wdt_on = true;
+			break;
+		case OPT_WRONG: {
+			char key[64], *eq, *what;
+
+			snprintf(key, sizeof(key), "%s", optarg);
+			eq = strchr(key, '=');
+			if (!eq)
+				goto bad;
+			*eq++ = '\0';
+			what = strchr(eq, ',');
+			if (what)
+				*what++ = '\0';
+			if (!wrong_add(p, key, eq, what))
+				goto bad;
+			break;
+		}
 		case OPT_LOG_REQUESTS:
 			p->reqlog = fopen(optarg, "w");
 			if (!p->reqlog) {
@@ -1953,6 +2544,12 @@ static void proxy_free(struct proxy *p)
 		event_free(p->release_ev);
 	if (p->bmc_retry_ev)
 		event_free(p->bmc_retry_ev);
+	if (p->silence_ev)
+		event_free(p->silence_ev);
+	if (p->wdt_ev)
+		event_free(p->wdt_ev);
+	if (p->busy_ev)
+		event_free(p->busy_ev);
 	dm_samples_free(&p->delays);
 	dm_samples_free(&p->lateness);
 	if (p->base)
@@ -1980,6 +2577,8 @@ int main(int argc, char **argv)
 	p->timer_slack_req = 1;
 	p->hold_after = -1;
 	p->exit_code = 1;
+	p->spare_seq = p->cur_seq = -1;
+	p->busy_cc_opt = 0xc0;
 	TAILQ_INIT(&p->queue);
 	TAILQ_INIT(&p->ctl_clients);
 	vm_parser_init(&p->qemu.parser);
@@ -2014,8 +2613,11 @@ int main(int argc, char **argv)
 	p->deliver_ev = evtimer_new(p->base, deliver_cb, p);
 	p->release_ev = evtimer_new(p->base, release_cb, p);
 	p->bmc_retry_ev = evtimer_new(p->base, bmc_retry_cb, p);
+	p->silence_ev = evtimer_new(p->base, silence_cb, p);
+	p->busy_ev = evtimer_new(p->base, busy_cb, p);
+	p->wdt_ev = evtimer_new(p->base, wdt_cb, p);
 	if (!p->qemu.out || !p->bmc.out || !p->deliver_ev || !p->release_ev ||
-	    !p->bmc_retry_ev)
+	    !p->bmc_retry_ev || !p->silence_ev || !p->busy_ev || !p->wdt_ev)
 		goto fail;
 	for (size_t i = 0; i < 4; i++) {
 		p->sig_ev[i] = evsignal_new(p->base, sigs[i], signal_cb, p);
@@ -2050,6 +2652,8 @@ int main(int argc, char **argv)
 	p->start_ns = mono_ns();
 	if (start_held)
 		hold_begin(p, 0, "--hold");
+	if (!p->from_connect)
+		faults_at_start(p, "from start");
 	{
 		char desc[160];
 

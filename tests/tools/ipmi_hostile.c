@@ -516,8 +516,13 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 	uint8_t netfn, cmd;
 	size_t len, k;
 	unsigned int depth, kind;
-	int rv;
+	int rv, mm;
 
+	/* The Cold Resets it may send would have the daemon refuse every
+	 * request for 30 s each (maintenance mode, as stock since 6.18):
+	 * off for the run, auto again after (the mode is the BMC's). */
+	mm = IPMI_MAINTENANCE_MODE_OFF;
+	(void)ioctl(fd, IPMICTL_SET_MAINTENANCE_MODE_CMD, &mm);
 	rnd_state = seed;
 	for (i = 0; i < count; i++) {
 		memset(&ad, 0, sizeof(ad));
@@ -591,6 +596,8 @@ static int cmd_fuzz(const char *dev, unsigned int seed, long count)
 		}
 	}
 	answered += drain(fd, 1000);
+	mm = IPMI_MAINTENANCE_MODE_AUTO;
+	(void)ioctl(fd, IPMICTL_SET_MAINTENANCE_MODE_CMD, &mm);
 	printf("fuzz: dev=%s seed=%u tried=%ld sent=%ld refused_errno=%ld "
 	       "answered=%ld reopened=%ld\n",
 	       dev, seed, count, sent, refused, answered, reopened);

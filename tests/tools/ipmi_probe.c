@@ -46,6 +46,7 @@ struct opts {
 	bool events;
 	bool set_addr;
 	uint8_t my_addr;
+	int maint; /* --maint: -1 none, 0-2 SET, 3 GET */
 	enum mode mode;
 	enum outfmt out;
 	bool verbose;
@@ -89,6 +90,9 @@ static void usage(FILE *f)
 		"  -e              enable events first (IPMICTL_SET_GETS_EVENTS_CMD 1);\n"
 		"                  events received are skipped and counted\n"
 		"  -m ADDR         IPMICTL_SET_MY_ADDRESS_CMD ADDR first\n"
+		"  --maint get|auto|off|on  IPMICTL_GET_MAINTENANCE_MODE_CMD (prints\n"
+		"                  'maint: mode=N') or _SET_ (0 auto, 1 off, 2 on), and\n"
+		"                  exit without sending requests\n"
 		"  --ipmitool      open like ipmitool does: -e and -m 0x20\n"
 		"  --timeout MS    per-request response timeout (default 5000)\n"
 		"  -i US           sleep US microseconds between requests (default 0)\n"
@@ -166,7 +170,16 @@ static int parse_u(const char *opt, const char *s, unsigned long long max,
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_TIMEOUT = 256, O_MODE, O_IPMITOOL, O_ALLOW, O_MSGID, O_TOTAL };
+	enum {
+		O_TIMEOUT = 256,
+		O_MODE,
+		O_IPMITOOL,
+		O_ALLOW,
+		O_MSGID,
+		O_TOTAL,
+		O_MAINT
+	};
+	static const char *const maints[] = { "auto", "off", "on", "get" };
 	static const struct option lopts[] = {
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "mode", required_argument, NULL, O_MODE },
@@ -174,6 +187,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "allow-errors", no_argument, NULL, O_ALLOW },
 		{ "msgid-start", required_argument, NULL, O_MSGID },
 		{ "total-only", no_argument, NULL, O_TOTAL },
+		{ "maint", required_argument, NULL, O_MAINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,6 +199,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->count = 100;
 	o->timeout_ms = 5000;
 	o->msgid_start = 1;
+	o->maint = -1;
 	o->req.netfn = IPMI_NETFN_APP_REQUEST;
 	o->req.cmd = IPMI_GET_DEVICE_ID_CMD;
 
@@ -243,6 +258,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			o->set_addr = true;
 			o->my_addr = (uint8_t)v;
+			break;
+		case O_MAINT:
+			for (o->maint = 0; o->maint < 4; o->maint++)
+				if (!strcmp(optarg, maints[o->maint]))
+					break;
+			if (o->maint == 4) {
+				fprintf(stderr,
+					"%s: --maint get, auto, off or on\n",
+					prog);
+				return -1;
+			}
 			break;
 		case O_IPMITOOL:
 			o->events = true;
@@ -555,6 +581,24 @@ int main(int argc, char **argv)
 				prog, o.dev, strerror(errno));
 			goto setup_fail;
 		}
+	}
+
+	if (o.maint >= 0) {
+		int v = o.maint;
+		unsigned long cmd = v == 3 ? IPMICTL_GET_MAINTENANCE_MODE_CMD :
+					     IPMICTL_SET_MAINTENANCE_MODE_CMD;
+
+		if (ioctl(fd, cmd, &v) < 0) {
+			fprintf(stderr, "%s: %s: %s_MAINTENANCE_MODE_CMD: %s\n",
+				prog, o.dev, o.maint == 3 ? "GET" : "SET",
+				strerror(errno));
+			goto setup_fail;
+		}
+		if (o.maint == 3)
+			printf("maint: mode=%d\n", v);
+		close(fd);
+		free(lat);
+		return 0;
 	}
 
 	msgid = o.msgid_start;

@@ -50,10 +50,14 @@ fi
 # What the admin test needs in the guest besides the two .debs: the .debs'
 # dependencies are installed here, since the guest has no network (apt
 # install ./x.deb then resolves them from the installed set, as it checks
-# every Depends).
+# every Depends). The root tools that find the interface by themselves
+# (ipmitool without -d, FreeIPMI's probe, ipmiutil) must land on the
+# interface-0 node after the cutover: freeipmi-tools and ipmiutil too, with
+# ipmiutil's services masked (its watchdog service would arm the BMC's
+# timer from cron at every boot).
 pkgs="systemd systemd-sysv udev dbus kmod dkms gcc make dpkg-dev patch
 $kpkgs initramfs-tools
-ipmitool fuse3 $libs libinih1
+ipmitool freeipmi-tools ipmiutil fuse3 $libs libinih1
 libseccomp2 libsystemd0 procps iproute2 util-linux less"
 pkgs=$(echo $pkgs | tr ' ' ,)
 key=$( { cat "$0"; echo "$suite"; echo "$pkgs"; echo "$kver"
@@ -106,7 +110,7 @@ EOF
 		--customize-hook='chroot "$1" systemctl enable kcsmux-guest-run.service' \
 		--customize-hook='echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" >"$1/etc/fstab"' \
 		--customize-hook='echo kcsmux-guest >"$1/etc/hostname"' \
-		--customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service 2>/dev/null || true' \
+		--customize-hook='chroot "$1" systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service ipmiutil_wdt.service ipmi_port.service ipmiutil_asy.service ipmiutil_evt.service anacron.timer anacron.service rpcbind.service rpcbind.socket 2>/dev/null || true' \
 		"$suite" "$root" "${srcs[@]}" >"$dir.tmp/mmdebstrap.log" 2>&1 ||
 		{ tail -n 30 "$dir.tmp/mmdebstrap.log" >&2; die "mmdebstrap failed (log: $dir.tmp/mmdebstrap.log)"; }
 	if [ -z "$kver" ]; then

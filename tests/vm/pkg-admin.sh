@@ -6,6 +6,12 @@
 #   pkg-admin.sh [--suite SUITE] [RUN_ARGS...]
 # vm.pkg-admin@trixie: --suite trixie builds the .debs in Debian 13's
 # chroot and boots the Debian 13 guest with its own kernel.
+# After the install, kcsmuxctl doctor and the verified cutover's rollbacks
+# (guest/cutover-scenarios.sh), behind the delay proxy, which plays the
+# BMC's watchdog timer (ipmi_sim's ignores Reset Watchdog Timer) and whose
+# --on rules answer Get SDR wrongly once the guest sends raw 0x30 0x10
+# (0x30 0x12: rightly again) and keep the BMC silent for 60 s once it
+# sends 0x30 0x11.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 suite=()
@@ -18,5 +24,9 @@ adds=()
 for d in $debs; do
 	adds+=(--add "$d:/guest/debs/${d##*/}")
 done
-exec "$KCSMUX_SRC/tests/vm/run.sh" --systemd "${suite[@]}" --bmc extern "${adds[@]}" "$@" \
+exec "$KCSMUX_SRC/tests/vm/run.sh" --systemd "${suite[@]}" --bmc extern \
+	--delay fixed:200 \
+	--proxy-args "--watchdog --on 0x30:0x10=wrong,0x0a:0x23,40 --on 0x30:0x12=wrong,off --on 0x30:0x11=silence,60000" \
+	--add "$KCSMUX_SRC/tests/vm/guest/cutover-scenarios.sh:/guest/cutover-scenarios.sh" \
+	"${adds[@]}" "$@" \
 	"$KCSMUX_SRC/tests/vm/guest/pkg-admin.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm.kmod-smi*: kcsraw.ko as an interface of ipmi_msghandler (issue 20),
+# vm.kmod-smi*: kcsraw.ko as an interface of ipmi_msghandler,
 # with each KCS's delay proxy logging the requests its BMC gets; then, on
 # the host, what the kernel's users sent through kcsraw (first KCS, log 0).
 #

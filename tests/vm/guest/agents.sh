@@ -1,4 +1,4 @@
-# Real monitoring agents, as Debian packages them, unmodified (issue 13):
+# Real monitoring agents, as Debian packages them, unmodified:
 # prometheus-ipmi-exporter (collectors ipmi, dcmi, bmc, chassis, sel),
 # collectd's ipmi plugin with csv output, telegraf's ipmitool commands,
 # ipmiutil sensor/health and FreeIPMI's ipmi-sensors, ipmi-sel, ipmi-dcmi,
@@ -167,10 +167,13 @@ done
 check "/dev/ipmi/0 -> ../ipmi0" test "$(readlink /dev/ipmi/0)" = ../ipmi0
 check "/dev/ipmidev/0 -> ../ipmi0" test "$(readlink /dev/ipmidev/0)" = ../ipmi0
 check "/dev/ipmi/7 -> ../mon (interface = 7)" test "$(readlink /dev/ipmi/7)" = ../mon
-check "no /dev/ipmi7: ipmitool -d 7 must take the links" test ! -e /dev/ipmi7
+check "/dev/ipmi7 -> mon (FreeIPMI's only path, for interface 0)" test "$(readlink /dev/ipmi7)" = mon
 # ipmitool -I open -d N opens /dev/ipmiN, then /dev/ipmi/N, then
 # /dev/ipmidev/N: node mon is reached through each link in turn.
 ipmitool -I open -d 0 sdr elist >/tmp/via-node 2>&1
+run_to /tmp/via-ipmiN ipmitool -I open -d 7 sdr elist
+check "ipmitool through /dev/ipmi7 reads the node's SDRs" cmp /tmp/via-node /tmp/via-ipmiN
+rm /dev/ipmi7
 run_to /tmp/via-ipmi ipmitool -I open -d 7 sdr elist
 check "ipmitool through /dev/ipmi/7 reads the node's SDRs" cmp /tmp/via-node /tmp/via-ipmi
 rm /dev/ipmi/7
@@ -192,7 +195,7 @@ kill "$dpid"
 wait "$dpid" 2>/dev/null
 cp /tmp/kcsmuxd.log /out/agents/kcsmuxd.log
 check "node gone with kcsmuxd" test ! -e /dev/ipmi0
-check "its links gone too" test ! -e /dev/ipmi/0 -a ! -L /dev/ipmi/0 -a ! -L /dev/ipmidev/0
+check "its links gone too" test ! -e /dev/ipmi/0 -a ! -L /dev/ipmi/0 -a ! -L /dev/ipmidev/0 -a ! -L /dev/ipmi7
 
 # Phase 2: stock ipmi_si on the second KCS is ipmi0.
 say "phase 2: stock ipmi_si"

@@ -108,9 +108,12 @@ say "1. the BMC hangs for $HOLD_MS ms (KCS timeouts $T_MS ms, max_retries 1)"
 # owes an answer, so A fails at ~1.0 s, C at ~2.0 s, and B's first request,
 # at the interface from ~2.0 s, sees the BMC come back at HOLD_MS and
 # succeeds after its one recovery.
-for p in ibf_timeout_ms obf_timeout_ms max_retries; do
+# Each request pays its own timeouts here (lost_probe=0): kcsraw's
+# fail-fast while the BMC is away is vm.bmc-profiles-kcsmux's.
+for p in ibf_timeout_ms obf_timeout_ms max_retries lost_probe; do
 	eval "old_$p=\$(cat $PAR/$p)"
 done
+echo 0 >$PAR/lost_probe
 echo $T_MS >$PAR/ibf_timeout_ms
 echo $T_MS >$PAR/obf_timeout_ms
 echo 1 >$PAR/max_retries
@@ -166,6 +169,7 @@ check "after the hold: 10/10 requests on ipmi1 succeed" \
 echo "$old_ibf_timeout_ms" >$PAR/ibf_timeout_ms
 echo "$old_obf_timeout_ms" >$PAR/obf_timeout_ms
 echo "$old_max_retries" >$PAR/max_retries
+echo "$old_lost_probe" >$PAR/lost_probe
 
 ###########################################################################
 say "2a. clients killed with SIGKILL mid-request (6 rounds x 10 x 3 clients)"

@@ -1,4 +1,4 @@
-# Hostile clients against the daemon's boundaries (issue 12, docs/
+# Hostile clients against the daemon's boundaries (docs/
 # security.md "Hostile clients"): per-node IPMB addresses, command
 # registration bounds, a file's and a uid's share of a node's queue, and the
 # randomized hostile client on nodes with different rules (the daemon must
@@ -22,7 +22,7 @@ access = readonly
 queue = 8
 max_clients = 4
 mode = 0666
-; the issue's example, and what keeps the guest alive under fuzzing: no
+; a deny list, and what keeps the guest alive under fuzzing: no
 ; Cold/Warm Reset, no watchdog
 [node h-deny]
 access = all

@@ -38,11 +38,24 @@ mkdir -p /out
 cp /etc/kcsmux/kcsmux.conf /out/kcsmux.conf
 kcsmuxd -f >$LOG 2>&1 &
 dpid=$!
-for _i in $(seq 100); do
+# the five nodes come up within seconds; 60 s only bounds a hang
+for _i in $(seq 600); do
 	[ "$(grep -c 'node o-[a-z]* ready' $LOG)" = 5 ] && break
 	sleep 0.1
 done
 check "kcsmuxd started: five nodes" test "$(grep -c 'node o-[a-z]* ready' $LOG)" = 5
+
+# kcsmuxd has no open file and no request in flight at the backend
+drained() {
+	for _i in $(seq 600); do
+		st=$(kcsmuxctl status -j)
+		echo "$st" | grep -qE '"clients": 0,?$' &&
+			echo "$st" | grep -qE '"inflight": 0,?$' && return 0
+		sleep 0.1
+	done
+	echo "$st" | grep -E '"(clients|inflight)"'
+	return 1
+}
 
 say "hostile client: $ORACLE_COUNT requests per node (ORACLE_SEED=$ORACLE_SEED)"
 i=0
@@ -57,9 +70,10 @@ for n in $NODES; do
 	rc=$?
 	sed 's/^/    /' /tmp/fz.$n
 	check "fuzz on $n (exit $rc, $(($(date +%s) - t0)) s)" test $rc = 0
-	# let every accepted request reach the BMC (or be given up) before
-	# the end marker
-	sleep 2
+	# the end marker goes once nothing of this node can still reach the
+	# BMC: its file closed (queued requests cancelled) and nothing in
+	# flight (the last ones answered or given up)
+	check "$n drained" drained
 	kcsmux-ipmi-hostile mark /dev/o-mark - >/dev/null
 	check "marker end of $n" test $? = 0
 	tried=$((tried + $(sed -n 's/.* tried=\([0-9]*\) .*/\1/p' /tmp/fz.$n)))

@@ -161,7 +161,7 @@ else
 fi
 
 say "submit_start: a request to an idle interface starts in its submitter"
-# Issue 24. A sleeping policy (one first_us sleep through the BMC's 2 ms,
+# A sleeping policy (one first_us sleep through the BMC's 2 ms,
 # then 100 us polls). Every wake-up of the poller is the end of one of the
 # transactions' sleeps, or else a submission waking it (or the idle SMS_ATN
 # check, atn_poll_ms: a few). With submit_start=1 the submitter writes the
@@ -251,7 +251,23 @@ num "the silent request's latency_ns" "$lat" &&
 		test "$lat" -lt 1500000000
 check "sysfs hosed counted" test "$(cat $SYS/hosed)" -ge 1
 check "sysfs timeouts counted" test "$(cat $SYS/timeouts)" -ge 2
-sleep 2		# the hold ends; the late answer is drained
+# lost_probe=1 (the default): the transaction that gave up takes the BMC
+# for gone; requests fail at once (cc 0xff, flagged NOBMC) until the probe
+# (each second) finds it answering again, after the hold.
+check "sysfs bmc: lost after a transaction gave up" grep -q '^lost ' $SYS/bmc
+run_to /tmp/fast $KCSRAW raw 06 01
+expect "while lost: answered at once, cc 0xff" '^resp: 1c 01 ff$' /tmp/fast
+expect "while lost: flagged HOSED|SYNTH|NOBMC" 'status=0 flags=0x7 ' /tmp/fast
+# bmc_up WAIT_DS: sysfs says up within WAIT_DS tenths of a second
+bmc_up() {
+	for _i in $(seq "$1"); do
+		grep -q '^up ' $SYS/bmc && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the probe finds the BMC again within 3 s of the hold's end" bmc_up 40
+dmesg | grep -E 'kcsraw0: (the BMC|BMC answers)' | sed 's/^/    dmesg| /'
 run_to /tmp/after $KCSRAW -n 5 -q raw 06 01
 expect "the next transactions work" 'n=5 ok=5 bad=0' /tmp/after
 
@@ -272,7 +288,7 @@ if [ -n "${KCSRAW_HOLD:-}" ]; then
 	num "the held request's latency_ns" "$lat" &&
 		check "within 1.2 s ($((lat / 1000000)) ms): 2 attempts of 300 ms" \
 			test "$lat" -lt 1200000000
-	sleep 3
+	check "the probe finds the BMC again after the hold" bmc_up 40
 	run_to /tmp/after2 $KCSRAW -n 5 -q raw 06 01
 	expect "after the release the next transactions work" 'n=5 ok=5 bad=0' /tmp/after2
 fi

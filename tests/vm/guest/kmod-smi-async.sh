@@ -1,5 +1,5 @@
 # kcsraw.ko with smi=1 smi_async=1 (the default): the kernel runs the
-# message flags machine (issue 20, stage 2). Run by tests/vm/smi.sh async,
+# message flags machine. Run by tests/vm/smi.sh async,
 # whose delay proxy injects an event on request 30 03 and an IPMB command
 # (netfn 0x32 cmd 0x05 from 0x40, data de ad) on 30 04
 # (docs/bmc-proxy.md), and logs the requests its BMC gets (the host side
@@ -124,7 +124,7 @@ rc0=$(smi_field received)
 num "smi received" "$rc0" &&
 	check "sysfs smi: Get Message answers delivered ($rc0)" test "$rc0" -ge 2
 
-say "kcsmuxd beside it (SMI mode: events and bridging through /dev/ipmi0)"
+say "kcsmuxd beside it (SMI mode: events and bridging through the relay)"
 check "modprobe cuse" modprobe cuse
 mkdir -p /etc/kcsmux
 kcsmux_conf <<'CONF'
@@ -140,13 +140,14 @@ check "node /dev/ipmi5" wait_dev /dev/ipmi5
 run_to /tmp/d.out ipmitool -I open -d 5 mc info
 expect "ipmitool -d 5 mc info through the node" '^Firmware Revision +: 2\.15$' \
 	/tmp/d.out
-expect "kcsmuxd uses /dev/ipmi0 for events and bridging" \
-	'SMI mode, bridging and events through /dev/ipmi0' /tmp/kcsmuxd.log
+expect "kcsmuxd uses kcsraw's relay for events and bridging, not /dev/ipmi0" \
+	'SMI mode, bridging and events through the relay on /dev/kcsraw0' \
+	/tmp/kcsmuxd.log
 run_to /tmp/d.out ipmitool -I open -d 5 -t 0x72 -b 0 mc info
 expect "bridged through the node: the satellite's answer" \
 	'^Firmware Revision +: 1\.03$' /tmp/d.out
 # The commands kcsraw refuses, from a node's client: Clear Message Flags
-# goes through /dev/ipmi0, as a stock user's does; Get Message and Read
+# goes through the relay (an in-kernel user), as a stock user's does; Get Message and Read
 # Event Message Buffer kcsmuxd refuses itself, as stock does.
 ipmitool -I open -d 5 raw 0x06 0x30 0x00 >/tmp/d.out 2>&1
 check "node client raw 06 30 00 (Clear Message Flags) answered" test "$?" = 0

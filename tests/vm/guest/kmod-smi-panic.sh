@@ -1,4 +1,4 @@
-# A panic with kcsraw as the IPMI interface (issue 20), run by
+# A panic with kcsraw as the IPMI interface, run by
 # tests/vm/smi.sh panic: ipmi_msghandler with panic_op=event, kcsraw smi=1,
 # ipmi_watchdog started, a /dev/kcsraw0 client keeping transactions in
 # flight; then sysrq-c. The panic notifiers run with the other CPUs

@@ -1,4 +1,4 @@
-# ipmi_watchdog on kcsraw (issue 20) until the BMC resets the guest, run by
+# ipmi_watchdog on kcsraw until the BMC resets the guest, run by
 # tests/vm/smi.sh wdt with run.sh --reboot. First boot: the BMC's SMS/OS
 # expiration flag is clear; ipmi_watchdog (timeout 10 s) is armed through
 # /dev/watchdog, seen running through a kcsmuxd node, then its user is

@@ -1,4 +1,4 @@
-# kcsraw.ko as an interface of ipmi_msghandler (issue 20, smi=1), run by
+# kcsraw.ko as an interface of ipmi_msghandler (smi=1), run by
 # tests/vm/smi.sh with both KCS's delay proxies logging what their BMC gets
 # (the host side checks the watchdog's and power-off's requests there).
 # kcsraw on the first KCS registers as interface 0 (/dev/ipmi0 through

@@ -1,4 +1,4 @@
-# kcsraw.ko's interrupt path on a guest with two CPUs (issue 16): the
+# kcsraw.ko's interrupt path on a guest with two CPUs: the
 # handler runs on one CPU (the IO-APIC sends IRQ 5 to CPU0) while the poller
 # that disables and enables the line around its sleeps may run on another.
 # Many IRQ-only transactions (-b 0 -i: never spin, sleep until the

@@ -1,4 +1,4 @@
-# kcsraw.ko's unload and failed-load paths (issue 12):
+# kcsraw.ko's unload and failed-load paths:
 #  - a load whose second interface fails (ports= with a bogus second port)
 #    fails as a whole, and no /dev/kcsraw0 can be opened meanwhile: devices
 #    are registered only once every interface is up;

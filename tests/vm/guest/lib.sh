@@ -94,7 +94,7 @@ load_stock_irq() {
 
 # load_kcsraw [PARAMS...]: insmod the project's module. It needs
 # ipmi_msghandler's symbols (insmod does not resolve dependencies). The
-# tests written before the kernel's lane (issue 20) run with smi=0, the
+# tests written before the kernel's lane run with smi=0, the
 # /dev/kcsrawN-only mode, unless PARAMS name smi= or KCSRAW_SMI is set to
 # the value to give it.
 load_kcsraw() {

@@ -3,9 +3,19 @@
 # (vm.pkg-admin@trixie: 13, its packages and its own 6.12 kernel)
 # with systemd, step by step, with the two packages CPack builds:
 #   boot 1: apt install both .debs -> DKMS builds kcsraw for the running
-#     kernel, and nothing blacklists ipmi_si yet -> kcsmux-cutover check,
-#     apply: ipmi_si out, kcsraw in, enable --now kcsmuxd reaches READY,
-#     nodes have the configured owner/group/mode (udev included) -> ipmitool
+#     kernel, and nothing blacklists ipmi_si yet -> doctor and the
+#     verified cutover's rollbacks (cutover-scenarios.sh, sourced)
+#     -> kcsmux-cutover check,
+#     apply on the shipped configuration: ipmi_si out, kcsraw in,
+#     ipmi_watchdog loaded again on it, enable --now kcsmuxd reaches READY
+#     -> no side door: no stock device on kcsraw's interface, root's
+#     ipmitool without -d, FreeIPMI's ipmi-sensors without a driver and
+#     ipmiutil land on the interface-0 node (counted; a write it refuses
+#     gets cc 0xd4) -> an event reaches two nodes' subscribers (kcsraw's
+#     relay) -> ipmi_watchdog arms, pets and stops the BMC's watchdog ->
+#     ipmi_devintf loaded anyway: kcsmux-cutover check and kcsmuxctl status
+#     name its node -> the admin's configuration, restart: nodes have the
+#     configured owner/group/mode (udev included) -> ipmitool
 #     as a member of the node's group -> kcsmuxctl status (text, JSON),
 #     list -j, show -j, exit status 3 without a daemon -> kcsmuxd -n and
 #     -n --live on the live host -> the shipped Prometheus rules' series in
@@ -75,7 +85,16 @@ owner = kcsmux
 group = ipmimon
 mode = 0660
 access = sensors
+; as the shipped configuration: tools that only know interface 0 (root's
+; ipmitool without -d) find this node through /dev/ipmi/0
+interface = 0
 EOF
+}
+
+# node_requests NODE: the node's request count (kcsmuxctl show -j)
+node_requests() {
+	kcsmuxctl show -j "$1" | grep -o '"requests": [0-9]*' | head -n 1 |
+		grep -o '[0-9]*$'
 }
 
 phase1() {
@@ -126,15 +145,23 @@ phase1() {
 	id alice >/dev/null 2>&1 || useradd -M -G ipmiusers alice
 	id carol >/dev/null 2>&1 || useradd -M -G ipmimon carol
 	id bob >/dev/null 2>&1 || useradd -M bob
-	write_conf monitor
-	mkdir -p /var/lib/prometheus/node-exporter /etc/systemd/system/kcsmuxd.service.d
-	printf '[Service]\nReadWritePaths=/var/lib/prometheus/node-exporter\n' \
-		>/etc/systemd/system/kcsmuxd.service.d/textfile.conf
-	systemctl daemon-reload
+	# doctor and the verified cutover's rollbacks first, on the stock
+	# stack; they end on it
+	. /guest/cutover-scenarios.sh
+	cutover_scenarios
 
-	# The cutover: the pre-flight, then ipmi_si out (it bound at boot:
-	# its users acpi_ipmi and ipmi_devintf go with it), kcsraw in, the
-	# blacklist and modules-load.d links, enable --now kcsmuxd.
+	# a kernel user of the stock interface, its device not open: the
+	# cutover loads it again on kcsraw
+	check "modprobe ipmi_watchdog (on ipmi_si, before the cutover)" \
+		modprobe ipmi_watchdog
+	check "ipmiutil's watchdog service is masked in this image" \
+		sh -c '[ "$(systemctl is-enabled ipmiutil_wdt 2>/dev/null)" = masked ]'
+
+	# The cutover as the README says, on the shipped configuration (the
+	# conffile untouched): the pre-flight, then ipmi_si out (it bound at
+	# boot: its users acpi_ipmi, ipmi_watchdog and ipmi_devintf go with
+	# it), kcsraw in, the blacklist and modules-load.d links, enable --now
+	# kcsmuxd.
 	step "kcsmux-cutover check"
 	kcsmux-cutover check >/tmp/preflight.txt 2>&1
 	echo "    check exited $?"
@@ -145,10 +172,14 @@ phase1() {
 		pass "kcsmux-cutover apply succeeds (Type=notify: READY reached)"
 	else
 		fail "kcsmux-cutover apply"
-		sed 's/^/    | /' /tmp/cutover.txt
 		systemctl status --no-pager kcsmuxd | sed 's/^/    | /'
 		journalctl -u kcsmuxd --no-pager | tail -n 20 | sed 's/^/    | /'
 	fi
+	sed 's/^/    | /' /tmp/cutover.txt
+	expect "apply verified the swap: the baseline's answers match through a node" \
+		'^kcsmux-cutover: verified: [1-9][0-9]* answers through /dev/ipmi[0-9]* match the baseline' /tmp/cutover.txt
+	expect "ipmi_watchdog is loaded again, on kcsraw" \
+		'ipmi_watchdog loaded again, on kcsraw' /tmp/cutover.txt
 	check "ipmi_si is gone" sh -c '! test -d /sys/module/ipmi_si'
 	check "the ipmi_si blacklist is in force now" \
 		sh -c 'modprobe -c | grep -qx "blacklist ipmi_si"'
@@ -157,6 +188,161 @@ phase1() {
 	check "/dev/kcsraw0 is root's only (udev rule)" node_is /dev/kcsraw0 root root 600
 	check "kcsmuxd is enabled" sh -c '[ "$(systemctl is-enabled kcsmuxd)" = enabled ]'
 	check "kcsmuxd is active" sh -c '[ "$(systemctl is-active kcsmuxd)" = active ]'
+	run_to /tmp/status0.txt systemctl show -p StatusText kcsmuxd
+	expect "its READY status names the shipped nodes" \
+		'^StatusText=[0-9]+ nodes on /dev/kcsraw0' /tmp/status0.txt
+	check "the daemon dropped root (user = kcsmux)" \
+		sh -c '[ "$(ps -o user= -p "$(systemctl show -p MainPID --value kcsmuxd)")" = kcsmux ]'
+	journalctl -u kcsmuxd --no-pager -o cat >/tmp/j-start.txt
+	expect "kcsmuxd takes events and bridged answers from kcsraw's relay" \
+		'bridging and events through the relay on /dev/kcsraw0' /tmp/j-start.txt
+
+	# No side door: the package loads no ipmi_devintf (kcsmuxd takes the
+	# asynchronous traffic from kcsraw's relay), so root's tools that
+	# find the interface by themselves land on the interface-0 node,
+	# counted there and held to its rules.
+	step "root's tools without a device: the interface-0 node (ipmi2)"
+	# (ipmi_msghandler's softdep would load it with kcsraw: the
+	# cutover's modprobe.d file turns that into /bin/true)
+	check "ipmi_devintf is not loaded" sh -c '! test -d /sys/module/ipmi_devintf'
+	check "no stock device on kcsraw's interface (sysfs)" sh -c '
+		for c in /sys/class/ipmi/ipmi*; do
+			[ -e "$c" ] || continue
+			case "$(readlink "$c/device")" in */kcsraw.*) exit 1 ;; esac
+		done'
+	check "/dev/ipmi0 is node ipmi2 (a link: no stock device there)" \
+		sh -c '[ "$(readlink /dev/ipmi0)" = ipmi2 ]'
+	check "/dev/ipmi/0 is node ipmi2" \
+		sh -c '[ "$(readlink /dev/ipmi/0)" = ../ipmi2 ]'
+	check "/dev/ipmidev/0 is node ipmi2" \
+		sh -c '[ "$(readlink /dev/ipmidev/0)" = ../ipmi2 ]'
+	r0=$(node_requests ipmi2)
+	run_to /tmp/mc0.txt ipmitool mc info
+	r1=$(node_requests ipmi2)
+	expect "ipmitool mc info (no -d) as root answers" '^Device ID' /tmp/mc0.txt
+	check "... and is counted on ipmi2 (requests $r0 -> $r1)" \
+		test "${r1:-0}" -gt "${r0:-0}"
+	run_to /tmp/id0.txt ipmitool chassis identify 0
+	sed 's/^/    | /' /tmp/id0.txt
+	expect "a write ipmi2 refuses (chassis identify 0): cc 0xd4" \
+		'Insufficient privilege level' /tmp/id0.txt
+	run_to /tmp/id1.txt ipmitool raw 0x00 0x04 0x00
+	expect "... the same as raw: rsp=0xd4" 'rsp=0xd4' /tmp/id1.txt
+	rm -rf /root/.freeipmi
+	r0=$(node_requests ipmi2)
+	run_to /tmp/fi.txt timeout 120 ipmi-sensors
+	echo "rc=$?" >>/tmp/fi.txt
+	r1=$(node_requests ipmi2)
+	sed 's/^/    | /' /tmp/fi.txt | head -n 6
+	expect "FreeIPMI's ipmi-sensors (no driver, no device) reads CPU Temp" \
+		'CPU Temp +\| Temperature +\| 45' /tmp/fi.txt
+	check "... counted on ipmi2 (requests $r0 -> $r1)" \
+		test "${r1:-0}" -gt "${r0:-0}"
+	# (its SDR cache is named for the host, kcsmux-guest: not the
+	# packages' to purge)
+	rm -rf /root/.freeipmi
+	r0=$(node_requests ipmi2)
+	run_to /tmp/iu.txt timeout 120 ipmiutil sensor
+	echo "rc=$?" >>/tmp/iu.txt
+	r1=$(node_requests ipmi2)
+	grep -i 'driver\|CPU Temp\|^rc=' /tmp/iu.txt | sed 's/^/    | /' | head -n 6
+	expect "ipmiutil sensor (no -F) exits 0" '^rc=0$' /tmp/iu.txt
+	expect "... reads CPU Temp" 'CPU Temp' /tmp/iu.txt
+	check "... counted on ipmi2 (requests $r0 -> $r1)" \
+		test "${r1:-0}" -gt "${r0:-0}"
+
+	# Events through the relay: Set Sensor Thresholds puts CPU Temp's
+	# (sensor 1, reading 45) upper non-critical threshold below the
+	# reading; the BMC asserts the event and raises SMS_ATN; the kernel
+	# fetches it and gives it to every gets_events user, kcsraw's relay
+	# among them, which kcsmuxd fans out to its nodes' subscribers.
+	step "an event reaches the nodes' subscribers"
+	check "subscriber on ipmi1" listen ev1 /dev/ipmi1 -e
+	check "subscriber on ipmi2" listen ev2 /dev/ipmi2 -e
+	run_to /tmp/thr.txt ipmitool -d 1 raw 0x04 0x26 0x01 0x08 0x00 0x00 0x00 0x28 0x00 0x00
+	check "ipmi1's subscriber got it" finish ev1
+	check "ipmi2's subscriber got it" finish ev2
+	sed 's/^/    | /' /tmp/ev1.out
+	expect "it is CPU Temp's upper non-critical event" \
+		"type=event .* len=16 data=[0-9a-f]{4}02000000002000040101(01|81)572d28" \
+		/tmp/ev1.out
+	same_lines "ipmi2 sees the event as ipmi1" ev1 ev2 recv
+	ipmitool -d 1 raw 0x04 0x26 0x01 0x08 0x00 0x00 0x00 0x55 0x00 0x00 >/dev/null 2>&1
+
+	# ipmi_watchdog on kcsraw (reloaded by the cutover): opening
+	# /dev/watchdog arms the BMC's SMS/OS timer (10 s, action reset), a
+	# heartbeat a second for 15 s, past the timeout, the magic close stops
+	# it. The BMC's watchdog is the delay proxy's (--watchdog: ipmi_sim's
+	# ignores Reset Watchdog Timer); vm.kmod-smi-wdt-pet checks the same
+	# against QEMU's BMC, vm.kmod-smi-wdt the reset.
+	step "ipmi_watchdog arms and pets the BMC's watchdog, the magic close stops it"
+	check "ipmi_watchdog is loaded, /dev/watchdog exists" \
+		sh -c 'test -d /sys/module/ipmi_watchdog && test -c /dev/watchdog'
+	run_to /tmp/wd0.txt ipmitool -d 1 mc watchdog get
+	expect "before: the BMC's timer is stopped" 'Stopped' /tmp/wd0.txt
+	(
+		exec 3>/dev/watchdog
+		i=0
+		while [ $i -lt 15 ] && [ ! -e /tmp/wd.stop ]; do
+			printf x >&3
+			sleep 1
+			i=$((i + 1))
+		done
+		printf V >&3
+	) &
+	wdpid=$!
+	# ipmi_watchdog's timeout is 10 s: a reset would boot the guest again
+	echo "ipmi_watchdog's petting" >/var/lib/kcsmux-test-cutover
+	sync
+	sleep 13
+	run_to /tmp/wd1.txt ipmitool -d 1 mc watchdog get
+	expect "13 s on, past its 10 s timeout: SMS/OS, running" 'Started/Running' /tmp/wd1.txt
+	expect "... its use is SMS/OS" 'Timer Use: +SMS/OS' /tmp/wd1.txt
+	expect "... its action: hard reset" 'Action: +Hard Reset' /tmp/wd1.txt
+	touch /tmp/wd.stop
+	wait $wdpid
+	rm -f /tmp/wd.stop
+	run_to /tmp/wd3.txt ipmitool -d 1 mc watchdog get
+	expect "the magic close stopped it" 'Stopped' /tmp/wd3.txt
+	rm -f /var/lib/kcsmux-test-cutover
+	# not loaded at the reboot: systemd's shutdown would arm it
+	# (RebootWatchdogSec) and nobody would pet it in the next boot
+	check "modprobe -r ipmi_watchdog" modprobe -r ipmi_watchdog
+
+	# an admin loads ipmi_devintf anyway: the pre-flight and kcsmuxctl
+	# status name the stock node it makes on kcsraw's interface and
+	# what that bypasses
+	step "ipmi_devintf loaded anyway: named"
+	check "modprobe ipmi_devintf is a no-op after the cutover" \
+		sh -c 'modprobe ipmi_devintf && ! test -d /sys/module/ipmi_devintf'
+	check "modprobe --ignore-install ipmi_devintf" modprobe --ignore-install ipmi_devintf
+	wait_for 5 test -e /dev/ipmi0
+	kcsmux-cutover check >/tmp/preflight2.txt 2>&1
+	sed 's/^/    | /' /tmp/preflight2.txt
+	expect "kcsmux-cutover check names the stock device on kcsraw's interface" \
+		"stock device /dev/ipmi0 exists on kcsraw's interface" /tmp/preflight2.txt
+	kcsmuxctl status >/tmp/st-stock.txt 2>/tmp/st-stock.err
+	sed 's/^/    | /' /tmp/st-stock.err
+	expect "kcsmuxctl status: a stock device row" \
+		"^stock device +/dev/ipmi0 \(ipmi_devintf\) on kcsraw's interface" /tmp/st-stock.txt
+	expect "... and a warning of what it bypasses" \
+		"warning: /dev/ipmi0 is a stock device on kcsraw's interface.*access list, priority, rate limit, CPU budget and accounting" \
+		/tmp/st-stock.err
+	check "modprobe -r ipmi_devintf" modprobe -r ipmi_devintf
+	kcsmuxctl status >/tmp/st-nostock.txt 2>&1
+	check "without it: no stock device in the status" \
+		sh -c '! grep -q "stock device" /tmp/st-nostock.txt'
+
+	# The admin's own configuration from here on (groups, modes, a
+	# metrics textfile): a restart, since the daemon runs as kcsmux and
+	# a reload cannot change owners.
+	step "the admin's configuration: systemctl restart kcsmuxd"
+	write_conf monitor
+	mkdir -p /var/lib/prometheus/node-exporter /etc/systemd/system/kcsmuxd.service.d
+	printf '[Service]\nReadWritePaths=/var/lib/prometheus/node-exporter\n' \
+		>/etc/systemd/system/kcsmuxd.service.d/textfile.conf
+	systemctl daemon-reload
+	check "systemctl restart kcsmuxd" systemctl restart kcsmuxd
 	run_to /tmp/status.txt systemctl show -p StatusText -p MainPID -p NRestarts kcsmuxd
 	expect "its READY status names the nodes" '^StatusText=2 nodes on /dev/kcsraw0' /tmp/status.txt
 	check "/dev/ipmi1 root:ipmiusers 0660" node_is /dev/ipmi1 root ipmiusers 660
@@ -333,6 +519,12 @@ phase2() {
 	summary
 }
 
+# a boot that no phase asked for: the BMC's watchdog reset the guest
+if [ -s /var/lib/kcsmux-test-cutover ]; then
+	fail "the guest was reset during: $(cat /var/lib/kcsmux-test-cutover)"
+	summary
+	exit 1
+fi
 if [ "$phase" = 1 ]; then
 	if phase1; then
 		step "phase 1: $passes passed, $fails failed; rebooting"
