@@ -148,6 +148,8 @@ struct counters {
 	/* misbehaviour: silence, busy, wrong answers */
 	uint64_t silences, swallowed, silent_dropped;
 	uint64_t busies, busy_answers, wrong_answers;
+	/* QEMU's lost timeouts answered here (escaped seq) */
+	uint64_t qemu_timeouts_played;
 };
 
 /* wrong: the answers to the next N requests NETFN:CMD get a wrong netfn
@@ -243,6 +245,21 @@ struct proxy {
 	struct event *silence_ev, *busy_ev;
 	struct wrong_rule wrongs[WRONG_MAX];
 	size_t n_wrongs;
+
+	/*
+	 * QEMU's ipmi-bmc-extern answers a request its BMC leaves unanswered
+	 * with 0xC3 after 4 s, but takes the sequence number for that answer
+	 * from its escaped output buffer: for seq 0xA0, 0xA1 or 0xAA the
+	 * answer goes out as seq 0xAA with a garbled netfn, and for 0xA0 and
+	 * 0xA1 its KCS drops it and keeps IBF set for good (nothing the host
+	 * writes is taken again). The proxy answers those three itself,
+	 * before QEMU's timer, when nothing else has: pend_* is the request
+	 * QEMU waits on, cleared when an answer with its seq goes out.
+	 */
+	int pend_seq; /* -1: none */
+	uint8_t pend_netfn, pend_lun, pend_cmd;
+	uint64_t qemu_timeout_ms;
+	struct event *pend_ev;
 	struct wrong_pending wpend[WRONG_MAX];
 
 	/* SMS_ATN injection; bmc_attn_up: ipmi_sim's own attention state */
@@ -352,6 +369,8 @@ static void report_build(struct proxy *p, struct evbuffer *b)
 			    p->c.swallowed, p->c.silent_dropped,
 			    p->busy ? "on" : "off", p->c.busies,
 			    p->c.busy_answers, p->n_wrongs, p->c.wrong_answers);
+	evbuffer_add_printf(b, "qemu_timeouts played=%" PRIu64 "\n",
+			    p->c.qemu_timeouts_played);
 	if (p->wdt_on)
 		evbuffer_add_printf(b,
 				    "watchdog running=%s sets=%u resets=%u"
@@ -566,11 +585,23 @@ static void release_cb(evutil_socket_t fd, short what, void *arg)
 	hold_end(arg, "timer");
 }
 
+/* The seq of an encoded message frame (its first byte, maybe escaped). */
+static int frame_seq(const uint8_t *raw, size_t len)
+{
+	if (len >= 2 && raw[0] == VM_ESCAPE)
+		return raw[1] & ~VM_ESCAPE_BIT;
+	return len ? raw[0] : -1;
+}
+
 static void send_item(struct proxy *p, struct item *it, uint64_t now)
 {
 	conn_send(&p->qemu, it->raw, it->len);
 	if (it->kind != VM_FRAME_MSG)
 		return;
+	if (p->pend_seq >= 0 && frame_seq(it->raw, it->len) == p->pend_seq) {
+		p->pend_seq = -1;
+		evtimer_del(p->pend_ev);
+	}
 	if (it->held) {
 		p->c.b2h_held_released++;
 	} else {
@@ -1169,6 +1200,45 @@ static void log_request(FILE *f, const struct vm_frame *fr,
 	fflush(f);
 }
 
+/* A request QEMU now waits on: one whose seq QEMU's timer would lose
+ * gets the proxy's 0xC3 if nothing has answered it by then. */
+static void qemu_waits(struct proxy *p, const struct vm_msg_info *mi)
+{
+	p->pend_seq = -1;
+	evtimer_del(p->pend_ev);
+	if (!p->qemu_timeout_ms ||
+	    (mi->seq != 0xa0 && mi->seq != 0xa1 && mi->seq != VM_ESCAPE))
+		return;
+	p->pend_seq = mi->seq;
+	p->pend_netfn = mi->netfn;
+	p->pend_lun = mi->lun;
+	p->pend_cmd = mi->cmd;
+	arm_ms(p->pend_ev, p->qemu_timeout_ms);
+}
+
+static void pend_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct proxy *p = arg;
+	static const uint8_t cc = 0xc3;
+	uint8_t wire[32];
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	if (p->pend_seq < 0 || p->qemu.fd < 0)
+		return;
+	n = vm_encode_msg((uint8_t)p->pend_seq, p->pend_netfn | 1, p->pend_lun,
+			  p->pend_cmd, &cc, 1, wire, sizeof(wire));
+	/* QEMU's own timer ignores holds and the delay model: so does this */
+	if (n)
+		conn_send(&p->qemu, wire, n);
+	p->c.qemu_timeouts_played++;
+	logmsg("no answer to seq 0x%02x (0x%02x:0x%02x) in %" PRIu64
+	       " ms: 0xc3 sent for QEMU, whose timer loses this seq",
+	       p->pend_seq, p->pend_netfn, p->pend_cmd, p->qemu_timeout_ms);
+	p->pend_seq = -1;
+}
+
 static void host_frame(struct proxy *p, const struct vm_frame *f)
 {
 	if (f->truncated) {
@@ -1192,6 +1262,7 @@ static void host_frame(struct proxy *p, const struct vm_frame *f)
 
 		p->c.h2b_msgs++;
 		if (vm_msg_parse(f->data, f->data_len, &mi)) {
+			qemu_waits(p, &mi);
 			if (verbose)
 				logmsg("host->bmc msg seq=0x%02x netfn=0x%02x "
 				       "cmd=0x%02x",
@@ -1236,6 +1307,8 @@ static void qemu_lost(struct proxy *p, const char *why)
 {
 	size_t n = queue_drop_all(p);
 
+	p->pend_seq = -1;
+	evtimer_del(p->pend_ev);
 	p->c.b2h_dropped_disconnect += n;
 	logmsg("QEMU connection closed (%s)%s", why,
 	       n ? ", queued BMC frames dropped" : "");
@@ -2275,6 +2348,10 @@ static void usage(FILE *f)
 		"  --watchdog         play the BMC's watchdog timer here (Set,\n"
 		"                     Reset, Get Watchdog Timer; the timeout's\n"
 		"                     reset or power-off through QEMU)\n"
+		"  --qemu-timeout MS  answer 0xc3 here after MS (default 3900;\n"
+		"                     0: off) to a request with seq 0xa0, 0xa1\n"
+		"                     or 0xaa nothing answered: QEMU's own 4 s\n"
+		"                     timeout loses those (docs/bmc-proxy.md)\n"
 		"  --report FILE      write the exit report to FILE\n"
 		"  --log-requests FILE one line per request passed to the BMC:\n"
 		"                     NETFN CMD DATA... in hex (vm.daemon-oracle)\n"
@@ -2319,6 +2396,7 @@ enum {
 	OPT_FROM_CONNECT,
 	OPT_WRONG,
 	OPT_WATCHDOG,
+	OPT_QEMU_TIMEOUT,
 };
 
 static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
@@ -2346,6 +2424,7 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 		{ "from-connect", no_argument, NULL, OPT_FROM_CONNECT },
 		{ "wrong", required_argument, NULL, OPT_WRONG },
 		{ "watchdog", no_argument, NULL, OPT_WATCHDOG },
+		{ "qemu-timeout", required_argument, NULL, OPT_QEMU_TIMEOUT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -2446,6 +2525,10 @@ static int parse_args(struct proxy *p, int argc, char **argv, bool *start_held)
 			break;
 		case OPT_WATCHDOG:
 			p->wdt_on = true;
+			break;
+		case OPT_QEMU_TIMEOUT:
+			if (!parse_u64(optarg, &p->qemu_timeout_ms))
+				goto bad;
 			break;
 		case OPT_WRONG: {
 			char key[64], *eq, *what;
@@ -2548,6 +2631,8 @@ static void proxy_free(struct proxy *p)
 		event_free(p->silence_ev);
 	if (p->wdt_ev)
 		event_free(p->wdt_ev);
+	if (p->pend_ev)
+		event_free(p->pend_ev);
 	if (p->busy_ev)
 		event_free(p->busy_ev);
 	dm_samples_free(&p->delays);
@@ -2577,7 +2662,8 @@ int main(int argc, char **argv)
 	p->timer_slack_req = 1;
 	p->hold_after = -1;
 	p->exit_code = 1;
-	p->spare_seq = p->cur_seq = -1;
+	p->spare_seq = p->cur_seq = p->pend_seq = -1;
+	p->qemu_timeout_ms = 3900;
 	p->busy_cc_opt = 0xc0;
 	TAILQ_INIT(&p->queue);
 	TAILQ_INIT(&p->ctl_clients);
@@ -2616,8 +2702,10 @@ int main(int argc, char **argv)
 	p->silence_ev = evtimer_new(p->base, silence_cb, p);
 	p->busy_ev = evtimer_new(p->base, busy_cb, p);
 	p->wdt_ev = evtimer_new(p->base, wdt_cb, p);
+	p->pend_ev = evtimer_new(p->base, pend_cb, p);
 	if (!p->qemu.out || !p->bmc.out || !p->deliver_ev || !p->release_ev ||
-	    !p->bmc_retry_ev || !p->silence_ev || !p->busy_ev || !p->wdt_ev)
+	    !p->bmc_retry_ev || !p->silence_ev || !p->busy_ev || !p->wdt_ev ||
+	    !p->pend_ev)
 		goto fail;
 	for (size_t i = 0; i < 4; i++) {
 		p->sig_ev[i] = evsignal_new(p->base, sigs[i], signal_cb, p);

@@ -7,7 +7,8 @@
  * trigger; busy answers (0xC0, 0xD2) made up here; answers whose cmd or
  * netfn is made wrong for the next N requests; the BMC's watchdog timer
  * played here (--watchdog: answered, never forwarded, a reset to QEMU at
- * the timeout); the report's counters and argument errors.
+ * the timeout); 0xC3 made up for the sequence numbers QEMU's own timeout
+ * loses; the report's counters and argument errors.
  */
 #include <check.h>
 #include <string.h>
@@ -334,6 +335,7 @@ START_TEST(bad_arguments)
 		{ "--bmc", "1", "--wrong", "0x06:0x01=0" },
 		{ "--bmc", "1", "--wrong", "0x06:0x01=1,seq" },
 		{ "--bmc", "1", "--on", "0x30:0x10=unknown,1" },
+		{ "--bmc", "1", "--qemu-timeout", "x" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -383,6 +385,45 @@ START_TEST(watchdog_played_here)
 }
 END_TEST
 
+/*
+ * QEMU's 4 s timeout answers seq 0xa0 and 0xa1 with a seq its KCS drops
+ * (IBF then stays set for good): the proxy answers those 0xc3 itself when
+ * nothing else has, and only those (others are QEMU's to answer).
+ */
+START_TEST(qemu_timeout_played_for_escaped_seq)
+{
+	static const char *const args[] = { "--delay", "none", "--qemu-timeout",
+					    "300", NULL };
+	struct rig r;
+	char reply[4096];
+	uint64_t t0;
+
+	rig_start(&r, args);
+	ctl(&r, reply, sizeof(reply), "silence");
+	request(&r, 0x9f, 0x06, 0x01, false, "seq 0x9f swallowed");
+	expect_nothing(r.qemu, 600, "seq 0x9f: QEMU's own timer answers");
+	t0 = now_ns();
+	request(&r, 0xa0, 0x06, 0x01, false, "seq 0xa0 swallowed");
+	expect_head(&r, 0xa0, 0x07, 0x01, 0xc3, "seq 0xa0: 0xc3 from here");
+	ck_assert_msg(now_ns() - t0 >= 290 * MS, "0xc3 after %llu ms",
+		      (unsigned long long)((now_ns() - t0) / MS));
+	request(&r, 0xa1, 0x0a, 0x10, false, "seq 0xa1 swallowed");
+	expect_head(&r, 0xa1, 0x0b, 0x10, 0xc3, "seq 0xa1: 0xc3 from here");
+	ctl(&r, reply, sizeof(reply), "silence off");
+	/* answered by the BMC in time: nothing made up after it */
+	request(&r, 0xaa, 0x06, 0x01, true, "seq 0xaa forwarded");
+	bmc_answers(&r, 0xaa, 0x06, 0x01);
+	expect_head(&r, 0xaa, 0x07, 0x01, 0x00, "seq 0xaa answered");
+	expect_nothing(r.qemu, 600, "seq 0xaa: no 0xc3 after its answer");
+	/* a newer request replaces the one waited on */
+	request(&r, 0xa0, 0x06, 0x01, true, "seq 0xa0 forwarded");
+	request(&r, 0xa2, 0x06, 0x01, true, "seq 0xa2 forwarded");
+	expect_nothing(r.qemu, 600, "seq 0xa0 no longer waited on");
+	wait_stat(&r, "qemu_timeouts played=2");
+	rig_done(&r);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
@@ -394,6 +435,7 @@ int main(void)
 		wrong_cmd_and_netfn,
 		on_rule_arms_wrong,
 		watchdog_played_here,
+		qemu_timeout_played_for_escaped_seq,
 		bad_arguments,
 		NULL,
 	};

@@ -57,7 +57,7 @@ for m in $modes; do
 	run=$(sed -n 's/.*; run dir \(.*\)$/\1/p' "$tmp/$m.log" | tail -n 1)
 	if [ -n "$run" ] && [ -f "$run/bmc0/proxy.log" ]; then
 		echo "bmc-profiles.sh: $m: the proxy's log of the misbehaviour:"
-		grep -E 'BMC (silent|back|busy|no longer)|wrong: answer' "$run/bmc0/proxy.log" | sed 's/^/    /'
+		grep -E 'BMC (silent|back|busy|no longer)|wrong: answer|sent for QEMU' "$run/bmc0/proxy.log" | sed 's/^/    /'
 	fi
 	if [ -n "$results" ] && [ -d "$tmp/$m" ]; then
 		mkdir -p "$results/$m"
