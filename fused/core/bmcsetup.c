@@ -20,7 +20,12 @@
  *    (ipmi_check_request: -EINVAL otherwise) and incoming messages are
  *    classified by their channel's medium. Until the scan is over, IPMB
  *    and LAN requests get -EAGAIN (the stock device does not exist yet
- *    at that point).
+ *    at that point). Scanned again, as stock, when the BMC's identity
+ *    changes (a firmware update: bmc_setup_identity); and, unlike stock,
+ *    which leaves such a channel unknown until then, BMC_RESCAN_MS after
+ *    a scan in which a channel answered "not now" (busy, initializing, a
+ *    timeout), up to BMC_RESCAN_TRIES times. A rescan keeps the media it
+ *    does not learn anew, so requests are never refused meanwhile.
  *
  * The state is the daemon's (struct bmc_setup, d->bs); whether anyone waits
  * for events or commands the front end answers (d->up->waiters).
@@ -144,6 +149,71 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+#define BMC_RESCAN_MS	 5000
+#define BMC_RESCAN_TRIES 6
+
+static void scan_start(struct daemon *d);
+
+/* A Get Channel Info answer that means "not now", not "no such channel". */
+static bool chan_not_now(int status, const uint8_t *resp, unsigned int len)
+{
+	if (status || !resp || len < 3)
+		return true;
+	switch (resp[2]) {
+	case 0xc0: /* node busy */
+	case 0xc3: /* timeout */
+	case 0xce: /* cannot provide a response */
+	case 0xd2: /* initializing */
+	case 0xff: /* the driver's made-up answer: the BMC was away */
+		return true;
+	}
+	return false;
+}
+
+static void scan_end(struct daemon *d)
+{
+	struct bmc_setup *bs = &d->bs;
+	struct timeval tv;
+
+	if (bs->scan_nosys) { /* no Get Channel Info: one IPMB, channel 0 */
+		memset(bs->scan_media, 0, sizeof(bs->scan_media));
+		bs->scan_media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
+	}
+	memcpy(d->media, bs->scan_media, sizeof(d->media));
+	d->media_ready = true;
+	bs->scanned = true;
+	log_info("channel media 0-15: %02x %02x %02x %02x %02x %02x %02x %02x "
+		 "%02x %02x %02x %02x %02x %02x %02x %02x",
+		 d->media[0], d->media[1], d->media[2], d->media[3],
+		 d->media[4], d->media[5], d->media[6], d->media[7],
+		 d->media[8], d->media[9], d->media[10], d->media[11],
+		 d->media[12], d->media[13], d->media[14], d->media[15]);
+	if (bs->scan_again) {
+		bs->scan_again = false;
+		scan_start(d);
+		return;
+	}
+	if (!bs->scan_busy) {
+		bs->scan_tries = 0;
+		return;
+	}
+	if (bs->scan_tries >= BMC_RESCAN_TRIES || !bs->rescan) {
+		log_warn("channels 0x%04x never answered Get Channel Info: "
+			 "IPMB and LAN requests to them fail (EINVAL) until "
+			 "the BMC's identity changes or kcsmuxd restarts",
+			 bs->scan_busy);
+		return;
+	}
+	bs->scan_tries++;
+	log_info("channels 0x%04x answered Get Channel Info \"not now\": "
+		 "asked again in %u ms (%u of %u)",
+		 bs->scan_busy, bs->rescan_ms, bs->scan_tries,
+		 BMC_RESCAN_TRIES);
+	tv.tv_sec = bs->rescan_ms / 1000;
+	tv.tv_usec = (bs->rescan_ms % 1000) * 1000;
+	evtimer_add(bs->rescan, &tv);
+}
+
 static void chan_done(struct xact *x, int status, const uint8_t *resp,
 		      unsigned int len)
 {
@@ -154,24 +224,87 @@ static void chan_done(struct xact *x, int status, const uint8_t *resp,
 	int rv = status ? -EIO : atn_channel_medium(resp, len, &m);
 
 	xact_free(x);
-	if (ch < ABI_MAX_CHANNELS && rv == 0)
-		bs->scan_media[ch] = m;
+	if (ch < ABI_MAX_CHANNELS) {
+		/* "not now" keeps what an earlier scan learnt */
+		if (rv == 0)
+			bs->scan_media[ch] = m;
+		else if (rv != -ENOSYS && chan_not_now(status, resp, len))
+			bs->scan_busy |= (uint16_t)(1u << ch);
+		else
+			bs->scan_media[ch] = 0;
+	}
 	if (ch == 0 && rv == -ENOSYS)
 		bs->scan_nosys = true;
 	if (bs->scan_left && --bs->scan_left)
 		return;
-	if (bs->scan_nosys) { /* no Get Channel Info: one IPMB, channel 0 */
+	scan_end(d);
+}
+
+/* Get Channel Info for channels 0-15; the media in use stay until the
+ * answers are in. */
+static void scan_start(struct daemon *d)
+{
+	struct bmc_setup *bs = &d->bs;
+
+	if (d->media_ready)
+		memcpy(bs->scan_media, d->media, sizeof(bs->scan_media));
+	else
 		memset(bs->scan_media, 0, sizeof(bs->scan_media));
-		bs->scan_media[0] = IPMI_CHANNEL_MEDIUM_IPMB;
+	bs->scan_nosys = false;
+	bs->scan_busy = 0;
+	bs->scan_left = ABI_MAX_CHANNELS;
+	for (unsigned int ch = 0; ch < ABI_MAX_CHANNELS; ch++) {
+		uint8_t req[3] = { IPMI_NETFN_APP_REQUEST << 2,
+				   IPMI_GET_CHANNEL_INFO_CMD, (uint8_t)ch };
+
+		if (!queue(d, req, sizeof(req), chan_done,
+			   (void *)(uintptr_t)ch))
+			bs->scan_left--;
 	}
-	memcpy(d->media, bs->scan_media, sizeof(d->media));
-	d->media_ready = true;
-	log_info("channel media 0-15: %02x %02x %02x %02x %02x %02x %02x %02x "
-		 "%02x %02x %02x %02x %02x %02x %02x %02x",
-		 d->media[0], d->media[1], d->media[2], d->media[3],
-		 d->media[4], d->media[5], d->media[6], d->media[7],
-		 d->media[8], d->media[9], d->media[10], d->media[11],
-		 d->media[12], d->media[13], d->media[14], d->media[15]);
+	if (!bs->scan_left) {
+		d->media_ready = true; /* no memory: checks skipped */
+		bs->scanned = true;
+	}
+}
+
+static void rescan_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (d->bs.scan_left) {
+		d->bs.scan_again = true;
+		return;
+	}
+	d->bs.rescans++;
+	scan_start(d);
+}
+
+/*
+ * A Get Device ID answer (anyone's) that says the BMC is not the one it
+ * was (firmware, device or IPMI version, maker, product; not the "update
+ * in progress" bit): scan the channels again, as stock does.
+ */
+void bmc_setup_identity(struct daemon *d, const uint8_t *was,
+			const uint8_t *now)
+{
+	struct bmc_setup *bs = &d->bs;
+
+	if ((was[2] & 0x7f) == (now[2] & 0x7f) && memcmp(was, now, 2) == 0 &&
+	    memcmp(was + 3, now + 3, 8) == 0)
+		return;
+	log_msg(LOG_NOTICE,
+		"BMC identity changed: device 0x%02x rev %u firmware "
+		"%u.%02x -> device 0x%02x rev %u firmware %u.%02x; "
+		"channels scanned again",
+		was[0], was[1] & 0x0f, was[2] & 0x7f, was[3], now[0],
+		now[1] & 0x0f, now[2] & 0x7f, now[3]);
+	if (!bs->scanned || !bs->rescan)
+		return;
+	bs->scan_tries = 0;
+	evtimer_del(bs->rescan);
+	rescan_cb(-1, 0, d);
 }
 
 void bmc_setup_start(struct daemon *d)
@@ -186,18 +319,10 @@ void bmc_setup_start(struct daemon *d)
 		bs->evbuf = true;
 		check_now(d);
 	}
-	memset(bs->scan_media, 0, sizeof(bs->scan_media));
-	bs->scan_left = ABI_MAX_CHANNELS;
-	for (unsigned int ch = 0; ch < ABI_MAX_CHANNELS; ch++) {
-		uint8_t req[3] = { IPMI_NETFN_APP_REQUEST << 2,
-				   IPMI_GET_CHANNEL_INFO_CMD, (uint8_t)ch };
-
-		if (!queue(d, req, sizeof(req), chan_done,
-			   (void *)(uintptr_t)ch))
-			bs->scan_left--;
-	}
-	if (!bs->scan_left)
-		d->media_ready = true; /* no memory: checks skipped */
+	if (!bs->rescan_ms)
+		bs->rescan_ms = BMC_RESCAN_MS;
+	bs->rescan = evtimer_new(d->base, rescan_cb, d);
+	scan_start(d);
 	if (d->be->bridges)
 		return;
 	bs->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
@@ -210,5 +335,8 @@ void bmc_setup_fini(struct daemon *d)
 	if (d->bs.tick)
 		event_free(d->bs.tick);
 	d->bs.tick = NULL;
+	if (d->bs.rescan)
+		event_free(d->bs.rescan);
+	d->bs.rescan = NULL;
 	d->bs.on = false;
 }

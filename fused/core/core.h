@@ -180,6 +180,13 @@ struct bmc_setup {
 	uint8_t scan_media[ABI_MAX_CHANNELS];
 	unsigned int scan_left;
 	bool scan_nosys;
+	bool scanned;		 /* a scan has ended: later ones are rescans */
+	bool scan_again;	 /* a rescan asked for while one runs */
+	uint16_t scan_busy;	 /* channels that answered "not now" */
+	unsigned int scan_tries; /* rescans for them so far */
+	unsigned int rescan_ms;	 /* wait before one (BMC_RESCAN_MS) */
+	uint64_t rescans;	 /* for kcsmuxctl status */
+	struct event *rescan;
 	struct log_rl rl_get;
 };
 
@@ -288,5 +295,7 @@ void core_node_attach(struct node *n);
 void bmc_setup_start(struct daemon *d);
 void bmc_setup_recheck(struct daemon *d);
 void bmc_setup_fini(struct daemon *d);
+void bmc_setup_identity(struct daemon *d, const uint8_t *was,
+			const uint8_t *now);
 
 #endif /* KCSMUX_CORE_H */

@@ -375,10 +375,16 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	    x->req[1] == 0x01 && len >= 3 + 11 && resp[1] == 0x01 &&
 	    resp[2] == 0 &&
 	    x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
+		uint8_t was[11];
+		bool seen = d->bmc_id_len >= sizeof(was);
+
+		memcpy(was, d->bmc_id, sizeof(was));
 		d->bmc_id_len = (uint8_t)(len - 3 < sizeof(d->bmc_id) ?
 						  len - 3 :
 						  sizeof(d->bmc_id));
 		memcpy(d->bmc_id, resp + 3, d->bmc_id_len);
+		if (seen)
+			bmc_setup_identity(d, was, d->bmc_id);
 	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);

@@ -1540,6 +1540,7 @@ static const char *const rule_cmds[] = {
 	"inject-msg", "inject-cmd",  "inject-clear", "stats",
 	"report",     "reset-stats", "ping",	     "help",
 	"quit",	      "silence",     "busy",	     "wrong",
+	"answer",
 };
 
 /*
@@ -1854,6 +1855,62 @@ static const char *wrong_what(uint8_t what)
 
 /* silence [MS] | silence off; busy [MS [CC]] | busy off;
  * wrong NETFN:CMD N [cmd|netfn|both] | wrong off | wrong */
+/*
+ * answer NETFN:CMD[/BODY]=HEX: answer this request here from now on (a
+ * rule with the same key is replaced; a new one goes first, so it wins
+ * over a broader one); answer off NETFN:CMD[/BODY]: forward it again.
+ * E.g. a firmware update: --on 0x30:0x27=answer,0x06:0x01=00200103...
+ */
+static void ctl_answer(struct proxy *p, int argc, char **argv,
+		       struct evbuffer *out)
+{
+	struct answer_rule a;
+	char spec[300];
+	size_t i;
+	bool off = argc == 3 && strcmp(argv[1], "off") == 0;
+
+	if (argc != 2 && !off) {
+		evbuffer_add_printf(out, "err usage: answer NETFN:CMD[/BODY]="
+					 "HEX | answer off NETFN:CMD[/BODY]\n");
+		return;
+	}
+	snprintf(spec, sizeof(spec), "%s%s", argv[off ? 2 : 1],
+		 off ? "=00" : "");
+	if (!answer_parse(spec, &a)) {
+		evbuffer_add_printf(out, "err bad answer '%s'\n",
+				    argv[off ? 2 : 1]);
+		return;
+	}
+	for (i = 0; i < p->n_answers; i++) {
+		struct answer_rule *r = &p->answers[i];
+
+		if (r->netfn == a.netfn && r->cmd == a.cmd && r->body == a.body)
+			break;
+	}
+	if (i < p->n_answers) { /* the old one goes */
+		memmove(&p->answers[i], &p->answers[i + 1],
+			(p->n_answers - i - 1) * sizeof(a));
+		p->n_answers--;
+	}
+	if (off) {
+		logmsg("answer 0x%02x:0x%02x: forwarded again", a.netfn, a.cmd);
+		evbuffer_add_printf(out, "ok answer off answers=%zu\n",
+				    p->n_answers);
+		return;
+	}
+	if (p->n_answers >= ANSWERS_MAX) {
+		evbuffer_add_printf(out, "err at most %d answers\n",
+				    ANSWERS_MAX);
+		return;
+	}
+	memmove(&p->answers[1], &p->answers[0], p->n_answers * sizeof(a));
+	p->answers[0] = a;
+	p->n_answers++;
+	logmsg("answer 0x%02x:0x%02x: answered here (%zu bytes)", a.netfn,
+	       a.cmd, a.len);
+	evbuffer_add_printf(out, "ok answer answers=%zu\n", p->n_answers);
+}
+
 static void ctl_fault(struct proxy *p, int argc, char **argv,
 		      struct evbuffer *out)
 {
@@ -2043,6 +2100,8 @@ static const char ctl_help[] =
 	"  wrong NETFN:CMD N [cmd|netfn|both]\n"
 	"                          the next N answers to it: a wrong cmd/netfn\n"
 	"  wrong off | wrong       remove / list the wrong rules\n"
+	"  answer NETFN:CMD[/BODY]=HEX  answer it here from now on\n"
+	"  answer off NETFN:CMD[/BODY]  forward it again\n"
 	"  stats                   print the report\n"
 	"  report                  write the report (stderr or --report)\n"
 	"  reset-stats             clear counters and samples\n"
@@ -2156,6 +2215,8 @@ static bool ctl_handle(struct proxy *p, char *line, struct evbuffer *out)
 		   strcmp(argv[0], "busy") == 0 ||
 		   strcmp(argv[0], "wrong") == 0) {
 		ctl_fault(p, argc, argv, out);
+	} else if (strcmp(argv[0], "answer") == 0) {
+		ctl_answer(p, argc, argv, out);
 	} else if (strcmp(argv[0], "stats") == 0) {
 		report_build(p, out);
 		evbuffer_add_printf(out, "ok\n");

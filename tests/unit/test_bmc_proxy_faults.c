@@ -8,7 +8,8 @@
  * netfn is made wrong for the next N requests; the BMC's watchdog timer
  * played here (--watchdog: answered, never forwarded, a reset to QEMU at
  * the timeout); 0xC3 made up for the sequence numbers QEMU's own timeout
- * loses; the report's counters and argument errors.
+ * loses; answers set and removed at run time; the report's counters and
+ * argument errors.
  */
 #include <check.h>
 #include <string.h>
@@ -424,6 +425,46 @@ START_TEST(qemu_timeout_played_for_escaped_seq)
 }
 END_TEST
 
+/* answer at run time (a firmware update's new Device ID, say): from a
+ * rule, replacing --answer's for the same request, and off again on the
+ * control port */
+START_TEST(answer_changed_at_run_time)
+{
+	static const char *const args[] = {
+		"--delay",  "none",
+		"--answer", "0x06:0x01=00aa",
+		"--on",	    "0x30:0x27=answer,0x06:0x01=00bbcc",
+		NULL
+	};
+	uint8_t d[VM_DATA_MAX];
+	char reply[4096];
+	struct rig r;
+	size_t n;
+
+	rig_start(&r, args);
+	request(&r, 1, 0x06, 0x01, false, "answered here (--answer)");
+	n = qemu_msg(&r, d, "the --answer answer");
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(d[4], 0xaa);
+	request(&r, 2, 0x30, 0x27, true, "the rule's trigger forwarded");
+	bmc_answers(&r, 2, 0x30, 0x27);
+	expect_head(&r, 2, 0x31, 0x27, 0x00, "trigger answered");
+	request(&r, 3, 0x06, 0x01, false, "answered here (the rule's)");
+	n = qemu_msg(&r, d, "the rule's answer");
+	ck_assert_uint_eq(n, 7);
+	ck_assert_msg(d[0] == 3 && d[3] == 0 && d[4] == 0xbb && d[5] == 0xcc,
+		      "seq %02x cc %02x data %02x %02x", d[0], d[3], d[4],
+		      d[5]);
+	/* the rule's answer replaced --answer's (the same key): one off */
+	ctl(&r, reply, sizeof(reply), "answer off 0x06:0x01");
+	ck_assert_msg(strstr(reply, "ok answer off answers=0"), "%s", reply);
+	request(&r, 4, 0x06, 0x01, true, "forwarded again");
+	ctl(&r, reply, sizeof(reply), "answer 0x06:0x01=zz");
+	ck_assert_msg(strstr(reply, "err bad answer"), "%s", reply);
+	rig_done(&r);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
@@ -436,6 +477,7 @@ int main(void)
 		on_rule_arms_wrong,
 		watchdog_played_here,
 		qemu_timeout_played_for_escaped_seq,
+		answer_changed_at_run_time,
 		bad_arguments,
 		NULL,
 	};

@@ -730,6 +730,142 @@ START_TEST(test_bmc_setup)
 }
 END_TEST
 
+/* Answer what is pending: global enables as in test_bmc_setup, each
+ * Get Channel Info with cc_of(ch) (0: the medium medium_of(ch)). Returns
+ * the Get Channel Info requests answered. */
+static unsigned int answer_setup(uint8_t (*cc_of)(uint8_t),
+				 uint8_t (*medium_of)(uint8_t))
+{
+	unsigned int chans = 0;
+	struct fake_sub *s;
+
+	while ((s = fake_pending(fx.fb))) {
+		want_req(s, s->req[1]);
+		if (s->req[1] == IPMI_GET_BMC_GLOBAL_ENABLES_CMD) {
+			fake_answer(fx.fb, (const uint8_t[]){ 0x0c }, 1);
+		} else if (s->req[1] == IPMI_GET_CHANNEL_INFO_CMD) {
+			uint8_t ch = s->req[2], cc = cc_of(ch);
+
+			chans++;
+			if (cc)
+				fake_complete(fx.fb, s, 0,
+					      (const uint8_t[]){ 0x1c, 0x42,
+								 cc },
+					      3);
+			else
+				fake_answer(fx.fb,
+					    (const uint8_t[]){ ch,
+							       medium_of(ch), 1,
+							       0, 0, 0 },
+					    6);
+		} else {
+			ck_abort_msg("unexpected cmd %#x", s->req[1]);
+		}
+	}
+	return chans;
+}
+
+/* until something is pending, or ms passed */
+static bool wait_pending(unsigned int ms)
+{
+	uint64_t until = now_ns() + ms * 1000000ull;
+
+	while (!fake_pending(fx.fb) && now_ns() < until)
+		event_base_loop(fx.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	return fake_pending(fx.fb) != NULL;
+}
+
+static unsigned int scans;
+/* first scan: 1 busy, 2 initializing, 3 always busy; 4-15 no channel */
+static uint8_t cc_busy_first(uint8_t ch)
+{
+	if (ch == 0)
+		scans++;
+	if (ch == 3 || (scans == 1 && ch == 1))
+		return 0xc0;
+	if (scans == 1 && ch == 2)
+		return 0xd2;
+	return ch <= 2 ? 0 : 0xcc;
+}
+
+static uint8_t medium_0ipmb_1lan(uint8_t ch)
+{
+	return ch == 0 ? 1 : ch == 1 ? 4 : ch == 2 ? 1 : 0;
+}
+
+START_TEST(test_channel_rescan)
+{
+	fx.d.bs.rescan_ms = 30;
+	scans = 0;
+	bmc_setup_start(&fx.d);
+	ck_assert_uint_eq(answer_setup(cc_busy_first, medium_0ipmb_1lan), 16);
+	/* the scan is over: 0 known, 1 and 2 not yet (EINVAL for now) */
+	ck_assert(fx.d.media_ready);
+	ck_assert_uint_eq(fx.d.media[0], 1);
+	ck_assert_uint_eq(fx.d.media[1], 0);
+	ck_assert_uint_eq(fx.d.media[2], 0);
+	ck_assert_uint_eq(fx.d.bs.scan_busy, 0x000e);
+	/* asked again after rescan_ms: 1 and 2 answer, 3 never does */
+	ck_assert(wait_pending(2000));
+	ck_assert_uint_eq(answer_setup(cc_busy_first, medium_0ipmb_1lan), 16);
+	ck_assert_uint_eq(fx.d.media[1], 4);
+	ck_assert_uint_eq(fx.d.media[2], 1);
+	ck_assert_uint_eq(fx.d.bs.scan_busy, 0x0008);
+	while (wait_pending(500))
+		answer_setup(cc_busy_first, medium_0ipmb_1lan);
+	/* the first scan and BMC_RESCAN_TRIES (6) more, then no more */
+	ck_assert_uint_eq(scans, 7);
+	ck_assert_uint_eq(fx.d.bs.rescans, 6);
+	ck_assert_uint_eq(fx.d.media[1], 4);
+	ck_assert(fx.d.media_ready);
+}
+END_TEST
+
+static uint8_t cc_ok(uint8_t ch)
+{
+	(void)ch;
+	return 0;
+}
+
+static uint8_t medium_first(uint8_t ch)
+{
+	return ch == 0 ? 1 : 0;
+}
+
+static uint8_t medium_after_update(uint8_t ch)
+{
+	return ch == 0 || ch == 6 ? 1 : 0;
+}
+
+START_TEST(test_identity_rescan)
+{
+	static const uint8_t id[] = { 0x20, 0x81, 0x02, 0x41, 0x02, 0xbf,
+				      0x57, 0x01, 0x00, 0x3c, 0x0b };
+	uint8_t busy[sizeof(id)], update[sizeof(id)];
+
+	memcpy(busy, id, sizeof(id));
+	busy[2] |= 0x80; /* "update in progress": the same BMC */
+	memcpy(update, id, sizeof(id));
+	update[3] = 0x42; /* firmware 2.41 -> 2.42 */
+	bmc_setup_start(&fx.d);
+	ck_assert_uint_eq(answer_setup(cc_ok, medium_first), 16);
+	ck_assert_uint_eq(fx.d.media[6], 0);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_answer(fx.fb, id, sizeof(id));
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_answer(fx.fb, busy, sizeof(busy));
+	ck_assert_ptr_null(fake_pending(fx.fb));
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 6, 1)), 0);
+	fake_answer(fx.fb, update, sizeof(update));
+	/* the channels asked again; the old media serve meanwhile */
+	ck_assert_ptr_nonnull(fake_pending(fx.fb));
+	ck_assert(fx.d.media_ready);
+	ck_assert_uint_eq(answer_setup(cc_ok, medium_after_update), 16);
+	ck_assert_uint_eq(fx.d.media[6], 1);
+	ck_assert_uint_eq(fx.d.bs.rescans, 1);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -758,6 +894,8 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_command_taken);
 	tcase_add_test(tc, test_command_unregistered);
 	tcase_add_test(tc, test_bmc_setup);
+	tcase_add_test(tc, test_channel_rescan);
+	tcase_add_test(tc, test_identity_rescan);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stop");
 	tcase_add_checked_fixture(tc, setup, NULL);

@@ -39,6 +39,12 @@ rules="--on 0x30:0x20=silence,$A_MS --on 0x30:0x21=silence,$B_MS"
 rules="$rules --on 0x30:0x22=silence,$C_MS"
 rules="$rules --on 0x30:0x23=wrong,0x06:0x01,3 --on 0x30:0x24=wrong,0x06:0x01,1,netfn"
 rules="$rules --on 0x30:0x25=busy,$E_MS,0xc0 --on 0x30:0x26=busy,$E_MS,0xd2"
+# i: firmware 2.16 where ipmi_sim says 2.15 (a firmware update), then back
+rules="$rules --on 0x30:0x27=answer,0x06:0x01=0020810216029fcfc200584b00000000"
+rules="$rules --on 0x30:0x29=answer,off,0x06:0x01"
+# k: busy while kcsmuxd starts
+K_MS=5000
+rules="$rules --on 0x30:0x28=busy,$K_MS,0xc0"
 
 tmp=$(mktemp -d /tmp/kcsmux-profiles.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,7 +54,7 @@ for m in $modes; do
 	"$here/run.sh" --bmc extern --delay fixed:200 --timeout 330 \
 		--proxy-args "$rules" --env MODE="$m" --env PROFILES="$profiles" \
 		--env A_MS=$A_MS --env B_MS=$B_MS --env C_MS=$C_MS --env E_MS=$E_MS \
-		--env F_MS=$F_MS --env G_MS=$G_MS \
+		--env F_MS=$F_MS --env G_MS=$G_MS --env K_MS=$K_MS \
 		--out "$tmp/$m" "${run_args[@]}" "$here/guest/bmc-profiles.sh" 2>&1 |
 		tee "$tmp/$m.log"
 	r=${PIPESTATUS[0]}
@@ -57,7 +63,7 @@ for m in $modes; do
 	run=$(sed -n 's/.*; run dir \(.*\)$/\1/p' "$tmp/$m.log" | tail -n 1)
 	if [ -n "$run" ] && [ -f "$run/bmc0/proxy.log" ]; then
 		echo "bmc-profiles.sh: $m: the proxy's log of the misbehaviour:"
-		grep -E 'BMC (silent|back|busy|no longer)|wrong: answer|sent for QEMU' "$run/bmc0/proxy.log" | sed 's/^/    /'
+		grep -E 'BMC (silent|back|busy|no longer)|wrong: answer|sent for QEMU|^answer 0x' "$run/bmc0/proxy.log" | sed 's/^/    /'
 	fi
 	if [ -n "$results" ] && [ -d "$tmp/$m" ]; then
 		mkdir -p "$results/$m"

@@ -11,6 +11,10 @@
 #   0x30:0x24  wrong 06:01 x1   d: ... and once with netfn + 2
 #   0x30:0x25  busy E_MS 0xc0   e1: "node busy" while 3 clients send
 #   0x30:0x26  busy E_MS 0xd2   e2: "initializing" while the driver loads
+#   0x30:0x27  answer 06:01     i: Get Device ID answered with a newer
+#                               firmware revision (a firmware update) ...
+#   0x30:0x29  answer off 06:01 i: ... and the old one again
+#   0x30:0x28  busy K_MS 0xc0   k: busy while kcsmuxd starts (channel scan)
 #
 # At the register level, which neither QEMU's KCS nor the proxy can play,
 # kcsraw's fault injection (fault_inject=1, /sys/kernel/debug/kcsraw/faults,
@@ -24,7 +28,13 @@
 # driver ran (the BMC's own timer, set through the interface), then the
 # driver loaded with ipmi_watchdog preop=preop_panic waiting for it: the
 # flag is cleared at the start, the host does not panic (wdt_profile);
-# m: maintenance mode after a Cold Reset from one node (maint_profile).
+# m: maintenance mode after a Cold Reset from one node (maint_profile);
+# and in MODE=kcsmux only, where the daemon does what the msghandler does
+# on stock: i: the BMC's identity changes (ident_profile: the channels are
+# scanned again, as stock's __bmc_get_device_id does); k: the daemon's
+# channel scan meets a busy BMC (scan_profile: the channels that said "not
+# now" are asked again 5 s later; stock leaves them unknown, so IPMB
+# requests to them fail with EINVAL until the identity changes).
 #
 # A silence started by a rule spares its trigger, so the trigger's sender
 # gets its answer (ipmi_sim's 0xC1). The rule fires as the trigger reaches
@@ -49,7 +59,7 @@
 MODE=${MODE:-stock}
 PROFILES=${PROFILES:-"d e1 c a b e2 w m"}
 A_MS=${A_MS:-12000} B_MS=${B_MS:-30000} C_MS=${C_MS:-60000} E_MS=${E_MS:-10000}
-F_MS=${F_MS:-20000} G_MS=${G_MS:-6000}
+F_MS=${F_MS:-20000} G_MS=${G_MS:-6000} K_MS=${K_MS:-5000}
 LOOP_MS=${LOOP_MS:-100}		# a client's pause between requests
 LOOP_S=$(awk -v m="$LOOP_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 CLIENT_TIMEOUT_MS=${CLIENT_TIMEOUT_MS:-15000}	# ipmitool's wait
@@ -482,6 +492,78 @@ maint_profile() {
 	fi
 }
 
+# ident_profile: Get Device ID answered with firmware 2.16 instead of
+# ipmi_sim's 2.15 from the trigger on (the proxy's answer rule), as after
+# a firmware update; the daemon sees it in a client's answer and scans
+# the channels again; bridged requests still go out; then the old one.
+scans() { grep -c 'channel media 0-15' /tmp/kcsmuxd.log; }
+# wait_scans N: up to 15 s for the daemon's Nth channel scan to end
+wait_scans() {
+	for _i in $(seq 150); do
+		[ "$(scans)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+fw_of() {	# the firmware revision in /tmp/req.out's Get Device ID answer
+	sed -n 's/^msgid=.* data: *//p' /tmp/req.out | head -n 1 |
+		awk '{ printf "%s.%s", $4, $5 }'
+}
+ident_profile() {
+	say "i: the BMC's identity changes, a firmware update ($MODE)"
+	ensure_up || return 1
+	_d1=$(drv_dev 1)
+	rec "i.before" "$(request "$_d1")"
+	rec "i.fw_before" "$(fw_of)"
+	_n0=$(scans)
+	trigger 0x27
+	rec "i.after" "$(request "$_d1")"
+	rec "i.fw_after" "$(fw_of)"
+	wait_scans $((_n0 + 1))
+	rec "i.scans_after_change" $(($(scans) - _n0))
+	_msg=$(grep -m 1 'BMC identity changed' /tmp/kcsmuxd.log | sed 's/.*BMC identity/BMC identity/' | tr ' ' _)
+	rec "i.daemon_says" "${_msg:-none}"
+	kcsmux-ipmi-probe -d "$_d1" -n 1 -t 0x72 -b 0 -k --allow-errors \
+		--timeout "$CLIENT_TIMEOUT_MS" >/tmp/req.out 2>&1
+	classify /tmp/req.out
+	rec "i.bridged_after" "$outcome"
+	trigger 0x29
+	request "$_d1" >/dev/null
+	wait_scans $((_n0 + 2))
+	rec "i.fw_end" "$(request "$_d1" >/dev/null; fw_of)"
+}
+
+# scan_profile: kcsmuxd restarted into K_MS of 0xC0 (node busy): its
+# channel scan hears "not now" from every channel; a bridged request to
+# IPMB channel 0 is refused (EINVAL: the medium is unknown, as on stock);
+# 5 s later the daemon asks again and the same request goes out.
+scan_profile() {
+	say "k: kcsmuxd's channel scan meets a busy BMC ($MODE)"
+	ensure_up || return 1
+	_n0=$(scans)
+	_b0=$(grep -c 'Get Channel Info "not now"' /tmp/kcsmuxd.log)
+	trigger 0x28
+	kill "$kcsmux_pid" 2>/dev/null
+	wait "$kcsmux_pid" 2>/dev/null
+	kcsmuxd -f >>/tmp/kcsmuxd.log 2>&1 &
+	kcsmux_pid=$!
+	renice 0 "$kcsmux_pid" >/dev/null
+	wait_scans $((_n0 + 1))
+	rec "k.not_now" $(($(grep -c 'Get Channel Info "not now"' /tmp/kcsmuxd.log) - _b0))
+	kcsmux-ipmi-probe -d "$(drv_dev 1)" -n 1 -t 0x72 -b 0 -k --allow-errors \
+		--timeout "$CLIENT_TIMEOUT_MS" >/tmp/req.out 2>&1
+	classify /tmp/req.out
+	rec "k.bridged_before" "$outcome"
+	_t=$(now_ms)
+	wait_scans $((_n0 + 2))
+	rec "k.rescan_after_ms" $(($(now_ms) - _t))
+	rec "k.scans" $(($(scans) - _n0))
+	kcsmux-ipmi-probe -d "$(drv_dev 1)" -n 1 -t 0x72 -b 0 -k --allow-errors \
+		--timeout "$CLIENT_TIMEOUT_MS" >/tmp/req.out 2>&1
+	classify /tmp/req.out
+	rec "k.bridged_after" "$outcome"
+}
+
 # ---- assertions --------------------------------------------------------------
 val() { sed -n "s/^$1 //p" "$RES" | tail -n 1; }
 is() {	# DESC KEY VALUE: the recorded value is VALUE
@@ -566,6 +648,17 @@ assert_kcsmux() {	# PROFILE
 		is "m: a firmware request does not refuse the next one" m.after_firmware ok
 		is "m: the mode is auto at the end" m.mode_end 0
 		is_not "m: the daemon logged the maintenance mode" m.daemon_log 0 ;;
+	i)	is "i: Get Device ID before" i.before ok
+		is_not "i: the firmware revision changed" i.fw_after "$(val i.fw_before)"
+		is "i: the daemon scanned the channels again" i.scans_after_change 1
+		is_not "i: and logged the change" i.daemon_says none
+		is "i: a bridged request goes out after it" i.bridged_after ok
+		is "i: the old identity at the end" i.fw_end "$(val i.fw_before)" ;;
+	k)	is_not "k: the scan heard \"not now\"" k.not_now 0
+		is "k: meanwhile IPMB channel 0 is unknown (EINVAL, as stock)" \
+			k.bridged_before errno:Invalid_argument_
+		is "k: the daemon asked again" k.scans 2
+		is "k: then the bridged request goes out" k.bridged_after ok ;;
 	esac
 }
 assert_wdt() {
@@ -602,6 +695,11 @@ for p in $PROFILES; do
 		esac ;;
 	w) wdt_profile ;;
 	m) maint_profile ;;
+	i|k)	if [ "$MODE" != kcsmux ]; then
+			say "$p: the daemon's channel scan: not run on $MODE"
+			continue
+		fi
+		if [ $p = i ]; then ident_profile; else scan_profile; fi ;;
 	*) fail "unknown profile $p"; continue ;;
 	esac
 	rec "$p.profile_s" $((($(now_ms) - _tp) / 1000))
