@@ -2,12 +2,14 @@
 /*
  * kcsraw_io.c - port I/O register access and I/O region ownership, and
  * the fault injection tests use (fault_inject=1): a BMC that misbehaves
- * at the register level, which an emulated KCS cannot play.
+ * at the register level, and a device sharing its interrupt line, which
+ * an emulated KCS cannot play.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
@@ -98,10 +100,21 @@ static void kcsraw_fault_obf_write(unsigned int reg, u8 val)
 
 static u8 kcsraw_inb(void *ctx, unsigned int reg)
 {
+	struct kcsraw_iface *ifc = ctx;
 	bool st = reg == KCS_REG_STATUS;
-	int kind = kcsraw_fault_now(false, st);
+	int kind;
 	u8 v;
 
+	/* The byte a shared line's handler took: OBF until it is read. */
+	if (unlikely(ifc->obf_stash >= 0)) {
+		if (!st) {
+			v = ifc->obf_stash;
+			ifc->obf_stash = -1;
+			return v;
+		}
+		return inb(kcsraw_reg_port(ifc, reg)) | KCS_ST_OBF;
+	}
+	kind = kcsraw_fault_now(false, st);
 	if (kind == KCSRAW_FAULT_FF)
 		return 0xff;
 	if (kind == KCSRAW_FAULT_OBF)
@@ -123,6 +136,64 @@ static void kcsraw_outb(void *ctx, unsigned int reg, u8 val)
 		return;
 	outb(val, kcsraw_reg_port(ctx, reg));
 }
+
+/*
+ * fault_irq_sharer=1: a handler that shares the interface's line before
+ * kcsraw asks for it, as another device's driver does on boards that wire
+ * the BMC to a shared line. It claims no interrupt and counts the calls:
+ * each of the KCS's interrupts must reach it (the line stays enabled).
+ */
+static bool kcsraw_fault_sharer;
+module_param_named(fault_irq_sharer, kcsraw_fault_sharer, bool, 0444);
+MODULE_PARM_DESC(fault_irq_sharer, "Tests only, with fault_inject=1: another handler shares the interface IRQ, registered before kcsraw's (default 0)");
+
+static struct {
+	unsigned int irq;
+	atomic_long_t calls;
+} kcsraw_sharer;
+
+static irqreturn_t kcsraw_sharer_irq(int irq, void *data)
+{
+	atomic_long_inc(&kcsraw_sharer.calls);
+	return IRQ_NONE;
+}
+
+void kcsraw_fault_share_irq(unsigned int irq)
+{
+	if (!kcsraw_fault_inject || !kcsraw_fault_sharer || kcsraw_sharer.irq)
+		return;
+	if (request_irq(irq, kcsraw_sharer_irq, IRQF_SHARED,
+			KCSRAW_NAME "-sharer", &kcsraw_sharer)) {
+		pr_warn("fault_irq_sharer: cannot share irq %u\n", irq);
+		return;
+	}
+	kcsraw_sharer.irq = irq;
+}
+
+void kcsraw_fault_unshare_irq(void)
+{
+	if (!kcsraw_sharer.irq)
+		return;
+	free_irq(kcsraw_sharer.irq, &kcsraw_sharer);
+	kcsraw_sharer.irq = 0;
+}
+
+/* Read: "irq=N calls=N". */
+static ssize_t kcsraw_sharer_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[64];
+	int n;
+
+	n = scnprintf(buf, sizeof(buf), "irq=%u calls=%ld\n",
+		      kcsraw_sharer.irq, atomic_long_read(&kcsraw_sharer.calls));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static const struct file_operations kcsraw_sharer_fops = {
+	.owner = THIS_MODULE,
+	.read = kcsraw_sharer_read,
+};
 
 /* Read: "KIND left_ms=N tries=N starts=N hits=N". */
 static ssize_t kcsraw_fault_read(struct file *file, char __user *ubuf,
@@ -194,6 +265,8 @@ void kcsraw_fault_init(void)
 	kcsraw_fault_dir = debugfs_create_dir(KCSRAW_NAME, NULL);
 	debugfs_create_file("faults", 0600, kcsraw_fault_dir, NULL,
 			    &kcsraw_fault_fops);
+	debugfs_create_file("sharer", 0400, kcsraw_fault_dir, NULL,
+			    &kcsraw_sharer_fops);
 	pr_warn("fault injection on (fault_inject=1): for tests only\n");
 }
 

@@ -29,6 +29,29 @@
  * disable_irq_nosync(): "Unbalanced enable", then the line stayed disabled
  * with the flag clear, for good.)
  */
+/* Count the interrupt, mask the line if @mask, wake the poller. */
+static irqreturn_t kcsraw_irq_wake(struct kcsraw_iface *ifc, int irq,
+				   bool mask)
+{
+	spin_lock(&ifc->irq_lock);
+	if (mask && !ifc->irq_masked) {
+		ifc->irq_masked = true;
+		disable_irq_nosync(irq);
+	}
+	ifc->irqs++;
+	spin_unlock(&ifc->irq_lock);
+	atomic_set(&ifc->irq_pending, 1);
+	/* Pairs with set_current_state() in kcsraw_sleep(). */
+	smp_mb();
+	/*
+	 * Not for what a submitter's writes raise (QEMU's dummy OBF), nor
+	 * while a started request whose policy ignores the IRQ waits.
+	 */
+	if (READ_ONCE(ifc->irq_wait) && !READ_ONCE(ifc->irq_mute))
+		wake_up_process(ifc->thread);
+	return IRQ_HANDLED;
+}
+
 static irqreturn_t kcsraw_irq(int irq, void *data)
 {
 	struct kcsraw_iface *ifc = data;
@@ -50,23 +73,45 @@ static irqreturn_t kcsraw_irq(int irq, void *data)
 		spin_unlock(&ifc->irq_lock);
 		return IRQ_HANDLED;
 	}
-	spin_lock(&ifc->irq_lock);
-	if (!ifc->irq_masked) {
-		ifc->irq_masked = true;
-		disable_irq_nosync(irq);
+	return kcsraw_irq_wake(ifc, irq, true);
+}
+
+/*
+ * A line another device shares: disabling it until the poller has run
+ * would silence that device too, and an interrupt that is not the KCS's
+ * must be left to its owner. So the handler takes the answer's byte out
+ * of the data register itself, which drops the KCS's request, and keeps
+ * it in obf_stash, where the state machine's next data read finds it
+ * (kcsraw_io.c). The machine is only touched under sm_lock; when a step
+ * on another CPU holds it, or the cause is SMS_ATN alone (which only the
+ * BMC clears), the line is masked until the poller has run, as unshared.
+ */
+static irqreturn_t kcsraw_irq_shared(int irq, void *data)
+{
+	struct kcsraw_iface *ifc = data;
+	unsigned long flags;
+	bool took = false;
+	u8 st;
+
+	if (!raw_spin_trylock_irqsave(&ifc->sm_lock, flags))
+		return kcsraw_irq_wake(ifc, irq, true);
+	if (ifc->obf_stash < 0) {
+		st = kcsraw_io_status(ifc);
+		if (st & KCS_ST_OBF) {
+			ifc->obf_stash = kcsraw_port_ops.inb(ifc, KCS_REG_DATA);
+			WRITE_ONCE(ifc->irq_taken, ifc->irq_taken + 1);
+			took = true;
+		}
+	} else {
+		/* Still holding the last byte: only SMS_ATN can be ours. */
+		st = kcsraw_io_status(ifc) & ~KCS_ST_OBF;
 	}
-	ifc->irqs++;
-	spin_unlock(&ifc->irq_lock);
-	atomic_set(&ifc->irq_pending, 1);
-	/* Pairs with set_current_state() in kcsraw_sleep(). */
-	smp_mb();
-	/*
-	 * Not for what a submitter's writes raise (QEMU's dummy OBF), nor
-	 * while a started request whose policy ignores the IRQ waits.
-	 */
-	if (READ_ONCE(ifc->irq_wait) && !READ_ONCE(ifc->irq_mute))
-		wake_up_process(ifc->thread);
-	return IRQ_HANDLED;
+	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
+	if (took)
+		return kcsraw_irq_wake(ifc, irq, false);
+	if (st & KCS_ST_SMS_ATN)
+		return kcsraw_irq_wake(ifc, irq, true);
+	return IRQ_NONE;
 }
 
 /* Undo the handler's disable_irq_nosync(), if it did one. */
@@ -118,12 +163,25 @@ int kcsraw_irq_setup(struct kcsraw_iface *ifc)
 
 	if (!ifc->cfg_irq)
 		return 0;
-	ret = request_irq(ifc->cfg_irq, kcsraw_irq, 0, ifc->name, ifc);
+	kcsraw_fault_share_irq(ifc->cfg_irq);
+	ret = -EBUSY;
+	if (!kcsraw_share_irq)
+		ret = request_irq(ifc->cfg_irq, kcsraw_irq, IRQF_PROBE_SHARED,
+				  ifc->name, ifc);
+	if (ret == -EBUSY) {
+		ifc->irq_shared = true;
+		ret = request_irq(ifc->cfg_irq, kcsraw_irq_shared, IRQF_SHARED,
+				  ifc->name, ifc);
+	}
 	if (ret) {
 		pr_warn("%s: cannot request irq %u (%d); polling only\n",
 			ifc->name, ifc->cfg_irq, ret);
+		ifc->irq_shared = false;
 		return 0;
 	}
+	if (ifc->irq_shared)
+		pr_info("%s: irq %u is shared with another device\n",
+			ifc->name, ifc->cfg_irq);
 	ret = kcsraw_xfer_sync(ifc, msg, sizeof(msg), resp, &len);
 	if (ret || len < 4 || resp[2]) {
 		pr_warn("%s: Get BMC Global Enables failed; polling only\n",
@@ -147,6 +205,7 @@ fail:
 	/* ifc->irq is 0: the poller never enables the line. */
 	kcsraw_irq_unmask(ifc, ifc->cfg_irq);
 	free_irq(ifc->cfg_irq, ifc);
+	ifc->irq_shared = false;
 	return 0;
 }
 
@@ -175,4 +234,5 @@ void kcsraw_irq_free(struct kcsraw_iface *ifc)
 	WRITE_ONCE(ifc->irq, 0);
 	kcsraw_irq_unmask(ifc, irq);
 	free_irq(irq, ifc);
+	ifc->irq_shared = false;
 }

@@ -41,6 +41,10 @@ static bool useirq = true;
 module_param(useirq, bool, 0444);
 MODULE_PARM_DESC(useirq, "Use the IRQ SMBIOS names for an interface (default 1)");
 
+bool kcsraw_share_irq;
+module_param_named(share_irq, kcsraw_share_irq, bool, 0444);
+MODULE_PARM_DESC(share_irq, "Request the IRQ as shared even when no other device holds it, so that one loaded later can join (default 0: shared only when the line is taken)");
+
 bool kcsraw_smi_param = true;
 module_param_named(smi, kcsraw_smi_param, bool, 0444);
 MODULE_PARM_DESC(smi, "Register each interface with ipmi_msghandler for the kernel's IPMI users (default 1; 0: /dev/kcsrawN only)");
@@ -450,6 +454,7 @@ static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,
 	spin_lock_init(&ifc->lock);
 	spin_lock_init(&ifc->irq_lock);
 	raw_spin_lock_init(&ifc->sm_lock);
+	ifc->obf_stash = -1;
 	INIT_LIST_HEAD(&ifc->queue);
 	INIT_LIST_HEAD(&ifc->files);
 	atomic_set(&ifc->irq_pending, 0);
@@ -606,6 +611,7 @@ static void __exit kcsraw_exit(void)
 {
 	kcsraw_fault_exit();
 	kcsraw_destroy_all();
+	kcsraw_fault_unshare_irq();
 }
 
 module_init(kcsraw_init);

@@ -92,6 +92,7 @@ struct kcsraw_iface {
 	unsigned int cfg_irq;		/* configured (param or SMBIOS) */
 	bool from_dmi;
 	bool irq_enabled_bmc;		/* we set the BMC's interrupt enable */
+	bool irq_shared;		/* another device holds the line too */
 	u8 orig_global_enables;
 	int regions;			/* registers requested */
 
@@ -106,6 +107,13 @@ struct kcsraw_iface {
 	 */
 	struct kcs_sm sm;
 	raw_spinlock_t sm_lock;		/* sm and everything down to smi_* */
+	/*
+	 * On a shared line, the answer byte the IRQ handler took out of the
+	 * data register (-1: none): the register accessors give it to the
+	 * state machine as if it were still there. Under sm_lock.
+	 */
+	int obf_stash;
+	u64 irq_taken;			/* bytes the handler stashed */
 	enum kcsraw_sm_what sm_what;
 	u32 sm_gen;
 	bool poll_owned;
@@ -206,6 +214,7 @@ extern unsigned int kcsraw_def_poll_us;
 extern unsigned int kcsraw_def_poll_max_us;
 extern unsigned int kcsraw_def_backoff;
 extern bool kcsraw_def_use_irq;
+extern bool kcsraw_share_irq;
 extern bool kcsraw_submit_start;
 
 /* kcsraw_io.c */
@@ -215,6 +224,8 @@ void kcsraw_io_release(struct kcsraw_iface *ifc);
 u8 kcsraw_io_status(struct kcsraw_iface *ifc);
 void kcsraw_fault_init(void);
 void kcsraw_fault_exit(void);
+void kcsraw_fault_share_irq(unsigned int irq);
+void kcsraw_fault_unshare_irq(void);
 
 /* kcsraw_poll.c */
 int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,

@@ -86,6 +86,25 @@ static ssize_t irq_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(irq);
 
+/* 1: another device holds the line too (kcsraw_irq.c). */
+static ssize_t irq_shared_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ifc->irq) && ifc->irq_shared);
+}
+static DEVICE_ATTR_RO(irq_shared);
+
+/* Answer bytes the shared line's handler took off the data register. */
+static ssize_t irq_taken_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)
+			  READ_ONCE(kcsraw_dev_iface(dev)->irq_taken));
+}
+static DEVICE_ATTR_RO(irq_taken);
+
 static ssize_t source_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -273,6 +292,8 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_submit_starts.attr,
 	&dev_attr_ports.attr,
 	&dev_attr_irq.attr,
+	&dev_attr_irq_shared.attr,
+	&dev_attr_irq_taken.attr,
 	&dev_attr_source.attr,
 	&dev_attr_poller_pid.attr,
 	&dev_attr_policy.attr,
