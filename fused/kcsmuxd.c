@@ -510,7 +510,8 @@ static void wait_for_bmc(struct daemon *d)
 				 d->cfg.device);
 			said = 1;
 		}
-		if (now_ns() - t0 >= said * 1000000000ull) {
+		/* at once, then each second */
+		if (said == 1 || now_ns() - t0 >= said * 1000000000ull) {
 			notify_send(d->notify_fd,
 				    "EXTEND_TIMEOUT_USEC=5000000\n"
 				    "STATUS=waiting for the BMC to answer");
