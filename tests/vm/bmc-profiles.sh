@@ -51,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT
 rc=0
 for m in $modes; do
 	start=$(date +%s)
-	"$here/run.sh" --bmc extern --delay fixed:200 --timeout 330 \
+	"$here/run.sh" --bmc extern --delay fixed:200 --timeout 420 \
 		--proxy-args "$rules" --env MODE="$m" --env PROFILES="$profiles" \
 		--env A_MS=$A_MS --env B_MS=$B_MS --env C_MS=$C_MS --env E_MS=$E_MS \
 		--env F_MS=$F_MS --env G_MS=$G_MS --env K_MS=$K_MS \
