@@ -655,6 +655,12 @@ assert_kcsmux() {	# PROFILE
 		is "d: the next answer is right" d.after ok
 		_m=$(sed -n 's/.* mismatches=\([0-9]*\).*/\1/p' /sys/class/misc/kcsraw0/bmc)
 		if [ "${_m:-0}" -ge 4 ]; then pass "d: kcsraw counted the wrong answers ($_m)"; else fail "d: kcsraw counted ${_m:-no} wrong answers, want >= 4"; fi ;;
+	e1)	for _i in 1 2 3; do
+			is_not "e1: client $_i sees the busy answers, as stock" e1.client$_i.first_err_ms none
+			le_val "e1: client $_i answered again within 2 s of the end" e1.client$_i.recover_ms 2000
+		done ;;
+	e2)	is "e2: kcsmux serves 30 of 30 after $E_MS ms of 0xd2 at load (stock gives up)" e2.served_of_30 30
+		le_val "e2: the nodes are up within $GRACE_MS ms of kcsraw seeing the BMC" e2.ready_after_seen_ms "$GRACE_MS" ;;
 	f|g|h)	is "$1: no SMS_ATN taken from the faulted status (no flag fetch started)" $1.attn_during 0
 		is "$1: the BMC is up again after it" $1.bmc_end up
 		for _i in 1 2 3; do
