@@ -278,10 +278,14 @@ static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 	kfree(ifc);
 }
 
-/* The background probe's intervals: each second, then every 5 s. */
+/*
+ * The background probe's intervals: each second for three minutes (a BMC
+ * reset or firmware update takes it away for 30-90 s, and a return must
+ * be seen within about a second), then every 5 s.
+ */
 #define KCSRAW_PROBE_MS		1000
 #define KCSRAW_PROBE_SLOW_MS	5000
-#define KCSRAW_PROBE_FAST_FOR_MS	(60 * MSEC_PER_SEC)
+#define KCSRAW_PROBE_FAST_FOR_MS	(180 * MSEC_PER_SEC)
 #define KCSRAW_PROBE_GAP_MS	100
 
 /*
