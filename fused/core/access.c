@@ -495,9 +495,16 @@ void access_build(struct kcsmux_access *acc)
 		acc->eff_full = false;
 }
 
+/*
+ * A response (odd netfn) is judged as its request too: a BMC may take one
+ * sent to its own address for the request (ipmi_sim took 01:02 for
+ * Chassis Control and powered the host off).
+ */
 bool access_allows(const struct kcsmux_access *acc, uint8_t netfn, uint8_t cmd)
 {
-	return cmdset_has(&acc->eff, netfn, cmd);
+	return cmdset_has(&acc->eff, netfn, cmd) &&
+	       (!(netfn & 1) ||
+		cmdset_has(&acc->eff, (uint8_t)(netfn & ~1u), cmd));
 }
 
 static const char *const verdict_names[] = {
@@ -603,7 +610,7 @@ static enum access_verdict check_level(const struct kcsmux_access *acc,
 		if (cmdset_has_gx(&acc->eff, data[0], cmd))
 			return ACCESS_OK;
 	}
-	if (!acc->eff_full && !cmdset_has(&acc->eff, netfn, cmd))
+	if (!acc->eff_full && !access_allows(acc, netfn, cmd))
 		return ACCESS_DENIED;
 	if (!acc->eff_full && access_is_tunnel(netfn, cmd) &&
 	    !cmdset_has(&acc->tunnels, netfn, cmd))

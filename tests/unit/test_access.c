@@ -268,6 +268,37 @@ END_TEST
 
 /* Every single-level request: access_check() agrees with the set for
  * non-tunnels, on every node preset with a deny line. */
+/* A response of a denied command is denied too, plain and bridged: a
+ * hostile client's 01:02 to the BMC's own address powered the rig's
+ * host off (ipmi_sim took it for Chassis Control). */
+START_TEST(test_response_of_denied)
+{
+	const struct kcsmux_access *acc =
+		rules("access = all\ndeny = chassis:02\n");
+	struct ipmi_request rq;
+	const uint8_t down[] = { 0x00 };
+
+	ck_assert_int_eq(access_check(acc, 0x01, 0x02, down, 1, NULL),
+			 ACCESS_DENIED);
+	ck_assert_int_eq(access_check(acc, 0x01, 0x01, NULL, 0, NULL),
+			 ACCESS_OK);
+	ck_assert_int_eq(access_check(acc, 0x07, 0x01, NULL, 0, NULL),
+			 ACCESS_OK);
+	memset(&rq, 0, sizeof(rq));
+	rq.addr.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
+	rq.addr.slave_addr = 0x20;
+	rq.netfn = 0x01;
+	rq.cmd = 0x02;
+	rq.len = 1;
+	rq.data = down;
+	ck_assert_int_eq(access_check_ipmb(acc, &rq, 0x20, NULL),
+			 ACCESS_DENIED);
+	rq.addr.addr_type = IPMI_IPMB_ADDR_TYPE;
+	ck_assert_int_eq(access_check_ipmb(acc, &rq, 0x20, NULL),
+			 ACCESS_DENIED);
+}
+END_TEST
+
 START_TEST(test_plain_agrees)
 {
 	static const char *const texts[] = {
@@ -653,6 +684,7 @@ int main(void)
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_tunnels);
 	tcase_add_test(tc, test_plain_agrees);
+	tcase_add_test(tc, test_response_of_denied);
 	tcase_add_test(tc, test_random_bodies);
 	tcase_add_test(tc, test_ipmb_readings);
 	tcase_add_test(tc, test_appended_checksum);
