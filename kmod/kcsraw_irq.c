@@ -28,8 +28,10 @@
  * flag the handler had just set and enable_irq() before the handler's
  * disable_irq_nosync(): "Unbalanced enable", then the line stayed disabled
  * with the flag clear, for good.)
+ *
+ * kcsraw_irq_wake(): count the interrupt, mask the line if @mask, wake
+ * the poller.
  */
-/* Count the interrupt, mask the line if @mask, wake the poller. */
 static irqreturn_t kcsraw_irq_wake(struct kcsraw_iface *ifc, int irq,
 				   bool mask)
 {
@@ -95,16 +97,12 @@ static irqreturn_t kcsraw_irq_shared(int irq, void *data)
 
 	if (!raw_spin_trylock_irqsave(&ifc->sm_lock, flags))
 		return kcsraw_irq_wake(ifc, irq, true);
-	if (ifc->obf_stash < 0) {
-		st = kcsraw_io_status(ifc);
-		if (st & KCS_ST_OBF) {
-			ifc->obf_stash = kcsraw_port_ops.inb(ifc, KCS_REG_DATA);
-			WRITE_ONCE(ifc->irq_taken, ifc->irq_taken + 1);
-			took = true;
-		}
-	} else {
-		/* Still holding the last byte: only SMS_ATN can be ours. */
-		st = kcsraw_io_status(ifc) & ~KCS_ST_OBF;
+	/* With a byte still held, OBF is that byte's: only SMS_ATN is new. */
+	st = kcsraw_io_status(ifc);
+	if ((st & KCS_ST_OBF) && ifc->obf_stash < 0) {
+		ifc->obf_stash = kcsraw_port_ops.inb(ifc, KCS_REG_DATA);
+		WRITE_ONCE(ifc->irq_taken, ifc->irq_taken + 1);
+		took = true;
 	}
 	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
 	if (took)
@@ -168,15 +166,14 @@ int kcsraw_irq_setup(struct kcsraw_iface *ifc)
 	if (!kcsraw_share_irq)
 		ret = request_irq(ifc->cfg_irq, kcsraw_irq, IRQF_PROBE_SHARED,
 				  ifc->name, ifc);
-	if (ret == -EBUSY) {
-		ifc->irq_shared = true;
+	/* sysfs irq_shared shows it only while ifc->irq is set */
+	ifc->irq_shared = ret == -EBUSY;
+	if (ifc->irq_shared)
 		ret = request_irq(ifc->cfg_irq, kcsraw_irq_shared, IRQF_SHARED,
 				  ifc->name, ifc);
-	}
 	if (ret) {
 		pr_warn("%s: cannot request irq %u (%d); polling only\n",
 			ifc->name, ifc->cfg_irq, ret);
-		ifc->irq_shared = false;
 		return 0;
 	}
 	if (ifc->irq_shared)
@@ -205,7 +202,6 @@ fail:
 	/* ifc->irq is 0: the poller never enables the line. */
 	kcsraw_irq_unmask(ifc, ifc->cfg_irq);
 	free_irq(ifc->cfg_irq, ifc);
-	ifc->irq_shared = false;
 	return 0;
 }
 
@@ -234,5 +230,4 @@ void kcsraw_irq_free(struct kcsraw_iface *ifc)
 	WRITE_ONCE(ifc->irq, 0);
 	kcsraw_irq_unmask(ifc, irq);
 	free_irq(irq, ifc);
-	ifc->irq_shared = false;
 }

@@ -266,8 +266,6 @@ START_TEST(test_tunnels)
 }
 END_TEST
 
-/* Every single-level request: access_check() agrees with the set for
- * non-tunnels, on every node preset with a deny line. */
 /* A response of a denied command is denied too, plain and bridged: a
  * hostile client's 01:02 to the BMC's own address powered the rig's
  * host off (ipmi_sim took it for Chassis Control). */
@@ -299,6 +297,8 @@ START_TEST(test_response_of_denied)
 }
 END_TEST
 
+/* Every single-level request: access_check() agrees with the set for
+ * non-tunnels, on every node preset with a deny line. */
 START_TEST(test_plain_agrees)
 {
 	static const char *const texts[] = {
