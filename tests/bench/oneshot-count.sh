@@ -1,7 +1,7 @@
 # FUSE round trips per SEND of one-shot and long-lived clients on a kcsmux
 # node (guest script; the write-up is docs/bench-node.md, "One-shot
 # clients"). Run it with
-#   KCSMUX_BUILD=/tmp/build-gss tests/vm/run.sh --bmc sim --out DIR \
+#   KCSMUX_BUILD=/tmp/build-gss tests/vm/run.sh --mitigations --bmc sim --out DIR \
 #       tests/bench/oneshot-count.sh [--env BENCH_NONESHOT=40 BENCH_NLONG=300]
 # (a Release tree: a benchmark, not a test). Untimed: kprobes count, per
 # process name, the client's FUSE round trips (fuse_simple_request), how

@@ -182,7 +182,7 @@ for s in $smps; do
 	log "booting the $s-vCPU guest ($phases; $rounds rounds, together $trounds every $period s); serial log $d/serial.log"
 	t=$(date +%s)
 	r=0
-	KCSMUX_BMC_CONF=$out/bmc-conf "$src/tests/vm/run.sh" --bmc extern --delay seed \
+	KCSMUX_BMC_CONF=$out/bmc-conf "$src/tests/vm/run.sh" --mitigations --bmc extern --delay seed \
 		--second-kcs --irq on --irq2 off --smp "$s" "${adds[@]}" \
 		--proxy-args "--log-requests $d/req-%n.log $answers" \
 		--out "$d" --log "$d/serial.log" --timeout "$timeout" -q \

@@ -106,7 +106,7 @@ bench_host_env "$out/host-env.txt"
 
 log "booting the benchmark guest ($rounds rounds, n=$n, nsdr=$nsdr); serial log $out/serial.log"
 rc=0
-"$src/tests/vm/run.sh" --smp "$smp" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
+"$src/tests/vm/run.sh" --mitigations --smp "$smp" --bmc extern --delay seed --second-kcs --irq on --irq2 off \
 	--out "$out" --log "$out/serial.log" --timeout "$timeout" -q \
 	--env BENCH_N="$n" --env BENCH_NSDR="$nsdr" --env BENCH_WARM="$warm" --env BENCH_ROUNDS="$rounds" \
 	--env BENCH_KSTART="$kstart" \

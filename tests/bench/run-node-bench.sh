@@ -186,7 +186,7 @@ boot() {	# PHASE RUN.SH-OPTIONS...
 	local ph=$1 r=0
 	shift
 	log "booting the $ph guest; serial log $out/serial-$ph.log"
-	"$src/tests/vm/run.sh" "$@" --smp "$smp" --second-kcs --irq on --irq2 on --add "$pp" \
+	"$src/tests/vm/run.sh" --mitigations "$@" --smp "$smp" --second-kcs --irq on --irq2 on --add "$pp" \
 		--out "$out" --log "$out/serial-$ph.log" --timeout "$timeout" -q \
 		--env BENCH_PHASE="$ph" "${envs[@]}" \
 		"$src/tests/bench/node-bench.sh" 2>"$out/run-$ph.log" || r=$?

@@ -100,7 +100,7 @@ for mode in noirq irq; do
 	log "booting the $mode guest (iter=$iter, liter=$liter, pair-n=$pairn); serial log $d/serial.log"
 	s=$(date +%s)
 	r=0
-	"$src/tests/vm/run.sh" --bmc extern --delay seed --irq $irq \
+	"$src/tests/vm/run.sh" --mitigations --bmc extern --delay seed --irq $irq \
 		--proxy-args "--on 0x30:0x05=model,fixed:400 --on 0x30:0x06=model,fixed:2500 --on 0x30:0x07=model,seed" \
 		--out "$d" --log "$d/serial.log" --timeout "$timeout" -q \
 		--env QOS_MODE=$mode --env QOS_ITER="$iter" --env QOS_LITER="$liter" \

@@ -6,7 +6,7 @@
 # monitoring node. One boot; prints a table (docs/bench-smi.md, "The
 # kernel's lane").
 #
-#   tests/vm/run.sh --bmc extern --delay fixed:2000 --timeout 400 \
+#   tests/vm/run.sh --mitigations --bmc extern --delay fixed:2000 --timeout 400 \
 #       tests/bench/smi-bench.sh [--env SMI_BENCH_N=200]
 . /guest/lib.sh
 

@@ -28,6 +28,11 @@
 #                        debug info of ld.so from libc6-dbg, without which
 #                        memcheck refuses to start)
 #   --append ARGS        add to the guest kernel command line
+#   --mitigations        keep the kernel's speculative-execution mitigations;
+#                        the test guests boot with mitigations=off (the
+#                        retpolines cost TCG ~20% of every fork and syscall,
+#                        and no test depends on them); the benchmarks keep
+#                        them, as a real server does
 #   --env NAME=VALUE     set a variable for the guest script
 #   --timeout SEC        kill the guest after SEC seconds (default 300)
 #   --out DIR            where the guest's /out files land (default: in the
@@ -65,7 +70,7 @@ set -euo pipefail
 
 bmc=extern delay=none irq=on irq2=off second=0 timeout=300 smp=1 mem=1024
 orig_args=("$@")
-shell=0 keep=0 quiet=0 valgrind=0 systemd=0 suite=bookworm noreboot=-no-reboot proxy_args="" outdir="" logfile="" append="" adds=() envs=()
+shell=0 keep=0 quiet=0 mitigations=0 valgrind=0 systemd=0 suite=bookworm noreboot=-no-reboot proxy_args="" outdir="" logfile="" append="" adds=() envs=()
 usage() { sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -78,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--add) adds+=("$2"); shift ;;
 	--valgrind) valgrind=1 ;;
 	--append) append="$append $2"; shift ;;
+	--mitigations) mitigations=1 ;;
 	--env) envs+=("$2"); shift ;;
 	--timeout) timeout=$2; shift ;;
 	--out) outdir=$2; shift ;;
@@ -270,6 +276,7 @@ fi
 	done
 } >"$stage/guest/env"
 cmdline="console=ttyS0 loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check"
+[ $mitigations = 1 ] || cmdline="$cmdline mitigations=off"
 if [ $systemd = 1 ]; then
 	# The systemd guest: its own initrd (initramfs-tools) mounts the
 	# overlay of the cached root disk; the payload disk holds /guest and
@@ -432,5 +439,9 @@ if [ -z "$rc" ]; then
 	log "guest did not report an exit status (qemu status $qrc, log: $logfile)"
 	exit 125
 fi
-log "guest exit $rc after ${secs}s; run dir $run"
+# The CPU the run cost the host (QEMU and every reaped helper: bash's
+# times, children's user + system), for the suite's budget.
+times >"$run/times"
+cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f", t }' "$run/times")
+log "guest exit $rc after ${secs}s, host CPU ${cpu}s; run dir $run"
 exit "$rc"
