@@ -23,8 +23,15 @@ suite=${1:?usage: userland.sh SUITE [BUILD_DIR]}
 out=${2:-$KCSMUX_BUILD}/userland-$suite
 chr=$(userland_chroot "$suite")
 mkdir -p "$out"
+# ccache, one per chroot (a new chroot starts it empty): a fresh clone
+# compiles what an earlier clone compiled from the cache. Paths under the
+# tree are hashed relative to it, so clones in other directories hit too.
+ccache_dir=$KCSMUX_CACHE/ccache-${chr##*/}
+mkdir -p "$ccache_dir"
 in_chroot() {
-	"$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$KCSMUX_SRC" --bind "$out" -- "$@"
+	"$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$KCSMUX_SRC" --bind "$out" \
+		--bind "$ccache_dir" -- env CCACHE_DIR="$ccache_dir" \
+		CCACHE_BASEDIR="$KCSMUX_SRC" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=1G "$@"
 }
 in_chroot sh -c 'echo "$(gcc --version | sed -n 1p); libfuse $(pkg-config --modversion fuse3), libevent $(pkg-config --modversion libevent)"'
 # The tree: configured once (a new chroot makes a new tree), built
@@ -36,10 +43,12 @@ if [ "$(cat "$out/.chroot" 2>/dev/null)" != "$chr" ]; then
 	echo "$chr" >"$out/.chroot"
 fi
 in_chroot cmake -S "$KCSMUX_SRC" -B "$out" -DSANITIZE=ON -DBUILD_KMOD=OFF \
+	-DCMAKE_C_COMPILER_LAUNCHER=ccache \
 	-DCMAKE_BUILD_TYPE=RelWithDebInfo >"$out/configure.log" 2>&1 ||
 	{ cat "$out/configure.log"; die "configuring on $suite failed"; }
-# One job, in the build and the unit tests: under ctest -j2 this test runs
-# beside the VM tests, whose guest must keep the other core.
+# One compiler job: under ctest this test runs beside the VM tests, whose
+# guest must keep the other core.
+in_chroot ccache -z >/dev/null
 in_chroot cmake --build "$out" -j1 >"$out/build.log" 2>&1 ||
 	{ grep -E -B2 -A6 'error|warning' "$out/build.log" | head -n 80
 	  die "the tree does not build on $suite"; }
@@ -47,7 +56,10 @@ if grep 'warning:' "$out/build.log"; then
 	die "the tree builds on $suite, with the warnings above"
 fi
 echo "the tree builds on $suite without a warning"
-in_chroot ctest --test-dir "$out" -L unit -j1 --output-on-failure >"$out/ctest.log" 2>&1 ||
+in_chroot ccache --print-stats | awk '$1 ~ /_cache_hit$/ { h += $2 } $1 == "cache_miss" { m = $2 }
+	END { print "ccache: " h + 0 " hits, " m + 0 " misses" }'
+# Two unit suites at a time: half their time is waiting (timers, sockets).
+in_chroot ctest --test-dir "$out" -L unit -j2 --output-on-failure >"$out/ctest.log" 2>&1 ||
 	{ cat "$out/ctest.log"; die "unit tests fail on $suite"; }
 sed -n '/tests passed/p; /Skipped\|Not Run/p' "$out/ctest.log"
 n=$(sed -n 's/.* tests passed, 0 tests failed out of \([0-9]*\)$/\1/p' "$out/ctest.log")

@@ -36,7 +36,7 @@ suite_chroot() {
 		"$KCSMUX_SRC/tests/chroot.sh" "$1" make perl linux-headers-amd64 \
 			build-essential cmake pkg-config libfuse3-dev libevent-dev \
 			check libinih-dev libseccomp-dev gcc-multilib python3 \
-			openipmi dpkg-dev file
+			openipmi dpkg-dev file ccache
 		;;
 	esac
 }
