@@ -27,7 +27,7 @@ if [ "${KCSMUX_SKIP_FUZZ:-0}" != 1 ]; then
 	CC=clang-14 cmake -S "$src" -B "$fuzz" -DFUZZ=ON -DBUILD_KMOD=OFF \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	if cmake --build "$fuzz" -j "$(nproc)" --target fuzz_targets >"$fuzz/build.log" 2>&1; then
-		ctest --test-dir "$fuzz" -L fuzz --output-on-failure || frc=$?
+		ctest --test-dir "$fuzz" -L fuzz --output-on-failure -j "$(nproc)" || frc=$?
 	else
 		cat "$fuzz/build.log"
 		echo "check.sh: fuzz build failed" >&2

@@ -1,9 +1,9 @@
 # kcsmuxd against the stock driver, call by call: the same good and bad
 # ioctls on a node and on stock /dev/ipmiN (64- and 32-bit callers), the
 # fixed sequence and then the randomized one (RAND_SEEDS seeds from
-# RAND_SEED, RAND_STEPS steps each; docs/testing.md), then 32 clients x 200
-# requests over 4 nodes with misuse mixed in: every response reaches the
-# request that asked for it, once.
+# RAND_SEED, RAND_STEPS steps each; docs/testing.md), then 32 clients x
+# STRESS_N (200) requests over 4 nodes with misuse mixed in: every response
+# reaches the request that asked for it, once.
 # Both interfaces have their IRQ (run.sh --second-kcs --irq2 on), so the
 # BMC global enables the drivers keep are the same on both.
 . /guest/lib.sh
@@ -19,6 +19,7 @@ n5=ipmi$((5 + o))
 RAND_SEED=${RAND_SEED:-1}
 RAND_SEEDS=${RAND_SEEDS:-3}
 RAND_STEPS=${RAND_STEPS:-150}
+STRESS_N=${STRESS_N:-200}
 
 stock=$(load_stock_irq "$KCS2_PORT" "$KCS2_IRQ")
 check "stock ipmi_si on $KCS2_PORT irq $KCS2_IRQ ($stock)" test -c "$stock"
@@ -88,9 +89,9 @@ fi
 mkdir -p /out && cp /tmp/rand64 /out/
 
 SHOW_LINES=40
-run_to /tmp/stress kcsmux-ipmi-stress -c 32 -n 200 -w 2 -t 30 -m id,sdr --misuse \
-	/dev/$n1 /dev/$n2 /dev/$n3 /dev/$n4
-check "32 clients x 200 requests over 4 nodes: none lost, duplicated or misrouted" \
+run_to /tmp/stress kcsmux-ipmi-stress -c 32 -n "$STRESS_N" -w 2 -t 30 -m id,sdr \
+	--misuse /dev/$n1 /dev/$n2 /dev/$n3 /dev/$n4
+check "32 clients x $STRESS_N requests over 4 nodes: none lost, duplicated or misrouted" \
 	grep -q 'result: PASS' /tmp/stress
 kill -0 $dpid 2>/dev/null
 check "kcsmuxd survived the misuse" test $? = 0
