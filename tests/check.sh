@@ -42,10 +42,11 @@ fi
 
 t0=$(date +%s)
 set +e
-# -j one above the cpu slots (two a core): the extra job is a BMC
-# profile's guest, which takes none (tests/vm/resources.json,
-# tests/vm/CMakeLists.txt).
-ctest --test-dir "$build" --output-on-failure -j "$((2 * $(nproc) + 1))" \
+# -j one above the cpu slots: the extra job is a BMC profile's guest,
+# which takes none (tests/vm/resources.json, tests/vm/CMakeLists.txt).
+slots=$(sed -n 's/.*"cpu": \[ { "id": "[a-z_]*", "slots": \([0-9]*\) }.*/\1/p' \
+	"$src/tests/vm/resources.json")
+ctest --test-dir "$build" --output-on-failure -j "$((${slots:-2} + 1))" \
 	--resource-spec-file "$src/tests/vm/resources.json" "$@" | tee "$build/ctest.out"
 rc=${PIPESTATUS[0]}
 set -e
