@@ -7,6 +7,7 @@
 #
 #   tests/vm/bmc-profiles.sh [--mode stock|kcsmux|both] [--profiles "d e1 c a b e2 w m"]
 #                            [--results DIR] [run.sh options, e.g. --kernel 7.2]
+#   C_MS=58000 tests/vm/bmc-profiles.sh ...   (another outage length for c)
 #
 # The delay proxy gets one --on rule per profile (docs/bmc-proxy.md, "A
 # misbehaving BMC"); tests/vm/guest/bmc-profiles.sh fires them and says
@@ -32,7 +33,7 @@ both) modes="stock kcsmux" ;;
 esac
 
 # The profiles' lengths: the proxy's rules and the guest's clock agree.
-A_MS=12000 B_MS=30000 C_MS=60000 E_MS=10000
+A_MS=12000 B_MS=30000 C_MS=${C_MS:-60000} E_MS=10000
 # kcsraw's fault injection (profiles f, g, h; kcsmux only)
 F_MS=20000 G_MS=6000
 rules="--on 0x30:0x20=silence,$A_MS --on 0x30:0x21=silence,$B_MS"
