@@ -371,13 +371,14 @@ load_profile() {
 # return, not a leak: stock 6.1 showed one per client once).
 clients_profile() {
 	_n=$1 _trig=$2 _dur=$3 _post=$4 _watch=${5:-}
+	[ "$MODE" = kcsmux ] || _watch=""	# kcsraw's state: kcsmux only
 	say "$_n: the BMC misbehaves for $_dur ms under three clients ($MODE)"
 	ensure_up || return 1
 	dmesg -c >/dev/null
 	clients_start "$_n"
 	sleep_ms "$PRE_MS"
 	_t0=$(now_ms)
-	[ "$MODE" = kcsmux ] && [ -n "$_watch" ] && seen_watch /tmp/seen
+	[ -n "$_watch" ] && seen_watch /tmp/seen
 	trigger "$_trig"
 	_t1=$(now_ms)
 	_tr=$((_t1 + _dur))
@@ -387,7 +388,7 @@ clients_profile() {
 	clients_stop
 	dmesg >"/out/$_n.dmesg"
 	_tseen=$_tsure
-	if [ "$MODE" = kcsmux ] && [ -n "$_watch" ]; then
+	if [ -n "$_watch" ]; then
 		wait "$seen_pid" 2>/dev/null
 		_tseen=$(cat /tmp/seen)
 		if [ -n "$_tseen" ]; then
@@ -402,7 +403,7 @@ clients_profile() {
 	for _i in 1 2 3; do
 		_a=$(analyse "/out/$_n-client$_i.log" "$_t1" "$_tr" "$_tsure" "$_tseen")
 		for _k in first_err_ms max_wait_ms full errs ok_during recover_ms \
-			recover_seen_ms; do
+			${_watch:+recover_seen_ms}; do
 			rec "$_n.client$_i.$_k" "$(kv "$_k" "$_a")"
 		done
 	done
