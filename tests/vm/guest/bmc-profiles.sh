@@ -263,8 +263,9 @@ clients_stop() {
 #                 TRET): the end of the time the BMC surely misbehaved
 #                 (see clients_profile)
 #   recover_ms    from TSURE to the end of its first ok request after it
-#   recover_seen_ms  from TSEEN (default TSURE), when kcsraw saw the BMC
-#                 again, to the end of its first ok request after it
+#   recover_seen_ms  the same request's end from TSEEN (default TSURE),
+#                 when kcsraw saw the BMC again (0 if it ended before: the
+#                 watcher looks every 50 ms)
 analyse() {
 	awk -v t0="$2" -v tr="$3" -v ts="${4:-$3}" -v tseen="${5:-${4:-$3}}" \
 		-v full="$FULL_MS" '
@@ -272,14 +273,14 @@ analyse() {
 	e > t0 && s <= tr { if (w > maxw) maxw = w; if (w >= full) nfull++ }
 	e > t0 && o != "ok" { if (fe == "") fe = e - t0; kinds[o]++ }
 	o == "ok" && s >= t0 && e <= ts { okd++ }
-	o == "ok" && e > ts && rec == "" { rec = e - ts }
-	o == "ok" && e > tseen && recs == "" { recs = e - tseen }
+	o == "ok" && e > ts && rec == "" { rec = e - ts; recs = e - tseen }
 	END {
 		ks = ""
 		for (k in kinds) ks = ks (ks == "" ? "" : ",") k "x" kinds[k]
+		if (rec != "" && recs < 0) recs = 0
 		printf "first_err_ms=%s max_wait_ms=%d full=%d errs=%s ok_during=%d recover_ms=%s recover_seen_ms=%s\n",
 			fe == "" ? "none" : fe, maxw, nfull, ks == "" ? "none" : ks,
-			okd, rec == "" ? "none" : rec, recs == "" ? "none" : recs
+			okd, rec == "" ? "none" : rec, rec == "" ? "none" : recs
 	}' "$1"
 }
 # seen_watch FILE: in the background, the time (now_ms) kcsraw next turns
