@@ -283,17 +283,15 @@ analyse() {
 			okd, rec == "" ? "none" : rec, rec == "" ? "none" : recs
 	}' "$1"
 }
+bmc_up() { grep -q '^up' "$KSYS/bmc" 2>/dev/null; }	# kcsraw sees the BMC
 # seen_watch FILE: in the background, the time (now_ms) kcsraw next turns
-# from another state to "up" (it saw the BMC again), written to FILE.
+# from another state to "up" (it saw the BMC again), written to FILE; it
+# gives up when clients_stop makes /tmp/stop.
 seen_watch() {
 	: >"$1"
 	(
-		while grep -q '^up' "$KSYS/bmc" 2>/dev/null && [ ! -e /tmp/stop ]; do
-			sleep 0.05
-		done
-		while ! grep -q '^up' "$KSYS/bmc" 2>/dev/null && [ ! -e /tmp/stop ]; do
-			sleep 0.05
-		done
+		while bmc_up && [ ! -e /tmp/stop ]; do sleep 0.05; done
+		while ! bmc_up && [ ! -e /tmp/stop ]; do sleep 0.05; done
 		[ -e /tmp/stop ] || now_ms >"$1"
 	) &
 	seen_pid=$!
@@ -330,7 +328,7 @@ load_profile() {
 	_ready=none _seen=none
 	while :; do
 		_now=$(now_ms)
-		if [ "$_seen" = none ] && grep -q '^up' "$KSYS/bmc" 2>/dev/null; then
+		if [ "$_seen" = none ] && bmc_up; then
 			_seen=$((_now - _tr))
 		fi
 		if drv_ready; then
@@ -391,15 +389,10 @@ clients_profile() {
 	_tseen=$_tsure
 	if [ -n "$_watch" ]; then
 		wait "$seen_pid" 2>/dev/null
-		_tseen=$(cat /tmp/seen)
-		if [ -n "$_tseen" ]; then
-			rec "$_n.bmc_seen_after_return_ms" \
-				$((_tseen > _tsure ? _tseen - _tsure : 0))
-			[ "$_tseen" -lt "$_tsure" ] && _tseen=$_tsure
-		else
-			rec "$_n.bmc_seen_after_return_ms" none
-			_tseen=$_tsure
-		fi
+		_s=$(cat /tmp/seen)
+		[ -n "$_s" ] && [ "$_s" -gt "$_tsure" ] && _tseen=$_s
+		rec "$_n.bmc_seen_after_return_ms" \
+			"$([ -n "$_s" ] && echo $((_tseen - _tsure)) || echo none)"
 	fi
 	for _i in 1 2 3; do
 		_a=$(analyse "/out/$_n-client$_i.log" "$_t1" "$_tr" "$_tsure" "$_tseen")
