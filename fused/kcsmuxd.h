@@ -8,13 +8,13 @@
 #ifndef KCSMUX_KCSMUXD_H
 #define KCSMUX_KCSMUXD_H
 
-#include "admin/reload.h"
-#include "admin/config.h"
+#include "control/reload.h"
+#include "config/config.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "util/log.h"
 
-/* reload.c (admin/reload.h): daemon_reload, daemon_reload_done */
+/* reload.c (control/reload.h): daemon_reload, daemon_reload_done */
 
 #endif /* KCSMUX_KCSMUXD_H */

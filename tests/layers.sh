@@ -3,8 +3,8 @@
 # layer library (fused/CMakeLists.txt) calls only the layers below it (its
 # undefined symbols are defined by no library above it), and each folder
 # includes only its own headers and those below it. The one include that
-# points up by design is main's kcsmuxd.h, included by admin/ (main's
-# administration).
+# points up by design is main's kcsmuxd.h, included by control/ and
+# metrics/ (main's administration).
 #
 #   tests/layers.sh BUILD_DIR     (build.layers)
 set -euo pipefail
@@ -17,7 +17,9 @@ declare -A below=(
 	[core]="util backend"
 	[cuse]="util core backend"
 	[ctlproto]="util"
-	[admin]="util backend core cuse ctlproto"
+	[config]="util backend core"
+	[metrics]="util backend core"
+	[control]="util backend core cuse ctlproto config"
 	[doctor]=""
 )
 tmp=$(mktemp -d)
@@ -45,7 +47,12 @@ declare -A inc=(
 	[backend]="backend util"
 	[core]="core backend util"
 	[cuse]="cuse core backend util"
-	[admin]="admin cuse core backend util kcsmuxd.h"
+	[ctlproto]="ctlproto util"
+	[config]="config core backend util"
+	[metrics]="metrics core backend util kcsmuxd.h"
+	[control]="control config cuse core backend util kcsmuxd.h"
+	[doctor]="doctor"
+	[kcsmuxctl]="kcsmuxctl doctor util"
 )
 cd "$src/fused"
 for d in "${!inc[@]}"; do

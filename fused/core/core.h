@@ -191,8 +191,8 @@ struct bmc_setup {
 };
 
 struct frontend; /* the front end's daemon-wide state (cuse/cuse.h) */
-struct control;	 /* admin/control_priv.h's */
-struct metrics;	 /* admin/metrics_priv.h's */
+struct control;	 /* control/control_priv.h's */
+struct metrics;	 /* metrics/metrics_priv.h's */
 
 struct daemon {
 	struct event_base *base;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the control protocol (include/kcsmux/control.h):
- * fused/admin/control.c as kcsmuxd runs it, and fused/admin/control_proto.c as both
+ * fused/control/control.c as kcsmuxd runs it, and fused/ctlproto/control_proto.c as both
  * sides use it.
  *
  * Byte 0 selects what the rest is:
@@ -45,7 +45,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
+#include "control/control.h"
 #include "json_valid.h"
 #include "kcsmuxd.h"
 

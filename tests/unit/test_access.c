@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "core/access.h"
 #include "core/policy.h"
 

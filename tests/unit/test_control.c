@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/control*.c with the real kcsmuxctl: a daemon made of
+ * Check suite for fused/control/control*.c with the real kcsmuxctl: a daemon made of
  * the configuration, two hand-built nodes (no CUSE, no backend) and the
  * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
  * client) in a child process, as root or as nobody, while the loop serves
@@ -28,7 +28,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
+#include "control/control.h"
 #include "fd_exhaust.h"
 #include "json_valid.h"
 #include "unit_skip.h"

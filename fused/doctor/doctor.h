@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "admin/doctor_compare.h"
+#include "doctor/doctor_compare.h"
 
 /* The most BMC requests one run makes (docs/man/kcsmuxctl.8): the check,
  * and the check with the whole SDR repository, FRU 0 and every sensor

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "admin/doctor.h"
+#include "doctor/doctor.h"
 
 int doc_item_add(struct doc_run *r, const struct doc_item *it)
 {

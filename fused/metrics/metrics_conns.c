@@ -23,8 +23,8 @@
 #include <event2/http.h>
 
 #include "util/log.h"
-#include "admin/metrics.h"
-#include "admin/metrics_conns.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_conns.h"
 
 /*
  * A connection evhttp accepted. libevent 2.1's evhttp has no hook on

@@ -13,7 +13,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/kcsmuxctl.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 #include "util/stocknode.h"
 
 const struct option reload_longopts[] = {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/doctor.h"
+#include "doctor/doctor.h"
 
 int doc_baseline_write(FILE *f, const struct doc_run *r)
 {

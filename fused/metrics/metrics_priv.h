@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "util/log.h"
 
 /*

@@ -23,7 +23,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/kcsmuxctl.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 
 const char *const prog = "kcsmuxctl";
 

@@ -17,7 +17,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/kcsmuxctl.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 
 /* A node's mean latency since start in us, or "-" before any. */
 static void mean_all(const struct reply *r, size_t s, size_t e, char *buf,

@@ -10,7 +10,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/kcsmuxctl.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 
 int name_width(const struct reply *r)
 {

@@ -22,9 +22,9 @@
 
 #include "util/error.h"
 #include "util/log.h"
-#include "admin/metrics.h"
-#include "admin/metrics_conns.h"
-#include "admin/metrics_priv.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_conns.h"
+#include "metrics/metrics_priv.h"
 
 /*
  * The one exception to the context rule here: libevent calls the

@@ -14,8 +14,8 @@
 
 #include "backend/backend.h"
 #include "util/error.h"
-#include "admin/metrics.h"
-#include "admin/metrics_priv.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 
 /* --- the daemon's snapshot --- */
 

@@ -11,7 +11,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control_priv.h"
+#include "control/control_priv.h"
 #include "kcsmuxd.h"
 #include "core/access.h"
 #include "core/policy.h"

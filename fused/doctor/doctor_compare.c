@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "admin/doctor_compare.h"
+#include "doctor/doctor_compare.h"
 
 static const char *const names[CMP_NCLASSES] = {
 	[CMP_EXACT] = "exact",	   [CMP_SENSOR] = "sensor",

@@ -14,8 +14,8 @@
 
 #include <event2/buffer.h>
 
-#include "admin/metrics.h"
-#include "admin/metrics_priv.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 
 #define NS_PER_S 1000000000ULL
 

@@ -16,7 +16,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/kcsmuxctl.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 #include "util/io.h"
 
 #define REPLY_TIMEOUT_SEC 15

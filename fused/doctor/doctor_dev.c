@@ -17,7 +17,7 @@
 #include <linux/ioctl.h>
 #include <linux/ipmi.h>
 
-#include "admin/doctor.h"
+#include "doctor/doctor.h"
 
 int doc_dev_open(struct doc_dev *d, const char *path, unsigned bound)
 {

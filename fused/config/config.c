@@ -28,8 +28,8 @@
 
 #include <ini.h>
 
-#include "admin/config.h"
-#include "admin/config_priv.h"
+#include "config/config.h"
+#include "config/config_priv.h"
 #include "util/error.h"
 
 #define MAX_REPORTED 50 /* errors listed before "and N more" */

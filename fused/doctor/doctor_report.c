@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "admin/doctor.h"
+#include "doctor/doctor.h"
 
 void doc_json_str(FILE *f, const char *s)
 {

@@ -3,7 +3,7 @@
  * kcsmuxctl_doctor.c - kcsmuxctl doctor: the BMC self-check through a
  * /dev/ipmiN (no daemon needed), and the baseline a cutover records
  * (--baseline) and replays (--compare). The requests, verdicts and
- * comparison are the doctor library's (admin/doctor.h).
+ * comparison are the doctor library's (doctor/doctor.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "admin/doctor.h"
-#include "admin/kcsmuxctl.h"
+#include "doctor/doctor.h"
+#include "kcsmuxctl/kcsmuxctl.h"
 
 const struct option doctor_longopts[] = {
 	{ "device", required_argument, NULL, 'd' },

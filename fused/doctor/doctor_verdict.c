@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "admin/doctor.h"
+#include "doctor/doctor.h"
 
 static const char *const levels[] = { "ok", "note", "warn", "fail" };
 

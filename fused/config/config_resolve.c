@@ -12,8 +12,8 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "admin/config.h"
-#include "admin/config_priv.h"
+#include "config/config.h"
+#include "config/config_priv.h"
 
 /* N of a node name "ipmiN" (decimal, no leading zero, N <= 255): its
  * default interface; -1 for other names. */

@@ -33,8 +33,8 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
-#include "admin/control_priv.h"
+#include "control/control.h"
+#include "control/control_priv.h"
 #include "kcsmuxd.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -16,8 +16,8 @@
 #include <sys/un.h>
 #include <syslog.h>
 
-#include "admin/config.h"
-#include "admin/config_priv.h"
+#include "config/config.h"
+#include "config/config_priv.h"
 #include "util/error.h"
 
 /* ---- values ---- */

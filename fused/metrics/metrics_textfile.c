@@ -20,8 +20,8 @@
 #include "util/error.h"
 #include "util/io.h"
 #include "util/log.h"
-#include "admin/metrics.h"
-#include "admin/metrics_priv.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 
 /* PATH's directory (O_PATH) into *dirfd and its last component. */
 static const char *open_dir_of(const char *path, int *dirfd)

@@ -19,7 +19,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control_priv.h"
+#include "control/control_priv.h"
 #include "kcsmuxd.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -7,8 +7,8 @@
  */
 #include <stddef.h>
 
-#include "admin/metrics.h"
-#include "admin/metrics_priv.h"
+#include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 
 #define NODE(f) offsetof(struct metrics_node, f)
 #define SNAP(f) offsetof(struct metrics_snapshot, f)
