@@ -12,8 +12,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 /* Node keys given, and where, until the end of the file. */
 struct nodestate {
