@@ -2,7 +2,7 @@
 /*
  * metrics_priv.h - what the metrics' files share: the families' table
  * (metrics_families.c) that metrics_render.c renders, and the server's
- * state that metrics.c starts and stops with metrics_http.c and
+ * state that metrics_serve.c starts and stops with metrics_http.c and
  * metrics_textfile.c.
  */
 #ifndef KCSMUX_METRICS_PRIV_H

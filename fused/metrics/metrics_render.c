@@ -3,7 +3,7 @@
  * metrics_render.c - a snapshot (struct metrics_snapshot) in Prometheus'
  * text exposition format 0.0.4: each family of metrics_families.c with
  * its # HELP and # TYPE lines and its samples, label values escaped,
- * seconds exact. Pure: the daemon's snapshot is metrics.c's.
+ * seconds exact. Pure: the daemon's snapshot is metrics_snapshot.c's.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -346,11 +346,4 @@ int metrics_render(struct metrics_buf *b, const struct metrics_snapshot *s)
 	struct evbuffer *ev = evbuffer_new();
 
 	return ev_to_buf(ev, ev && metrics_render_ev(ev, s) == 0, b);
-}
-
-int metrics_render_daemon(struct daemon *d, struct metrics_buf *b)
-{
-	struct evbuffer *ev = evbuffer_new();
-
-	return ev_to_buf(ev, ev && metrics_render_daemon_ev(d, ev) == 0, b);
 }
