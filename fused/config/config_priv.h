@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * config_priv.h - what kcsmux.conf's reader shares: config.c (lines,
- * sections, errors), config_keys.c (each key) and config_resolve.c
- * (defaults, and the keys resolved at the end of the file).
+ * config_priv.h - what kcsmux.conf's reader shares: config_read.c (lines,
+ * sections), config_keys.c (each key), config_resolve.c (defaults, and
+ * the keys resolved at the end of the file) and config_errors.c.
  */
 #ifndef KCSMUX_CONFIG_PRIV_H
 #define KCSMUX_CONFIG_PRIV_H
@@ -63,13 +63,16 @@ enum {
 	NK_COALESCE_WINDOW = 14
 };
 
-/* config.c */
+/* config_errors.c */
 
 /* Record an error at LINE (0: about the whole file). */
 void config_error(struct parser *p, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Report a cause from policy.c or a setter at LINE, and free it. */
 void config_error_cause(struct parser *p, int line, char *cause);
+/* "FILE:LINE: text" lines in line order (malloc'd), and free the
+ * errors. */
+char *config_error_text(struct parser *p);
 
 /* config_keys.c */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kcsmux.conf: fused/config/config.c (libinih) and the value
+ * libFuzzer target for kcsmux.conf: fused/config/ (libinih) and the value
  * parsers of fused/core/policy.c.
  *
  * The input is a configuration file. It is read twice: by config_load(),

@@ -4,7 +4,7 @@
  * a name whose /dev entry exists ([node null]) refuses the reload before
  * anything changes; a node_create() that fails anyway (a CUSE error) is
  * reported, and the running configuration lists only the nodes that run.
- * The nodes, devices and clients are stubs; reload.c, config.c and
+ * The nodes, devices and clients are stubs; reload.c, config/ and
  * policy.c are the real ones.
  */
 #include <check.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * config.c - read kcsmux.conf with libinih: the lines, the sections and
- * the error list. Each key's meaning is config_keys.c's, what the keys
- * resolve to at the end of the file config_resolve.c's.
+ * config_read.c - read kcsmux.conf with libinih: the lines and the
+ * sections. Each key's meaning is config_keys.c's, what the keys resolve
+ * to at the end of the file config_resolve.c's, the error list
+ * config_errors.c's.
  *
  * inih does the INI syntax; this file adds what inih does not give a
  * library user: line numbers (the handler's lineno argument is a
@@ -32,43 +33,7 @@
 #include "config/config_priv.h"
 #include "util/error.h"
 
-#define MAX_REPORTED 50 /* errors listed before "and N more" */
-#define SENTINEL     "kcsmux-section-begins = 1"
-
-/* ---- errors ---- */
-
-struct error {
-	int line; /* 0: about the whole file */
-	size_t seq;
-	char *text;
-};
-
-void config_error(struct parser *p, int line, const char *fmt, ...)
-{
-	struct error *tmp;
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	tmp = reallocarray(p->errs, p->nerr + 1, sizeof(*p->errs));
-	if (tmp != NULL)
-		p->errs = tmp; /* the old one is freed */
-	if (msg == NULL || tmp == NULL) {
-		p->oom = true;
-		free(msg);
-		return;
-	}
-	tmp[p->nerr] = (struct error){ line, p->nerr, msg };
-	p->nerr++;
-}
-
-void config_error_cause(struct parser *p, int line, char *cause)
-{
-	config_error(p, line, "%s", error_str(cause));
-	free(cause);
-}
+#define SENTINEL "kcsmux-section-begins = 1"
 
 /* ---- sections ---- */
 
@@ -325,49 +290,6 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
-/* ---- the result ---- */
-
-static int error_cmp(const void *a, const void *b)
-{
-	const struct error *x = a, *y = b;
-	unsigned lx = (unsigned)x->line - 1, ly = (unsigned)y->line - 1;
-
-	if (lx != ly) /* line 0 last */
-		return lx < ly ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* "FILE:LINE: text" lines in line order, and free the errors. */
-static char *error_text(struct parser *p)
-{
-	char *buf = NULL;
-	size_t size = 0, i;
-	FILE *f = open_memstream(&buf, &size);
-
-	qsort(p->errs, p->nerr, sizeof(*p->errs), error_cmp);
-	for (i = 0; i < p->nerr; i++) {
-		if (f != NULL && i < MAX_REPORTED && p->errs[i].line > 0)
-			fprintf(f, "%s:%d: ", p->name, p->errs[i].line);
-		else if (f != NULL && i < MAX_REPORTED)
-			fprintf(f, "%s: ", p->name);
-		if (f != NULL && i < MAX_REPORTED)
-			fprintf(f, "%s%s", p->errs[i].text,
-				i + 1 < p->nerr || p->oom ? "\n" : "");
-		free(p->errs[i].text);
-	}
-	if (f != NULL && p->nerr > MAX_REPORTED)
-		fprintf(f, "%s: and %zu more errors", p->name,
-			p->nerr - MAX_REPORTED);
-	else if (f != NULL && p->oom)
-		fprintf(f, "%s: out of memory", p->name);
-	free(p->errs);
-	if (f == NULL || fclose(f) != 0) {
-		free(buf);
-		return strdup("out of memory");
-	}
-	return buf;
-}
-
 /* Parse what p->f or p->s holds into p->cfg; 0 or -1 with *cause. */
 static int parse(struct parser *p, char **cause)
 {
@@ -390,7 +312,7 @@ static int parse(struct parser *p, char **cause)
 	free(p->ns);
 	if (p->nerr == 0 && !p->oom)
 		return 0;
-	text = error_text(p);
+	text = config_error_text(p);
 	if (cause != NULL)
 		*cause = text;
 	else
