@@ -2,7 +2,7 @@
 /*
  * control_cmds.c - the control protocol's requests (LIST, STATS, SHOW,
  * STATUS, CHECK, SET, RELOAD), each answered from the daemon's state
- * into its connection's output (control.c frames the reply).
+ * into its connection's output (control_conn.c frames the reply).
  *
  * SET applies a node's new policy between two transactions: xact.c reads
  * n->conf.pol when it submits each one, and sched_flow_update() changes
