@@ -2,9 +2,8 @@
 # The daemon's layers (docs/design.md, "Layers") hold in the code: each
 # layer library (fused/CMakeLists.txt) calls only the layers below it (its
 # undefined symbols are defined by no library above it), and each folder
-# includes only its own headers and those below it. The one include that
-# points up by design is main's kcsmuxd.h, included by control/ and
-# metrics/ (main's administration).
+# includes only its own headers and those below it (never main's
+# kcsmuxd.h: a layer calls back up only through what it was handed).
 #
 #   tests/layers.sh BUILD_DIR     (build.layers)
 set -euo pipefail
@@ -49,8 +48,8 @@ declare -A inc=(
 	[cuse]="cuse core backend util"
 	[ctlproto]="ctlproto util"
 	[config]="config core backend util"
-	[metrics]="metrics core backend util kcsmuxd.h"
-	[control]="control config cuse core backend util kcsmuxd.h"
+	[metrics]="metrics core backend util"
+	[control]="control config cuse core backend util"
 	[doctor]="doctor"
 	[kcsmuxctl]="kcsmuxctl doctor util"
 )

@@ -20,7 +20,10 @@
 #include <kcsmux/control.h>
 
 #include "control/control_priv.h"
-#include "kcsmuxd.h"
+#include "config/config.h"
+#include "control/reload.h"
+#include "core/core.h"
+#include "core/xact.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "core/access.h"

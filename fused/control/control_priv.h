@@ -15,7 +15,7 @@
 
 #include <kcsmux/control.h>
 
-#include "kcsmuxd.h"
+#include "core/core.h"
 #include "util/log.h"
 
 struct bufferevent;

@@ -36,7 +36,7 @@
 
 #include "control/control.h"
 #include "control/control_priv.h"
-#include "kcsmuxd.h"
+#include "core/core.h"
 #include "util/error.h"
 #include "util/log.h"
 
