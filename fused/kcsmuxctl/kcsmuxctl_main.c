@@ -12,10 +12,8 @@
  * usage error (nothing was sent); 3 the daemon could not be reached (not
  * running); 4 check: the request would be refused. docs/man/kcsmuxctl.8.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
