@@ -21,7 +21,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "admin/control.h"
+#include "control/control.h"
 #include "core/ipmb.h"
 #include "core/xact.h"
 #include "kcsmuxd.h"
@@ -29,7 +29,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "sandbox.h"
 
 static void usage(FILE *f)
@@ -285,7 +285,7 @@ static void daemon_notify(struct daemon *d, const char *state)
 		    d->cfg.device);
 }
 
-/* A reload kcsmuxctl asked for is done (d->reloaded, admin/control_cmds.c): as
+/* A reload kcsmuxctl asked for is done (d->reloaded, control/control_cmds.c): as
  * after SIGHUP. */
 static void reloaded(struct daemon *d)
 {

@@ -191,8 +191,8 @@ struct bmc_setup {
 };
 
 struct frontend; /* the front end's daemon-wide state (cuse/cuse.h) */
-struct control;	 /* admin/control_priv.h's */
-struct metrics;	 /* admin/metrics_priv.h's */
+struct control;	 /* control/control_priv.h's */
+struct metrics;	 /* metrics/metrics_priv.h's */
 
 struct daemon {
 	struct event_base *base;
@@ -254,11 +254,11 @@ struct daemon {
 	/* the daemon's CPU per node (cpumeter.c) */
 	struct cpu_meter cpu;
 
-	/* admin/'s: the control socket (control_init allocates it,
-	 * control_fini frees it) and the metrics server (metrics_init,
-	 * metrics_fini); and what main does after a reload that kcsmuxctl
-	 * asked for (daemon_reload_done first), as after SIGHUP: READY=1 to
-	 * systemd. NULL: nothing. */
+	/* control/'s and metrics/': the control socket (control_init
+	 * allocates it, control_fini frees it) and the metrics server
+	 * (metrics_init, metrics_fini); and what main does after a reload
+	 * that kcsmuxctl asked for (daemon_reload_done first), as after
+	 * SIGHUP: READY=1 to systemd. NULL: nothing. */
 	struct control *ctl;
 	struct metrics *mx;
 	void (*reloaded)(struct daemon *d);

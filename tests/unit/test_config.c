@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/config*.c and fused/core/policy.c: kcsmux.conf parsing,
+ * Check suite for fused/config/config*.c and fused/core/policy.c: kcsmux.conf parsing,
  * policy presets and keys, access sets. Expected values are written out
  * literally (not taken from policy_preset()) so that a change to a default
  * or a preset fails here and gets docs/man/kcsmux.conf.5 updated too.
@@ -12,7 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "core/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

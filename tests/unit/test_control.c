@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/control*.c with the real kcsmuxctl: a daemon made of
+ * Check suite for fused/control/control*.c with the real kcsmuxctl: a daemon made of
  * the configuration, two hand-built nodes (no CUSE, no backend) and the
  * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
  * client) in a child process, as root or as nobody, while the loop serves
@@ -28,18 +28,18 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
+#include "control/control.h"
 #include "fd_exhaust.h"
 #include "json_valid.h"
 #include "unit_skip.h"
 #include "kcsmuxd.h"
 #include "adapt_record.h"
 
-/* ---- stubs for what control.c calls outside itself ---- */
+/* ---- stubs for what control/ calls outside itself ---- */
 
 static int kicks, reloads, reload_rv;
 
-/* control.c's calls into the core and reload.c, counted (linked with
+/* control/'s calls into the core and reload.c, counted (linked with
  * --wrap: the libraries' own stay for everyone else). */
 void __wrap_xact_kick(struct daemon *d);
 int __wrap_daemon_reload(struct daemon *d, char **cause);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/metrics_render.c and
+ * Check suite for fused/metrics/metrics_render.c and
  * metrics_families.c: the exact exposition of a synthetic
  * snapshot (every family, histogram buckets, seconds, label escaping), a
  * small parser of the text format 0.0.4 run over it (every sample line
@@ -30,7 +30,7 @@
 
 #include "backend/backend.h"
 #include "kcsmuxd.h"
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "core/nodestats.h"
 #include "unit_skip.h"
 
