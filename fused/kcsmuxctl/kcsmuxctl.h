@@ -20,7 +20,13 @@
 #define EXIT_FAIL	 1
 #define EXIT_USAGE	 2
 #define EXIT_NOT_RUNNING 3
+#define EXIT_CANNOT_RUN	 3 /* doctor: the device cannot be opened */
 #define EXIT_DENIED	 4
+/* status: the daemon runs, but the BMC is silent / the last reload
+ * failed; doctor: a warning and no failure (docs/man/kcsmuxctl.8) */
+#define EXIT_BMC_SILENT	   5
+#define EXIT_RELOAD_FAILED 6
+#define EXIT_WARN	   7
 
 extern const char *const prog; /* "kcsmuxctl", in messages */
 
@@ -28,6 +34,7 @@ struct ctx {
 	const char *sock;
 	int fd;		  /* -1: not connected */
 	bool unreachable; /* the last connect failed */
+	bool json;	  /* -j, --json: before or after the command word */
 };
 
 struct reply {

@@ -91,6 +91,20 @@ static void status_stock_node(const struct reply *r, bool row)
 		node);
 }
 
+/*
+ * status's exit status, for an alert or a systemd ExecCondition: the BMC
+ * silent first (nothing reaches it), then the last reload failed (the
+ * daemon runs on its previous configuration); 0 when neither.
+ */
+static int status_health(const struct reply *r)
+{
+	if (strcmp(get(r, 0, r->kv.n, "bmc"), "silent") == 0)
+		return EXIT_BMC_SILENT;
+	if (strcmp(get(r, 0, r->kv.n, "last_reload"), "failed") == 0)
+		return EXIT_RELOAD_FAILED;
+	return EXIT_OK;
+}
+
 int cmd_status(struct ctx *x, int argc, char **argv)
 {
 	static const char *const labels[][2] = {
@@ -109,6 +123,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		{ "bmc", "BMC" },
 		{ "bmc_silent_s", "  silent for (s)" },
 		{ "bmc_silences", "  times silent" },
+		{ "kcsraw_bmc", "  kcsraw says" },
 		{ "bmc_identity", "  identity" },
 		{ "bmc_device_id", "  device id" },
 		{ "bmc_device_revision", "  revision" },
@@ -116,6 +131,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		{ "bmc_ipmi_version", "  IPMI version" },
 		{ "bmc_manufacturer_id", "  manufacturer" },
 		{ "bmc_product_id", "  product" },
+		{ "kcsraw_version", "kcsraw version" },
 		{ "hosed", "hosed" },
 		{ "kcs_errors", "KCS errors" },
 		{ "retries", "KCS retries" },
@@ -127,21 +143,21 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 	struct reply r;
 	const char *v;
 	size_t i;
+	bool json = json_opt(argc, argv);
+	int rv;
 
-	if (json_opt(argc, argv)) {
-		if (json_request(x, CTL_STATUS, NULL) != EXIT_OK)
-			return EXIT_FAIL;
-		if (request(x, CTL_STATUS, NULL, true, &r) == 0) {
-			status_stock_node(&r, false);
-			reply_free(&r);
-		}
-		return EXIT_OK;
-	}
 	if (request(x, CTL_STATUS, NULL, true, &r) < 0)
 		return EXIT_FAIL;
+	rv = status_health(&r);
+	if (json) {
+		status_stock_node(&r, false);
+		reply_free(&r);
+		return json_request(x, CTL_STATUS, NULL) == EXIT_OK ? rv :
+								      EXIT_FAIL;
+	}
 	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
 		v = ctl_kv_find(&r.kv, 0, r.kv.n, labels[i][0]);
-		if (v == NULL || (*v == '\0' && labels[i][1][0] == ' '))
+		if (v == NULL || *v == '\0')
 			continue;
 		if (strcmp(labels[i][0], "bmc_silent_s") == 0 &&
 		    strcmp(get(&r, 0, r.kv.n, "bmc"), "silent") != 0)
@@ -150,7 +166,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 	}
 	status_stock_node(&r, true);
 	reply_free(&r);
-	return EXIT_OK;
+	return rv;
 }
 
 int cmd_list(struct ctx *x, int argc, char **argv)

@@ -23,6 +23,8 @@
  */
 enum value_kind {
 	V_INFO,		/* kcsmux_info's labels */
+	V_KCSRAW_INFO,	/* the loaded kcsraw's version (when loaded) */
+	V_STOCK,	/* the stock node beside kcsraw, its device */
 	V_RELOADS,	/* applied and rejected */
 	V_SNAP_UINT,	/* unsigned int */
 	V_SNAP_U64,	/* uint64_t */
