@@ -1285,10 +1285,15 @@ static char *slurp_file(const char *path)
 START_TEST(test_monitoring_series)
 {
 	static const char *const files[] = { KCSMUX_RULES, KCSMUX_DASHBOARD };
-	char *cause = NULL, *text, *p, name[128], want[160];
+	char *cause = NULL, *text, *p, name[128], want[160], sys[128];
+	char cmd[160];
 	struct resp *r;
 	size_t i, len, checked = 0;
 
+	/* kcsraw loaded: kcsmux_kcsraw_info is there */
+	snprintf(sys, sizeof(sys), "%s/sys", tmpdir);
+	put_file(sys, "module/kcsraw/version", "1.4.0\n");
+	D.sysfs_root = sys;
 	D.cfg.metrics_listen = "127.0.0.1:0";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
 	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics");
@@ -1322,6 +1327,8 @@ START_TEST(test_monitoring_series)
 	}
 	/* the files do use series (the scan saw them) */
 	ck_assert_uint_gt(checked, 40);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sys);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
