@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kcsmuxd.h - the whole daemon for what sits on top (main, admin/): the
- * core's daemon and nodes (core/core.h), transactions (core/xact.h) and the
- * CUSE front end (cuse/cuse.h), plus main's own calls. Layers below include
- * only their own headers and the ones below them (docs/design.md).
+ * kcsmuxd.h - the whole daemon for main (kcsmuxd.c, and the tests that
+ * build a daemon): the core's daemon and nodes (core/core.h), transactions
+ * (core/xact.h), the CUSE front end (cuse/cuse.h), the configuration and
+ * its reload. The layers include only their own headers and the ones
+ * below them, never this one (docs/design.md, tests/layers.sh).
  */
 #ifndef KCSMUX_KCSMUXD_H
 #define KCSMUX_KCSMUXD_H

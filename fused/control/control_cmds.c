@@ -2,7 +2,7 @@
 /*
  * control_cmds.c - the control protocol's requests (LIST, STATS, SHOW,
  * STATUS, CHECK, SET, RELOAD), each answered from the daemon's state
- * into its connection's output (control.c frames the reply).
+ * into its connection's output (control_conn.c frames the reply).
  *
  * SET applies a node's new policy between two transactions: xact.c reads
  * n->conf.pol when it submits each one, and sched_flow_update() changes
@@ -20,7 +20,10 @@
 #include <kcsmux/control.h>
 
 #include "control/control_priv.h"
-#include "kcsmuxd.h"
+#include "config/config.h"
+#include "control/reload.h"
+#include "core/core.h"
+#include "core/xact.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "core/access.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * control_priv.h - what the control socket's files share: control.c (the
- * socket, its connections and their replies), control_cmds.c (the
- * requests) and control_views.c (a node as the protocol shows it).
+ * control_priv.h - what the control socket's files share: control_socket.c
+ * (the socket and its connections), control_conn.c (their rights and
+ * replies), control_cmds.c (the requests) and control_views.c (a node as
+ * the protocol shows it).
  */
 #ifndef KCSMUX_FUSED_CONTROL_PRIV_H
 #define KCSMUX_FUSED_CONTROL_PRIV_H
@@ -14,7 +15,7 @@
 
 #include <kcsmux/control.h>
 
-#include "kcsmuxd.h"
+#include "core/core.h"
 #include "util/log.h"
 
 struct bufferevent;
@@ -46,10 +47,14 @@ struct control {
 	struct log_rl rl;
 };
 
-/* control.c */
+/* control_conn.c */
 
-/* Root, or a member of admin_group: decided per request from the
- * credentials the socket recorded at connect. */
+struct ucred;
+/* Root, or a member of admin_group: the peer of FD with credentials CR
+ * (at accept, for the admin slots). */
+bool control_peer_admin(const struct daemon *d, int fd, const struct ucred *cr);
+/* The same, decided per request from the credentials the socket recorded
+ * at connect. */
 bool control_conn_admin(const struct ctl_conn *c);
 /* B as the reply of TYPE with status ST into C's output (an error reply
  * instead if B ran out of memory or is too large). */

@@ -12,7 +12,8 @@
 #include <kcsmux/control.h>
 
 #include "control/control_priv.h"
-#include "kcsmuxd.h"
+#include "core/core.h"
+#include "cuse/cuse.h"
 #include "core/access.h"
 #include "core/policy.h"
 #include "core/sdrcache.h"

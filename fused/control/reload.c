@@ -17,7 +17,10 @@
 
 #include <kcsmux/control.h>
 
-#include "kcsmuxd.h"
+#include "config/config.h"
+#include "control/reload.h"
+#include "core/core.h"
+#include "cuse/cuse.h"
 #include "core/policy.h"
 #include "util/error.h"
 #include "util/log.h"

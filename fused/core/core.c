@@ -61,6 +61,8 @@ static void be_completion(void *arg, uint64_t cookie, int status,
 			  const struct kcsraw_cost *cost)
 {
 	struct daemon *d = arg;
+	uint8_t was[11];
+	bool seen = d->bmc_id_len >= sizeof(was);
 
 	if (d->bmc_silent && status == 0 && len >= 3) {
 		d->bmc_silent = false;
@@ -69,7 +71,12 @@ static void be_completion(void *arg, uint64_t cookie, int status,
 			 "answer",
 			 (double)(now_ns() - d->bmc_silent_since_ns) / 1e9);
 	}
+	memcpy(was, d->bmc_id, sizeof(was));
 	xact_complete(arg, cookie, status, resp, len, cost);
+	/* the BMC's identity, as xact_complete learnt it from its own Get
+	 * Device ID answer: a different one rescans the channels */
+	if (seen)
+		bmc_setup_identity(d, was, d->bmc_id);
 }
 
 static void be_hosed(void *arg)

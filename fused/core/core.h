@@ -256,11 +256,11 @@ struct daemon {
 	/* the daemon's CPU per node (cpumeter.c) */
 	struct cpu_meter cpu;
 
-	/* admin/'s: the control socket (control_init allocates it,
-	 * control_fini frees it) and the metrics server (metrics_init,
-	 * metrics_fini); and what main does after a reload that kcsmuxctl
-	 * asked for (daemon_reload_done first), as after SIGHUP: READY=1 to
-	 * systemd. NULL: nothing. */
+	/* control/'s and metrics/': the control socket (control_init
+	 * allocates it, control_fini frees it) and the metrics server
+	 * (metrics_init, metrics_fini); and what main does after a reload
+	 * that kcsmuxctl asked for (daemon_reload_done first), as after
+	 * SIGHUP: READY=1 to systemd. NULL: nothing. */
 	struct control *ctl;
 	struct metrics *mx;
 	void (*reloaded)(struct daemon *d);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kcsmuxctl.h - what kcsmuxctl's files share: kcsmuxctl.c (the command
- * table, the command line, main), kcsmuxctl_socket.c (one request and its
- * reply), kcsmuxctl_print.c (the node tables), kcsmuxctl_cmds.c (the
- * commands), kcsmuxctl_watch.c (watch) and kcsmuxctl_doctor.c (doctor).
+ * kcsmuxctl.h - what kcsmuxctl's files share: kcsmuxctl_main.c (the
+ * command table, the command line, main), kcsmuxctl_socket.c (one request
+ * and its reply), kcsmuxctl_print.c (messages, the node tables),
+ * kcsmuxctl_cmds.c (the commands), kcsmuxctl_watch.c (watch) and
+ * kcsmuxctl_doctor.c (doctor).
  */
 #ifndef KCSMUX_KCSMUXCTL_H
 #define KCSMUX_KCSMUXCTL_H
@@ -43,13 +44,6 @@ struct reply {
 	struct ctl_kvlist kv; /* parsed if kv text */
 };
 
-/* kcsmuxctl.c */
-
-/* "kcsmuxctl: " and the message on stderr. */
-void errx_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A byte operand: 0-255, decimal or 0x hex; -1 if not. */
-int byte_arg(const char *s);
-
 /* kcsmuxctl_socket.c */
 
 /*
@@ -62,6 +56,9 @@ void reply_free(struct reply *r);
 void ctl_disconnect(struct ctx *x);
 
 /* kcsmuxctl_print.c */
+
+/* "kcsmuxctl: " and the message on stderr. */
+void errx_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A key's value in the reply's record [S, E): as text ("-" if missing),
  * as a number (0 if missing). */
@@ -96,6 +93,9 @@ int cmd_set(struct ctx *, int, char **);
 int cmd_stats(struct ctx *, int, char **);
 int cmd_reload(struct ctx *, int, char **);
 int cmd_check(struct ctx *, int, char **);
+/* A byte operand (check's netfn, cmd, data): 0-255, decimal or 0x hex;
+ * -1 if not. */
+int byte_arg(const char *s);
 extern const struct option reload_longopts[];
 
 /* kcsmuxctl_doctor.c */

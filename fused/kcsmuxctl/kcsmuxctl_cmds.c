@@ -4,6 +4,7 @@
  * show, set, stats, reload and check, each one request and the printing
  * of its reply (JSON as the daemon sent it).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -328,6 +329,18 @@ int cmd_reload(struct ctx *x, int argc, char **argv)
 		printf("nothing would change\n");
 	reply_free(&r);
 	return EXIT_OK;
+}
+
+int byte_arg(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end != '\0' || v > 255 || s[0] == '-')
+		return -1;
+	return (int)v;
 }
 
 int cmd_check(struct ctx *x, int argc, char **argv)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcsmuxctl_print.c - kcsmuxctl's node tables: list's (policy, clients,
- * queue, requests, latency, CPU) and stats' (counters, latency, CPU per
- * request), one row per node record of a LIST reply.
+ * kcsmuxctl_print.c - what kcsmuxctl prints for every command: its error
+ * messages, and the node tables: list's (policy, clients, queue, requests,
+ * latency, CPU) and stats' (counters, latency, CPU per request), one row
+ * per node record of a LIST reply.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,19 @@
 #include <kcsmux/control.h>
 
 #include "kcsmuxctl/kcsmuxctl.h"
+
+const char *const prog = "kcsmuxctl";
+
+void errx_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 int name_width(const struct reply *r)
 {

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
-#include "kcsmuxd.h"
+#include "core/core.h"
 #include "core/health.h"
 #include "core/nodestats.h"
 #include "core/sdrcache.h"

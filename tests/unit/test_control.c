@@ -35,11 +35,11 @@
 #include "kcsmuxd.h"
 #include "adapt_record.h"
 
-/* ---- stubs for what control.c calls outside itself ---- */
+/* ---- stubs for what control/ calls outside itself ---- */
 
 static int kicks, reloads, reload_rv;
 
-/* control.c's calls into the core and reload.c, counted (linked with
+/* control/'s calls into the core and reload.c, counted (linked with
  * --wrap: the libraries' own stay for everyone else). */
 void __wrap_xact_kick(struct daemon *d);
 int __wrap_daemon_reload(struct daemon *d, char **cause);

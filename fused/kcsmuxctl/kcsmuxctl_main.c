@@ -4,9 +4,9 @@
  * of commands (their words, arguments, options and help) drives parsing,
  * usage and help; each command is one request on the control socket
  * (include/kcsmux/control.h) and a printer for its reply. This file: the
- * table, the command line and main; the commands are kcsmuxctl_cmds.c's
- * and kcsmuxctl_watch.c's, the request kcsmuxctl_socket.c's, the node
- * tables kcsmuxctl_print.c's.
+ * table, the command line and main; the commands are kcsmuxctl_cmds.c's,
+ * kcsmuxctl_watch.c's and kcsmuxctl_doctor.c's, the request
+ * kcsmuxctl_socket.c's, the messages and node tables kcsmuxctl_print.c's.
  *
  * Exit status: 0 done; 1 the daemon refused or failed the request; 2 a
  * usage error (nothing was sent); 3 the daemon could not be reached (not
@@ -26,8 +26,6 @@
 #include <kcsmux/control.h>
 
 #include "kcsmuxctl/kcsmuxctl.h"
-
-const char *const prog = "kcsmuxctl";
 
 /* ---- the command table ---- */
 
@@ -156,17 +154,6 @@ static const struct cmd cmds[] = {
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
-void errx_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void print_cmd(FILE *f, const struct cmd *c, bool long_help)
 {
 	const char *p, *nl;
@@ -229,18 +216,6 @@ static const struct cmd *cmd_lookup(const char *word)
 	else
 		errx_msg("unknown command \"%s\" (try '%s help')", word, prog);
 	return NULL;
-}
-
-int byte_arg(const char *s)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end != '\0' || v > 255 || s[0] == '-')
-		return -1;
-	return (int)v;
 }
 
 /* Check ARGV (the command's operands) against its argument kinds. */
