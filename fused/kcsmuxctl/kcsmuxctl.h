@@ -97,6 +97,12 @@ int cmd_check(struct ctx *, int, char **);
  * -1 if not. */
 int byte_arg(const char *s);
 extern const struct option reload_longopts[];
+extern const struct option check_longopts[];
+
+/* kcsmuxctl_check.c: check -c FILE: would NODE of FILE let the request
+ * through, said as the daemon's check says it; an exit status. */
+int check_file(const char *path, const char *node, uint8_t netfn, uint8_t cmd,
+	       const uint8_t *data, size_t len);
 
 /* kcsmuxctl_doctor.c */
 int cmd_doctor(struct ctx *, int, char **);

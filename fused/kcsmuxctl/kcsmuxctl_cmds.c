@@ -22,6 +22,11 @@ const struct option reload_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct option check_longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* A command's -j (the only option of status, list and show); the
  * operands start at argv[optind]. */
 static bool json_opt(int argc, char **argv)
@@ -347,9 +352,23 @@ int cmd_check(struct ctx *x, int argc, char **argv)
 {
 	struct ctl_buf b, data;
 	struct reply r;
-	const char *verdict;
+	const char *verdict, *file = NULL;
 	int i, rv;
 
+	optind = 0;
+	while (getopt_long(argc, argv, "+c:", check_longopts, NULL) == 'c')
+		file = optarg;
+	argc -= optind;
+	argv += optind;
+	if (file != NULL) {
+		uint8_t bytes[256];
+		size_t n = 0;
+
+		for (i = 3; i < argc && n < sizeof(bytes); i++)
+			bytes[n++] = (uint8_t)byte_arg(argv[i]);
+		return check_file(file, argv[0], (uint8_t)byte_arg(argv[1]),
+				  (uint8_t)byte_arg(argv[2]), bytes, n);
+	}
 	ctl_buf_init(&b);
 	ctl_buf_init(&data);
 	ctl_kv_add(&b, "node", argv[0]);

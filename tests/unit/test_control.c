@@ -230,7 +230,7 @@ static void slurp(const char *path, char *buf, size_t len)
  * out[] and err[]. */
 static int ctl(enum who who, ...)
 {
-	char *argv[16], op[160], ep[160];
+	char *argv[24], op[160], ep[160];
 	va_list ap;
 	pid_t pid;
 	int argc = 0, rv;
@@ -239,7 +239,7 @@ static int ctl(enum who who, ...)
 	argv[argc++] = "-s";
 	argv[argc++] = sock;
 	va_start(ap, who);
-	while (argc < 15 && (argv[argc] = va_arg(ap, char *)) != NULL)
+	while (argc < 23 && (argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;
 	va_end(ap);
 	argv[argc] = NULL;
@@ -824,6 +824,59 @@ START_TEST(test_check)
 }
 END_TEST
 
+/* check -c FILE: the same verdicts from a file, with no daemon at all and
+ * a user this host does not have (a warning); the file's errors and an
+ * unknown node exit 1. */
+START_TEST(test_check_file)
+{
+	char conf[160];
+	FILE *f;
+
+	control_fini(&d); /* no daemon */
+	snprintf(conf, sizeof(conf), "%s/target.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[global]\nuser = nosuchuser-kcsmux\n[node ipmi1]\n"
+	      "deny = 06:02\n[node mon]\naccess = monitoring\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "1",
+			     NULL),
+			 0);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x01 allowed by access = "
+			      "all\n");
+	assert_has(err, "warning: user: unknown user 'nosuchuser-kcsmux'");
+	ck_assert_int_eq(ctl(ROOT, "check", "--config", conf, "ipmi1", "0x06",
+			     "0x02", NULL),
+			 4);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x02 denied by a deny "
+			      "line\n");
+	/* Send Message carrying a Cold Reset: refused inside */
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "0x34",
+			     "0", "0x20", "0x18", "0xc8", "0x81", "0", "0x02",
+			     "0x7d", NULL),
+			 4);
+	assert_has(out, "denied by a deny line, inside Send Message");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "mon", "0", "2", NULL),
+			 4);
+	assert_has(out, "mon: netfn 0x00 cmd 0x02 denied by access = "
+			"monitoring");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi9", "6", "1",
+			     NULL),
+			 1);
+	assert_has(err, "no node \"ipmi9\" in ");
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[node ipmi1]\nbogus = 1\n", f);
+	fclose(f);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "1",
+			     NULL),
+			 1);
+	assert_has(err, "target.conf:2: unknown key 'bogus'");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", NULL), 2);
+}
+END_TEST
+
 /* list -j and show -j: JSON, numbers as numbers. */
 START_TEST(test_json_views)
 {
@@ -1270,6 +1323,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_global_options);
+	tcase_add_test(tc, test_check_file);
 	tcase_add_test(tc, test_no_daemon);
 	tcase_add_test(tc, test_raw_protocol);
 	tcase_add_test(tc, test_conn_emfile);
