@@ -9,13 +9,13 @@
 #ifndef KCSMUX_KCSMUXD_H
 #define KCSMUX_KCSMUXD_H
 
-#include "control/reload.h"
+#include "control/control.h"
 #include "config/config.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "util/log.h"
 
-/* reload.c (control/reload.h): daemon_reload, daemon_reload_done */
+/* reload.c (control/control.h): daemon_reload, daemon_reload_done */
 
 #endif /* KCSMUX_KCSMUXD_H */

@@ -21,7 +21,7 @@
 
 #include "control/control_priv.h"
 #include "config/config.h"
-#include "control/reload.h"
+#include "control/control.h"
 #include "core/core.h"
 #include "core/xact.h"
 #include "util/error.h"

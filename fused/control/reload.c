@@ -18,7 +18,7 @@
 #include <kcsmux/control.h>
 
 #include "config/config.h"
-#include "control/reload.h"
+#include "control/control.h"
 #include "core/core.h"
 #include "cuse/cuse.h"
 #include "core/policy.h"

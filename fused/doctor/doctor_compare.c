@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * doctor_compare.c - the comparison rules of kcsmuxctl doctor --compare
- * (doctor_compare.h): which bytes of each recorded answer must match.
+ * (doctor.h): which bytes of each recorded answer must match.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor/doctor_compare.h"
+#include "doctor/doctor.h"
 
 static const char *const names[CMP_NCLASSES] = {
 	[CMP_EXACT] = "exact",	   [CMP_SENSOR] = "sensor",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * doctor_items.c - a run's answers as a baseline file, read back, and a
- * replay compared with it item by item under doctor_compare.h's rules.
+ * replay compared with it item by item under doctor_compare.c's rules.
  *
  * The file is text, one line each:
  *   kcsmux-baseline 1

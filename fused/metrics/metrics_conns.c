@@ -24,7 +24,7 @@
 
 #include "util/log.h"
 #include "metrics/metrics.h"
-#include "metrics/metrics_conns.h"
+#include "metrics/metrics_priv.h"
 
 /*
  * A connection evhttp accepted. libevent 2.1's evhttp has no hook on

@@ -23,7 +23,6 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "metrics/metrics.h"
-#include "metrics/metrics_conns.h"
 #include "metrics/metrics_priv.h"
 
 /*

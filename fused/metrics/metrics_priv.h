@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * metrics_priv.h - what the metrics' files share: the families' table
- * (metrics_families.c) that metrics_render.c renders, and the server's
- * state that metrics_serve.c starts and stops with metrics_http.c and
- * metrics_textfile.c.
+ * (metrics_families.c) that metrics_render.c renders, the server's state
+ * that metrics_serve.c starts and stops with metrics_http.c and
+ * metrics_textfile.c, and the connection caps (metrics_conns.c).
  */
 #ifndef KCSMUX_METRICS_PRIV_H
 #define KCSMUX_METRICS_PRIV_H
@@ -78,5 +78,26 @@ void metrics_http_stop(struct metrics *mx);
  * removed. */
 int metrics_textfile_start(struct metrics *mx, const char *path, char **cause);
 void metrics_textfile_stop(struct metrics *mx);
+
+/* metrics_conns.c: the HTTP server's connection caps (the limits and the
+ * counters are in metrics.h), for metrics_http.c. */
+
+struct evhttp;
+struct event_base;
+struct mconns;
+
+/*
+ * Count and cap HTTP's connections from now on: evhttp's bufferevents come
+ * from here, and each new connection is checked as soon as evhttp has set
+ * it up. Opens the NETLINK_SOCK_DIAG socket (before the seccomp filter).
+ * The connections' state (struct metrics keeps it), or NULL (out of memory).
+ */
+struct mconns *mconns_start(struct evhttp *http, struct event_base *base);
+/* After evhttp_free(): what is left freed, the socket closed, mc freed
+ * (NULL: nothing). */
+void mconns_stop(struct mconns *mc);
+/* Connections admitted now, and refused (over a cap) so far; 0 for NULL. */
+unsigned int mconns_count(const struct mconns *mc);
+unsigned long mconns_refused(const struct mconns *mc);
 
 #endif /* KCSMUX_METRICS_PRIV_H */

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "doctor/doctor.h"
-#include "doctor/doctor_compare.h"
 
 static char why[200];
 
