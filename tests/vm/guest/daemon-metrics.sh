@@ -209,6 +209,12 @@ is "no requests yet on ipmi1" 'kcsmux_requests_total{kcsmux_node="ipmi1"}' /tmp/
 is "no latencies yet on ipmi1" 'kcsmux_request_duration_seconds_count{kcsmux_node="ipmi1"}' /tmp/m0 0
 is "the info names the backend and device" \
 	"kcsmux_info{version=\"$(kcsmuxd -V | cut -d' ' -f2)\",backend=\"kcsraw\",device=\"/dev/kcsraw0\"}" /tmp/m0 1
+kver=$(cat /sys/module/kcsraw/version)
+check "kcsraw.ko has a version ($kver)" test -n "$kver"
+is "the loaded kcsraw's version" "kcsmux_kcsraw_info{version=\"$kver\"}" /tmp/m0 1
+is "the BMC answers (kcsraw0/bmc: $(cut -d' ' -f1 /sys/class/misc/kcsraw0/bmc))" kcsmux_bmc_up /tmp/m0 1
+is "no stock node beside kcsraw" kcsmux_stock_bypass /tmp/m0 0
+positive "since when the BMC answers" kcsmux_bmc_last_change_timestamp_seconds /tmp/m0
 
 say "50 requests on ipmi1"
 check "kcsmux-ipmi-probe -n 50 on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
