@@ -333,6 +333,7 @@ static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
 	emit_num(&e, "bmc_silences", d->bmc_silences);
 	emit_str(&e, "kcsraw_version", h.kcsraw_version);
 	emit_str(&e, "stock_device", h.stock_device);
+	emit_str(&e, "bridging", h.no_bridge ? "off" : "yes");
 	bmc_identity(&e, d);
 	emit_num(&e, "hosed", be != NULL ? be->health.hosed : 0);
 	emit_num(&e, "kcs_errors", be != NULL ? be->health.kcs_errors : 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/backend.h"
 #include "core/core.h"
 #include "core/health.h"
 #include "util/stocknode.h"
@@ -46,6 +47,7 @@ void health_read(struct daemon *d, struct health *h)
 	read_word(root, "module/kcsraw/version", h->kcsraw_version,
 		  sizeof(h->kcsraw_version));
 	h->bmc_up = !d->bmc_silent;
+	h->no_bridge = d->be != NULL && d->be->no_bridge;
 	h->bmc_since_unix =
 		d->bmc_changed_unix ? d->bmc_changed_unix : d->started_unix;
 	if (d->cfg.backend != KCSMUX_BACKEND_KCSRAW ||

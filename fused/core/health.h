@@ -27,6 +27,9 @@ struct health {
 	char kcsraw_version[32];
 	/* the stock node on kcsraw's interface, "" when none */
 	char stock_device[64];
+	/* degraded: IPMB/LAN bridging and the BMC's events have no path
+	 * (kcsraw in SMI mode without its relay or ipmi_devintf) */
+	bool no_bridge;
 };
 
 /* D's health now. D->sysfs_root names another /sys (the tests'); NULL:

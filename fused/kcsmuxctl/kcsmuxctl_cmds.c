@@ -138,6 +138,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		{ "bmc_manufacturer_id", "  manufacturer" },
 		{ "bmc_product_id", "  product" },
 		{ "kcsraw_version", "kcsraw version" },
+		{ "bridging", "IPMB bridging" },
 		{ "hosed", "hosed" },
 		{ "kcs_errors", "KCS errors" },
 		{ "retries", "KCS retries" },

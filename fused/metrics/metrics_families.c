@@ -189,6 +189,11 @@ const struct family metrics_families[] = {
 	  "The loaded kcsraw module's version (always 1; absent when kcsraw "
 	  "is not loaded).",
 	  V_KCSRAW_INFO, 0, has_kcsraw },
+	{ "kcsmux_bridging_up", "gauge",
+	  "1 if IPMB/LAN bridging and the BMC's events have a path, 0 if "
+	  "the daemon runs degraded without them (kcsraw in SMI mode "
+	  "without its relay or ipmi_devintf's node).",
+	  V_SNAP_BOOL_NOT, SNAP(status.no_bridge), NULL },
 	{ "kcsmux_stock_bypass", "gauge",
 	  "1 if a stock /dev/ipmiN (ipmi_devintf) is on kcsraw's interface, "
 	  "its device the label: whoever opens it reaches the BMC around "

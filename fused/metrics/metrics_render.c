@@ -287,6 +287,10 @@ static void snap_samples(struct out *o, const struct family *f,
 		out_printf(o, "%s %d\n", f->name,
 			   FIELD(s, f->off, bool) ? 1 : 0);
 		break;
+	case V_SNAP_BOOL_NOT:
+		out_printf(o, "%s %d\n", f->name,
+			   FIELD(s, f->off, bool) ? 0 : 1);
+		break;
 	case V_SNAP_SECONDS:
 		out_printf(o, "%s ", f->name);
 		put_seconds(o, FIELD(s, f->off, uint64_t));

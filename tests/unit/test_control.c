@@ -674,12 +674,16 @@ START_TEST(test_status)
 	assert_has(out, "backend          kcsraw\n");
 	assert_has(out, "BMC              silent\n");
 	assert_has(out, "  silent for (s) 5\n");
+	assert_has(out, "IPMB bridging    yes\n");
 	assert_has(out, "hosed            3\n");
 	assert_has(out, "KCS errors       7\n");
 	assert_has(out, "nodes            2\n");
 	assert_has(out, "open files       2\n");
+	be.no_bridge = true; /* degraded: SMI mode without a path */
 	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 5);
 	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"bridging\": \"off\"");
+	be.no_bridge = false;
 	assert_has(out, "\"uptime_s\": 75");
 	assert_has(out, "\"hosed\": 3");
 	assert_has(out, "\"bmc\": \"silent\"");

@@ -550,6 +550,9 @@ static const char empty_golden[] =
 	"# HELP kcsmux_bmc_last_change_timestamp_seconds Since when kcsmux_bmc_up has its value, in seconds since the epoch: its last change, else the daemon's start.\n"
 	"# TYPE kcsmux_bmc_last_change_timestamp_seconds gauge\n"
 	"kcsmux_bmc_last_change_timestamp_seconds 1700000000\n"
+	"# HELP kcsmux_bridging_up 1 if IPMB/LAN bridging and the BMC's events have a path, 0 if the daemon runs degraded without them (kcsraw in SMI mode without its relay or ipmi_devintf's node).\n"
+	"# TYPE kcsmux_bridging_up gauge\n"
+	"kcsmux_bridging_up 1\n"
 	"# HELP kcsmux_stock_bypass 1 if a stock /dev/ipmiN (ipmi_devintf) is on kcsraw's interface, its device the label: whoever opens it reaches the BMC around every node's access list, priority, rate limit, CPU budget and accounting; 0 if none.\n"
 	"# TYPE kcsmux_stock_bypass gauge\n"
 	"kcsmux_stock_bypass 0\n";
@@ -572,8 +575,8 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 43);
-	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2 + 3);
+	ck_assert_uint_eq(p.families, 44);
+	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2 + 4);
 	parsed_free(&p);
 	metrics_buf_free(&b);
 	ck_assert_ptr_null(b.p);
@@ -718,13 +721,13 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 43);
+	ck_assert_uint_eq(p.families, 44);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 3 of health + 2 nodes x (20
+	 * daemon's CPU and dropped events + 4 of health + 2 nodes x (20
 	 * single samples, cancelled and the cache's 2 among them, + 4 error
 	 * kinds + the completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
-			  2 + 8 + 5 + 2 + 3 +
+			  2 + 8 + 5 + 2 + 4 +
 				  2 * (20 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
@@ -1039,6 +1042,13 @@ START_TEST(test_daemon_health)
 	HEALTH("kcsmux_bmc_last_change_timestamp_seconds",
 	       "kcsmux_bmc_last_change_timestamp_seconds 1700000000\n");
 	HEALTH("kcsmux_stock_bypass", "kcsmux_stock_bypass 0\n");
+	HEALTH("kcsmux_bridging_up", "kcsmux_bridging_up 1\n");
+	metrics_buf_free(&b);
+	/* SMI mode without a path for bridging: degraded */
+	fake_be.no_bridge = true;
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	fake_be.no_bridge = false;
+	HEALTH("kcsmux_bridging_up", "kcsmux_bridging_up 0\n");
 	metrics_buf_free(&b);
 	/* kcsraw lost the BMC: down, whatever the daemon saw */
 	put_file(sys, "class/misc/kcsraw0/bmc",
