@@ -22,7 +22,6 @@
  *    reported at its own line (inih itself only returns the first).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <malloc.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,10 +14,8 @@
  * refused; 5 status: the BMC is silent; 6 status: the last reload failed;
  * 7 doctor: a warning. docs/man/kcsmuxctl.8.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
