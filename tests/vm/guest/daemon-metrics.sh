@@ -127,12 +127,13 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 40 families and
+# grammar DESC FILE: FILE is a valid exposition with our 45 families (with
+# kcsraw loaded: kcsmux_kcsraw_info) and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=40 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=45 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -347,8 +348,8 @@ grammar "the textfile parses" $TEXTFILE
 # must be equal.
 positive "the textfile has the daemon's CPU" kcsmux_daemon_cpu_seconds_total $TEXTFILE
 positive "/metrics has the daemon's CPU" kcsmux_daemon_cpu_seconds_total /tmp/m4
-grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
-grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
+grep -Ev '^kcsmux_((poller_cpu|cpu_used)_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
+grep -Ev '^kcsmux_((poller_cpu|cpu_used)_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
 if cmp -s /tmp/tf.cmp /tmp/m4.cmp; then
 	pass "the textfile holds what /metrics serves"
 else
