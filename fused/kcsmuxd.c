@@ -476,6 +476,8 @@ static int check_config(const struct kcsmux_config *cfg, bool live)
 {
 	int rv = check_startup(cfg);
 
+	if (cfg->warnings != NULL) /* names only the target host has */
+		fputs(cfg->warnings, stderr);
 	if (live && check_names(cfg) != 0)
 		rv = 1;
 	if (!rv)
@@ -606,7 +608,9 @@ int main(int argc, char **argv)
 		return rv;
 	memset(&d, 0, sizeof(d));
 	d.last_reload_ok = true;
-	if (config_load(&d.cfg, o.path, &cause) < 0) {
+	/* -n without --live checks the file for another host: its users */
+	if ((o.check && !o.live ? config_load_offline(&d.cfg, o.path, &cause) :
+				  config_load(&d.cfg, o.path, &cause)) < 0) {
 		fprintf(stderr, "%s\n", error_str(cause));
 		free(cause);
 		return 1;

@@ -97,7 +97,7 @@ declare -A inc=(
 	[metrics]="metrics core backend util"
 	[control]="control config cuse core backend util"
 	[doctor]="doctor"
-	[kcsmuxctl]="kcsmuxctl doctor util"
+	[kcsmuxctl]="kcsmuxctl doctor util config core"
 )
 cd "$src/fused"
 for d in "${!inc[@]}"; do

@@ -22,6 +22,14 @@
 int config_load(struct kcsmux_config *cfg, const char *path, char **cause);
 int config_load_string(struct kcsmux_config *cfg, const char *text,
 		       const char *name, char **cause);
+/*
+ * config_load() for another host (kcsmuxd -n, kcsmuxctl check -c): a user
+ * or group name this host does not know (user, admin_group, owner,
+ * group) is a warning in cfg->warnings, its id left -1, not an error: the
+ * target host's package makes it, and the start still refuses it.
+ */
+int config_load_offline(struct kcsmux_config *cfg, const char *path,
+			char **cause);
 void config_free(struct kcsmux_config *cfg);
 
 const struct kcsmux_node_conf *config_find_node(const struct kcsmux_config *cfg,

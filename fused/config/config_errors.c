@@ -42,6 +42,29 @@ void config_error(struct parser *p, int line, const char *fmt, ...)
 	p->nerr++;
 }
 
+void config_name_unknown(struct parser *p, char *cause)
+{
+	struct kcsmux_config *cfg = p->cfg;
+	size_t len = cfg->warnings ? strlen(cfg->warnings) : 0;
+	char line[320], *w;
+
+	if (!p->names_offline) {
+		config_error_cause(p, p->line, cause);
+		return;
+	}
+	snprintf(line, sizeof(line),
+		 "%s:%d: warning: %s: not on this host (the start needs it)\n",
+		 p->name, p->line, error_str(cause));
+	free(cause);
+	w = realloc(cfg->warnings, len + strlen(line) + 1);
+	if (w == NULL) {
+		p->oom = true;
+		return;
+	}
+	strcpy(w + len, line);
+	cfg->warnings = w;
+}
+
 void config_error_cause(struct parser *p, int line, char *cause)
 {
 	config_error(p, line, "%s", error_str(cause));

@@ -49,8 +49,11 @@ static int parse_uid(const char *key, const char *v, uid_t *uid, char **cause)
 		*uid = (uid_t)n;
 		return 0;
 	}
-	if ((pw = getpwnam(v)) == NULL)
-		return error_set(cause, "%s: unknown user '%s'", key, v);
+	if ((pw = getpwnam(v)) == NULL) {
+		*uid = (uid_t)-1;
+		error_set(cause, "%s: unknown user '%s'", key, v);
+		return 1;
+	}
 	*uid = pw->pw_uid;
 	return 0;
 }
@@ -66,8 +69,11 @@ static int parse_gid(const char *key, const char *v, gid_t *gid, char **cause)
 		*gid = (gid_t)n;
 		return 0;
 	}
-	if ((gr = getgrnam(v)) == NULL)
-		return error_set(cause, "%s: unknown group '%s'", key, v);
+	if ((gr = getgrnam(v)) == NULL) {
+		*gid = (gid_t)-1;
+		error_set(cause, "%s: unknown group '%s'", key, v);
+		return 1;
+	}
 	*gid = gr->gr_gid;
 	return 0;
 }
@@ -121,11 +127,13 @@ static int g_control_socket(struct kcsmux_config *cfg, const char *v,
 static int g_admin_group(struct kcsmux_config *cfg, const char *v, char **cause)
 {
 	gid_t gid = (gid_t)-1;
+	int rv;
 
-	if (*v != '\0' && parse_gid("admin_group", v, &gid, cause) == -1)
+	if (set_string(&cfg->admin_group, v, cause) == -1)
 		return -1;
+	rv = *v != '\0' ? parse_gid("admin_group", v, &gid, cause) : 0;
 	cfg->admin_gid = gid;
-	return set_string(&cfg->admin_group, v, cause);
+	return rv;
 }
 
 static int g_max_outstanding(struct kcsmux_config *cfg, const char *v,
@@ -164,14 +172,23 @@ static int g_user(struct kcsmux_config *cfg, const char *v, char **cause)
 {
 	struct passwd *pw = NULL;
 	uid_t uid = 0;
+	int rv;
 
-	if (*v != '\0' && parse_uid("user", v, &uid, cause) == -1)
+	if (set_string(&cfg->user, v, cause) == -1)
+		return -1;
+	rv = *v != '\0' ? parse_uid("user", v, &uid, cause) : 0;
+	if (rv == 1) { /* not on this host: only config_load_offline's */
+		cfg->user_uid = (uid_t)-1;
+		cfg->user_gid = (gid_t)-1;
+		return 1;
+	}
+	if (rv == -1)
 		return -1;
 	if (*v != '\0' && (pw = getpwuid(uid)) == NULL)
 		return error_set(cause, "user: no user with uid %s", v);
 	cfg->user_uid = pw != NULL ? pw->pw_uid : 0;
 	cfg->user_gid = pw != NULL ? pw->pw_gid : 0;
-	return set_string(&cfg->user, v, cause);
+	return 0;
 }
 
 /* HOST:PORT, [V6ADDR]:PORT. */
@@ -561,30 +578,38 @@ static bool first_time(struct parser *p, const char *key, uint32_t *set,
 
 void config_global_key(struct parser *p, const char *key, const char *v)
 {
-	int i = global_key_index(key);
+	int i = global_key_index(key), rv;
 	char *cause = NULL;
 
 	if (i == -1) {
 		unknown_key(p, key, false);
 		return;
 	}
-	if (first_time(p, key, &p->gset, p->glines, i) &&
-	    global_keys[i].set(p->cfg, v, &cause) == -1)
+	if (!first_time(p, key, &p->gset, p->glines, i))
+		return;
+	rv = global_keys[i].set(p->cfg, v, &cause);
+	if (rv == -1)
 		config_error_cause(p, p->line, cause);
+	else if (rv == 1)
+		config_name_unknown(p, cause);
 }
 
 void config_node_key(struct parser *p, const char *key, const char *v)
 {
 	struct kcsmux_node_conf *n = &p->cfg->nodes[p->cfg->nnodes - 1];
 	struct nodestate *ns = &p->ns[p->cfg->nnodes - 1];
-	int i = node_key_index(key), pi = policy_key_index(key);
+	int i = node_key_index(key), pi = policy_key_index(key), rv;
 	char *cause = NULL;
 
 	if (i != -1) {
-		if ((node_keys[i].repeat ||
-		     first_time(p, key, &ns->kset, ns->klines, i)) &&
-		    node_keys[i].set(n, ns, v, &cause) == -1)
+		if (!node_keys[i].repeat &&
+		    !first_time(p, key, &ns->kset, ns->klines, i))
+			return;
+		rv = node_keys[i].set(n, ns, v, &cause);
+		if (rv == -1)
 			config_error_cause(p, p->line, cause);
+		else if (rv == 1)
+			config_name_unknown(p, cause);
 	} else if (pi != -1) {
 		if (first_time(p, key, &ns->pset, ns->plines, pi) &&
 		    policy_set_key(&ns->explicit, key, v, &cause) == -1)

@@ -47,6 +47,8 @@ struct parser {
 	uint32_t gset; /* global_keys[] bits */
 	int glines[16];
 
+	bool names_offline; /* config_load_offline(): unknown names warn */
+
 	struct error *errs; /* sorted by line at the end */
 	size_t nerr;
 	bool oom; /* an error could not be recorded */
@@ -70,6 +72,9 @@ void config_error(struct parser *p, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Report a cause from policy.c or a setter at LINE, and free it. */
 void config_error_cause(struct parser *p, int line, char *cause);
+/* A setter's 1: a user or group name this host does not know (CAUSE):
+ * an error, or with names_offline a warning in cfg->warnings. */
+void config_name_unknown(struct parser *p, char *cause);
 /* "FILE:LINE: text" lines in line order (malloc'd), and free the
  * errors. */
 char *config_error_text(struct parser *p);

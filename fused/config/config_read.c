@@ -320,9 +320,12 @@ static int parse(struct parser *p, char **cause)
 	return -1;
 }
 
-int config_load(struct kcsmux_config *cfg, const char *path, char **cause)
+static int load_file(struct kcsmux_config *cfg, const char *path, bool offline,
+		     char **cause)
 {
-	struct parser p = { .name = path, .cfg = cfg };
+	struct parser p = { .name = path,
+			    .cfg = cfg,
+			    .names_offline = offline };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -331,6 +334,17 @@ int config_load(struct kcsmux_config *cfg, const char *path, char **cause)
 	ret = parse(&p, cause);
 	fclose(p.f);
 	return ret;
+}
+
+int config_load(struct kcsmux_config *cfg, const char *path, char **cause)
+{
+	return load_file(cfg, path, false, cause);
+}
+
+int config_load_offline(struct kcsmux_config *cfg, const char *path,
+			char **cause)
+{
+	return load_file(cfg, path, true, cause);
 }
 
 int config_load_string(struct kcsmux_config *cfg, const char *text,
@@ -348,6 +362,7 @@ void config_free(struct kcsmux_config *cfg)
 	free(cfg->control_socket);
 	free(cfg->admin_group);
 	free(cfg->user);
+	free(cfg->warnings);
 	free(cfg->metrics_listen);
 	free(cfg->metrics_textfile);
 	free(cfg->nodes);

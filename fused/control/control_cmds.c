@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "core/access.h"
+#include "core/health.h"
 #include "core/policy.h"
 #include "backend/backend.h"
 
@@ -291,6 +292,7 @@ static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
 	struct ctl_buf b;
 	struct emit e = { &b, j != NULL && strcmp(j, "yes") == 0, true };
 	unsigned long long clients = 0;
+	struct health h;
 	struct node **v;
 	size_t i, count;
 
@@ -320,12 +322,18 @@ static void do_status(struct ctl_conn *c, const struct ctl_kvlist *l)
 	emit_str(&e, "last_reload_error", d->last_reload_error);
 	emit_str(&e, "backend", config_backend_name(d->cfg.backend));
 	emit_str(&e, "device", d->cfg.device != NULL ? d->cfg.device : "");
-	emit_str(&e, "bmc", d->bmc_silent ? "silent" : "answering");
+	health_read(d, &h);
+	emit_str(&e, "bmc", h.bmc_up ? "answering" : "silent");
+	emit_num(&e, "bmc_since_unix", h.bmc_since_unix);
+	emit_str(&e, "kcsraw_bmc", h.kcsraw_bmc);
 	emit_num(&e, "bmc_silent_s",
 		 d->bmc_silent && now > d->bmc_silent_since_ns ?
 			 (now - d->bmc_silent_since_ns) / 1000000000ULL :
 			 0);
 	emit_num(&e, "bmc_silences", d->bmc_silences);
+	emit_str(&e, "kcsraw_version", h.kcsraw_version);
+	emit_str(&e, "stock_device", h.stock_device);
+	emit_str(&e, "bridging", h.no_bridge ? "off" : "yes");
 	bmc_identity(&e, d);
 	emit_num(&e, "hosed", be != NULL ? be->health.hosed : 0);
 	emit_num(&e, "kcs_errors", be != NULL ? be->health.kcs_errors : 0);

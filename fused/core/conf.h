@@ -74,6 +74,9 @@ struct kcsmux_config {
 	uint32_t sdr_cache_revalidate_ms; /* Get SDR Repository Info age */
 	struct kcsmux_node_conf *nodes;
 	size_t nnodes;
+	/* config_load_offline(): the user and group names this host does
+	 * not know, as "FILE:LINE: warning: ..." lines; NULL: none */
+	char *warnings;
 };
 
 #endif /* KCSMUX_CONF_H */

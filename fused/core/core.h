@@ -242,6 +242,8 @@ struct daemon {
 	uint64_t started_ns, started_unix;
 	bool bmc_silent;
 	uint64_t bmc_silent_since_ns, bmc_silences;
+	uint64_t bmc_changed_unix; /* its last change, 0: none (health.c) */
+	const char *sysfs_root;	   /* NULL: /sys (the tests' own) */
 	/* the BMC's identity for kcsmuxctl status: the data of the last
 	 * successful Get Device ID that crossed the interface to the BMC
 	 * itself (any client's or the daemon's own; xact.c), not sent for

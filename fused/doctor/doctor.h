@@ -198,10 +198,18 @@ const char *doc_manufacturer(uint32_t iana);
 
 /* ---- output (doctor_report.c) ---- */
 
+/* The JSON's "schema_version": docs/schema/doctor.schema.json's; a new
+ * one when a key changes meaning or goes (added keys keep it). */
+#define DOC_SCHEMA_VERSION 1
+
 void doc_print_text(FILE *f, const struct doc_run *r,
 		    const struct doc_assessment *a);
 void doc_print_json(FILE *f, const char *host, const struct doc_run *r,
 		    const struct doc_assessment *a);
+/* The object for a check that could not run (DEVICE not opened, ...):
+ * verdict "error" and ERROR, left open like doc_print_json's. */
+void doc_print_json_error(FILE *f, const char *host, const char *device,
+			  const char *error);
 /* S as a JSON string, quotes included. */
 void doc_json_str(FILE *f, const char *s);
 

@@ -75,6 +75,20 @@ static void identity_json(FILE *f, const struct doc_run *r)
 	fprintf(f, ", \"product_id\": %u}", d[10] | d[11] << 8);
 }
 
+void doc_print_json_error(FILE *f, const char *host, const char *device,
+			  const char *error)
+{
+	fprintf(f, "{\"host\": ");
+	doc_json_str(f, host);
+	fprintf(f, ", \"device\": ");
+	doc_json_str(f, device);
+	fprintf(f,
+		", \"driver\": null, \"verdict\": \"error\", "
+		"\"schema_version\": %d, \"error\": ",
+		DOC_SCHEMA_VERSION);
+	doc_json_str(f, error);
+}
+
 void doc_print_json(FILE *f, const char *host, const struct doc_run *r,
 		    const struct doc_assessment *a)
 {
@@ -84,8 +98,10 @@ void doc_print_json(FILE *f, const char *host, const struct doc_run *r,
 	doc_json_str(f, host);
 	fprintf(f, ", \"device\": ");
 	doc_json_str(f, r->device);
-	fprintf(f, ", \"driver\": \"%s\", \"verdict\": \"%s\", ", r->driver,
-		doc_level_name(a->overall));
+	fprintf(f,
+		", \"driver\": \"%s\", \"verdict\": \"%s\", "
+		"\"schema_version\": %d, ",
+		r->driver, doc_level_name(a->overall), DOC_SCHEMA_VERSION);
 	fprintf(f,
 		"\"elapsed_ms\": %llu, \"requests\": %u, "
 		"\"request_bound\": %u, \"errors\": %u, \"retries\": %u, "

@@ -128,7 +128,8 @@ static void errors(const struct doc_run *r, struct doc_assessment *a)
 {
 	enum doc_level l = DOC_OK;
 
-	if (r->gone)
+	/* gone silent, or not one answer: nothing reaches the BMC */
+	if (r->gone || (r->requests > 0 && r->errors >= r->requests))
 		l = DOC_FAIL;
 	else if (r->errors > 0 || r->over_bound)
 		l = DOC_WARN;
@@ -138,7 +139,10 @@ static void errors(const struct doc_run *r, struct doc_assessment *a)
 		"%u requests: %u without an answer, %u busy answers sent "
 		"again, %u non-zero completion codes%s%s",
 		r->requests, r->errors, r->retries, r->ccs,
-		r->gone ? "; the BMC went silent" : "",
+		r->gone ? "; the BMC went silent" :
+		r->errors >= r->requests && r->requests > 0 ?
+			  "; not one answer" :
+			  "",
 		r->over_bound ? "; the request bound was reached" : "");
 }
 
@@ -321,6 +325,9 @@ void doc_assess(const struct doc_run *r, struct doc_assessment *a)
 	channels(r, a);
 	watchdog(r, a);
 
+	/* Nothing to recommend for a BMC that did not answer. */
+	if (doc_ok(r, "devid", 12) == NULL)
+		return;
 	if (fires)
 		advise(a, "irq", "useirq = 1 (kcsraw's default)",
 		       "the interrupt fired during the check: waiters sleep "

@@ -21,7 +21,13 @@
 #define EXIT_FAIL	 1
 #define EXIT_USAGE	 2
 #define EXIT_NOT_RUNNING 3
+#define EXIT_CANNOT_RUN	 3 /* doctor: the device cannot be opened */
 #define EXIT_DENIED	 4
+/* status: the daemon runs, but the BMC is silent / the last reload
+ * failed; doctor: a warning and no failure (docs/man/kcsmuxctl.8) */
+#define EXIT_BMC_SILENT	   5
+#define EXIT_RELOAD_FAILED 6
+#define EXIT_WARN	   7
 
 extern const char *const prog; /* "kcsmuxctl", in messages */
 
@@ -29,6 +35,7 @@ struct ctx {
 	const char *sock;
 	int fd;		  /* -1: not connected */
 	bool unreachable; /* the last connect failed */
+	bool json;	  /* -j, --json: before or after the command word */
 };
 
 struct reply {
@@ -90,6 +97,12 @@ int cmd_check(struct ctx *, int, char **);
  * -1 if not. */
 int byte_arg(const char *s);
 extern const struct option reload_longopts[];
+extern const struct option check_longopts[];
+
+/* kcsmuxctl_check.c: check -c FILE: would NODE of FILE let the request
+ * through, said as the daemon's check says it; an exit status. */
+int check_file(const char *path, const char *node, uint8_t netfn, uint8_t cmd,
+	       const uint8_t *data, size_t len);
 
 /* kcsmuxctl_doctor.c */
 int cmd_doctor(struct ctx *, int, char **);

@@ -22,6 +22,11 @@ const struct option reload_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct option check_longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* A command's -j (the only option of status, list and show); the
  * operands start at argv[optind]. */
 static bool json_opt(int argc, char **argv)
@@ -92,6 +97,20 @@ static void status_stock_node(const struct reply *r, bool row)
 		node);
 }
 
+/*
+ * status's exit status, for an alert or a systemd ExecCondition: the BMC
+ * silent first (nothing reaches it), then the last reload failed (the
+ * daemon runs on its previous configuration); 0 when neither.
+ */
+static int status_health(const struct reply *r)
+{
+	if (strcmp(get(r, 0, r->kv.n, "bmc"), "silent") == 0)
+		return EXIT_BMC_SILENT;
+	if (strcmp(get(r, 0, r->kv.n, "last_reload"), "failed") == 0)
+		return EXIT_RELOAD_FAILED;
+	return EXIT_OK;
+}
+
 int cmd_status(struct ctx *x, int argc, char **argv)
 {
 	static const char *const labels[][2] = {
@@ -110,6 +129,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		{ "bmc", "BMC" },
 		{ "bmc_silent_s", "  silent for (s)" },
 		{ "bmc_silences", "  times silent" },
+		{ "kcsraw_bmc", "  kcsraw says" },
 		{ "bmc_identity", "  identity" },
 		{ "bmc_device_id", "  device id" },
 		{ "bmc_device_revision", "  revision" },
@@ -117,6 +137,8 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 		{ "bmc_ipmi_version", "  IPMI version" },
 		{ "bmc_manufacturer_id", "  manufacturer" },
 		{ "bmc_product_id", "  product" },
+		{ "kcsraw_version", "kcsraw version" },
+		{ "bridging", "IPMB bridging" },
 		{ "hosed", "hosed" },
 		{ "kcs_errors", "KCS errors" },
 		{ "retries", "KCS retries" },
@@ -128,21 +150,21 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 	struct reply r;
 	const char *v;
 	size_t i;
+	bool json = json_opt(argc, argv);
+	int rv;
 
-	if (json_opt(argc, argv)) {
-		if (json_request(x, CTL_STATUS, NULL) != EXIT_OK)
-			return EXIT_FAIL;
-		if (request(x, CTL_STATUS, NULL, true, &r) == 0) {
-			status_stock_node(&r, false);
-			reply_free(&r);
-		}
-		return EXIT_OK;
-	}
 	if (request(x, CTL_STATUS, NULL, true, &r) < 0)
 		return EXIT_FAIL;
+	rv = status_health(&r);
+	if (json) {
+		status_stock_node(&r, false);
+		reply_free(&r);
+		return json_request(x, CTL_STATUS, NULL) == EXIT_OK ? rv :
+								      EXIT_FAIL;
+	}
 	for (i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
 		v = ctl_kv_find(&r.kv, 0, r.kv.n, labels[i][0]);
-		if (v == NULL || (*v == '\0' && labels[i][1][0] == ' '))
+		if (v == NULL || *v == '\0')
 			continue;
 		if (strcmp(labels[i][0], "bmc_silent_s") == 0 &&
 		    strcmp(get(&r, 0, r.kv.n, "bmc"), "silent") != 0)
@@ -151,7 +173,7 @@ int cmd_status(struct ctx *x, int argc, char **argv)
 	}
 	status_stock_node(&r, true);
 	reply_free(&r);
-	return EXIT_OK;
+	return rv;
 }
 
 int cmd_list(struct ctx *x, int argc, char **argv)
@@ -331,9 +353,23 @@ int cmd_check(struct ctx *x, int argc, char **argv)
 {
 	struct ctl_buf b, data;
 	struct reply r;
-	const char *verdict;
+	const char *verdict, *file = NULL;
 	int i, rv;
 
+	optind = 0;
+	while (getopt_long(argc, argv, "+c:", check_longopts, NULL) == 'c')
+		file = optarg;
+	argc -= optind;
+	argv += optind;
+	if (file != NULL) {
+		uint8_t bytes[256];
+		size_t n = 0;
+
+		for (i = 3; i < argc && n < sizeof(bytes); i++)
+			bytes[n++] = (uint8_t)byte_arg(argv[i]);
+		return check_file(file, argv[0], (uint8_t)byte_arg(argv[1]),
+				  (uint8_t)byte_arg(argv[2]), bytes, n);
+	}
 	ctl_buf_init(&b);
 	ctl_buf_init(&data);
 	ctl_kv_add(&b, "node", argv[0]);

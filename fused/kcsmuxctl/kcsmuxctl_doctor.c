@@ -53,6 +53,28 @@ static int save(const char *path, const struct doc_run *r)
 	return fclose(f) == 0 ? 0 : -1;
 }
 
+/* -d N, as ipmitool's: /dev/ipmiN; a path otherwise. */
+static const char *device_arg(const char *arg, char *buf, size_t len)
+{
+	if (*arg == '\0' || strspn(arg, "0123456789") != strlen(arg) ||
+	    strlen(arg) > 6)
+		return arg;
+	snprintf(buf, len, "/dev/ipmi%s", arg);
+	return buf;
+}
+
+/* The doctor could not run (exit status 3): the reason on stderr (said
+ * already), and with -j the JSON object too, its verdict "error". */
+static int could_not_run(bool json, const char *host, const char *dev,
+			 const char *why)
+{
+	if (json) {
+		doc_print_json_error(stdout, host, dev, why);
+		printf("}\n");
+	}
+	return EXIT_CANNOT_RUN;
+}
+
 int cmd_doctor(struct ctx *x, int argc, char **argv)
 {
 	const char *dev = "/dev/ipmi0", *base = NULL, *cmp = NULL;
@@ -61,7 +83,7 @@ int cmd_doctor(struct ctx *x, int argc, char **argv)
 	struct doc_dev d;
 	bool json = false, pet = false;
 	unsigned ndiff = 0;
-	char host[256] = "";
+	char host[256] = "", devbuf[32];
 	int opt, rv = EXIT_OK;
 
 	(void)x;
@@ -71,7 +93,7 @@ int cmd_doctor(struct ctx *x, int argc, char **argv)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			dev = optarg;
+			dev = device_arg(optarg, devbuf, sizeof(devbuf));
 			break;
 		case 'j':
 			json = true;
@@ -106,18 +128,20 @@ int cmd_doctor(struct ctx *x, int argc, char **argv)
 		       rv ? "running: petted" : "not running: left alone");
 		return EXIT_OK;
 	}
+	gethostname(host, sizeof(host) - 1);
 	if (cmp != NULL && load(cmp, &b) < 0)
-		return EXIT_FAIL;
-	if (doc_dev_open(&d, dev,
-			 base || cmp ? DOC_BOUND_BASELINE : DOC_BOUND_CHECK) <
-	    0) {
+		return could_not_run(json, host, dev,
+				     "cannot read the baseline");
+	rv = doc_dev_open(&d, dev,
+			  base || cmp ? DOC_BOUND_BASELINE : DOC_BOUND_CHECK);
+	if (rv < 0) {
 		doc_run_free(&b);
-		return EXIT_FAIL;
+		return could_not_run(json, host, dev, strerror(-rv));
 	}
+	rv = EXIT_OK;
 	doc_probe(&d, &r, base != NULL || cmp != NULL);
 	doc_dev_close(&d);
 	doc_assess(&r, &a);
-	gethostname(host, sizeof(host) - 1);
 	if (json) {
 		doc_print_json(stdout, host, &r, &a);
 		if (cmp != NULL) {
@@ -140,6 +164,8 @@ int cmd_doctor(struct ctx *x, int argc, char **argv)
 	}
 	if (a.overall == DOC_FAIL || ndiff > 0)
 		rv = EXIT_FAIL;
+	else if (a.overall == DOC_WARN && base == NULL && cmp == NULL)
+		rv = EXIT_WARN;
 	if (base != NULL) {
 		if (r.gone || r.over_bound || doc_ok(&r, "devid", 2) == NULL) {
 			errx_msg("doctor: the baseline is incomplete (%s): not "

@@ -10,7 +10,9 @@
  *
  * Exit status: 0 done; 1 the daemon refused or failed the request; 2 a
  * usage error (nothing was sent); 3 the daemon could not be reached (not
- * running); 4 check: the request would be refused. docs/man/kcsmuxctl.8.
+ * running; doctor: it could not run); 4 check: the request would be
+ * refused; 5 status: the BMC is silent; 6 status: the last reload failed;
+ * 7 doctor: a warning. docs/man/kcsmuxctl.8.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -56,7 +58,9 @@ static const struct cmd cmds[] = {
 	  "[-j]",
 	  "the daemon at a glance: uptime, configuration and last reload,\n"
 	  "backend and device, whether the BMC answers, the interface's\n"
-	  "error counts; -j: JSON",
+	  "error counts; -j: JSON; exit status 5 when the BMC is silent,\n"
+	  "6 when the last reload failed (the daemon runs the previous\n"
+	  "configuration), 3 when the daemon is not running",
 	  cmd_status,
 	  NULL },
 	{ "list",
@@ -110,27 +114,33 @@ static const struct cmd cmds[] = {
 	  cmd_reload,
 	  reload_longopts },
 	{ "check",
-	  "",
+	  "c:",
 	  { A_NODE, A_BYTE, A_BYTE, A_BYTE_MORE, A_END },
-	  "NODE NETFN CMD [DATA...]",
+	  "[-c FILE] NODE NETFN CMD [DATA...]",
 	  "would NODE's access rules let this request to the BMC through,\n"
 	  "and by which rule (bytes in decimal or 0x hex; DATA for Send\n"
 	  "Message and group extensions); nothing is sent; exit status 4\n"
-	  "when it would be refused",
+	  "when it would be refused; -c FILE: the rules of FILE, a\n"
+	  "kcsmux.conf, without a daemon (users and groups this host does\n"
+	  "not have are warnings, as with kcsmuxd -n)",
 	  cmd_check,
-	  NULL },
+	  check_longopts },
 	{ "doctor",
 	  "d:jb:c:p",
 	  { A_END },
-	  "[-j] [-d DEV] [--baseline FILE | --compare FILE | --pet]",
-	  "check the BMC through DEV (default /dev/ipmi0: the stock driver's\n"
+	  "[-j] [-d N|DEV] [--baseline FILE | --compare FILE | --pet]",
+	  "check the BMC through DEV (N: /dev/ipmiN, as ipmitool's -d;\n"
+	  "default /dev/ipmi0: the stock driver's\n"
 	  "device or a kcsmuxd node), read-only, no daemon needed: identity,\n"
 	  "response times, errors, SDR repository, events, channels,\n"
 	  "watchdog, interrupts, with a verdict each and recommended\n"
 	  "settings; -j: one JSON object; --baseline FILE: also read the\n"
 	  "whole SDR, FRU 0 and every sensor and save the answers;\n"
 	  "--compare FILE: the same, compared with FILE; exit status 1 on a\n"
-	  "failed check or a difference; --pet: only reset the watchdog's\n"
+	  "failed check or a difference, 7 on a warning (without\n"
+	  "--baseline or --compare), 3 when it could not run (DEV or FILE\n"
+	  "not opened; -j: still the object, verdict \"error\"); --pet:\n"
+	  "only reset the watchdog's\n"
 	  "countdown if it runs (the one write; kcsmux-cutover's)",
 	  cmd_doctor,
 	  doctor_longopts },
@@ -165,16 +175,20 @@ static void usage(FILE *f, bool long_help)
 	size_t i;
 
 	fprintf(f,
-		"usage: %s [-s SOCKET] COMMAND [ARGS...]\n"
+		"usage: %s [-s SOCKET] [-j] COMMAND [ARGS...]\n"
 		"  -s SOCKET  the daemon's control socket (default $KCSMUX_SOCKET "
-		"or %s)\n  -V         print the version\ncommands:\n",
+		"or %s)\n  -j, --json JSON output (status, list, show, stats, "
+		"doctor)\n  -V         print the version\n"
+		"(-s and -j may follow the command word too)\ncommands:\n",
 		prog, CTL_SOCKET_DEFAULT);
 	for (i = 0; i < NCMDS; i++)
 		print_cmd(f, &cmds[i], long_help);
 	if (long_help)
 		fprintf(f, "exit status: 0 done, 1 refused or failed, "
 			   "2 usage error, 3 daemon not running (cannot "
-			   "connect), 4 check: would be refused\n");
+			   "connect; doctor: could not run), 4 check: would be "
+			   "refused, 5 status: BMC silent, 6 status: last "
+			   "reload failed, 7 doctor: a warning\n");
 }
 
 /* An exact name, else a unique prefix. NULL with a message otherwise. */
@@ -272,6 +286,87 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 	return 0;
 }
 
+/* A command option's error: the message and the command's usage. */
+static int opt_error(const struct cmd *c, const char *fmt, const char *what)
+{
+	fprintf(stderr, "%s: %s: ", prog, c->name);
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, "\nusage:\n");
+	print_cmd(stderr, c, false);
+	return -1;
+}
+
+/*
+ * Parse command C's options in *ARGV (from its name on): -s SOCKET and
+ * -j/--json are the global ones, taken wherever they are; the command's
+ * own are copied into a new argv, *ARGC and *ARGV replaced by it, with
+ * -j first if it was given before the command word and C takes it.
+ * optind: the first operand in the new argv. -1 on a usage error.
+ */
+static int cmd_options(struct ctx *x, const struct cmd *c, int *argc,
+		       char ***argv)
+{
+	static struct option lo[16];
+	static char *nargv[64];
+	static char shorts[64][3];
+	char os[32], flag[3];
+	const struct option *co;
+	bool takes_j = strchr(c->optstring, 'j') != NULL;
+	int n = 0, nlo = 0, opt, i;
+
+	snprintf(os, sizeof(os), "+:%ss:", c->optstring);
+	for (co = c->longopts; co != NULL && co->name != NULL && nlo < 13; co++)
+		lo[nlo++] = *co;
+	lo[nlo++] = (struct option){ "socket", required_argument, NULL, 's' };
+	lo[nlo++] = (struct option){ "json", no_argument, NULL, 'j' };
+	lo[nlo] = (struct option){ NULL, 0, NULL, 0 };
+	if (*argc > (int)(sizeof(nargv) / sizeof(nargv[0])) - 4)
+		return opt_error(c, "%s", "too many arguments");
+	nargv[n++] = (*argv)[0];
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(*argc, *argv, os, lo, NULL)) != -1) {
+		if (opt == '?' && optopt == 0)
+			return opt_error(c, "unknown option %s",
+					 (*argv)[optind - 1]);
+		if (opt == '?' || opt == ':') {
+			flag[0] = (char)optopt;
+			flag[1] = '\0';
+			return opt_error(c,
+					 opt == '?' ? "unknown option -%s" :
+						      "missing value for -%s",
+					 flag);
+		}
+		if (opt == 's') {
+			x->sock = optarg;
+			continue;
+		}
+		if (opt == 'j') {
+			x->json = true;
+			continue;
+		}
+		/* the command's own: passed on as its short option */
+		snprintf(shorts[n], sizeof(shorts[n]), "-%c", opt);
+		nargv[n] = shorts[n];
+		n++;
+		if (optarg != NULL)
+			nargv[n++] = optarg;
+	}
+	if (x->json && !takes_j)
+		return opt_error(c, "%s", "no JSON output (-j, --json)");
+	if (x->json)
+		nargv[n++] = "-j";
+	nargv[n++] = "--";
+	i = n;
+	for (; optind < *argc; optind++)
+		nargv[n++] = (*argv)[optind];
+	nargv[n] = NULL;
+	*argc = n;
+	*argv = nargv;
+	optind = i;
+	return 0;
+}
+
 static int cmd_help(struct ctx *x, int argc, char **argv)
 {
 	const struct cmd *c;
@@ -291,7 +386,7 @@ int main(int argc, char **argv)
 {
 	struct ctx x = { .fd = -1 };
 	const struct cmd *c;
-	int opt, rv, first, nopt;
+	int opt, rv, first;
 
 	x.sock = getenv("KCSMUX_SOCKET");
 	if (x.sock == NULL || *x.sock == '\0')
@@ -300,13 +395,18 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
 
-	while ((opt = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+s:jhV", longopts, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 's':
 			x.sock = optarg;
+			break;
+		case 'j':
+			x.json = true;
 			break;
 		case 'h':
 			usage(stdout, true);
@@ -328,40 +428,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	argc -= optind;
 	argv += optind;
-	/* The command's own options (getopt sees argv[0] as the name). */
-	first = 1;
-	if (*c->optstring != '\0') {
-		char os[16];
-
-		snprintf(os, sizeof(os), "+:%s", c->optstring);
-		opterr = 0;
-		optind = 0;
-		while ((opt = getopt_long(argc, argv, os, c->longopts, NULL)) !=
-		       -1) {
-			if (opt == '?' && optopt == 0) {
-				errx_msg("%s: unknown option %s", c->name,
-					 argv[optind - 1]);
-				fprintf(stderr, "usage:\n");
-				print_cmd(stderr, c, false);
-				return EXIT_USAGE;
-			}
-			if (opt == '?' || opt == ':') {
-				errx_msg("%s: %s -%c", c->name,
-					 opt == '?' ? "unknown option" :
-						      "missing value for",
-					 optopt);
-				fprintf(stderr, "usage:\n");
-				print_cmd(stderr, c, false);
-				return EXIT_USAGE;
-			}
-		}
-		first = optind;
-	} else if (argc > 1 && argv[1][0] == '-' && argv[1][1] != '\0') {
-		errx_msg("%s: unknown option %s", c->name, argv[1]);
+	/*
+	 * The command's own options, and the global ones after the command
+	 * word too (-s, -j/--json where the command has -j): the global ones
+	 * are taken out, the command's passed on in a new argv that the
+	 * command parses again (getopt sees argv[0] as the name).
+	 */
+	if (cmd_options(&x, c, &argc, &argv) < 0)
 		return EXIT_USAGE;
-	}
-	nopt = first;
-	if (check_args(c, argc - nopt, argv + nopt) < 0)
+	first = optind;
+	if (check_args(c, argc - first, argv + first) < 0)
 		return EXIT_USAGE;
 	signal(SIGPIPE, SIG_IGN);
 	/* Commands with options parse them again themselves; the rest get
@@ -369,7 +445,7 @@ int main(int argc, char **argv)
 	if (*c->optstring != '\0')
 		rv = c->run(&x, argc, argv);
 	else
-		rv = c->run(&x, argc - 1, argv + 1);
+		rv = c->run(&x, argc - first, argv + first);
 	ctl_disconnect(&x);
 	if (rv == EXIT_FAIL && x.unreachable)
 		rv = EXIT_NOT_RUNNING;

@@ -18,6 +18,7 @@
 
 #include "backend/backend.h"
 #include "core/core.h"
+#include "core/health.h"
 #include "core/nodestats.h"
 #include "core/sdrcache.h"
 
@@ -66,6 +67,8 @@ struct metrics_snapshot {
 	bool sdr_cache;
 	struct sdrc_stats sdr;
 	unsigned int sdr_records;
+	/* the BMC's state, kcsraw's version, a stock node beside kcsraw */
+	struct health status;
 };
 
 struct evbuffer;

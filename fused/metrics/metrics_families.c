@@ -13,6 +13,11 @@
 #define NODE(f) offsetof(struct metrics_node, f)
 #define SNAP(f) offsetof(struct metrics_snapshot, f)
 
+static bool has_kcsraw(const struct metrics_snapshot *s)
+{
+	return s->status.kcsraw_version[0] != '\0';
+}
+
 const struct family metrics_families[] = {
 	{ "kcsmux_info", "gauge",
 	  "The daemon's version, backend and interface device (always 1).",
@@ -92,7 +97,7 @@ const struct family metrics_families[] = {
 	  "Recent poller CPU use of the node's requests in CPUs, decayed "
 	  "over about 1 s.",
 	  V_NODE_PPM, NODE(poller_cpu_ppm), NULL },
-	{ "kcsmux_budget_cpu_ratio", "gauge",
+	{ "kcsmux_cpu_used_ratio", "gauge",
 	  "Recent CPU use of the node in CPUs, the poller's and kcsmuxd's "
 	  "own on its behalf, decayed over about 1 s: what cpu_budget is "
 	  "checked against.",
@@ -170,6 +175,31 @@ const struct family metrics_families[] = {
 	  "When the last reload was tried, in seconds since the epoch; 0: "
 	  "none yet.",
 	  V_SNAP_U64, SNAP(last_reload_unix), NULL },
+	/* health: what kcsmuxctl status exits non-zero for, and versions */
+	{ "kcsmux_bmc_up", "gauge",
+	  "1 if the BMC answers, 0 if it is silent: the interface was hosed "
+	  "(the KCS state machine gave up) and nothing answered since, or "
+	  "kcsraw's bmc state is waiting or lost.",
+	  V_SNAP_BOOL, SNAP(status.bmc_up), NULL },
+	{ "kcsmux_bmc_last_change_timestamp_seconds", "gauge",
+	  "Since when kcsmux_bmc_up has its value, in seconds since the "
+	  "epoch: its last change, else the daemon's start.",
+	  V_SNAP_U64, SNAP(status.bmc_since_unix), NULL },
+	{ "kcsmux_kcsraw_info", "gauge",
+	  "The loaded kcsraw module's version (always 1; absent when kcsraw "
+	  "is not loaded).",
+	  V_KCSRAW_INFO, 0, has_kcsraw },
+	{ "kcsmux_bridging_up", "gauge",
+	  "1 if IPMB/LAN bridging and the BMC's events have a path, 0 if "
+	  "the daemon runs degraded without them (kcsraw in SMI mode "
+	  "without its relay or ipmi_devintf's node).",
+	  V_SNAP_BOOL_NOT, SNAP(status.no_bridge), NULL },
+	{ "kcsmux_stock_bypass", "gauge",
+	  "1 if a stock /dev/ipmiN (ipmi_devintf) is on kcsraw's interface, "
+	  "its device the label: whoever opens it reaches the BMC around "
+	  "every node's access list, priority, rate limit, CPU budget and "
+	  "accounting; 0 if none.",
+	  V_STOCK, 0, NULL },
 };
 
 const size_t metrics_nfamilies =

@@ -22,20 +22,23 @@
  * says whether the snapshot has the family at all.
  */
 enum value_kind {
-	V_INFO,		/* kcsmux_info's labels */
-	V_RELOADS,	/* applied and rejected */
-	V_SNAP_UINT,	/* unsigned int */
-	V_SNAP_U64,	/* uint64_t */
-	V_SNAP_BOOL,	/* bool, as 1 or 0 */
-	V_SNAP_SECONDS, /* uint64_t ns */
-	V_NODE_UINT,	/* unsigned int */
-	V_NODE_U64,	/* uint64_t */
-	V_NODE_SECONDS, /* uint64_t ns */
-	V_NODE_PPM,	/* double ppm, as a ratio */
-	V_NODE_PPM_U32, /* uint32_t ppm, as a ratio */
-	V_NODE_HIST,	/* struct nodestats_hist */
-	V_NODE_ERRORS,	/* the error kinds */
-	V_NODE_CC,	/* responses by completion code */
+	V_INFO,		 /* kcsmux_info's labels */
+	V_KCSRAW_INFO,	 /* the loaded kcsraw's version (when loaded) */
+	V_STOCK,	 /* the stock node beside kcsraw, its device */
+	V_RELOADS,	 /* applied and rejected */
+	V_SNAP_UINT,	 /* unsigned int */
+	V_SNAP_U64,	 /* uint64_t */
+	V_SNAP_BOOL,	 /* bool, as 1 or 0 */
+	V_SNAP_BOOL_NOT, /* bool, as 0 or 1 */
+	V_SNAP_SECONDS,	 /* uint64_t ns */
+	V_NODE_UINT,	 /* unsigned int */
+	V_NODE_U64,	 /* uint64_t */
+	V_NODE_SECONDS,	 /* uint64_t ns */
+	V_NODE_PPM,	 /* double ppm, as a ratio */
+	V_NODE_PPM_U32,	 /* uint32_t ppm, as a ratio */
+	V_NODE_HIST,	 /* struct nodestats_hist */
+	V_NODE_ERRORS,	 /* the error kinds */
+	V_NODE_CC,	 /* responses by completion code */
 };
 
 struct family {

@@ -254,6 +254,20 @@ static void snap_samples(struct out *o, const struct family *f,
 		put_label_value(o, s->device ? s->device : "");
 		out_str(o, "\"} 1\n");
 		break;
+	case V_KCSRAW_INFO:
+		out_printf(o, "%s{version=\"", f->name);
+		put_label_value(o, s->status.kcsraw_version);
+		out_str(o, "\"} 1\n");
+		break;
+	case V_STOCK:
+		if (s->status.stock_device[0] == '\0') {
+			out_printf(o, "%s 0\n", f->name);
+			break;
+		}
+		out_printf(o, "%s{device=\"", f->name);
+		put_label_value(o, s->status.stock_device);
+		out_str(o, "\"} 1\n");
+		break;
 	case V_RELOADS:
 		out_printf(o, "%s{result=\"applied\"} %llu\n", f->name,
 			   (unsigned long long)(s->reloads -
@@ -272,6 +286,10 @@ static void snap_samples(struct out *o, const struct family *f,
 	case V_SNAP_BOOL:
 		out_printf(o, "%s %d\n", f->name,
 			   FIELD(s, f->off, bool) ? 1 : 0);
+		break;
+	case V_SNAP_BOOL_NOT:
+		out_printf(o, "%s %d\n", f->name,
+			   FIELD(s, f->off, bool) ? 0 : 1);
 		break;
 	case V_SNAP_SECONDS:
 		out_printf(o, "%s ", f->name);

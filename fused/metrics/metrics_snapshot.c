@@ -74,6 +74,7 @@ static int snapshot(struct daemon *d, struct metrics_snapshot *s,
 		s->sdr = *sdrc_stats(d->sdrc);
 		s->sdr_records = sdrc_records(d->sdrc);
 	}
+	health_read(d, &s->status);
 	if (d->be) {
 		s->backend = d->be->ops->name;
 		s->inflight = d->be->inflight;
