@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -135,6 +136,28 @@ static void kcsraw_outb(void *ctx, unsigned int reg, u8 val)
 	if (kind != KCSRAW_FAULT_NONE)
 		return;
 	outb(val, kcsraw_reg_port(ctx, reg));
+}
+
+/*
+ * fault_lost_delay_ms: the thread, having found the BMC gone, waits this
+ * long before it queues the probe, so that a test can time rmmod into
+ * that window. Said in the log at its start and end.
+ */
+static unsigned int kcsraw_fault_lost_ms;
+module_param_named(fault_lost_delay_ms, kcsraw_fault_lost_ms, uint, 0644);
+MODULE_PARM_DESC(fault_lost_delay_ms, "Tests only, with fault_inject=1: wait this long between finding the BMC gone and queueing its probe (default 0)");
+
+void kcsraw_fault_lost_delay(struct kcsraw_iface *ifc)
+{
+	unsigned int ms = READ_ONCE(kcsraw_fault_lost_ms);
+
+	if (!kcsraw_fault_inject || !ms)
+		return;
+	pr_info("%s: fault: %u ms before the probe is queued\n", ifc->name,
+		ms);
+	msleep(ms);
+	pr_info("%s: fault: queueing the probe, unloading=%d\n", ifc->name,
+		READ_ONCE(ifc->probe_stop));
 }
 
 /*

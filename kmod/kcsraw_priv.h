@@ -226,6 +226,7 @@ void kcsraw_fault_init(void);
 void kcsraw_fault_exit(void);
 void kcsraw_fault_share_irq(unsigned int irq);
 void kcsraw_fault_unshare_irq(void);
+void kcsraw_fault_lost_delay(struct kcsraw_iface *ifc);
 
 /* kcsraw_poll.c */
 int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
