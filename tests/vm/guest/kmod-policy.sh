@@ -173,9 +173,10 @@ say "submit_start: a request to an idle interface starts in its submitter"
 # (sysfs wake_kick, wake_timer, wake_irq, wake_other): a kick is a
 # submission waking it. With submit_start=1 the submitter writes the
 # request and arms the first sleep: no wake-up is a submission's. With 0
-# a submission wakes the poller when it sleeps, as it has by then (after
-# a completion it goes on to its idle sleep before the client runs again
-# on one vCPU; with a CPU of its own it sleeps at once): 18-20 of 20.
+# a submission wakes the poller when it sleeps: with a CPU of its own it
+# has gone to sleep by then (18-20 of 20 at 2 vCPUs); on one vCPU it
+# depends on whether the client ran before the poller's idle sleep (11-20
+# of 20): there only the kicks with submit_start=1 are judged.
 # ks_run S NAME ARGS...: the run with submit_start=S and the policy ARGS;
 # sets wk (the poller's wake-ups), kk (of which kicks), st (requests
 # started by their submitter), sl (sleeps of the transactions), and
@@ -206,11 +207,12 @@ wk1=$wk st1=$st sl1=$sl kk1=$kk
 check "submit_start=0: no request started by its submitter ($st0)" test "$st0" -eq 0
 check "submit_start=1: every request started by its submitter ($st1)" test "$st1" -ge $N
 check "submit_start=1: no wake-up was a submission's ($kk1 kicks)" test "$kk1" -eq 0
-check "submit_start=0: the submissions woke the poller ($kk0 kicks for $N requests)" \
-	test "$kk0" -ge $((N / 2))
 if [ "$(nproc)" -eq 1 ]; then
 	check "submit_start=1: every wake-up ends a sleep ($wk1 wake-ups, $sl1 sleeps)" \
 		test "$wk1" -le $((sl1 + 2))
+else
+	check "submit_start=0: the submissions woke the poller ($kk0 kicks for $N requests)" \
+		test "$kk0" -ge $((N / 2))
 fi
 if [ "$KCS1_IRQ" != 0 ]; then
 	# The IRQ policy: the answer's interrupt ends the armed sleep, one
