@@ -32,7 +32,7 @@ enum hrtimer_restart kcsraw_kick_fn(struct hrtimer *t)
 
 	WRITE_ONCE(ifc->kick_timed, true);
 	WRITE_ONCE(ifc->kick, true);
-	wake_up_process(ifc->thread);
+	kcsraw_wake(ifc, KCSRAW_WHY_TIMER);
 	return HRTIMER_NORESTART;
 }
 
@@ -99,7 +99,7 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	/* Orders the stores above before the irq_pending load. */
 	smp_mb();
 	if (run->use_irq && atomic_read(&ifc->irq_pending))
-		wake_up_process(ifc->thread);
+		kcsraw_wake(ifc, KCSRAW_WHY_IRQ);
 	if (!run->stolen && !run->cc && r == KCS_WAIT && !run->busy_ns) {
 		kcsraw_wait_begin(ifc, run, &req->pol);
 		ns = kcsraw_wait_ns(run, &req->pol);
@@ -121,7 +121,7 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 				       HRTIMER_MODE_REL);
 	} else {
 		WRITE_ONCE(ifc->kick, true);
-		wake_up_process(ifc->thread);
+		kcsraw_wake(ifc, KCSRAW_WHY_KICK);
 	}
 	spin_unlock_irqrestore(&ifc->lock, flags);
 	return true;
@@ -218,5 +218,5 @@ void kcsraw_queue(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 	spin_unlock_irqrestore(&ifc->lock, flags);
 	/* A busy thread takes the next request by itself. */
 	if (idle)
-		wake_up_process(ifc->thread);
+		kcsraw_wake(ifc, KCSRAW_WHY_KICK);
 }

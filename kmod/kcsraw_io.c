@@ -8,20 +8,25 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
+#include <linux/irq.h>
+#include <linux/hrtimer.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/printk.h>
 #include <linux/moduleparam.h>
 #include <linux/uaccess.h>
 #include "kcsraw_priv.h"
+#include "kcsraw_compat.h"
 
 static bool kcsraw_fault_inject;
 module_param_named(fault_inject, kcsraw_fault_inject, bool, 0444);
-MODULE_PARM_DESC(fault_inject, "Tests only: /sys/kernel/debug/kcsraw/faults makes the port I/O play a BMC that misbehaves (status 0xff, IBF stuck, no OBF) (default 0)");
+MODULE_PARM_DESC(fault_inject, "Tests only: /sys/kernel/debug/kcsraw/faults makes the port I/O play a BMC that misbehaves (status 0xff, IBF stuck, no OBF, SMS_ATN stuck) (default 0)");
 
 /*
  * The fault in force, on every interface. "ff": every register reads
@@ -29,14 +34,16 @@ MODULE_PARM_DESC(fault_inject, "Tests only: /sys/kernel/debug/kcsraw/faults make
  * reads with IBF set and writes are dropped (a BMC that stopped taking
  * bytes); "obf": the bytes are taken at once and the answer never comes
  * (the state the host's writes lead to, IBF and OBF clear, and nothing
- * reaches the real interface, whose answer would raise its interrupt).
- * It ends when its time is up, or at the WRITE_START after the @tries it
+ * reaches the real interface, whose answer would raise its interrupt);
+ * "atn": status reads with SMS_ATN set (a flag the BMC never clears). It
+ * ends when its time is up, or at the WRITE_START after the @tries it
  * covers (each try of a transaction writes one). @starts counts the
  * WRITE_STARTs and @hits the reads it changed since it was set.
  */
 enum { KCSRAW_FAULT_NONE, KCSRAW_FAULT_FF, KCSRAW_FAULT_IBF,
-	KCSRAW_FAULT_OBF };
-static const char * const kcsraw_fault_names[] = { "none", "ff", "ibf", "obf" };
+	KCSRAW_FAULT_OBF, KCSRAW_FAULT_ATN };
+static const char * const kcsraw_fault_names[] = { "none", "ff", "ibf", "obf",
+						   "atn" };
 
 static struct {
 	raw_spinlock_t lock;
@@ -98,9 +105,8 @@ static void kcsraw_fault_obf_write(unsigned int reg, u8 val)
 	raw_spin_unlock_irqrestore(&kcsraw_fault.lock, flags);
 }
 
-static u8 kcsraw_inb(void *ctx, unsigned int reg)
+static u8 kcsraw_inb_fault(struct kcsraw_iface *ifc, unsigned int reg)
 {
-	struct kcsraw_iface *ifc = ctx;
 	bool st = reg == KCS_REG_STATUS;
 	int kind;
 	u8 v;
@@ -119,9 +125,25 @@ static u8 kcsraw_inb(void *ctx, unsigned int reg)
 		return 0xff;
 	if (kind == KCSRAW_FAULT_OBF)
 		return st ? READ_ONCE(kcsraw_fault.state) << 6 : 0;
-	v = inb(kcsraw_reg_port(ctx, reg));
+	v = inb(kcsraw_reg_port(ifc, reg));
 	if (kind == KCSRAW_FAULT_IBF && st)
 		v |= KCS_ST_IBF;
+	if (kind == KCSRAW_FAULT_ATN && st)
+		v |= KCS_ST_SMS_ATN;
+	return v;
+}
+
+/*
+ * A register read; a status read also notes whether it showed SMS_ATN,
+ * for the shared line's handler (kcsraw_irq.c).
+ */
+static u8 kcsraw_inb(void *ctx, unsigned int reg)
+{
+	struct kcsraw_iface *ifc = ctx;
+	u8 v = kcsraw_inb_fault(ifc, reg);
+
+	if (reg == KCS_REG_STATUS)
+		WRITE_ONCE(ifc->atn_seen, !!(v & KCS_ST_SMS_ATN));
 	return v;
 }
 
@@ -138,18 +160,53 @@ static void kcsraw_outb(void *ctx, unsigned int reg, u8 val)
 }
 
 /*
+ * fault_lost_delay_ms: the thread, having found the BMC gone, waits this
+ * long before it queues the probe, so that a test can time rmmod into
+ * that window. Said in the log at its start and end.
+ */
+static unsigned int kcsraw_fault_lost_ms;
+module_param_named(fault_lost_delay_ms, kcsraw_fault_lost_ms, uint, 0644);
+MODULE_PARM_DESC(fault_lost_delay_ms, "Tests only, with fault_inject=1: wait this long between finding the BMC gone and queueing its probe (default 0)");
+
+void kcsraw_fault_lost_delay(struct kcsraw_iface *ifc)
+{
+	unsigned int ms = READ_ONCE(kcsraw_fault_lost_ms);
+
+	if (!kcsraw_fault_inject || !ms)
+		return;
+	pr_info("%s: fault: %u ms before the probe is queued\n", ifc->name,
+		ms);
+	msleep(ms);
+	pr_info("%s: fault: queueing the probe, unloading=%d\n", ifc->name,
+		READ_ONCE(ifc->probe_stop));
+}
+
+/*
  * fault_irq_sharer=1: a handler that shares the interface's line before
  * kcsraw asks for it, as another device's driver does on boards that wire
  * the BMC to a shared line. It claims no interrupt and counts the calls:
  * each of the KCS's interrupts must reach it (the line stays enabled).
+ * Every millisecond it samples whether the line is disabled (the longest
+ * run of such samples is how long the other device's interrupts would
+ * have waited, to within a sample), and a write of "fire N" plays N
+ * interrupts of the other device: kcsraw's handler, called as the kernel
+ * calls every handler of a shared line, must not claim them.
  */
 static bool kcsraw_fault_sharer;
 module_param_named(fault_irq_sharer, kcsraw_fault_sharer, bool, 0444);
 MODULE_PARM_DESC(fault_irq_sharer, "Tests only, with fault_inject=1: another handler shares the interface IRQ, registered before kcsraw's (default 0)");
 
+#define KCSRAW_SHARER_SAMPLE_NS	NSEC_PER_MSEC
+
 static struct {
 	unsigned int irq;
 	atomic_long_t calls;
+	irq_handler_t handler;		/* kcsraw's, for "fire" */
+	void *dev;
+	struct hrtimer sampler;
+	spinlock_t lock;		/* the counts below */
+	unsigned long samples, disabled, run, longest;
+	unsigned long fired, claimed;
 } kcsraw_sharer;
 
 static irqreturn_t kcsraw_sharer_irq(int irq, void *data)
@@ -158,7 +215,23 @@ static irqreturn_t kcsraw_sharer_irq(int irq, void *data)
 	return IRQ_NONE;
 }
 
-void kcsraw_fault_share_irq(unsigned int irq)
+static enum hrtimer_restart kcsraw_sharer_sample(struct hrtimer *t)
+{
+	bool off = irqd_irq_disabled(irq_get_irq_data(kcsraw_sharer.irq));
+	unsigned long flags;
+
+	spin_lock_irqsave(&kcsraw_sharer.lock, flags);
+	kcsraw_sharer.samples++;
+	kcsraw_sharer.run = off ? kcsraw_sharer.run + 1 : 0;
+	kcsraw_sharer.disabled += off;
+	kcsraw_sharer.longest = max(kcsraw_sharer.longest, kcsraw_sharer.run);
+	spin_unlock_irqrestore(&kcsraw_sharer.lock, flags);
+	hrtimer_forward_now(t, ns_to_ktime(KCSRAW_SHARER_SAMPLE_NS));
+	return HRTIMER_RESTART;
+}
+
+void kcsraw_fault_share_irq(unsigned int irq, irq_handler_t handler,
+			    void *dev)
 {
 	if (!kcsraw_fault_inject || !kcsraw_fault_sharer || kcsraw_sharer.irq)
 		return;
@@ -167,32 +240,102 @@ void kcsraw_fault_share_irq(unsigned int irq)
 		pr_warn("fault_irq_sharer: cannot share irq %u\n", irq);
 		return;
 	}
+	spin_lock_init(&kcsraw_sharer.lock);
+	kcsraw_sharer.handler = handler;
+	kcsraw_sharer.dev = dev;
 	kcsraw_sharer.irq = irq;
+	kcsraw_hrtimer_setup(&kcsraw_sharer.sampler, kcsraw_sharer_sample);
+	hrtimer_start(&kcsraw_sharer.sampler,
+		      ns_to_ktime(KCSRAW_SHARER_SAMPLE_NS), HRTIMER_MODE_REL);
 }
 
 void kcsraw_fault_unshare_irq(void)
 {
 	if (!kcsraw_sharer.irq)
 		return;
+	hrtimer_cancel(&kcsraw_sharer.sampler);
 	free_irq(kcsraw_sharer.irq, &kcsraw_sharer);
 	kcsraw_sharer.irq = 0;
 }
 
-/* Read: "irq=N calls=N". */
+/* The other device's interrupt, @n times; kcsraw's handler is asked too. */
+static void kcsraw_sharer_fire(unsigned int n)
+{
+	unsigned long flags, claimed = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		local_irq_save(flags);
+		kcsraw_sharer_irq(kcsraw_sharer.irq, &kcsraw_sharer);
+		if (kcsraw_sharer.handler(kcsraw_sharer.irq,
+					  kcsraw_sharer.dev) != IRQ_NONE)
+			claimed++;
+		local_irq_restore(flags);
+	}
+	spin_lock_irqsave(&kcsraw_sharer.lock, flags);
+	kcsraw_sharer.fired += n;
+	kcsraw_sharer.claimed += claimed;
+	spin_unlock_irqrestore(&kcsraw_sharer.lock, flags);
+}
+
+/*
+ * Read: "irq=N calls=N samples=N disabled=N longest_ms=N fired=N
+ * claimed=N".
+ */
 static ssize_t kcsraw_sharer_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
-	char buf[64];
+	unsigned long flags;
+	char buf[192];
 	int n;
 
-	n = scnprintf(buf, sizeof(buf), "irq=%u calls=%ld\n",
-		      kcsraw_sharer.irq, atomic_long_read(&kcsraw_sharer.calls));
+	spin_lock_irqsave(&kcsraw_sharer.lock, flags);
+	n = scnprintf(buf, sizeof(buf),
+		      "irq=%u calls=%ld samples=%lu disabled=%lu longest_ms=%lu fired=%lu claimed=%lu\n",
+		      kcsraw_sharer.irq, atomic_long_read(&kcsraw_sharer.calls),
+		      kcsraw_sharer.samples, kcsraw_sharer.disabled,
+		      kcsraw_sharer.longest, kcsraw_sharer.fired,
+		      kcsraw_sharer.claimed);
+	spin_unlock_irqrestore(&kcsraw_sharer.lock, flags);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+/* Write: "reset" (the samples and the fired counts) or "fire N". */
+static ssize_t kcsraw_sharer_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	unsigned long flags;
+	unsigned int n;
+	char buf[32];
+
+	if (!kcsraw_sharer.irq)
+		return -ENODEV;
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "fire %u", &n) == 1 && n <= 100000) {
+		kcsraw_sharer_fire(n);
+		return count;
+	}
+	if (strcmp(strim(buf), "reset"))
+		return -EINVAL;
+	spin_lock_irqsave(&kcsraw_sharer.lock, flags);
+	kcsraw_sharer.samples = 0;
+	kcsraw_sharer.disabled = 0;
+	kcsraw_sharer.run = 0;
+	kcsraw_sharer.longest = 0;
+	kcsraw_sharer.fired = 0;
+	kcsraw_sharer.claimed = 0;
+	spin_unlock_irqrestore(&kcsraw_sharer.lock, flags);
+	return count;
 }
 
 static const struct file_operations kcsraw_sharer_fops = {
 	.owner = THIS_MODULE,
 	.read = kcsraw_sharer_read,
+	.write = kcsraw_sharer_write,
 };
 
 /* Read: "KIND left_ms=N tries=N starts=N hits=N". */
@@ -265,7 +408,7 @@ void kcsraw_fault_init(void)
 	kcsraw_fault_dir = debugfs_create_dir(KCSRAW_NAME, NULL);
 	debugfs_create_file("faults", 0600, kcsraw_fault_dir, NULL,
 			    &kcsraw_fault_fops);
-	debugfs_create_file("sharer", 0400, kcsraw_fault_dir, NULL,
+	debugfs_create_file("sharer", 0600, kcsraw_fault_dir, NULL,
 			    &kcsraw_sharer_fops);
 	pr_warn("fault injection on (fault_inject=1): for tests only\n");
 }

@@ -48,9 +48,12 @@ static irqreturn_t kcsraw_irq_wake(struct kcsraw_iface *ifc, int irq,
 	/*
 	 * Not for what a submitter's writes raise (QEMU's dummy OBF), nor
 	 * while a started request whose policy ignores the IRQ waits.
+	 * irq_wait is set only while the thread sleeps, and the poller's
+	 * stop waits for this handler (synchronize_irq()) before it lets
+	 * go of ifc->thread.
 	 */
 	if (READ_ONCE(ifc->irq_wait) && !READ_ONCE(ifc->irq_mute))
-		wake_up_process(ifc->thread);
+		kcsraw_wake(ifc, KCSRAW_WHY_IRQ);
 	return IRQ_HANDLED;
 }
 
@@ -81,35 +84,39 @@ static irqreturn_t kcsraw_irq(int irq, void *data)
 /*
  * A line another device shares: disabling it until the poller has run
  * would silence that device too, and an interrupt that is not the KCS's
- * must be left to its owner. So the handler takes the answer's byte out
- * of the data register itself, which drops the KCS's request, and keeps
- * it in obf_stash, where the state machine's next data read finds it
- * (kcsraw_io.c). The machine is only touched under sm_lock; when a step
- * on another CPU holds it, or the cause is SMS_ATN alone (which only the
- * BMC clears), the line is masked until the poller has run, as unshared.
+ * must be left to its owner. So the line is never disabled here. The
+ * handler takes the answer's byte out of the data register itself, which
+ * drops the KCS's request, and keeps it in obf_stash, where the state
+ * machine's next data read finds it (kcsraw_io.c). The machine is only
+ * touched under sm_lock: when a step on another CPU holds it, the handler
+ * waits for that one step (every holder has interrupts off, so it never
+ * waits for its own CPU). SMS_ATN is the KCS's interrupt only when it
+ * came up since kcsraw last read the status (that read, and this one,
+ * clear its cause: QEMU's KCS drops the line; a BMC that signals it with
+ * a dummy OBF byte is the case above). Anything else, SMS_ATN already
+ * known among it, is another device's: IRQ_NONE.
  */
 static irqreturn_t kcsraw_irq_shared(int irq, void *data)
 {
 	struct kcsraw_iface *ifc = data;
 	unsigned long flags;
-	bool took = false;
+	bool took = false, atn_new;
 	u8 st;
 
-	if (!raw_spin_trylock_irqsave(&ifc->sm_lock, flags))
-		return kcsraw_irq_wake(ifc, irq, true);
+	raw_spin_lock_irqsave(&ifc->sm_lock, flags);
+	atn_new = !ifc->atn_seen;
 	/* With a byte still held, OBF is that byte's: only SMS_ATN is new. */
 	st = kcsraw_io_status(ifc);
+	atn_new = atn_new && (st & KCS_ST_SMS_ATN);
 	if ((st & KCS_ST_OBF) && ifc->obf_stash < 0) {
 		ifc->obf_stash = kcsraw_port_ops.inb(ifc, KCS_REG_DATA);
 		WRITE_ONCE(ifc->irq_taken, ifc->irq_taken + 1);
 		took = true;
 	}
 	raw_spin_unlock_irqrestore(&ifc->sm_lock, flags);
-	if (took)
-		return kcsraw_irq_wake(ifc, irq, false);
-	if (st & KCS_ST_SMS_ATN)
-		return kcsraw_irq_wake(ifc, irq, true);
-	return IRQ_NONE;
+	if (!took && !atn_new)
+		return IRQ_NONE;
+	return kcsraw_irq_wake(ifc, irq, false);
 }
 
 /* Undo the handler's disable_irq_nosync(), if it did one. */
@@ -161,7 +168,7 @@ int kcsraw_irq_setup(struct kcsraw_iface *ifc)
 
 	if (!ifc->cfg_irq)
 		return 0;
-	kcsraw_fault_share_irq(ifc->cfg_irq);
+	kcsraw_fault_share_irq(ifc->cfg_irq, kcsraw_irq_shared, ifc);
 	ret = -EBUSY;
 	if (!kcsraw_share_irq)
 		ret = request_irq(ifc->cfg_irq, kcsraw_irq, IRQF_PROBE_SHARED,

@@ -265,13 +265,24 @@ static int kcsraw_cfg_cmp(const void *a, const void *b)
  */
 static void kcsraw_iface_destroy(struct kcsraw_iface *ifc)
 {
-	WRITE_ONCE(ifc->probe_stop, true);
+	unsigned long flags;
+
+	/* After this no probe is queued (kcsraw_probe_queue()). */
+	spin_lock_irqsave(&ifc->lock, flags);
+	ifc->probe_stop = true;
+	spin_unlock_irqrestore(&ifc->lock, flags);
 	cancel_delayed_work_sync(&ifc->probe_work);
 	kcsraw_smi_unregister(ifc);
 	kcsraw_cdev_unregister(ifc);
 	if (ifc->thread)
 		kcsraw_irq_restore(ifc);
 	kcsraw_poller_stop(ifc);
+	/*
+	 * The poller, the last that could give up on the BMC, is gone. A
+	 * probe queued after probe_stop would run on freed memory: none
+	 * can be, but if one were, say so and cancel it.
+	 */
+	WARN_ON_ONCE(cancel_delayed_work_sync(&ifc->probe_work));
 	kcsraw_irq_free(ifc);
 	kcsraw_io_release(ifc);
 	kcsraw_smi_exit(ifc);
@@ -366,6 +377,25 @@ static void kcsraw_bmc_up(struct kcsraw_iface *ifc)
 	WRITE_ONCE(ifc->bmc_setup, true);
 }
 
+/*
+ * Queue the probe in @ms, unless the interface is going away. The check
+ * and the queueing are one step under ifc->lock, which destroy takes to
+ * set probe_stop: a transaction giving up while rmmod runs either queues
+ * the probe before destroy's cancel, which then cancels it, or sees
+ * probe_stop. (Checked first and queued after, the probe could be queued
+ * between destroy's cancel and kfree(), and run on freed memory.)
+ */
+static void kcsraw_probe_queue(struct kcsraw_iface *ifc, s64 ms)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ifc->lock, flags);
+	if (!ifc->probe_stop)
+		queue_delayed_work(system_long_wq, &ifc->probe_work,
+				   msecs_to_jiffies(ms));
+	spin_unlock_irqrestore(&ifc->lock, flags);
+}
+
 static void kcsraw_probe_fn(struct work_struct *work)
 {
 	struct kcsraw_iface *ifc = container_of(to_delayed_work(work),
@@ -394,9 +424,7 @@ static void kcsraw_probe_fn(struct work_struct *work)
 	 */
 	ms = max_t(s64, ms - ktime_ms_delta(ktime_get(), t0),
 		   KCSRAW_PROBE_GAP_MS);
-	if (!READ_ONCE(ifc->probe_stop))
-		queue_delayed_work(system_long_wq, &ifc->probe_work,
-				   msecs_to_jiffies(ms));
+	kcsraw_probe_queue(ifc, ms);
 }
 
 /*
@@ -414,8 +442,8 @@ void kcsraw_bmc_lost(struct kcsraw_iface *ifc)
 	ifc->bmc_since = ktime_get();
 	pr_warn("%s: the BMC stopped answering: requests fail with cc 0xff until it answers Get Device ID again\n",
 		ifc->name);
-	queue_delayed_work(system_long_wq, &ifc->probe_work,
-			   msecs_to_jiffies(KCSRAW_PROBE_MS));
+	kcsraw_fault_lost_delay(ifc);
+	kcsraw_probe_queue(ifc, KCSRAW_PROBE_MS);
 }
 
 /*
@@ -436,8 +464,7 @@ static void kcsraw_bmc_start(struct kcsraw_iface *ifc)
 	pr_warn("%s: no BMC answers Get Device ID at 0x%lx (%d, cc 0x%02x): waiting for the BMC\n",
 		ifc->name, ifc->base, ret, cc);
 	WRITE_ONCE(ifc->probes, 1);
-	queue_delayed_work(system_long_wq, &ifc->probe_work,
-			   msecs_to_jiffies(KCSRAW_PROBE_MS));
+	kcsraw_probe_queue(ifc, KCSRAW_PROBE_MS);
 }
 
 static int kcsraw_iface_create(const struct kcsraw_cfg *cfg, int index,

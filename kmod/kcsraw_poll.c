@@ -64,6 +64,16 @@ int kcsraw_policy_check(const struct kcsraw_policy *p)
 	return 0;
 }
 
+/*
+ * Wake the poller, saying why: a sleep that ends counts its wake-up by
+ * that cause (kcsraw_sleep()).
+ */
+void kcsraw_wake(struct kcsraw_iface *ifc, enum kcsraw_why why)
+{
+	atomic_or(BIT(why), &ifc->wake_why);
+	wake_up_process(ifc->thread);
+}
+
 u64 kcsraw_poller_runtime(struct kcsraw_iface *ifc)
 {
 	return ifc->thread ? READ_ONCE(ifc->thread->se.sum_exec_runtime) : 0;
@@ -344,6 +354,12 @@ void kcsraw_poller_stop(struct kcsraw_iface *ifc)
 		return;
 	kthread_stop(ifc->thread);
 	hrtimer_cancel(&ifc->kick_timer);
+	/*
+	 * The thread's last sleep cleared irq_wait: a handler that read it
+	 * set before may still be on its way to wake the thread.
+	 */
+	if (ifc->irq)
+		synchronize_irq(ifc->irq);
 	put_task_struct(ifc->thread);
 	ifc->thread = NULL;
 	kfree(ifc->hand);

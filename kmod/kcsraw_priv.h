@@ -16,6 +16,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
+#include <linux/interrupt.h>
 #include <kcsmux/kcsraw.h>
 #include "kcs_sm.h"
 
@@ -53,6 +54,18 @@ enum kcsraw_bmc {
 	KCSRAW_BMC_UP,		/* answers: requests run */
 	KCSRAW_BMC_WAIT,	/* has not answered since the load */
 	KCSRAW_BMC_LOST,	/* answered, then a transaction gave up */
+};
+
+/*
+ * Why the poller was woken (kcsraw_iface.wake_why bits, kcsraw_wake()),
+ * and the causes its wake-ups are counted by (wake_by).
+ */
+enum kcsraw_why {
+	KCSRAW_WHY_KICK,	/* a submission: a request, the kernel's message */
+	KCSRAW_WHY_TIMER,	/* its sleep's timer, or the kick timer */
+	KCSRAW_WHY_IRQ,		/* the interface interrupt */
+	KCSRAW_WHY_OTHER,	/* cancel, stop, SMS_ATN work, poll() */
+	KCSRAW_WHY_N,
 };
 
 /* One request, from SUBMIT (or the module itself) to its completion. */
@@ -114,6 +127,7 @@ struct kcsraw_iface {
 	 */
 	int obf_stash;
 	u64 irq_taken;			/* bytes the handler stashed */
+	bool atn_seen;			/* the last status read showed SMS_ATN */
 	enum kcsraw_sm_what sm_what;
 	u32 sm_gen;
 	bool poll_owned;
@@ -182,6 +196,8 @@ struct kcsraw_iface {
 	struct hrtimer kick_timer;
 	u64 submit_starts;		/* transactions started by the submitter */
 	u64 wakeups;			/* the thread's wake-ups from a sleep */
+	atomic_t wake_why;		/* KCSRAW_WHY_* bits of this sleep */
+	u64 wake_by[KCSRAW_WHY_N];	/* wakeups by cause (the thread's) */
 	struct list_head files;
 	bool has_policy;		/* set by KCSRAW_IOC_SET_POLICY */
 	struct kcsraw_policy policy;
@@ -224,10 +240,13 @@ void kcsraw_io_release(struct kcsraw_iface *ifc);
 u8 kcsraw_io_status(struct kcsraw_iface *ifc);
 void kcsraw_fault_init(void);
 void kcsraw_fault_exit(void);
-void kcsraw_fault_share_irq(unsigned int irq);
+void kcsraw_fault_share_irq(unsigned int irq, irq_handler_t handler,
+			    void *dev);
 void kcsraw_fault_unshare_irq(void);
+void kcsraw_fault_lost_delay(struct kcsraw_iface *ifc);
 
 /* kcsraw_poll.c */
+void kcsraw_wake(struct kcsraw_iface *ifc, enum kcsraw_why why);
 int kcsraw_poller_start(struct kcsraw_iface *ifc, const struct cpumask *cpus,
 			int nice);
 void kcsraw_poller_stop(struct kcsraw_iface *ifc);

@@ -83,6 +83,28 @@ bool kcsraw_run_own(struct kcsraw_iface *ifc, struct kcsraw_run *run)
 }
 
 /*
+ * Count a wake-up by its cause: the sleep's own timer when it expired,
+ * else what kcsraw_wake() said (the interrupt first, then the kick timer,
+ * then a submission), else another (cancel, stop, SMS_ATN work).
+ */
+static void kcsraw_woken(struct kcsraw_iface *ifc, bool expired)
+{
+	unsigned int why = atomic_xchg(&ifc->wake_why, 0);
+	enum kcsraw_why by = KCSRAW_WHY_OTHER;
+
+	if (expired)
+		by = KCSRAW_WHY_TIMER;
+	else if (why & BIT(KCSRAW_WHY_IRQ))
+		by = KCSRAW_WHY_IRQ;
+	else if (why & BIT(KCSRAW_WHY_TIMER))
+		by = KCSRAW_WHY_TIMER;
+	else if (why & BIT(KCSRAW_WHY_KICK))
+		by = KCSRAW_WHY_KICK;
+	WRITE_ONCE(ifc->wake_by[by], ifc->wake_by[by] + 1);
+	WRITE_ONCE(ifc->wakeups, ifc->wakeups + 1);
+}
+
+/*
  * Sleep up to @ns, or until the IRQ when @irq, or until woken (cancel,
  * stop, new work when @idle). A wake-up that arrives between the caller's
  * last check and the sleep is not lost: the state is set before the final
@@ -98,6 +120,7 @@ enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 	if (irq)
 		kcsraw_irq_unmask(ifc, READ_ONCE(ifc->irq));
 	WRITE_ONCE(ifc->irq_wait, irq);
+	atomic_set(&ifc->wake_why, 0);
 	/*
 	 * set_current_state() is a full barrier: it orders the irq_wait
 	 * store before the irq_pending load below. It pairs with the
@@ -123,11 +146,11 @@ enum kcsraw_wake kcsraw_sleep(struct kcsraw_iface *ifc, u64 ns,
 		ret = -EINTR;
 	} else if (ns == KTIME_MAX) {
 		schedule();
-		WRITE_ONCE(ifc->wakeups, ifc->wakeups + 1);
+		kcsraw_woken(ifc, false);
 		ret = -EINTR;
 	} else {
 		ret = schedule_hrtimeout_range(&t, slack, HRTIMER_MODE_REL);
-		WRITE_ONCE(ifc->wakeups, ifc->wakeups + 1);
+		kcsraw_woken(ifc, !ret);
 	}
 	WRITE_ONCE(ifc->irq_wait, false);
 	if (irq && atomic_xchg(&ifc->irq_pending, 0))

@@ -349,7 +349,7 @@ static KCSRAW_SENDER_RET kcsraw_smi_sender(void *send_info,
 		kcsraw_smi_deliver(ifc, msg);
 		return KCSRAW_SENDER_OK;
 	}
-	wake_up_process(ifc->thread);
+	kcsraw_wake(ifc, KCSRAW_WHY_KICK);
 	return KCSRAW_SENDER_OK;
 }
 

@@ -59,6 +59,23 @@ static ssize_t wakeups_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(wakeups);
 
+/* The poller's wake-ups by cause (enum kcsraw_why). */
+#define KCSRAW_WAKE_ATTR(name, why)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);		\
+									\
+	return sysfs_emit(buf, "%llu\n",					\
+			  (unsigned long long)READ_ONCE(ifc->wake_by[why])); \
+}									\
+static DEVICE_ATTR_RO(name)
+
+KCSRAW_WAKE_ATTR(wake_kick, KCSRAW_WHY_KICK);
+KCSRAW_WAKE_ATTR(wake_timer, KCSRAW_WHY_TIMER);
+KCSRAW_WAKE_ATTR(wake_irq, KCSRAW_WHY_IRQ);
+KCSRAW_WAKE_ATTR(wake_other, KCSRAW_WHY_OTHER);
+
 static ssize_t submit_starts_show(struct device *dev,
 				  struct device_attribute *attr, char *buf)
 {
@@ -289,6 +306,10 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_attn.attr,
 	&dev_attr_poller_runtime_ns.attr,
 	&dev_attr_wakeups.attr,
+	&dev_attr_wake_kick.attr,
+	&dev_attr_wake_timer.attr,
+	&dev_attr_wake_irq.attr,
+	&dev_attr_wake_other.attr,
 	&dev_attr_submit_starts.attr,
 	&dev_attr_ports.attr,
 	&dev_attr_irq.attr,

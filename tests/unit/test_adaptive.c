@@ -105,6 +105,7 @@ struct sim {
 	struct kcsmux_policy pol; /* P_ADAPT */
 	uint32_t hs_lo, hs_hi;	  /* byte handshakes, us, uniform */
 	uint32_t over_pct;	  /* every sleep lasts this % longer */
+	uint32_t jit_pct, jit_us; /* ... and this % of them JIT_US more */
 	bool no_bmc_us;		  /* do not pass the measured wake */
 	bool use_cpu;		  /* pass the CPU estimate to adapt */
 	struct adapt ad;
@@ -141,18 +142,28 @@ static void sim_init(struct sim *s, enum pkind kind, uint32_t poll,
 /* Wake at FIRST, then sleep POLL (doubling up to PMAX when EXP) until the
  * BMC is done at R: the latency and the wake-ups. Every sleep lasts OVER
  * percent longer than asked (a loaded or emulated host). */
-static uint32_t over_pct;
+static uint32_t over_pct, jit_pct, jit_us;
+
+/* How long a sleep of ASK us lasts. */
+static uint64_t slept(uint64_t ask)
+{
+	uint64_t t = ask * (100 + over_pct) / 100;
+
+	if (jit_pct && unif() * 100 < jit_pct)
+		t += jit_us;
+	return t;
+}
 
 static void wait_model(uint32_t first, uint32_t poll, uint32_t pmax, bool exp,
 		       uint32_t r, uint32_t *lat, uint32_t *wakes)
 {
-	uint64_t t = (uint64_t)first * (100 + over_pct) / 100, step = poll;
+	uint64_t t = slept(first), step = poll;
 	uint32_t w = 1;
 
 	if (exp)
 		step = 2 * (uint64_t)poll < pmax ? 2 * (uint64_t)poll : pmax;
 	while (t < r) {
-		t += step * (100 + over_pct) / 100;
+		t += slept(step);
 		w++;
 		if (exp && 2 * step <= pmax)
 			step *= 2;
@@ -174,12 +185,17 @@ static void sim_txn(struct sim *s, uint8_t netfn, uint8_t cmd, uint32_t r)
 		break;
 	case P_FIXED:
 	case P_EXP:
+		jit_pct = s->jit_pct;
+		jit_us = s->jit_us;
 		ch.first_us = ch.poll_us = s->poll;
 		wait_model(s->poll, s->poll, s->pmax, s->kind == P_EXP, r, &lat,
 			   &wakes);
+		jit_pct = 0;
 		break;
 	case P_ADAPT:
 		over_pct = s->over_pct;
+		jit_pct = s->jit_pct;
+		jit_us = s->jit_us;
 		adapt_choose(&s->ad, netfn, cmd, &s->pol,
 			     s->use_cpu ?
 				     nodestats_cpu_ppm(&s->cpu, s->now_ns) :
@@ -191,6 +207,7 @@ static void sim_txn(struct sim *s, uint8_t netfn, uint8_t cmd, uint32_t r)
 		wait_model(ch.first_us, ch.poll_us, ch.poll_us, false, r, &lat,
 			   &wakes);
 		over_pct = 0;
+		jit_pct = 0;
 		break;
 	}
 	if (s->hs_hi)
@@ -564,6 +581,46 @@ START_TEST(test_oversleep)
 END_TEST
 
 /*
+ * A loaded host: most sleeps last what was asked, JIT_PCT percent of them
+ * the BMC's whole time more (the vCPU taken away). The adaptive node
+ * still wakes well under 2/3 as often as a fixed 100 us poll on the same
+ * host (vm.daemon-policy's claim). At 20% it does not: each overrun first
+ * sleep reads as a censored sample, whose estimate (first_us) drags the
+ * window's p10 down and restarts it, until first_us is 1-3 us (26 window
+ * restarts in 4000 transactions; the wakes then match the fixed poll's).
+ */
+START_TEST(test_jitter)
+{
+	static const uint32_t pct[] = { 5, 10 };
+	uint32_t i, n = 4000, warm = 200;
+	double wa, wf;
+	uint64_t flushes;
+
+	sim_init(&S, P_FIXED, 100, 100);
+	S.jit_pct = pct[_i];
+	S.jit_us = 2000;
+	for (i = 0; i < n; i++)
+		sim_txn(&S, 0x0a, 0x23, draw(&d_slow));
+	wf = mean(S.wakes, warm, n, -1);
+	sim_init(&S, P_ADAPT, 100, 1000);
+	S.jit_pct = pct[_i];
+	S.jit_us = 2000;
+	for (i = 0; i < n; i++)
+		sim_txn(&S, 0x0a, 0x23, draw(&d_slow));
+	wa = mean(S.wakes, warm, n, -1);
+	flushes = S.ad.cls[0].w.flushes;
+	fprintf(stderr,
+		"jitter %u%% of sleeps +2000 us, BMC %s: adaptive %.2f wakes "
+		"(first_us median %u), fixed 100 us %.2f; %llu window "
+		"restarts\n",
+		pct[_i], d_slow.name, wa, quant(S.first, warm, n, -1, 0.5), wf,
+		(unsigned long long)flushes);
+	ck_assert_double_lt(wa * 3, wf * 2);
+	ck_assert_uint_le(flushes, 10);
+}
+END_TEST
+
+/*
  * A stationary seed BMC: the slow-run flush must not fire more than by
  * chance (4 in a row above p90).
  */
@@ -781,6 +838,7 @@ static Suite *adaptive_suite(void)
 	tcase_add_loop_test(tc, test_shift_quick, 0, 3);
 	tcase_add_test(tc, test_oversleep);
 	tcase_add_test(tc, test_no_spurious_flush);
+	tcase_add_loop_test(tc, test_jitter, 0, 2);
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_target);
 	tcase_add_test(tc, test_classes);

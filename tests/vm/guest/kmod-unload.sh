@@ -6,7 +6,9 @@
 #    BMC: without an IRQ the poller aborts it at once instead of spinning
 #    until the BMC answers; with an IRQ the BMC's interrupt enables are
 #    restored first (a transaction, after the held one), the poller stops,
-#    and only then is the IRQ freed; no warning either way.
+#    and only then is the IRQ freed; no warning either way;
+#  - rmmod while the thread gives up on a silent BMC: no lost-BMC probe
+#    is left queued to run after the unload.
 # Run with: run.sh --bmc extern --delay fixed:500
 #           --proxy-args '--hold-on 0x30:0x01 --hold-for 3000'
 #           --env HOLD_MS=3000 [--irq on|off] [--smp 2] kmod-unload.sh
@@ -94,4 +96,44 @@ held_rmmod() {
 
 held_rmmod 0
 [ "${KCS1_IRQ:-0}" = 0 ] || held_rmmod "$KCS1_IRQ"
+
+# rmmod timed into the give-up: a transaction gives up on the silent BMC
+# (the proxy's hold, 200 ms timeouts, no retry) and the thread, finding
+# the BMC gone, is held by kcsraw's fault_lost_delay_ms between that and
+# queueing the lost-BMC probe, the window in which rmmod's destroy sets
+# probe_stop and cancels the probe. It must not queue one then: queued,
+# the probe would run a second later on the freed interface, in the
+# unloaded module's code (an oops in a kworker), and destroy's check
+# after the poller stopped says so first (a WARNING).
+say "rmmod while the thread gives up on a silent BMC: no probe after it"
+dmesg -c >/dev/null
+PAR=/sys/module/kcsraw/parameters
+check "insmod fault_inject=1 fault_lost_delay_ms=3000 (polled)" \
+	load_kcsraw ports="$KCS1_PORT" irqs=0 fault_inject=1 \
+	fault_lost_delay_ms=3000
+echo 200 >$PAR/ibf_timeout_ms
+echo 200 >$PAR/obf_timeout_ms
+echo 0 >$PAR/max_retries
+$KCSRAW -b 0 -p 100 raw 30 01 >/tmp/lost.out 2>&1 &
+client=$!
+# in_window: the thread has found the BMC gone and waits to queue the probe
+in_window() {
+	for _i in $(seq 100); do
+		dmesg | grep -q 'kcsraw0: fault: 3000 ms before the probe' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the transaction gave up and the thread is in the window" in_window
+kill -9 $client
+wait $client 2>/dev/null
+check "rmmod during the window" rmmod kcsraw
+dmesg | grep -E 'kcsraw0: (the BMC|fault)' | sed 's/^/    dmesg| /'
+check "rmmod's destroy ran inside the window (probe_stop seen at its end)" \
+	sh -c "dmesg | grep -q 'kcsraw0: fault: queueing the probe, unloading=1'"
+# The probe's first run would come 1 s after the queueing.
+sleep 2
+w=$(warnings)
+check "no probe queued after destroy, nothing ran after the unload${w:+: $w}" \
+	test -z "$w"
 summary
