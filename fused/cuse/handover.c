@@ -281,7 +281,12 @@ int handover_store_next(struct daemon *d, const char **name)
 const char *handover_drop_next(struct daemon *d)
 {
 	struct handover *h = ho_of(d);
+	static char name[KCSMUX_NAME_MAX + 8];
 
+	if (h && h->ngone) {
+		snprintf(name, sizeof(name), "%s", h->gone[--h->ngone]);
+		return name;
+	}
 	for (size_t i = 0; h && i < h->nfds; i++) {
 		struct ho_fd *f = &h->fds[i];
 
@@ -507,8 +512,14 @@ void handover_node_gone(struct node *n)
 	struct handover *h = ho_of(n->d);
 	struct ho_rt *rt = n->ho;
 
-	if (rt && h && !h->graceful) /* removed by a reload: forget it */
+	/* removed by a reload: forget it, and out of the store with it, or
+	 * the device would stay with nobody serving it */
+	if (rt && h && !h->graceful) {
 		memset(rt->sh, 0, sizeof(*rt->sh));
+		if (rt->stored && h->ngone < HO_NODES)
+			snprintf(h->gone[h->ngone++], sizeof(h->gone[0]),
+				 "cuse-%s", n->conf.name);
+	}
 	free(rt);
 	n->ho = NULL;
 }

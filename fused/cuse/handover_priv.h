@@ -106,6 +106,9 @@ struct handover {
 	struct event *quiesce_ev;
 	uint64_t quiesce_t0;
 	void (*done)(struct daemon *d);
+	/* stored nodes a reload removed: FDSTOREREMOVE due */
+	char gone[HO_NODES][KCSMUX_NAME_MAX + 8];
+	unsigned int ngone;
 };
 
 static inline struct handover *ho_of(const struct daemon *d)

@@ -11,6 +11,7 @@
 #    slowest request is the event's pause (p50 and max over the events);
 #  - ipmitool in a loop (a new open each time: the /dev/ipmiN links stay).
 # Then, with the store dropped (the supervisor stopped), the device goes.
+# Last, a reload removing node RS_GONE (if set) takes it out of the store.
 # Sourced: uses lib.sh's check/expect/num and RS_NODE.
 RS_EVENTS=${RS_EVENTS:-3}
 rs_log=/tmp/fdstore.log
@@ -212,6 +213,17 @@ if [ -n "${stock:-}" ] && [ -c "$stock" ]; then
 	fi
 	wait $rs_p
 	cat /tmp/rs-stock.out
+fi
+
+# A reload that removes a node (RS_GONE, the file's last section): the
+# daemon takes its connection out of the store, and the device goes.
+if [ -n "${RS_GONE:-}" ]; then
+	sed -i "/^\[node $RS_GONE\]/,\$d" /etc/kcsmux/kcsmux.conf
+	kill -HUP "$(cat /tmp/kcsmuxd.pid)"
+	for _i in $(seq 100); do [ -e /dev/$RS_GONE ] || break; sleep 0.1; done
+	check "a reload removed $RS_GONE: its device is gone" test ! -e /dev/$RS_GONE
+	expect "... its connection left the store (FDSTOREREMOVE)" \
+		" remove cuse-$RS_GONE\$" $rs_log
 fi
 
 # systemctl stop: the store is dropped, and the device with it
