@@ -90,6 +90,14 @@ rs_pauses() {
 		      else printf "%d %d\n", v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
 }
 
+# a client blocked in poll() throughout (no request of its own): it must
+# stay blocked, never see POLLERR or an error, across every event
+rm -f /tmp/rs-listen.ready
+kcsmux-ipmi-listen -d /dev/$RS_NODE -t 900000 -R /tmp/rs-listen.ready \
+	>/tmp/rs-listen.out 2>&1 &
+rs_listen=$!
+for _i in $(seq 100); do [ -e /tmp/rs-listen.ready ] && break; sleep 0.1; done
+
 echo "phase graceful" >>/tmp/rs-ipmitool.out
 rs_events graceful TERM 30000
 ok=$(rs_field /tmp/rs-long-graceful.out ok)
@@ -124,6 +132,11 @@ num "crashes: client counts" "$ok" "$err" "$perr" &&
 expect "after a crash the files go on with default state" \
 	'opened before the daemon restarted\) goes on with default state' /tmp/kcsmuxd-rs.log
 
+check "the client blocked in poll() is still there, blocked" kill -0 $rs_listen
+kill $rs_listen
+wait $rs_listen
+check "... and saw no error (no POLLERR, ENOTCONN)" \
+	sh -c '! grep -q "rc=-1" /tmp/rs-listen.out'
 touch /tmp/rs-stop
 wait $rs_loop
 # rs_count PHASE WORD: WORD lines of the ipmitool loop in PHASE
