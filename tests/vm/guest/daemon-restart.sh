@@ -97,6 +97,7 @@ kcsmux-ipmi-listen -d /dev/$RS_NODE -t 900000 -R /tmp/rs-listen.ready \
 	>/tmp/rs-listen.out 2>&1 &
 rs_listen=$!
 for _i in $(seq 100); do [ -e /tmp/rs-listen.ready ] && break; sleep 0.1; done
+check "a client waits in poll() on /dev/$RS_NODE" test -e /tmp/rs-listen.ready
 
 echo "phase graceful" >>/tmp/rs-ipmitool.out
 rs_events graceful TERM 30000
@@ -135,6 +136,8 @@ expect "after a crash the files go on with default state" \
 check "the client blocked in poll() is still there, blocked" kill -0 $rs_listen
 kill $rs_listen
 wait $rs_listen
+echo "listener: exit $?"
+cat /tmp/rs-listen.out
 check "... and saw no error (no POLLERR, ENOTCONN)" \
 	sh -c '! grep -q "rc=-1" /tmp/rs-listen.out'
 touch /tmp/rs-stop
