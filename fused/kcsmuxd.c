@@ -21,7 +21,7 @@
 #include <event2/event.h>
 
 #include "backend/backend.h"
-#include "admin/control.h"
+#include "control/control.h"
 #include "core/ipmb.h"
 #include "core/xact.h"
 #include "cuse/handover.h"
@@ -30,7 +30,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "sandbox.h"
 
 static void usage(FILE *f)
@@ -380,7 +380,7 @@ static void daemon_notify(struct daemon *d, const char *state)
 		    d->cfg.device);
 }
 
-/* A reload kcsmuxctl asked for is done (d->reloaded, admin/control_cmds.c): as
+/* A reload kcsmuxctl asked for is done (d->reloaded, control/control_cmds.c): as
  * after SIGHUP. */
 static void reloaded(struct daemon *d)
 {
@@ -577,6 +577,8 @@ static int check_config(const struct kcsmux_config *cfg, bool live)
 {
 	int rv = check_startup(cfg);
 
+	if (cfg->warnings != NULL) /* names only the target host has */
+		fputs(cfg->warnings, stderr);
 	if (live && check_names(cfg) != 0)
 		rv = 1;
 	if (!rv)
@@ -730,7 +732,9 @@ int main(int argc, char **argv)
 		return rv;
 	memset(&d, 0, sizeof(d));
 	d.last_reload_ok = true;
-	if (config_load(&d.cfg, o.path, &cause) < 0) {
+	/* -n without --live checks the file for another host: its users */
+	if ((o.check && !o.live ? config_load_offline(&d.cfg, o.path, &cause) :
+				  config_load(&d.cfg, o.path, &cause)) < 0) {
 		fprintf(stderr, "%s\n", error_str(cause));
 		free(cause);
 		return 1;

@@ -52,11 +52,11 @@
 #include "cuse/ipmi_abi.h" /* <linux/ipmi.h>: the ipmidev backend's */
 #include <kcsmux/kcsraw.h>
 
+#include "util/array.h"
 #include "util/error.h"
 #include "sandbox.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define LOW32	      0xffffffffULL /* int and unsigned int arguments */
+#define LOW32 0xffffffffULL /* int and unsigned int arguments */
 
 /* -fsanitize=address (the tests' SANITIZE=ON, with UBSan): gcc says so,
  * clang answers __has_feature. */

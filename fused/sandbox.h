@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 
 /* What the running daemon still needs, beyond its fixed list. */
 struct sandbox_profile {

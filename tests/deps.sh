@@ -14,6 +14,9 @@ KCSMUX_DEPS="$KCSMUX_DEPS valgrind libc6-dbg"
 # the packaging test (build.packaging: cpack, lintian) and the systemd
 # guest of vm.pkg-admin (mmdebstrap, mkfs.ext4 -d, qemu-img overlays)
 KCSMUX_DEPS="$KCSMUX_DEPS dpkg-dev lintian mmdebstrap e2fsprogs qemu-utils"
+# unit.kcsmuxctl_doctor: the doctor's JSON against its shipped schema (build.monitoring
+# takes promtool from the prometheus package unpacked, not installed)
+KCSMUX_DEPS="$KCSMUX_DEPS python3-jsonschema"
 
 kcsmux_install_deps() {
 	local missing=() p

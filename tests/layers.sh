@@ -2,9 +2,10 @@
 # The daemon's layers (docs/design.md, "Layers") hold in the code: each
 # layer library (fused/CMakeLists.txt) calls only the layers below it (its
 # undefined symbols are defined by no library above it), and each folder
-# includes only its own headers and those below it. The one include that
-# points up by design is main's kcsmuxd.h, included by admin/ (main's
-# administration).
+# includes only its own headers and those below it (never main's
+# kcsmuxd.h: a layer calls back up only through what it was handed). And
+# no circles: inside a library, and in kcsmuxctl, no two files call each
+# other, directly or round (docs/design.md, "Layers").
 #
 #   tests/layers.sh BUILD_DIR     (build.layers)
 set -euo pipefail
@@ -17,7 +18,9 @@ declare -A below=(
 	[core]="util backend"
 	[cuse]="util core backend"
 	[ctlproto]="util"
-	[admin]="util backend core cuse ctlproto"
+	[config]="util backend core"
+	[metrics]="util backend core"
+	[control]="util backend core cuse ctlproto config"
 	[doctor]=""
 )
 tmp=$(mktemp -d)
@@ -39,13 +42,62 @@ for l in "${!below[@]}"; do
 		bad=$((bad + 1))
 	done
 done
+# circles: inside a library (and kcsmuxctl), the files' calls run one way:
+# A calls B (an undefined symbol of A's object that B's defines) and B,
+# directly or round, calls A is a loop tsort finds.
+calls() { # OBJECTS-or-ARCHIVES...: "caller callee" lines
+	nm -A "$@" 2>/dev/null | awk '
+	{
+		f = $1
+		sub(/:[0-9a-f]*$/, "", f)
+		n = split(f, p, /[:\/]/)
+		o = p[n]
+		if ($(NF - 1) == "U")
+			use[o, $NF] = 1
+		else if ($(NF - 1) ~ /^[TDBRWV]$/)
+			def[$NF] = o
+	}
+	END {
+		for (k in use) {
+			split(k, u, SUBSEP)
+			if ((u[2] in def) && def[u[2]] != u[1])
+				print u[1], def[u[2]]
+		}
+	}' | sort -u
+}
+circles=0
+ctl=$1/fused/CMakeFiles/kcsmuxctl.dir
+ctlobjs=$(tr ' ' '\n' <"$ctl/link.txt" | grep '^CMakeFiles/kcsmuxctl.dir/.*\.o$' |
+	sed "s|^|$1/fused/|")
+for o in $ctlobjs; do
+	[ -f "$o" ] || { echo "layers.sh: no $o (build kcsmuxctl first)" >&2; exit 1; }
+done
+for l in "${!below[@]}" kcsmuxctl; do
+	if [ "$l" = kcsmuxctl ]; then
+		# shellcheck disable=SC2086
+		calls $ctlobjs >"$tmp/calls.$l"
+	else
+		calls "$lib/libkcsmux_$l.a" >"$tmp/calls.$l"
+	fi
+	if ! tsort "$tmp/calls.$l" >/dev/null 2>"$tmp/loop.$l"; then
+		echo "layers.sh: $l: files that call each other round:" \
+			"$(grep -v 'input contains a loop' "$tmp/loop.$l" | sed 's/^tsort: //' | xargs)"
+		circles=$((circles + 1))
+		bad=$((bad + 1))
+	fi
+done
 # includes: folder -> the folders (and main headers) it may name
 declare -A inc=(
 	[util]="util"
 	[backend]="backend util"
 	[core]="core backend util"
 	[cuse]="cuse core backend util"
-	[admin]="admin cuse core backend util kcsmuxd.h"
+	[ctlproto]="ctlproto util"
+	[config]="config core backend util"
+	[metrics]="metrics core backend util"
+	[control]="control config cuse core backend util"
+	[doctor]="doctor"
+	[kcsmuxctl]="kcsmuxctl doctor util config core"
 )
 cd "$src/fused"
 for d in "${!inc[@]}"; do
@@ -58,5 +110,6 @@ for d in "${!inc[@]}"; do
 		bad=$((bad + 1))
 	done < <(grep -Hn '^#include "' "$d"/*.[ch] || true)
 done
-echo "layers.sh: ${#below[@]} libraries, ${#inc[@]} folders; $bad upward uses"
+echo "layers.sh: ${#below[@]} libraries, ${#inc[@]} folders; $circles with circles;" \
+	"$((bad - circles)) upward uses"
 [ "$bad" = 0 ]

@@ -45,7 +45,7 @@ _kcsmuxctl()
 	fi
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-s -V -h" -- "$cur"))
+			COMPREPLY=($(compgen -W "-s -j --json -V -h" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		fi
@@ -61,7 +61,7 @@ _kcsmuxctl()
 		fi
 		;;
 	status | list)
-		COMPREPLY=($(compgen -W "-j" -- "$cur"))
+		COMPREPLY=($(compgen -W "-j --json" -- "$cur"))
 		;;
 	reload)
 		COMPREPLY=($(compgen -W "--dry-run" -- "$cur"))

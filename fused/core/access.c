@@ -13,9 +13,8 @@
 
 #include "core/access.h"
 #include "core/policy.h"
+#include "util/array.h"
 #include "util/error.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const access_names[] = { "none",	  "readonly", "sensors",
 					    "monitoring", "all",      NULL };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * conf.h - what kcsmuxd is configured with, in the form the layers read it
- * (the daemon's d->cfg, a node's n->conf). admin/config.c makes it from
- * kcsmux.conf (admin/config.h); docs/man/kcsmux.conf.5 is the reference
+ * (the daemon's d->cfg, a node's n->conf). config/config_read.c makes it from
+ * kcsmux.conf (config/config.h); docs/man/kcsmux.conf.5 is the reference
  * for every key.
  */
 #ifndef KCSMUX_CONF_H
@@ -74,6 +74,9 @@ struct kcsmux_config {
 	uint32_t sdr_cache_revalidate_ms; /* Get SDR Repository Info age */
 	struct kcsmux_node_conf *nodes;
 	size_t nnodes;
+	/* config_load_offline(): the user and group names this host does
+	 * not know, as "FILE:LINE: warning: ..." lines; NULL: none */
+	char *warnings;
 };
 
 #endif /* KCSMUX_CONF_H */

@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "core/core.h"
+#include "core/health.h"
 #include "core/sdrglue.h"
 #include "core/xact.h"
 #include "util/clock.h"
@@ -60,14 +61,22 @@ static void be_completion(void *arg, uint64_t cookie, int status,
 			  const struct kcsraw_cost *cost)
 {
 	struct daemon *d = arg;
+	uint8_t was[11];
+	bool seen = d->bmc_id_len >= sizeof(was);
 
 	if (d->bmc_silent && status == 0 && len >= 3) {
 		d->bmc_silent = false;
+		health_bmc_changed(d);
 		log_warn("the BMC answers again, after %.1f s without an "
 			 "answer",
 			 (double)(now_ns() - d->bmc_silent_since_ns) / 1e9);
 	}
+	memcpy(was, d->bmc_id, sizeof(was));
 	xact_complete(arg, cookie, status, resp, len, cost);
+	/* the BMC's identity, as xact_complete learnt it from its own Get
+	 * Device ID answer: a different one rescans the channels */
+	if (seen)
+		bmc_setup_identity(d, was, d->bmc_id);
 }
 
 static void be_hosed(void *arg)
@@ -77,6 +86,7 @@ static void be_hosed(void *arg)
 	if (!d->bmc_silent) {
 		d->bmc_silent = true;
 		d->bmc_silent_since_ns = now_ns();
+		health_bmc_changed(d);
 		d->bmc_silences++;
 		log_warn("the BMC stopped answering: the KCS interface is "
 			 "hosed (requests fail with cc 0xff until it answers "

@@ -192,8 +192,8 @@ struct bmc_setup {
 };
 
 struct frontend; /* the front end's daemon-wide state (cuse/cuse.h) */
-struct control;	 /* admin/control_priv.h's */
-struct metrics;	 /* admin/metrics_priv.h's */
+struct control;	 /* control/control_priv.h's */
+struct metrics;	 /* metrics/metrics_priv.h's */
 
 struct daemon {
 	struct event_base *base;
@@ -243,6 +243,8 @@ struct daemon {
 	uint64_t started_ns, started_unix;
 	bool bmc_silent;
 	uint64_t bmc_silent_since_ns, bmc_silences;
+	uint64_t bmc_changed_unix; /* its last change, 0: none (health.c) */
+	const char *sysfs_root;	   /* NULL: /sys (the tests' own) */
 	/* the BMC's identity for kcsmuxctl status: the data of the last
 	 * successful Get Device ID that crossed the interface to the BMC
 	 * itself (any client's or the daemon's own; xact.c), not sent for
@@ -255,11 +257,11 @@ struct daemon {
 	/* the daemon's CPU per node (cpumeter.c) */
 	struct cpu_meter cpu;
 
-	/* admin/'s: the control socket (control_init allocates it,
-	 * control_fini frees it) and the metrics server (metrics_init,
-	 * metrics_fini); and what main does after a reload that kcsmuxctl
-	 * asked for (daemon_reload_done first), as after SIGHUP: READY=1 to
-	 * systemd. NULL: nothing. */
+	/* control/'s and metrics/': the control socket (control_init
+	 * allocates it, control_fini frees it) and the metrics server
+	 * (metrics_init, metrics_fini); and what main does after a reload
+	 * that kcsmuxctl asked for (daemon_reload_done first), as after
+	 * SIGHUP: READY=1 to systemd. NULL: nothing. */
 	struct control *ctl;
 	struct metrics *mx;
 	void (*reloaded)(struct daemon *d);

@@ -12,9 +12,8 @@
 #include <strings.h>
 
 #include "core/policy.h"
+#include "util/array.h"
 #include "util/error.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
  * Presets, documented (with the reasons) in kcsmux.conf(5). The order is

@@ -370,21 +370,16 @@ void xact_complete(struct daemon *d, uint64_t cookie, int status,
 	if (x->bridged && d->be && d->be->bridged)
 		d->be->bridged--;
 	/* the BMC's own Get Device ID answer (cc 0, the 11 bytes at least):
-	 * its identity for kcsmuxctl status, at no extra traffic */
+	 * its identity for kcsmuxctl status, at no extra traffic (a change
+	 * rescans the channels: core.c's be_completion) */
 	if (status == 0 && x->req_len >= 2 && x->req[0] >> 2 == 0x06 &&
 	    x->req[1] == 0x01 && len >= 3 + 11 && resp[1] == 0x01 &&
 	    resp[2] == 0 &&
 	    x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
-		uint8_t was[11];
-		bool seen = d->bmc_id_len >= sizeof(was);
-
-		memcpy(was, d->bmc_id, sizeof(was));
 		d->bmc_id_len = (uint8_t)(len - 3 < sizeof(d->bmc_id) ?
 						  len - 3 :
 						  sizeof(d->bmc_id));
 		memcpy(d->bmc_id, resp + 3, d->bmc_id_len);
-		if (seen)
-			bmc_setup_identity(d, was, d->bmc_id);
 	}
 	if (x->node && !x->internal)
 		node_account(x->node, x, status, resp, len, cost);

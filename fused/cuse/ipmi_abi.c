@@ -5,6 +5,7 @@
  * ipmi_abi.h. Pure logic: no I/O, no allocation.
  */
 #include "cuse/ipmi_abi.h"
+#include "util/array.h"
 #include "util/le.h"
 
 #include <errno.h>
@@ -14,8 +15,6 @@
 
 #include <linux/ioctl.h>
 #include <linux/ipmi_msgdefs.h>
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Native struct sizes must be one of the two layouts this file knows. */
 #if ULONG_MAX > 0xffffffffUL

@@ -3,7 +3,7 @@
  * hist.h - a quantile estimated from a histogram of fixed bucket bounds
  * (util/hist.c): the daemon's per-node histograms (core/nodestats.c) and
  * kcsmuxctl's per-interval figures (the difference of two of them,
- * admin/control_proto.c) share it.
+ * ctlproto/control_proto.c) share it.
  */
 #ifndef KCSMUX_HIST_H
 #define KCSMUX_HIST_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for kcsmux.conf: fused/admin/config.c (libinih) and the value
+ * libFuzzer target for kcsmux.conf: fused/config/ (libinih) and the value
  * parsers of fused/core/policy.c.
  *
  * The input is a configuration file. It is read twice: by config_load(),
@@ -28,7 +28,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the control protocol (include/kcsmux/control.h):
- * fused/admin/control.c as kcsmuxd runs it, and fused/admin/control_proto.c as both
+ * fused/control/ as kcsmuxd runs it, and fused/ctlproto/control_proto.c as both
  * sides use it.
  *
  * Byte 0 selects what the rest is:
@@ -45,7 +45,7 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
+#include "control/control.h"
 #include "json_valid.h"
 #include "kcsmuxd.h"
 
@@ -53,10 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
-#define MAX_REQUEST	(64 * 1024)	/* control.c's CTL_MAX_REQUEST */
+#define MAX_REQUEST	(64 * 1024)	/* control_socket.c's CTL_MAX_REQUEST */
 #define LOOP_CAP	10000
 
-/* ---- control.c's calls to the scheduler and to reload.c, faked (linked
+/* ---- control/'s calls to the scheduler and to reload.c, faked (linked
  * with --wrap; the libraries' own stay for everyone else) ---- */
 
 static bool reload_fails;

@@ -12,7 +12,7 @@
  * order of the phases, and the markers must come exactly in that order (so
  * a marker forged by a fuzzed node shows up). Every request inside a phase
  * must be one the node's rules in CONF allow, read independently of the
- * daemon's code (only the rule sets come from config.c):
+ * daemon's code (only the rule sets come from config/):
  *  - a request to the system interface: its (netfn, cmd) in the node's
  *    set, and an opaque tunnel (06:33, 06:52, netfns 02, 2c, 2e, 30-3f)
  *    only if the set is everything or an allow line names it; a group
@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "core/access.h"
 #include "core/policy.h"
 

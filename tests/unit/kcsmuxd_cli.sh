@@ -7,10 +7,14 @@
 #    directory that does not exist; it warns on a metrics listener off
 #    loopback and not on one on it;
 #  - without -f, a daemon that cannot open its backend exits non-zero with
-#    the reason before it detaches.
-# Usage: kcsmuxd_cli.sh KCSMUXD
+#    the reason before it detaches;
+#  - `-n` checks a file for another host: a user or group this host does
+#    not have is a warning (the shipped example passes where the package is
+#    not installed), `-n --live` and the start refuse it.
+# Usage: kcsmuxd_cli.sh KCSMUXD SRC
 set -u
 KCSMUXD=$1
+SRC=$2
 T=$(mktemp -d /tmp/kcsmuxd-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fails=0
@@ -64,6 +68,28 @@ metrics_listen = $lo
 	run 0 -n -c "$T/lo.conf"
 	hasnt err "warning"
 done
+
+# Users and groups of the target host, not this one.
+conf users.conf "[global]
+user = nosuchuser-kcsmux
+admin_group = nosuchgroup-kcsmux
+control_socket = $T/ctl.sock
+device = $T/kcsraw0
+[node kcsmuxtest0]
+group = nosuchgroup-kcsmux"
+run 0 -n -c "$T/users.conf"
+has out "configuration OK"
+has err "users.conf:2: warning: user: unknown user 'nosuchuser-kcsmux': not on this host"
+has err "users.conf:3: warning: admin_group: unknown group"
+has err "users.conf:7: warning: group: unknown group"
+run 1 -n --live -c "$T/users.conf"
+has err "users.conf:2: user: unknown user 'nosuchuser-kcsmux'"
+hasnt err "warning"
+run 1 -f -c "$T/users.conf"
+has err "users.conf:2: user: unknown user 'nosuchuser-kcsmux'"
+hasnt err "backend"
+run 0 -n -c "$SRC/fused/dist/kcsmux.conf"
+has out "configuration OK"
 
 # No backend device: the foreground start and the detaching one both fail,
 # the detaching one before it detaches, saying why.

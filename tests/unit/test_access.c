@@ -3,14 +3,14 @@
  * Check suite for access_check() (fused/core/policy.c): a node's rules against
  * the whole request a client sends, Send Message nesting at every level,
  * broadcast and non-IPMB layouts, opaque tunnels, truncated frames. Rules
- * come from kcsmux.conf text through config.c, as in the daemon.
+ * come from kcsmux.conf text through config/, as in the daemon.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "core/access.h"
 #include "core/policy.h"
 

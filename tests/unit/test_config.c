@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/config*.c and fused/core/policy.c: kcsmux.conf parsing,
+ * Check suite for fused/config/config*.c and fused/core/policy.c: kcsmux.conf parsing,
  * policy presets and keys, access sets. Expected values are written out
  * literally (not taken from policy_preset()) so that a change to a default
  * or a preset fails here and gets docs/man/kcsmux.conf.5 updated too.
@@ -12,7 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "core/policy.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -1226,6 +1226,62 @@ START_TEST(test_suggest)
 }
 END_TEST
 
+/* config_load_offline (kcsmuxd -n, kcsmuxctl check -c): names this host
+ * does not know are warnings with their lines, the rest still errors;
+ * config_load refuses the same file. */
+START_TEST(test_load_offline)
+{
+	char path[] = "/tmp/kcsmux-test-config-XXXXXX", want[512];
+	static const char text[] = "[global]\nuser = nosuchuser-kcsmux\n"
+				   "admin_group = nosuchgroup-kcsmux\n"
+				   "[node a]\nowner = nosuchuser-kcsmux\n"
+				   "group = nosuchgroup-kcsmux\nweight = 3\n";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1),
+			 (ssize_t)sizeof(text) - 1);
+	ck_assert_int_eq(config_load_offline(&cfg, path, &cause), 0);
+	ck_assert_ptr_null(cause);
+	snprintf(want, sizeof(want),
+		 "%s:2: warning: user: unknown user 'nosuchuser-kcsmux': not "
+		 "on this host (the start needs it)\n"
+		 "%s:3: warning: admin_group: unknown group "
+		 "'nosuchgroup-kcsmux': not on this host (the start needs "
+		 "it)\n",
+		 path, path);
+	ck_assert_ptr_nonnull(cfg.warnings);
+	ck_assert_msg(strncmp(cfg.warnings, want, strlen(want)) == 0, "%s",
+		      cfg.warnings);
+	ck_assert_ptr_nonnull(strstr(cfg.warnings, ":5: warning: owner: "));
+	ck_assert_ptr_nonnull(strstr(cfg.warnings, ":6: warning: group: "));
+	ck_assert_str_eq(cfg.user, "nosuchuser-kcsmux");
+	ck_assert_uint_eq(node("a")->pol.weight, 3);
+	config_free(&cfg);
+	/* the start's load: four errors */
+	ck_assert_int_eq(config_load(&cfg, path, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, ":2: user: unknown user"));
+	ck_assert_ptr_nonnull(strstr(cause, ":6: group: unknown group"));
+	free(cause);
+	cause = NULL;
+	/* other errors stay errors offline */
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(pwrite(fd,
+				"[global]\nuser = nosuchuser-kcsmux\n"
+				"bogus = 1\n[node a]\n",
+				34 + 19, 0),
+			 34 + 19);
+	ck_assert_int_eq(config_load_offline(&cfg, path, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, ":3: unknown key 'bogus'"));
+	ck_assert_ptr_null(strstr(cause, "user"));
+	ck_assert_ptr_null(cfg.warnings);
+	free(cause);
+	cause = NULL;
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_load_file)
 {
 	char path[] = "/tmp/kcsmux-test-config-XXXXXX";
@@ -1361,6 +1417,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_interface);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
+	tcase_add_test(tc, test_load_offline);
 	tcase_add_test(tc, test_luns);
 	suite_add_tcase(s, tc);
 	return s;

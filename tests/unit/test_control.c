@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/control*.c with the real kcsmuxctl: a daemon made of
+ * Check suite for fused/control/control*.c with the real kcsmuxctl: a daemon made of
  * the configuration, two hand-built nodes (no CUSE, no backend) and the
  * control socket in a libevent loop; each case runs kcsmuxctl (or a raw
  * client) in a child process, as root or as nobody, while the loop serves
@@ -28,18 +28,18 @@
 
 #include <kcsmux/control.h>
 
-#include "admin/control.h"
+#include "control/control.h"
 #include "fd_exhaust.h"
 #include "json_valid.h"
 #include "unit_skip.h"
 #include "kcsmuxd.h"
 #include "adapt_record.h"
 
-/* ---- stubs for what control.c calls outside itself ---- */
+/* ---- stubs for what control/ calls outside itself ---- */
 
 static int kicks, reloads, reload_rv;
 
-/* control.c's calls into the core and reload.c, counted (linked with
+/* control/'s calls into the core and reload.c, counted (linked with
  * --wrap: the libraries' own stay for everyone else). */
 void __wrap_xact_kick(struct daemon *d);
 int __wrap_daemon_reload(struct daemon *d, char **cause);
@@ -230,7 +230,7 @@ static void slurp(const char *path, char *buf, size_t len)
  * out[] and err[]. */
 static int ctl(enum who who, ...)
 {
-	char *argv[16], op[160], ep[160];
+	char *argv[24], op[160], ep[160];
 	va_list ap;
 	pid_t pid;
 	int argc = 0, rv;
@@ -239,7 +239,7 @@ static int ctl(enum who who, ...)
 	argv[argc++] = "-s";
 	argv[argc++] = sock;
 	va_start(ap, who);
-	while (argc < 15 && (argv[argc] = va_arg(ap, char *)) != NULL)
+	while (argc < 23 && (argv[argc] = va_arg(ap, char *)) != NULL)
 		argc++;
 	va_end(ap);
 	argv[argc] = NULL;
@@ -665,7 +665,8 @@ START_TEST(test_status)
 	d.bmc_silent = true;
 	d.bmc_silent_since_ns = now_ns() - 5000000000ULL;
 	d.bmc_silences = 1;
-	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
+	/* the BMC silent: exit status 5, also with -j (an alert's) */
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 5);
 	assert_has(out, "uptime (s)       75\n");
 	assert_has(out, "configuration    t.conf\n");
 	assert_has(out, "last reload      failed\n");
@@ -673,18 +674,27 @@ START_TEST(test_status)
 	assert_has(out, "backend          kcsraw\n");
 	assert_has(out, "BMC              silent\n");
 	assert_has(out, "  silent for (s) 5\n");
+	assert_has(out, "IPMB bridging    yes\n");
 	assert_has(out, "hosed            3\n");
 	assert_has(out, "KCS errors       7\n");
 	assert_has(out, "nodes            2\n");
 	assert_has(out, "open files       2\n");
-	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	be.no_bridge = true; /* degraded: SMI mode without a path */
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 5);
 	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"bridging\": \"off\"");
+	be.no_bridge = false;
 	assert_has(out, "\"uptime_s\": 75");
 	assert_has(out, "\"hosed\": 3");
 	assert_has(out, "\"bmc\": \"silent\"");
 	assert_has(out, "\"last_reload\": \"failed\"");
 	assert_has(out, "\"clients\": 2");
+	/* answering again, the last reload failed: 6 */
 	d.bmc_silent = false;
+	ck_assert_int_eq(ctl(ROOT, "status", NULL), 6);
+	assert_has(out, "BMC              answering\n");
+	ck_assert_int_eq(ctl(ROOT, "--json", "status", NULL), 6);
+	assert_has(out, "\"last_reload\": \"failed\"");
 	d.reloads = 0;
 	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
 	assert_has(out, "BMC              answering\n");
@@ -728,11 +738,15 @@ static void fake_ipmi_class(unsigned int n, const char *target)
 {
 	char p[224];
 
-	snprintf(p, sizeof(p), "%s/class", dir);
+	snprintf(p, sizeof(p), "%s/sys", dir);
 	mkdir(p, 0755);
-	snprintf(p, sizeof(p), "%s/class/ipmi%u", dir, n);
+	snprintf(p, sizeof(p), "%s/sys/class", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/sys/class/ipmi", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/sys/class/ipmi/ipmi%u", dir, n);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/class/ipmi%u/device", dir, n);
+	snprintf(p, sizeof(p), "%s/sys/class/ipmi/ipmi%u/device", dir, n);
 	ck_assert_int_eq(symlink(target, p), 0);
 }
 
@@ -741,9 +755,11 @@ static void fake_ipmi_class(unsigned int n, const char *target)
  * node of another interface (ipmi_si's, another kcsraw's) is not named. */
 START_TEST(test_status_stock_node)
 {
-	char cls[160];
+	char cls[160], root[160];
 
-	snprintf(cls, sizeof(cls), "%s/class", dir);
+	snprintf(root, sizeof(root), "%s/sys", dir);
+	snprintf(cls, sizeof(cls), "%s/sys/class/ipmi", dir);
+	d.sysfs_root = root; /* the daemon's view: status -j, metrics */
 	ck_assert_int_eq(setenv("KCSMUX_SYSFS_IPMI", cls, 1), 0);
 	/* ipmi_devintf not loaded: no class directory, no warning */
 	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
@@ -768,16 +784,21 @@ START_TEST(test_status_stock_node)
 	assert_has(err, "modprobe -r ipmi_devintf");
 	ck_assert_ptr_null(strstr(err, "/dev/ipmi0"));
 	ck_assert_ptr_null(strstr(err, "/dev/ipmi1"));
-	/* -j: the JSON as the daemon sent it, the warning on stderr */
+	/* -j: the JSON as the daemon sent it, with the device; the warning
+	 * on stderr */
 	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
 	ck_assert_msg(json_valid(out, strlen(out)), "bad JSON:\n%s", out);
+	assert_has(out, "\"stock_device\": \"/dev/ipmi2\"");
 	assert_has(err, "warning: /dev/ipmi2 is a stock device");
 	/* another backend (the stock node is its device): no warning */
 	d.cfg.backend = KCSMUX_BACKEND_IPMIDEV;
 	ck_assert_int_eq(ctl(ROOT, "status", NULL), 0);
 	ck_assert_ptr_null(strstr(out, "stock device"));
 	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(ctl(ROOT, "status", "-j", NULL), 0);
+	assert_has(out, "\"stock_device\": \"\"");
 	d.cfg.backend = KCSMUX_BACKEND_KCSRAW;
+	d.sysfs_root = NULL;
 	unsetenv("KCSMUX_SYSFS_IPMI");
 }
 END_TEST
@@ -804,6 +825,59 @@ START_TEST(test_check)
 	ck_assert_int_eq(ctl(ROOT, "check", "ipmi1", "6", NULL), 2);
 	ck_assert_int_eq(ctl(ROOT, "check", "ipmi9", "6", "1", NULL), 1);
 	assert_has(err, "no node \"ipmi9\"");
+}
+END_TEST
+
+/* check -c FILE: the same verdicts from a file, with no daemon at all and
+ * a user this host does not have (a warning); the file's errors and an
+ * unknown node exit 1. */
+START_TEST(test_check_file)
+{
+	char conf[160];
+	FILE *f;
+
+	control_fini(&d); /* no daemon */
+	snprintf(conf, sizeof(conf), "%s/target.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[global]\nuser = nosuchuser-kcsmux\n[node ipmi1]\n"
+	      "deny = 06:02\n[node mon]\naccess = monitoring\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "1",
+			     NULL),
+			 0);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x01 allowed by access = "
+			      "all\n");
+	assert_has(err, "warning: user: unknown user 'nosuchuser-kcsmux'");
+	ck_assert_int_eq(ctl(ROOT, "check", "--config", conf, "ipmi1", "0x06",
+			     "0x02", NULL),
+			 4);
+	ck_assert_str_eq(out, "ipmi1: netfn 0x06 cmd 0x02 denied by a deny "
+			      "line\n");
+	/* Send Message carrying a Cold Reset: refused inside */
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "0x34",
+			     "0", "0x20", "0x18", "0xc8", "0x81", "0", "0x02",
+			     "0x7d", NULL),
+			 4);
+	assert_has(out, "denied by a deny line, inside Send Message");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "mon", "0", "2", NULL),
+			 4);
+	assert_has(out, "mon: netfn 0x00 cmd 0x02 denied by access = "
+			"monitoring");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi9", "6", "1",
+			     NULL),
+			 1);
+	assert_has(err, "no node \"ipmi9\" in ");
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[node ipmi1]\nbogus = 1\n", f);
+	fclose(f);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "ipmi1", "6", "1",
+			     NULL),
+			 1);
+	assert_has(err, "target.conf:2: unknown key 'bogus'");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", NULL), 2);
 }
 END_TEST
 
@@ -907,6 +981,40 @@ START_TEST(test_usage)
 	ck_assert_int_eq(ctl(ROOT, "help", "set", NULL), 0);
 	assert_has(out, "admin group");
 	ck_assert_int_eq(kicks, 0);
+}
+END_TEST
+
+/* -j and --json before or after the command word, -s after it too; -j
+ * only where there is JSON. */
+START_TEST(test_global_options)
+{
+	static const char *const forms[][3] = {
+		{ "-j", "status", NULL },      { "--json", "status", NULL },
+		{ "status", "--json", NULL },  { "status", "-j", NULL },
+		{ "-j", "list", NULL },	       { "stats", "--json", NULL },
+		{ "--json", "show", "ipmi1" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		ck_assert_msg(ctl(ROOT, forms[i][0], forms[i][1], forms[i][2],
+				  NULL) == 0,
+			      "%s %s: %s", forms[i][0], forms[i][1], err);
+		ck_assert_msg(out[0] == '{' && json_valid(out, strlen(out)),
+			      "%s %s: not JSON:\n%s", forms[i][0], forms[i][1],
+			      out);
+	}
+	/* -s after the command word: the last one counts */
+	ck_assert_int_eq(ctl(ROOT, "status", "-s", "/nonexistent/sock", NULL),
+			 3);
+	assert_has(err, "cannot connect to /nonexistent/sock");
+	ck_assert_int_eq(ctl(ROOT, "status", "--socket", sock, "-j", NULL), 0);
+	ck_assert(json_valid(out, strlen(out)));
+	/* no JSON there: a usage error, nothing sent */
+	ck_assert_int_eq(ctl(ROOT, "-j", "set", "ipmi1", "weight=5", NULL), 2);
+	assert_has(err, "set: no JSON output");
+	ck_assert_int_eq(ctl(ROOT, "reload", "--json", NULL), 2);
+	ck_assert_int_eq(reloads, 0);
 }
 END_TEST
 
@@ -1218,6 +1326,8 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_stats_json);
 	tcase_add_test(tc, test_watch);
 	tcase_add_test(tc, test_usage);
+	tcase_add_test(tc, test_global_options);
+	tcase_add_test(tc, test_check_file);
 	tcase_add_test(tc, test_no_daemon);
 	tcase_add_test(tc, test_raw_protocol);
 	tcase_add_test(tc, test_conn_emfile);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/control_proto.c: the kcsmuxd control protocol's
+ * Check suite for fused/ctlproto/control_proto.c: the kcsmuxd control protocol's
  * frame header, key=value payloads, requests, and the node records that
  * LIST/SHOW (kv) and STATS (JSON) send. The JSON is checked with a strict
  * little validator below, so that a missing comma or a bad escape fails.

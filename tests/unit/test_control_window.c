@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Check suite for the per-interval figures of kcsmuxctl watch
- * (fused/admin/control_window.c): a node's accounting (core/nodestats.c)
+ * (fused/ctlproto/control_window.c): a node's accounting (core/nodestats.c)
  * snapshot as the daemon does it, printed as a node record, read back,
  * and two snapshots turned into the window between them; the histogram's
  * export (kv and JSON); records that do not compare.

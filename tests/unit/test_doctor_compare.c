@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/doctor_compare.c, the rules by which
+ * Check suite for fused/doctor/doctor_compare.c, the rules by which
  * kcsmuxctl doctor --compare judges a replayed answer against the
  * baseline's: static data byte for byte, sensor readings within 3 counts,
  * the SEL's entries growing by at most 16 with its timestamps ignored, the
@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/doctor.h"
-#include "admin/doctor_compare.h"
+#include "doctor/doctor.h"
 
 static char why[200];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Check suite for fused/admin/metrics_render.c and
+ * Check suite for fused/metrics/metrics_render.c and
  * metrics_families.c: the exact exposition of a synthetic
  * snapshot (every family, histogram buckets, seconds, label escaping), a
  * small parser of the text format 0.0.4 run over it (every sample line
@@ -30,7 +30,7 @@
 
 #include "backend/backend.h"
 #include "kcsmuxd.h"
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "core/nodestats.h"
 #include "unit_skip.h"
 
@@ -489,8 +489,8 @@ static const char empty_golden[] =
 	"# TYPE kcsmux_poller_sleeps_total counter\n"
 	"# HELP kcsmux_poller_cpu_ratio Recent poller CPU use of the node's requests in CPUs, decayed over about 1 s.\n"
 	"# TYPE kcsmux_poller_cpu_ratio gauge\n"
-	"# HELP kcsmux_budget_cpu_ratio Recent CPU use of the node in CPUs, the poller's and kcsmuxd's own on its behalf, decayed over about 1 s: what cpu_budget is checked against.\n"
-	"# TYPE kcsmux_budget_cpu_ratio gauge\n"
+	"# HELP kcsmux_cpu_used_ratio Recent CPU use of the node in CPUs, the poller's and kcsmuxd's own on its behalf, decayed over about 1 s: what cpu_budget is checked against.\n"
+	"# TYPE kcsmux_cpu_used_ratio gauge\n"
 	"# HELP kcsmux_cpu_budget_ratio The node's cpu_budget in CPUs; 0: no budget.\n"
 	"# TYPE kcsmux_cpu_budget_ratio gauge\n"
 	"# HELP kcsmux_cpu_budget_throttled_total Requests run with the cheapest polling because the node was over its cpu_budget.\n"
@@ -543,7 +543,19 @@ static const char empty_golden[] =
 	"kcsmux_reload_last_success 1\n"
 	"# HELP kcsmux_reload_last_timestamp_seconds When the last reload was tried, in seconds since the epoch; 0: none yet.\n"
 	"# TYPE kcsmux_reload_last_timestamp_seconds gauge\n"
-	"kcsmux_reload_last_timestamp_seconds 0\n";
+	"kcsmux_reload_last_timestamp_seconds 0\n"
+	"# HELP kcsmux_bmc_up 1 if the BMC answers, 0 if it is silent: the interface was hosed (the KCS state machine gave up) and nothing answered since, or kcsraw's bmc state is waiting or lost.\n"
+	"# TYPE kcsmux_bmc_up gauge\n"
+	"kcsmux_bmc_up 1\n"
+	"# HELP kcsmux_bmc_last_change_timestamp_seconds Since when kcsmux_bmc_up has its value, in seconds since the epoch: its last change, else the daemon's start.\n"
+	"# TYPE kcsmux_bmc_last_change_timestamp_seconds gauge\n"
+	"kcsmux_bmc_last_change_timestamp_seconds 1700000000\n"
+	"# HELP kcsmux_bridging_up 1 if IPMB/LAN bridging and the BMC's events have a path, 0 if the daemon runs degraded without them (kcsraw in SMI mode without its relay or ipmi_devintf's node).\n"
+	"# TYPE kcsmux_bridging_up gauge\n"
+	"kcsmux_bridging_up 1\n"
+	"# HELP kcsmux_stock_bypass 1 if a stock /dev/ipmiN (ipmi_devintf) is on kcsraw's interface, its device the label: whoever opens it reaches the BMC around every node's access list, priority, rate limit, CPU budget and accounting; 0 if none.\n"
+	"# TYPE kcsmux_stock_bypass gauge\n"
+	"kcsmux_stock_bypass 0\n";
 
 START_TEST(test_golden_no_nodes)
 {
@@ -553,6 +565,7 @@ START_TEST(test_golden_no_nodes)
 		.device = "/dev/kcsraw0",
 		.inflight = 2,
 		.last_reload_ok = true,
+		.status = { .bmc_up = true, .bmc_since_unix = 1700000000 },
 	};
 	struct metrics_buf b;
 	struct parsed p;
@@ -562,8 +575,8 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 40);
-	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2);
+	ck_assert_uint_eq(p.families, 44);
+	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2 + 4);
 	parsed_free(&p);
 	metrics_buf_free(&b);
 	ck_assert_ptr_null(b.p);
@@ -670,9 +683,9 @@ START_TEST(test_counters_exact)
 		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.003\n"
 		"kcsmux_poller_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.006\n");
 	/* the budget's: the poller's and the daemon's */
-	SAMPLES("kcsmux_budget_cpu_ratio",
-		"kcsmux_budget_cpu_ratio{kcsmux_node=\"ipmi1\"} 0.005\n"
-		"kcsmux_budget_cpu_ratio{kcsmux_node=\"ipmi2\"} 0.01\n");
+	SAMPLES("kcsmux_cpu_used_ratio",
+		"kcsmux_cpu_used_ratio{kcsmux_node=\"ipmi1\"} 0.005\n"
+		"kcsmux_cpu_used_ratio{kcsmux_node=\"ipmi2\"} 0.01\n");
 	SAMPLES("kcsmux_node_daemon_cpu_seconds_total",
 		"kcsmux_node_daemon_cpu_seconds_total{kcsmux_node=\"ipmi1\"} 0.00007\n"
 		"kcsmux_node_daemon_cpu_seconds_total{kcsmux_node=\"ipmi2\"} 0.00014\n");
@@ -708,13 +721,13 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 40);
+	ck_assert_uint_eq(p.families, 44);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 2 nodes x (20 single samples,
-	 * cancelled and the cache's 2 among them, + 4 error kinds + the
-	 * completion codes + 2 x (39 + 2)) */
+	 * daemon's CPU and dropped events + 4 of health + 2 nodes x (20
+	 * single samples, cancelled and the cache's 2 among them, + 4 error
+	 * kinds + the completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
-			  2 + 8 + 5 + 2 +
+			  2 + 8 + 5 + 2 + 4 +
 				  2 * (20 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
@@ -938,6 +951,7 @@ static void daemon_setup(void)
 	LIST_INIT(&D.nodes);
 	D.be = &fake_be;
 	D.cfg.device = "/dev/kcsraw0";
+	D.sysfs_root = "/nonexistent/sys"; /* not this host's kcsraw */
 	fake_node(&N[0], "ipmi1", 1);
 	fake_node(&N[1], "ipmi3", 3); /* in the list before ipmi1 */
 	fake_node(&N[2], "ipmi2", 2);
@@ -982,6 +996,101 @@ START_TEST(test_daemon_snapshot)
 	parse_exposition(b.p, &p);
 	parsed_free(&p);
 	metrics_buf_free(&b);
+}
+END_TEST
+
+/* A file under DIR with TEXT. */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char p[256], cmd[320];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	ck_assert_int_eq(system(cmd), 0);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The health families from a fake /sys: kcsraw's version, its bmc state
+ * with the daemon's view, since when, and a stock node on kcsraw's
+ * interface (ipmi_devintf in SMI mode) with its device. */
+START_TEST(test_daemon_health)
+{
+	struct metrics_buf b = { 0 };
+	char sys[128], p[192], cmd[160];
+	char *t;
+
+	snprintf(sys, sizeof(sys), "%s/sys", tmpdir);
+	put_file(sys, "module/kcsraw/version", "1.4.0\n");
+	put_file(sys, "class/misc/kcsraw0/bmc",
+		 "up probes=1 failed_at_once=0 mismatches=0\n");
+	D.sysfs_root = sys;
+	D.started_unix = 1700000000;
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+#define HEALTH(name, want)                 \
+	do {                               \
+		t = samples_of(b.p, name); \
+		ck_assert_str_eq(t, want); \
+		free(t);                   \
+	} while (0)
+	HEALTH("kcsmux_kcsraw_info",
+	       "kcsmux_kcsraw_info{version=\"1.4.0\"} 1\n");
+	HEALTH("kcsmux_bmc_up", "kcsmux_bmc_up 1\n");
+	HEALTH("kcsmux_bmc_last_change_timestamp_seconds",
+	       "kcsmux_bmc_last_change_timestamp_seconds 1700000000\n");
+	HEALTH("kcsmux_stock_bypass", "kcsmux_stock_bypass 0\n");
+	HEALTH("kcsmux_bridging_up", "kcsmux_bridging_up 1\n");
+	metrics_buf_free(&b);
+	/* SMI mode without a path for bridging: degraded */
+	fake_be.no_bridge = true;
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	fake_be.no_bridge = false;
+	HEALTH("kcsmux_bridging_up", "kcsmux_bridging_up 0\n");
+	metrics_buf_free(&b);
+	/* kcsraw lost the BMC: down, whatever the daemon saw */
+	put_file(sys, "class/misc/kcsraw0/bmc",
+		 "lost probes=3 failed_at_once=2 mismatches=0\n");
+	/* ipmi_devintf's node on kcsraw.0's interface */
+	snprintf(p, sizeof(p), "%s/class/ipmi/ipmi2", sys);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+	ck_assert_int_eq(system(cmd), 0);
+	strcat(p, "/device");
+	ck_assert_int_eq(symlink("../../../devices/platform/kcsraw.0", p), 0);
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	HEALTH("kcsmux_bmc_up", "kcsmux_bmc_up 0\n");
+	HEALTH("kcsmux_stock_bypass",
+	       "kcsmux_stock_bypass{device=\"/dev/ipmi2\"} 1\n");
+	metrics_buf_free(&b);
+	/* kcsraw up again, but the daemon saw the interface hosed since */
+	put_file(sys, "class/misc/kcsraw0/bmc",
+		 "up probes=3 failed_at_once=2 mismatches=0\n");
+	D.bmc_silent = true;
+	health_bmc_changed(&D);
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	HEALTH("kcsmux_bmc_up", "kcsmux_bmc_up 0\n");
+	t = samples_of(b.p, "kcsmux_bmc_last_change_timestamp_seconds");
+	ck_assert_msg(strtoull(t + strlen("kcsmux_bmc_last_change_timestamp_"
+					  "seconds "),
+			       NULL, 10) >= (unsigned long long)time(NULL) - 1,
+		      "%s", t);
+	free(t);
+	metrics_buf_free(&b);
+	/* not kcsraw: no kcsraw_info without the module, no stock bypass */
+	D.bmc_silent = false;
+	D.cfg.backend = KCSMUX_BACKEND_IPMIDEV;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/module'", sys);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(metrics_render_daemon(&D, &b), 0);
+	ck_assert_ptr_null(strstr(b.p, "kcsmux_kcsraw_info"));
+	HEALTH("kcsmux_stock_bypass", "kcsmux_stock_bypass 0\n");
+	HEALTH("kcsmux_bmc_up", "kcsmux_bmc_up 1\n");
+	metrics_buf_free(&b);
+	D.cfg.backend = KCSMUX_BACKEND_KCSRAW;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sys);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -1186,10 +1295,15 @@ static char *slurp_file(const char *path)
 START_TEST(test_monitoring_series)
 {
 	static const char *const files[] = { KCSMUX_RULES, KCSMUX_DASHBOARD };
-	char *cause = NULL, *text, *p, name[128], want[160];
+	char *cause = NULL, *text, *p, name[128], want[160], sys[128];
+	char cmd[160];
 	struct resp *r;
 	size_t i, len, checked = 0;
 
+	/* kcsraw loaded: kcsmux_kcsraw_info is there */
+	snprintf(sys, sizeof(sys), "%s/sys", tmpdir);
+	put_file(sys, "module/kcsraw/version", "1.4.0\n");
+	D.sysfs_root = sys;
 	D.cfg.metrics_listen = "127.0.0.1:0";
 	ck_assert_int_eq(metrics_init(&D, &cause), 0);
 	r = http(EVHTTP_REQ_GET, "127.0.0.1", "/metrics");
@@ -1223,6 +1337,8 @@ START_TEST(test_monitoring_series)
 	}
 	/* the files do use series (the scan saw them) */
 	ck_assert_uint_gt(checked, 40);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sys);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -1535,6 +1651,7 @@ static Suite *metrics_suite(void)
 	tcase_add_checked_fixture(ts, daemon_setup, daemon_teardown);
 	tcase_set_timeout(ts, 60);
 	tcase_add_test(ts, test_daemon_snapshot);
+	tcase_add_test(ts, test_daemon_health);
 	tcase_add_test(ts, test_daemon_node_order);
 	tcase_add_test(ts, test_http);
 	tcase_add_test(ts, test_monitoring_series);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Check suite for the metrics endpoint's connection caps and its accept
- * pause (fused/admin/metrics_conns.c,
+ * pause (fused/metrics/metrics_conns.c,
  * metrics_http.c), against a fake daemon in a real event
  * loop, with clients in forked children of other uids:
  *  - per uid: METRICS_MAX_PER_UID idle connections of one user are kept,
@@ -40,7 +40,7 @@
 #include "backend/backend.h"
 #include "fd_exhaust.h"
 #include "kcsmuxd.h"
-#include "admin/metrics.h"
+#include "metrics/metrics.h"
 #include "core/nodestats.h"
 
 #define UID0 3101 /* the users the children become */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * daemon_reload() (fused/admin/reload.c) when a new node cannot be made:
+ * daemon_reload() (fused/control/reload.c) when a new node cannot be made:
  * a name whose /dev entry exists ([node null]) refuses the reload before
  * anything changes; a node_create() that fails anyway (a CUSE error) is
  * reported, and the running configuration lists only the nodes that run.
- * The nodes, devices and clients are stubs; reload.c, config.c and
+ * The nodes, devices and clients are stubs; reload.c, config/ and
  * policy.c are the real ones.
  */
 #include <check.h>

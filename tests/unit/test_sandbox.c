@@ -29,7 +29,7 @@
 #include <seccomp.h>
 #include <kcsmux/kcsraw.h>
 
-#include "admin/config.h"
+#include "config/config.h"
 #include "sandbox.h"
 #include "unit_skip.h"
 

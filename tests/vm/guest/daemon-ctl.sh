@@ -60,6 +60,23 @@ expect "unknown node: a clear error naming the nodes" \
 say "live set while a client runs"
 check "warm-up: 50 requests on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
 run_to /tmp/status_id $CTL status
+check "status exits 0: healthy (the BMC answers, no failed reload)" test $? = 0
+expect "status: the loaded kcsraw's version" \
+	"^kcsraw version +$(cat /sys/module/kcsraw/version)\$" /tmp/status_id
+expect "status: kcsraw says the BMC is up" '^  kcsraw says +up$' /tmp/status_id
+run_to /tmp/status_j $CTL -j status
+check "-j before the command word: exit 0" test $? = 0
+expect "status -j: kcsraw's own word" '"kcsraw_bmc": "up"' /tmp/status_j
+expect "status -j: no stock node beside kcsraw" '"stock_device": ""' /tmp/status_j
+run_to /tmp/status_j2 $CTL status --json
+check "status --json: exit 0" test $? = 0
+expect "status --json: JSON" '"bmc": "answering"' /tmp/status_j2
+# doctor -d N as ipmitool's: /dev/ipmiN, here the node
+SHOW_LINES=3 run_to /tmp/doc1 $CTL doctor -j -d 1
+doc_rc=$?
+check "doctor -d 1 through the node: ok or warn (exit $doc_rc)" test "$doc_rc" = 0 -o "$doc_rc" = 7
+expect "doctor -d 1 is /dev/ipmi1, kcsmux's" '"device": "/dev/ipmi1", "driver": "kcsmux"' /tmp/doc1
+expect "doctor -j: schema_version 1" '"schema_version": 1,' /tmp/doc1
 expect "status: the BMC's identity, from the probes' Get Device ID" \
 	'^  identity +from its last Get Device ID$' /tmp/status_id
 expect "status: its IPMI version" '^  IPMI version +[12]\.[05]$' /tmp/status_id

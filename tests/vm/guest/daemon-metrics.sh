@@ -127,12 +127,13 @@ END {
 }
 AWK
 
-# grammar DESC FILE: FILE is a valid exposition with our 40 families and
+# grammar DESC FILE: FILE is a valid exposition with our 45 families (with
+# kcsraw loaded: kcsmux_kcsraw_info) and
 # 4 histograms (2 per node).
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=40 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=45 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
@@ -209,6 +210,12 @@ is "no requests yet on ipmi1" 'kcsmux_requests_total{kcsmux_node="ipmi1"}' /tmp/
 is "no latencies yet on ipmi1" 'kcsmux_request_duration_seconds_count{kcsmux_node="ipmi1"}' /tmp/m0 0
 is "the info names the backend and device" \
 	"kcsmux_info{version=\"$(kcsmuxd -V | cut -d' ' -f2)\",backend=\"kcsraw\",device=\"/dev/kcsraw0\"}" /tmp/m0 1
+kver=$(cat /sys/module/kcsraw/version)
+check "kcsraw.ko has a version ($kver)" test -n "$kver"
+is "the loaded kcsraw's version" "kcsmux_kcsraw_info{version=\"$kver\"}" /tmp/m0 1
+is "the BMC answers (kcsraw0/bmc: $(cut -d' ' -f1 /sys/class/misc/kcsraw0/bmc))" kcsmux_bmc_up /tmp/m0 1
+is "no stock node beside kcsraw" kcsmux_stock_bypass /tmp/m0 0
+positive "since when the BMC answers" kcsmux_bmc_last_change_timestamp_seconds /tmp/m0
 
 say "50 requests on ipmi1"
 check "kcsmux-ipmi-probe -n 50 on ipmi1" kcsmux-ipmi-probe -d /dev/ipmi1 -n 50 -k
@@ -341,8 +348,8 @@ grammar "the textfile parses" $TEXTFILE
 # must be equal.
 positive "the textfile has the daemon's CPU" kcsmux_daemon_cpu_seconds_total $TEXTFILE
 positive "/metrics has the daemon's CPU" kcsmux_daemon_cpu_seconds_total /tmp/m4
-grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
-grep -Ev '^kcsmux_((poller|budget)_cpu_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
+grep -Ev '^kcsmux_((poller_cpu|cpu_used)_ratio\{|daemon_cpu_seconds_total )' $TEXTFILE >/tmp/tf.cmp
+grep -Ev '^kcsmux_((poller_cpu|cpu_used)_ratio\{|daemon_cpu_seconds_total )' /tmp/m4 >/tmp/m4.cmp
 if cmp -s /tmp/tf.cmp /tmp/m4.cmp; then
 	pass "the textfile holds what /metrics serves"
 else
