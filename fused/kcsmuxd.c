@@ -24,6 +24,7 @@
 #include "control/control.h"
 #include "core/ipmb.h"
 #include "core/xact.h"
+#include "cuse/handover.h"
 #include "kcsmuxd.h"
 #include "notify.h"
 #include "util/clock.h"
@@ -266,6 +267,91 @@ static void detached(void)
 	startup = NULL;
 }
 
+/*
+ * The nodes' /dev/cuse connections and the hand-over's memfd into the
+ * service manager's store (cuse/handover.c), and out of it those of nodes
+ * no longer configured. Storing needs sendmsg(2), which the seccomp filter
+ * refuses: a node a reload adds later is not kept across a restart.
+ */
+static void store_fds(struct daemon *d)
+{
+	const char *name;
+	int fd;
+
+	while ((fd = handover_store_next(d, &name)) >= 0) {
+		if (d->notify_fd < 0)
+			continue;
+		if (d->sandboxed) {
+			log_warn("%s: added after the seccomp filter: not kept "
+				 "across a restart",
+				 name);
+			continue;
+		}
+		if (notify_store_fd(d->notify_fd, fd, name) == 0)
+			handover_stored(d);
+	}
+	while ((name = handover_drop_next(d)) != NULL)
+		notify_send(d->notify_fd, "FDSTOREREMOVE=1\nFDNAME=%s", name);
+}
+
+/*
+ * A reload of kcsraw.ko under open nodes (docs/reliability.md): while
+ * KCSMUX_HOLD_PATH exists at start, the daemon takes its nodes over (the
+ * fd store) but leaves /dev/kcsraw0 closed, so that the module can be
+ * unloaded, and holds every request in the nodes' queues; once the file
+ * is gone (or HOLD_MAX_S after the start) it opens the interface, when it
+ * exists, and serves them. Root and the seccomp filter are kept until
+ * then: the filter admits the backend's descriptor only.
+ */
+#define KCSMUX_HOLD_PATH "/run/kcsmux-hold"
+#define HOLD_MAX_S	 120 /* a hold file left behind */
+#define HOLD_OPEN_S	 60  /* then the device must come back */
+
+static struct hold {
+	bool on;
+	struct event *ev;
+	uint64_t t0, gone_t0;
+	struct backend_kcsraw_opts kro;
+} hold;
+
+static const struct timeval hold_step = { 0, 100000 };
+
+static void daemon_notify(struct daemon *d, const char *state);
+
+static void hold_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	uint64_t now = now_ns();
+	char *cause = NULL;
+
+	(void)fd;
+	(void)what;
+	if (access(KCSMUX_HOLD_PATH, F_OK) == 0 &&
+	    now - hold.t0 < HOLD_MAX_S * 1000000000ull) {
+		evtimer_add(hold.ev, &hold_step);
+		return;
+	}
+	if (!hold.gone_t0)
+		hold.gone_t0 = now;
+	if (backend_kcsraw_nobmc(d->cfg.device) != 0 ||
+	    backend_kcsraw_attach(d->be, d->base, d->cfg.device, &hold.kro,
+				  &cause) < 0) {
+		if (now - hold.gone_t0 >= HOLD_OPEN_S * 1000000000ull)
+			fatalx("backend: %s",
+			       cause ? error_str(cause) :
+				       "no BMC answers on the interface");
+		free(cause);
+		evtimer_add(hold.ev, &hold_step);
+		return;
+	}
+	hold.on = false;
+	log_info("%s: open again after %.1f s held: serving", d->cfg.device,
+		 (double)(now_ns() - hold.t0) / 1e9);
+	bmc_setup_start(d);
+	d->be->cbs->room(d->be->cb_arg);
+	daemon_notify(d, "READY=1");
+}
+
 /* Every node's device exists: drop root, confine, tell systemd
  * (Type=notify). */
 static void daemon_notify(struct daemon *d, const char *state)
@@ -277,6 +363,15 @@ static void daemon_notify(struct daemon *d, const char *state)
 		if (!n->ready)
 			return;
 		count++;
+	}
+	store_fds(d);
+	if (hold.on) {
+		detached();
+		notify_send(d->notify_fd,
+			    "%s\nSTATUS=%zu nodes, holding requests: %s "
+			    "closed while %s exists",
+			    state, count, d->cfg.device, KCSMUX_HOLD_PATH);
+		return;
 	}
 	drop_privileges(d);
 	apply_sandbox(d);
@@ -298,6 +393,12 @@ static void node_ready(struct daemon *d)
 	daemon_notify(d, "READY=1");
 }
 
+/* SIGTERM's hand-over is ready: the loop ends, main saves the state. */
+static void quiesced(struct daemon *d)
+{
+	event_base_loopexit(d->base, NULL);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
@@ -308,7 +409,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	case SIGINT:
 	case SIGTERM:
 		log_info("signal %d: exiting", (int)sig);
-		event_base_loopexit(d->base, NULL);
+		handover_quiesce(d, quiesced);
 		break;
 	case SIGUSR1:
 		daemon_dump_stats_log(d);
@@ -544,7 +645,10 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	d->started_ns = now_ns();
 	d->started_unix = (uint64_t)time(NULL);
 	d->notify_fd = notify_open(); /* before the seccomp filter */
-	wait_for_bmc(d);
+	hold.on = d->cfg.backend == KCSMUX_BACKEND_KCSRAW &&
+		  access(KCSMUX_HOLD_PATH, F_OK) == 0;
+	if (!hold.on)
+		wait_for_bmc(d);
 	d->reloaded = reloaded;
 	base = event_base_new();
 	if (!base)
@@ -552,6 +656,8 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	core_init(d, base);
 	if (frontend_init(d, node_ready) < 0)
 		fatalx("out of memory");
+	if (handover_init(d, &cause) < 0)
+		fatalx("%s", error_str(cause));
 	d->my_address = 0x20;
 	for (i = 0; i < NSIGS; i++) {
 		sigev[i] = evsignal_new(d->base, sigs[i], on_signal, d);
@@ -560,7 +666,18 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 	d->my_lun = IPMB_DEFAULT_LUN;
 	memset(d->chan_address, d->my_address, sizeof(d->chan_address));
 	memset(d->chan_lun, d->my_lun, sizeof(d->chan_lun));
-	if (d->cfg.backend == KCSMUX_BACKEND_KCSRAW)
+	if (hold.on) {
+		hold.kro = kro;
+		hold.t0 = now_ns();
+		d->be = backend_kcsraw_held(&core_backend_cbs, d);
+		hold.ev = evtimer_new(d->base, hold_tick, d);
+		if (!d->be || !hold.ev)
+			fatalx("out of memory");
+		log_warn("%s exists: %s stays closed and requests wait until "
+			 "it is removed (a reload of kcsraw)",
+			 KCSMUX_HOLD_PATH, d->cfg.device);
+		event_add(hold.ev, &hold_step);
+	} else if (d->cfg.backend == KCSMUX_BACKEND_KCSRAW)
 		d->be = backend_kcsraw_open(d->base, d->cfg.device, &kro,
 					    &core_backend_cbs, d, &cause);
 	else
@@ -568,7 +685,8 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 					     &core_backend_cbs, d, &cause);
 	if (!d->be)
 		fatalx("backend: %s", error_str(cause));
-	bmc_setup_start(d);
+	if (!hold.on)
+		bmc_setup_start(d);
 	for (i = 0; i < d->cfg.nnodes; i++)
 		if (node_create(d, &d->cfg.nodes[i], &cause) < 0)
 			fatalx("%s", error_str(cause));
@@ -578,6 +696,9 @@ static void daemon_start(struct daemon *d, struct event *sigev[NSIGS])
 		fatalx("%s", error_str(cause));
 	if (metrics_init(d, &cause) < 0)
 		fatalx("%s", error_str(cause));
+	/* last: the inherited nodes' devices are ready at once (drop, seccomp
+	 * filter, READY=1 follow) */
+	handover_resume(d);
 }
 
 static void daemon_stop(struct daemon *d, struct event *sigev[NSIGS])
@@ -586,8 +707,11 @@ static void daemon_stop(struct daemon *d, struct event *sigev[NSIGS])
 	control_fini(d);
 	while (!LIST_EMPTY(&d->nodes))
 		node_destroy(LIST_FIRST(&d->nodes));
+	if (hold.ev)
+		event_free(hold.ev);
 	d->be->ops->destroy(d->be);
 	core_fini(d);
+	handover_fini(d);
 	frontend_fini(d);
 	for (size_t i = 0; i < NSIGS; i++)
 		event_free(sigev[i]);
@@ -631,6 +755,7 @@ int main(int argc, char **argv)
 
 	daemon_start(&d, sigev);
 	event_base_dispatch(d.base);
+	handover_save(&d);
 	daemon_stop(&d, sigev);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -53,6 +54,39 @@ int notify_open(void)
 		return -1;
 	}
 	return fd;
+}
+
+int notify_store_fd(int fd, int sfd, const char *name)
+{
+	char buf[128];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int n;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(buf, sizeof(buf), "FDSTORE=1\nFDNAME=%s", name);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -1;
+	iov.iov_len = (size_t)n;
+	memset(&u, 0, sizeof(u));
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &sfd, sizeof(int));
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0) {
+		log_warn("notify: FDSTORE %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 void notify_send(int fd, const char *fmt, ...)

@@ -17,4 +17,9 @@ int notify_open(void);
 void notify_send(int fd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* FDSTORE=1 with FDNAME=NAME: SFD into the service manager's file
+ * descriptor store (sendmsg, SCM_RIGHTS: before the seccomp filter only).
+ * 0, or -1 with the reason logged. */
+int notify_store_fd(int fd, int sfd, const char *name);
+
 #endif

@@ -196,6 +196,13 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 				    const struct backend_kcsraw_opts *o,
 				    const struct backend_cbs *cbs, void *arg,
 				    char **cause);
+/* The same in two steps: a backend that holds every request (submits
+ * none: depth 0), then the interface opened (-1 with *cause: still held;
+ * cbs->room is not called). */
+struct backend *backend_kcsraw_held(const struct backend_cbs *cbs, void *arg);
+int backend_kcsraw_attach(struct backend *be, struct event_base *base,
+			  const char *path, const struct backend_kcsraw_opts *o,
+			  char **cause);
 struct backend *backend_ipmidev_open(struct event_base *base, const char *path,
 				     const struct backend_cbs *cbs, void *arg,
 				     char **cause);

@@ -92,7 +92,8 @@ static void kr_destroy(struct backend *be)
 		event_free(be->async_ev);
 	if (be->async_fd >= 0)
 		close(be->async_fd);
-	close(be->fd);
+	if (be->fd >= 0)
+		close(be->fd);
 	free(be);
 }
 
@@ -281,36 +282,43 @@ int backend_kcsraw_nobmc(const char *path)
 	return rc;
 }
 
-struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
-				    const struct backend_kcsraw_opts *o,
-				    const struct backend_cbs *cbs, void *arg,
-				    char **cause)
+/*
+ * A backend that holds every request (depth 0: the core submits nothing)
+ * until backend_kcsraw_attach() opens the interface: a restart across a
+ * reload of kcsraw.ko (kcsmuxd.c, the hold file).
+ */
+struct backend *backend_kcsraw_held(const struct backend_cbs *cbs, void *arg)
 {
-	struct kcsraw_info info;
-	struct backend *be;
+	struct backend *be = calloc(1, sizeof(*be));
 
-	be = calloc(1, sizeof(*be));
-	if (!be) {
-		error_set(cause, "out of memory");
+	if (!be)
 		return NULL;
-	}
 	be->ops = &kcsraw_ops;
 	be->cbs = cbs;
 	be->cb_arg = arg;
-	be->depth = KCSRAW_PIPELINE;
+	be->depth = 0;
+	be->fd = -1;
 	be->async_fd = -1;
-	be->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (be->fd < 0) {
+	return be;
+}
+
+int backend_kcsraw_attach(struct backend *be, struct event_base *base,
+			  const char *path, const struct backend_kcsraw_opts *o,
+			  char **cause)
+{
+	struct kcsraw_info info;
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
 		if (errno == ENOENT)
 			backend_kcsraw_missing(path, errno, cause);
 		else
 			error_set(cause, "%s: %s", path, strerror(errno));
-		free(be);
-		return NULL;
+		return -1;
 	}
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
-	if (ioctl(be->fd, KCSRAW_IOC_INFO, &info) < 0) {
+	if (ioctl(fd, KCSRAW_IOC_INFO, &info) < 0) {
 		error_set(cause, "%s: KCSRAW_IOC_INFO: %s", path,
 			  strerror(errno));
 		goto fail;
@@ -320,6 +328,8 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 			  path, info.version, KCSRAW_UAPI_VERSION);
 		goto fail;
 	}
+	be->fd = fd;
+	be->depth = KCSRAW_PIPELINE;
 	if (info.queue_depth && info.queue_depth < be->depth)
 		be->depth = info.queue_depth;
 	be->irq = (info.flags & KCSRAW_INFO_IRQ) ? info.irq : 0;
@@ -337,8 +347,38 @@ struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
 	}
 	log_info("backend kcsraw: %s ports 0x%x/0x%x irq %u", path,
 		 info.data_port, info.status_port, be->irq);
-	return be;
+	return 0;
 fail:
-	kr_destroy(be);
-	return NULL;
+	if (be->ev)
+		event_free(be->ev);
+	if (be->async_ev)
+		event_free(be->async_ev);
+	if (be->async_fd >= 0)
+		close(be->async_fd);
+	close(fd);
+	be->ev = be->async_ev = NULL;
+	be->async_fd = -1;
+	be->fd = -1;
+	be->depth = 0;
+	be->relay = be->bridges = be->no_bridge = false;
+	be->ops = &kcsraw_ops;
+	return -1;
+}
+
+struct backend *backend_kcsraw_open(struct event_base *base, const char *path,
+				    const struct backend_kcsraw_opts *o,
+				    const struct backend_cbs *cbs, void *arg,
+				    char **cause)
+{
+	struct backend *be = backend_kcsraw_held(cbs, arg);
+
+	if (!be) {
+		error_set(cause, "out of memory");
+		return NULL;
+	}
+	if (backend_kcsraw_attach(be, base, path, o, cause) < 0) {
+		kr_destroy(be);
+		return NULL;
+	}
+	return be;
 }

@@ -107,6 +107,7 @@ struct node {
 	struct event *ev;
 	void *buf;		/* struct fuse_buf, reused */
 	struct event *ready_ev; /* waiting for /dev/NAME to appear */
+	void *ho; /* its hand-over at a restart (cuse/handover.c) */
 	unsigned int ready_tries;
 	bool ready; /* CUSE INIT done, device exists */
 	bool dying;

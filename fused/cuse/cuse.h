@@ -96,6 +96,7 @@ struct frontend {
 	struct kmsg_list event_backlog; /* until the first subscriber */
 	unsigned int event_backlog_len;
 	struct cmdreg_table *cmdreg; /* command registrations (cmdreg.c) */
+	struct handover *ho;	     /* restarts (handover.c) */
 	/* main's: a node's device is ready (its owner and mode set) */
 	void (*node_ready)(struct daemon *d);
 };

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,18 @@
 
 #include "core/xact.h"
 #include "cuse/cuse.h"
+#include "cuse/handover.h"
 #include "util/error.h"
 #include "util/log.h"
 
-static struct client *req_client(struct fuse_file_info *fi)
+/* fi->fh is the client's id, never a pointer: after a restart the new
+ * process gets fhs it never issued (handover.c). */
+static struct client *req_client(fuse_req_t req, struct fuse_file_info *fi)
 {
-	return (struct client *)(uintptr_t)fi->fh;
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return handover_client(fuse_req_userdata(req), fi->fh, ctx->pid,
+			       ctx->uid);
 }
 
 int node_name_check(const char *name, char **cause)
@@ -321,7 +328,8 @@ static void node_open(fuse_req_t req, struct fuse_file_info *fi)
 	LIST_INSERT_HEAD(&n->clients, c, link);
 	n->nclients++;
 	n->cnt.opens++;
-	fi->fh = (uintptr_t)c;
+	fi->fh = c->id;
+	handover_file_open(n, c);
 	fi->direct_io = 1;
 	fi->nonseekable = 1;
 	fuse_reply_open(req, fi);
@@ -329,11 +337,18 @@ static void node_open(fuse_req_t req, struct fuse_file_info *fi)
 
 static void node_release(fuse_req_t req, struct fuse_file_info *fi)
 {
-	struct client *c = req_client(fi);
+	struct node *n = fuse_req_userdata(req);
+	struct client *c;
 
-	LIST_REMOVE(c, link);
-	c->node->nclients--;
-	client_free(c);
+	handover_file_close(n, fi->fh);
+	LIST_FOREACH (c, &n->clients, link)
+		if (c->id == fi->fh)
+			break;
+	if (c) {
+		LIST_REMOVE(c, link);
+		n->nclients--;
+		client_free(c);
+	}
 	fuse_reply_err(req, 0);
 }
 
@@ -357,6 +372,37 @@ static void node_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	fuse_reply_err(req, EINVAL);
 }
 
+/*
+ * Tests only (vm.daemon-abi's restart checks): KCSMUX_TEST_KILL_FILE names
+ * a file holding N; the process that finds it at start removes it and
+ * dies of SIGKILL at its Nth ioctl, read and unanswered, as a crash
+ * leaves one (handover.c: resent, or failed ECONNRESET).
+ */
+static long test_kill_at = -1;
+
+static void test_kill_setup(void)
+{
+	const char *path = getenv("KCSMUX_TEST_KILL_FILE");
+	FILE *f;
+
+	if (test_kill_at >= 0 || !path)
+		return;
+	test_kill_at = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fscanf(f, "%ld", &test_kill_at) != 1)
+		test_kill_at = 0;
+	fclose(f);
+	unlink(path);
+}
+
+static void test_kill_maybe(void)
+{
+	if (test_kill_at > 0 && --test_kill_at == 0)
+		raise(SIGKILL);
+}
+
 /* libfuse's ioctl operation (struct cuse_lowlevel_ops fixes its eight
  * parameters: the one function in fused/ with more than seven). */
 static void node_ioctl(fuse_req_t req, int cmd, void *arg,
@@ -373,18 +419,25 @@ static void node_ioctl(fuse_req_t req, int cmd, void *arg,
 		.out_len = out_bufsz,
 	};
 
-	if (req_client(fi)->revoked) {
-		fuse_reply_err(req, EACCES);
+	struct client *c = req_client(req, fi);
+
+	test_kill_maybe();
+	if (!c || c->revoked) {
+		fuse_reply_err(req, c ? EACCES : ENOMEM);
 		return;
 	}
-	client_ioctl(req_client(fi), &io);
+	client_ioctl(c, &io);
 }
 
 static void node_poll(fuse_req_t req, struct fuse_file_info *fi,
 		      struct fuse_pollhandle *ph)
 {
-	struct client *c = req_client(fi);
+	struct client *c = req_client(req, fi);
 
+	if (!c) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	if (ph) {
 		if (c->ph)
 			fuse_pollhandle_destroy(c->ph);
@@ -486,15 +539,19 @@ static void node_readable(evutil_socket_t fd, short what, void *arg)
 int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 		char **cause)
 {
-	char devname[16 + KCSMUX_NAME_MAX], fdpath[32];
+	char devname[16 + KCSMUX_NAME_MAX];
 	const char *dev_info_argv[] = { devname };
 	char *argv[] = { (char *)"kcsmuxd", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
 	struct cuse_info ci;
 	struct node *n;
-	int fd = -1;
+	int rv, fd = handover_take_fd(d, conf->name);
+	bool adopted = fd >= 0;
 
-	if (node_name_check(conf->name, cause) < 0)
+	test_kill_setup();
+
+	/* an inherited device is ours: /dev/NAME exists */
+	if (!adopted && node_name_check(conf->name, cause) < 0)
 		return -1;
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -519,7 +576,8 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 			  conf->name);
 		goto fail;
 	}
-	fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (!adopted)
+		fd = open("/dev/cuse", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		error_set(cause, "node %s: /dev/cuse: %s%s", conf->name,
 			  strerror(errno),
@@ -528,16 +586,19 @@ int node_create(struct daemon *d, const struct kcsmux_node_conf *conf,
 				  "");
 		goto fail;
 	}
-	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", fd);
-	if (fuse_session_mount(n->se, fdpath) != 0) {
+	(void)fcntl(fd, F_SETFL, O_RDWR | O_NONBLOCK);
+	rv = handover_session(n, fd, adopted);
+	fd = -1; /* the session owns it now (or closed it) */
+	if (rv < 0) {
 		error_set(cause, "node %s: cannot attach /dev/cuse",
 			  conf->name);
 		goto fail;
 	}
-	fd = -1; /* the session owns it now */
 	n->ev = event_new(d->base, fuse_session_fd(n->se), EV_READ | EV_PERSIST,
 			  node_readable, n);
-	if (!n->ev || event_add(n->ev, NULL) < 0) {
+	/* an inherited connection is read once handover_resume() has
+	 * taken it past CUSE_INIT */
+	if (!n->ev || (!adopted && event_add(n->ev, NULL) < 0)) {
 		error_set(cause, "node %s: event_add failed", conf->name);
 		goto fail;
 	}
@@ -549,6 +610,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	if (n) {
+		handover_node_gone(n);
 		if (n->ev)
 			event_free(n->ev);
 		if (n->se)
@@ -573,7 +635,10 @@ void node_destroy(struct node *n)
 	xact_node_gone(n);
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
-	node_links_remove(n);
+	/* handed over: the next process's nodes are these, links too */
+	if (!handover_keep_links(n->d))
+		node_links_remove(n);
+	handover_node_gone(n);
 	if (n->ready_ev)
 		event_free(n->ready_ev);
 	if (n->ev)

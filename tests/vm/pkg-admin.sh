@@ -28,5 +28,6 @@ exec "$KCSMUX_SRC/tests/vm/run.sh" --systemd "${suite[@]}" --bmc extern \
 	--delay fixed:200 \
 	--proxy-args "--watchdog --on 0x30:0x10=wrong,0x0a:0x23,40 --on 0x30:0x12=wrong,off --on 0x30:0x11=silence,60000" \
 	--add "$KCSMUX_SRC/tests/vm/guest/cutover-scenarios.sh:/guest/cutover-scenarios.sh" \
+	--add "$KCSMUX_SRC/tests/vm/guest/restart-scenarios.sh:/guest/restart-scenarios.sh" \
 	"${adds[@]}" "$@" \
 	"$KCSMUX_SRC/tests/vm/guest/pkg-admin.sh"

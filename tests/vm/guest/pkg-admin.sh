@@ -445,6 +445,8 @@ phase1() {
 		sh -c 'journalctl -u kcsmuxd -o cat | grep -q "nodes on" &&
 		! journalctl -u kcsmuxd -o cat | grep -q "^kcsmuxd: "'
 
+	. /guest/restart-scenarios.sh && restart_scenarios
+
 	step "systemctl stop"
 	check "stop succeeds" systemctl stop kcsmuxd
 	check "the nodes are gone" sh -c '[ ! -e /dev/ipmi1 ] && [ ! -e /dev/ipmi2 ]'
