@@ -15,7 +15,9 @@
  * An answer from memory can be stale only at the log's end (the last
  * entry's next id, an id not there): those, and a walk's start (id 0),
  * wait for a SEL Info when the last is older than revalidate_ms. Every
- * other entry is answered at once, byte for byte as the BMC answered it.
+ * other entry is answered at once, byte for byte as the BMC answered it,
+ * also while a fill or sync runs once the walk has passed it: a reader
+ * follows the fill instead of waiting for all of it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,7 @@ enum sdrc_verdict selm_request(struct selm *m, const void *owner,
 {
 	const uint8_t *d = rq->data;
 	unsigned int off, cnt;
+	uint8_t ops;
 	uint16_t id;
 	int i;
 
@@ -179,23 +182,26 @@ enum sdrc_verdict selm_request(struct selm *m, const void *owner,
 		selm_start_fill(m);
 		return park(m);
 	case S_FILLING:
-		return park(m);
 	case S_VALID:
 		break;
 	}
-	if (m->want_sync && m->job == SJ_NONE)
+	if (m->st == S_VALID && m->want_sync && m->job == SJ_NONE)
 		selm_start_sync(m, NULL);
-	if (walking(m))
-		return park(m);
 	id = ld16(d + 2);
 	i = find(m, id);
-	if (at_the_end(m, id, i) && now_ms - m->validated_ms >= m->reval_ms) {
+	ops = m->st == S_VALID ? m->info[INFO_OPS] : m->start[INFO_OPS];
+	if (walking(m)) {
+		/* an entry the walk has passed is answered at once: a reader
+		 * follows the fill, never waits for the whole of it */
+		if (i < 0 || id == 0xffff || m->e[i].next == 0xffff)
+			return park(m);
+	} else if (at_the_end(m, id, i) &&
+		   now_ms - m->validated_ms >= m->reval_ms) {
 		if (m->job == SJ_NONE)
 			m->job = SJ_REVAL;
 		return park(m);
 	}
-	if ((m->info[INFO_OPS] & 0x02) &&
-	    !resv_allows(&m->own, owner, 0, ld16(d))) {
+	if ((ops & 0x02) && !resv_allows(&m->own, owner, 0, ld16(d))) {
 		resp[0] = CC_RES_CANCELLED;
 		*resp_len = 1;
 		m->stats.hits++;

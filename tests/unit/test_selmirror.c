@@ -533,6 +533,54 @@ START_TEST(test_three_readers)
 }
 END_TEST
 
+/* One of the mirror's requests to the model (false: it has none). */
+static bool step(struct selm *mm)
+{
+	struct sdrc_req r;
+	uint8_t resp[300];
+	unsigned int len;
+
+	if (!selm_next_request(mm, now, &r))
+		return false;
+	len = model_answer(r.cmd, r.data, r.len, resp, true);
+	selm_answer(mm, 0, resp, len, now);
+	return true;
+}
+
+/* A reader follows the fill: an entry the walk has passed is answered
+ * at once, one it has not reached waits; nothing goes to the BMC twice. */
+START_TEST(test_follow_fill)
+{
+	struct ipmi_request rq;
+	uint8_t d[6] = { 0, 0, 0, 0, 0, 0xff }, a[300], b[300];
+	unsigned int la = 0, lb;
+
+	rq = mkreq(0x43, d, 6);
+	ck_assert_int_eq(selm_request(m, "a", &rq, now, a, 270, &la),
+			 SDRC_PARK);
+	ck_assert(step(m)); /* SEL Info */
+	ck_assert(step(m)); /* the first entry */
+	ck_assert_int_eq(selm_request(m, "a", &rq, now, a, 270, &la),
+			 SDRC_ANSWERED);
+	lb = model_answer(0x43, d, 6, b, false);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_mem_eq(a, b, la);
+	put16(d + 2, get16(a + 1)); /* the next one: not fetched yet */
+	ck_assert_int_eq(selm_request(m, "a", &rq, now, a, 270, &la),
+			 SDRC_PARK);
+	ck_assert(step(m));
+	ck_assert_int_eq(selm_request(m, "a", &rq, now, a, 270, &la),
+			 SDRC_ANSWERED);
+	lb = model_answer(0x43, d, 6, b, false);
+	ck_assert_mem_eq(a, b, la);
+	ck_assert_str_eq(selm_state_name(m), "filling");
+	pump(m);
+	ck_assert_uint_eq(walk(m, "a", 0), 40);
+	ck_assert_uint_eq(bmc.nget, 40);
+	ck_assert_uint_eq(bmc.ninfo, 2);
+}
+END_TEST
+
 /* Answers the mirror cannot trust: too long, too short, a next id that
  * loops, a count past the limit. The mirror fails (requests go to the
  * BMC, which answers them), holds nothing, and tries again later. */
@@ -605,6 +653,7 @@ static Suite *selmirror_suite(void)
 	tcase_add_test(tc, test_delete);
 	tcase_add_test(tc, test_reservations);
 	tcase_add_test(tc, test_three_readers);
+	tcase_add_test(tc, test_follow_fill);
 	tcase_add_test(tc, test_bad_answers);
 	tcase_add_test(tc, test_limit);
 	suite_add_tcase(s, tc);
