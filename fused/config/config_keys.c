@@ -405,6 +405,18 @@ static int n_sdr_cache(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return value_bool("sdr_cache", v, &n->sdr_cache, cause);
 }
 
+static int n_sel_mirror(struct kcsmux_node_conf *n, struct nodestate *ns,
+			const char *v, char **cause)
+{
+	bool on;
+
+	(void)ns;
+	if (value_bool("sel_mirror", v, &on, cause) < 0)
+		return -1;
+	n->no_sel_mirror = !on;
+	return 0;
+}
+
 static int n_coalesce(struct kcsmux_node_conf *n, struct nodestate *ns,
 		      const char *v, char **cause)
 {
@@ -493,6 +505,7 @@ static const struct {
 	[NK_COALESCE_WINDOW] = { "coalesce_window_ms", n_coalesce_window_ms,
 				 false },
 	{ "luns", n_luns, false },
+	{ "sel_mirror", n_sel_mirror, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=

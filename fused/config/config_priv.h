@@ -20,7 +20,7 @@ struct nodestate {
 	uint32_t pset;		       /* policy_key_index() bits */
 	int plines[32];
 	uint32_t kset; /* node_keys[] bits */
-	int klines[16];
+	int klines[20];
 	bool has_allow;
 };
 

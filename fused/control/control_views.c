@@ -17,6 +17,7 @@
 #include "core/access.h"
 #include "core/policy.h"
 #include "core/sdrcache.h"
+#include "core/selmirror.h"
 
 /* Does the node's policy differ from its preset's? */
 static bool policy_custom(const struct node *n)
@@ -207,6 +208,34 @@ static void sdr_cache_kv(const struct node *n, struct ctl_buf *b)
 		    (unsigned long long)st->internal);
 }
 
+/* The node's SEL mirror counters, and the interface's mirror. */
+static void sel_mirror_kv(const struct node *n, struct ctl_buf *b)
+{
+	const struct selm *m = n->d->selm;
+	const struct selm_stats *st;
+
+	ctl_kv_add(b, "sel_mirror", n->conf.no_sel_mirror ? "no" : "yes");
+	ctl_kv_addf(b, "sel_mirror_hits", "%llu",
+		    (unsigned long long)n->cnt.sel_hits);
+	ctl_kv_addf(b, "sel_mirror_misses", "%llu",
+		    (unsigned long long)n->cnt.sel_misses);
+	if (m == NULL)
+		return;
+	st = selm_stats(m);
+	ctl_kv_add(b, "sel_mirror_state", selm_state_name(m));
+	ctl_kv_addf(b, "sel_mirror_entries", "%u", selm_entries(m));
+	ctl_kv_addf(b, "sel_mirror_fills", "%llu",
+		    (unsigned long long)st->fills);
+	ctl_kv_addf(b, "sel_mirror_syncs", "%llu",
+		    (unsigned long long)st->syncs);
+	ctl_kv_addf(b, "sel_mirror_fetched", "%llu",
+		    (unsigned long long)st->fetched);
+	ctl_kv_addf(b, "sel_mirror_invalidations", "%llu",
+		    (unsigned long long)st->invalidations);
+	ctl_kv_addf(b, "sel_mirror_bmc_requests", "%llu",
+		    (unsigned long long)st->internal);
+}
+
 /* Sensor reads answered with another client's (coalesce = yes). */
 static void coalesce_kv(const struct node *n, struct ctl_buf *b)
 {
@@ -221,6 +250,7 @@ static void coalesce_kv(const struct node *n, struct ctl_buf *b)
 void node_show_kv(const struct node *n, struct ctl_buf *b)
 {
 	sdr_cache_kv(n, b);
+	sel_mirror_kv(n, b);
 	coalesce_kv(n, b);
 	if (n->conf.pol.backoff == KCSMUX_BACKOFF_ADAPTIVE)
 		adapt_each(&n->adapt, adaptive_line, b);

@@ -45,6 +45,8 @@ struct kcsmux_node_conf {
 	uint32_t max_clients;	     /* open files of this node (global) */
 	int interface;		     /* /dev/ipmi/N, /dev/ipmidev/N; -1 none */
 	bool sdr_cache;		     /* SDR/FRU reads from memory (sdrcache) */
+	bool no_sel_mirror;	     /* sel_mirror = no (the SEL mirror is on
+				      * by default: selmirror.h) */
 	bool coalesce;		     /* identical sensor reads share one */
 	uint32_t coalesce_window_ms; /* ... and one answered this recently */
 	uint8_t luns;		     /* key luns: LUNs 1-3 requests may address

@@ -85,6 +85,9 @@ struct node_counters {
 	/* sdr_cache = yes: SDR/FRU reads answered from memory, and
 	 * cacheable ones that went to the BMC (core/sdrglue.c) */
 	uint64_t sdr_hits, sdr_misses;
+	/* sel_mirror (on unless no): Get SEL Entry answered from the SEL
+	 * mirror, and ones that went to the BMC (core/selmirror.c) */
+	uint64_t sel_hits, sel_misses;
 	/* coalesce = yes: sensor reads answered with another client's
 	 * identical one (core/coalesce.c); coalesced_recent of them with
 	 * one answered within coalesce_window_ms */
@@ -209,7 +212,8 @@ struct daemon {
 	struct xact_list internal;   /* the daemon's own, ahead of nodes */
 	struct xact_list coal;	     /* coalescing leaders (coalesce.c) */
 	struct sdrc *sdrc;	     /* SDR/FRU cache, NULL until used */
-	struct xact_list sdr_parked; /* waiting for the cache to fill */
+	struct selm *selm;	     /* SEL mirror, NULL until used */
+	struct xact_list sdr_parked; /* waiting for the cache or mirror */
 	struct bridge br;
 	struct bmc_setup bs;
 	const struct core_upcalls *up;

@@ -9,7 +9,7 @@
 
 #include "core/sched.h"
 
-enum { ITEM_IDLE, ITEM_QUEUED, ITEM_DISPATCHED };
+enum { ITEM_IDLE, ITEM_QUEUED, ITEM_URGENT, ITEM_DISPATCHED };
 
 #define WEIGHT_MAX 10000u
 #define BURST_MAX  1000000u	/* x SCHED_TOKEN fits in 64 bits */
@@ -86,6 +86,7 @@ void sched_init(struct sched *s, uint64_t aging_ns)
 {
 	*s = (struct sched){ .unit_ns = SCHED_UNIT_COST_NS };
 	TAILQ_INIT(&s->flows);
+	TAILQ_INIT(&s->urgent);
 	sched_set_aging(s, aging_ns);
 }
 
@@ -126,6 +127,8 @@ void sched_flow_attach(struct sched *s, struct sched_flow *f,
 	f->tb_last_ns = now_ns;
 	f->vt = s->vclock[f->prio];
 	f->wait_since_ns = now_ns;
+	f->ub_level = (uint64_t)SCHED_URGENT_BURST * SCHED_TOKEN;
+	f->ub_last_ns = now_ns;
 	TAILQ_INSERT_TAIL(&s->flows, f, link);
 	s->nflows++;
 }
@@ -150,7 +153,7 @@ void sched_flow_update(struct sched *s, struct sched_flow *f,
 
 unsigned sched_flow_detach(struct sched *s, struct sched_flow *f)
 {
-	struct sched_item *it;
+	struct sched_item *it, *next;
 	unsigned n = 0;
 
 	while ((it = TAILQ_FIRST(&f->q)) != NULL) {
@@ -160,6 +163,16 @@ unsigned sched_flow_detach(struct sched *s, struct sched_flow *f)
 	}
 	s->queued -= f->qlen;
 	f->qlen = 0;
+	for (it = TAILQ_FIRST(&s->urgent); it; it = next) {
+		next = TAILQ_NEXT(it, link);
+		if (it->flow != f)
+			continue;
+		TAILQ_REMOVE(&s->urgent, it, link);
+		it->state = ITEM_IDLE;
+		s->queued--;
+		n++;
+	}
+	f->urgent_queued = 0;
 	TAILQ_REMOVE(&s->flows, f, link);
 	s->nflows--;
 	return n;
@@ -185,10 +198,60 @@ int sched_enqueue(struct sched *s, struct sched_flow *f, struct sched_item *it,
 	return 0;
 }
 
+/* The urgent bucket's level at NOW: SCHED_URGENT_PER_S tokens a second
+ * up to SCHED_URGENT_BURST (no overflow: a level below the cap plus at
+ * most the cap). */
+static uint64_t ub_level_at(const struct sched_flow *f, uint64_t now)
+{
+	const uint64_t cap = (uint64_t)SCHED_URGENT_BURST * SCHED_TOKEN;
+	const uint64_t per_ns =
+		SCHED_TOKEN / 1000000000ULL * SCHED_URGENT_PER_S;
+	uint64_t dt;
+
+	if (now <= f->ub_last_ns || f->ub_level >= cap)
+		return f->ub_level;
+	dt = now - f->ub_last_ns;
+	if (dt >= (cap - f->ub_level + per_ns - 1) / per_ns)
+		return cap;
+	return f->ub_level + dt * per_ns;
+}
+
+int sched_enqueue_urgent(struct sched *s, struct sched_flow *f,
+			 struct sched_item *it, uint64_t now_ns, bool *urgent)
+{
+	uint64_t level = ub_level_at(f, now_ns);
+
+	if (f->urgent_queued || level < SCHED_TOKEN) {
+		if (urgent)
+			*urgent = false;
+		return sched_enqueue(s, f, it, now_ns);
+	}
+	f->ub_level = level - SCHED_TOKEN;
+	f->ub_last_ns = max_u64(now_ns, f->ub_last_ns);
+	it->flow = f;
+	it->enq_ns = now_ns;
+	it->charged_ns = 0;
+	it->charged_vt = 0;
+	it->state = ITEM_URGENT;
+	TAILQ_INSERT_TAIL(&s->urgent, it, link);
+	f->urgent_queued++;
+	s->queued++;
+	if (urgent)
+		*urgent = true;
+	return 0;
+}
+
 bool sched_remove(struct sched *s, struct sched_item *it)
 {
 	struct sched_flow *f = it->flow;
 
+	if (it->state == ITEM_URGENT) {
+		TAILQ_REMOVE(&s->urgent, it, link);
+		f->urgent_queued--;
+		s->queued--;
+		it->state = ITEM_IDLE;
+		return true;
+	}
 	if (it->state != ITEM_QUEUED)
 		return false;
 	/* wait_since_ns stays: the flow has not been served. */
@@ -207,12 +270,44 @@ static uint64_t eff_vt(const struct sched *s, const struct sched_flow *f)
 	return vt_before(f->vt, v) ? v : f->vt;
 }
 
+/* Charge IT's estimated cost to its flow F at dispatch. */
+static void charge_estimate(struct sched *s, struct sched_flow *f,
+			    struct sched_item *it)
+{
+	uint64_t cost = it->cost_hint_ns != 0 ? it->cost_hint_ns : s->unit_ns;
+
+	if (cost > COST_MAX)
+		cost = COST_MAX;
+	it->charged_ns = cost;
+	it->charged_vt = vt_cost(cost, f->weight);
+	f->vt += it->charged_vt;
+	f->charged_ns += cost;
+	it->state = ITEM_DISPATCHED;
+	f->dispatched++;
+	s->dispatched++;
+}
+
+/* The urgent lane's head, unlinked: no token, no hold, no class. */
+static struct sched_item *dispatch_urgent(struct sched *s)
+{
+	struct sched_item *it = TAILQ_FIRST(&s->urgent);
+	struct sched_flow *f = it->flow;
+
+	TAILQ_REMOVE(&s->urgent, it, link);
+	f->urgent_queued--;
+	s->queued--;
+	/* its cost counts in the flow's share from where the class is */
+	f->vt = eff_vt(s, f);
+	charge_estimate(s, f, it);
+	f->urgent++;
+	return it;
+}
+
 static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
 				   bool promoted, uint64_t now)
 {
 	struct sched_flow *g;
 	struct sched_item *it;
-	uint64_t cost;
 
 	/*
 	 * SFQ: the class clock is the start tag in service. A promoted flow
@@ -229,20 +324,10 @@ static struct sched_item *dispatch(struct sched *s, struct sched_flow *f,
 	TAILQ_REMOVE(&f->q, it, link);
 	f->qlen--;
 	s->queued--;
-	it->state = ITEM_DISPATCHED;
-
-	cost = it->cost_hint_ns != 0 ? it->cost_hint_ns : s->unit_ns;
-	if (cost > COST_MAX)
-		cost = COST_MAX;
-	it->charged_ns = cost;
-	it->charged_vt = vt_cost(cost, f->weight);
-	f->vt += it->charged_vt;
-	f->charged_ns += cost;
+	charge_estimate(s, f, it);
 
 	tb_take(f, now);
 	f->wait_since_ns = now;
-	f->dispatched++;
-	s->dispatched++;
 	if (promoted) {
 		f->promoted++;
 		s->promoted++;
@@ -258,6 +343,11 @@ struct sched_item *sched_dequeue(struct sched *s, uint64_t now_ns,
 	uint64_t retry = SCHED_NEVER, aged_since = 0, tok, since, vt;
 	unsigned c;
 
+	if (!TAILQ_EMPTY(&s->urgent)) {
+		if (retry_at_ns != NULL)
+			*retry_at_ns = now_ns;
+		return dispatch_urgent(s);
+	}
 	TAILQ_FOREACH (f, &s->flows, link) {
 		if (f->qlen == 0)
 			continue;

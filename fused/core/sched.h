@@ -58,6 +58,17 @@
  *  when the flow already has that many queued (not yet dispatched)
  *  requests.
  *
+ *  0. Urgent lane (sched_enqueue_urgent(): the watchdog's commands, whose
+ *     lateness resets the host). Before aging and every class, FIFO across
+ *     flows; an urgent item waits for neither its flow's token, hold nor
+ *     queue bound, nor for its flow's earlier items. Its cost is charged
+ *     to its flow like any other (so it is paid for in the flow's share),
+ *     but it takes no token. Bound, so that a node cannot make all of its
+ *     work urgent: a flow has at most one urgent item queued, and its
+ *     urgent items are dispatched at most SCHED_URGENT_BURST at once and
+ *     SCHED_URGENT_PER_S a second on average (a bucket of their own); an
+ *     item beyond that is queued as an ordinary one (sched_enqueue()).
+ *
  * Cost: O(number of flows) per sched_dequeue(), O(1) otherwise. Virtual
  * times are compared modulo 2^64, so they may wrap.
  */
@@ -76,6 +87,10 @@
 #define SCHED_NEVER	       UINT64_MAX
 /* One token in struct sched_flow.tb_level: levels accrue rate_milli per ns. */
 #define SCHED_TOKEN 1000000000000ULL
+/* The urgent lane's own bucket per flow (more than any watchdog needs:
+ * a Reset Watchdog Timer every 100 ms, and Set + Get + Reset at once). */
+#define SCHED_URGENT_PER_S 10
+#define SCHED_URGENT_BURST 4
 
 /*
  * One request, set up with sched_item_init() (or zeroed) before its first
@@ -112,10 +127,14 @@ struct sched_flow {
 	uint64_t tb_level;	/* tokens x SCHED_TOKEN, at tb_last_ns */
 	uint64_t tb_last_ns;
 	uint64_t hold_until_ns; /* sched_flow_hold(): ineligible until */
+	uint32_t urgent_queued; /* in the urgent lane (0 or 1) */
+	uint64_t ub_level;	/* urgent bucket, x SCHED_TOKEN */
+	uint64_t ub_last_ns;
 
 	uint64_t dispatched; /* requests handed out */
 	uint64_t promoted;   /* ... of which by aging */
 	uint64_t rejected;   /* -EBUSY from sched_enqueue() */
+	uint64_t urgent;     /* dispatched from the urgent lane */
 	uint64_t charged_ns; /* service charged (estimates + fixes) */
 };
 
@@ -123,6 +142,7 @@ TAILQ_HEAD(sched_flowq, sched_flow);
 
 struct sched {
 	struct sched_flowq flows;
+	struct sched_itemq urgent; /* the urgent lane, FIFO */
 	uint64_t vclock[SCHED_NCLASSES];
 	uint64_t aging_ns;
 	uint64_t unit_ns;
@@ -166,6 +186,18 @@ void sched_item_init(struct sched_item *it, uint64_t cost_hint_ns);
 /* 0, or -EBUSY: the flow's queue is full (the item is untouched). */
 int sched_enqueue(struct sched *s, struct sched_flow *f, struct sched_item *it,
 		  uint64_t now_ns);
+/*
+ * Queue IT in the urgent lane when its flow may (above: none of its items
+ * is there, and its urgent bucket has a token), else as sched_enqueue().
+ * 0 or -EBUSY as sched_enqueue(); *URGENT (may be NULL) says which lane.
+ */
+int sched_enqueue_urgent(struct sched *s, struct sched_flow *f,
+			 struct sched_item *it, uint64_t now_ns, bool *urgent);
+/* Is an item waiting in the urgent lane? */
+static inline bool sched_urgent_waiting(const struct sched *s)
+{
+	return !TAILQ_EMPTY(&s->urgent);
+}
 /*
  * The item to run now, unlinked, or NULL when nothing is eligible. If
  * RETRY_AT_NS is not NULL it gets, with NULL, the time at which a

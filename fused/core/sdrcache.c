@@ -101,7 +101,7 @@ void sdrc_free(struct sdrc *c)
 	sdrc_drop_records(&c->rp[0]);
 	sdrc_drop_records(&c->rp[1]);
 	sdrc_drop_fru(c);
-	free(c->own);
+	resv_free(&c->own);
 	free(c);
 }
 
@@ -110,38 +110,11 @@ void sdrc_set_revalidate_ms(struct sdrc *c, uint32_t ms)
 	c->reval_ms = ms;
 }
 
-/* ---- reservations ---- */
-
-struct owner *sdrc_owner_find(struct sdrc *c, const void *owner, bool add)
-{
-	struct owner *o;
-
-	for (unsigned int i = 0; i < c->nown; i++)
-		if (c->own[i].owner == owner)
-			return &c->own[i];
-	if (!add)
-		return NULL;
-	if (c->nown == c->cown) {
-		unsigned int n = c->cown ? c->cown * 2 : 8;
-
-		o = realloc(c->own, n * sizeof(*o));
-		if (!o)
-			return NULL;
-		c->own = o;
-		c->cown = n;
-	}
-	o = &c->own[c->nown++];
-	memset(o, 0, sizeof(*o));
-	o->owner = owner;
-	return o;
-}
+/* ---- reservations (resv.c) ---- */
 
 void sdrc_owner_gone(struct sdrc *c, const void *owner)
 {
-	struct owner *o = sdrc_owner_find(c, owner, false);
-
-	if (o)
-		*o = c->own[--c->nown];
+	resv_gone(&c->own, owner);
 }
 
 /* ---- invalidation ---- */
@@ -151,8 +124,7 @@ void sdrc_owner_gone(struct sdrc *c, const void *owner)
 void sdrc_drop_sdr(struct sdrc *c, struct repo *p)
 {
 	sdrc_drop_records(p);
-	for (unsigned int i = 0; i < c->nown; i++)
-		c->own[i].valid[p->dev] = false;
+	resv_cancel_all(&c->own, p->dev);
 	if (c->busy && !sdrc_fru_job(c->job) && c->jr == p->dev)
 		c->gen++;
 	if (p->st != M_OFF)

@@ -62,7 +62,6 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 {
 	uint16_t res = ld16(data), id = ld16(data + 2);
 	unsigned int off = data[4], cnt = data[5], l;
-	const struct owner *o = sdrc_owner_find(c, owner, false);
 	const struct rec *r;
 
 	*resp_len = 1;
@@ -70,8 +69,7 @@ static enum sdrc_verdict get_sdr(struct sdrc *c, struct repo *p,
 	 * flags); device SDRs: only a dynamic population has them */
 	bool checked = p->dev ? (p->info[2] & 0x80) : (p->info[14] & 0x02);
 
-	if (checked && res != 0 &&
-	    (!o || !o->valid[p->dev] || o->res[p->dev] != res)) {
+	if (checked && !resv_allows(&c->own, owner, p->dev, res)) {
 		resp[0] = CC_RES_CANCELLED;
 		return SDRC_ANSWERED;
 	}

@@ -62,7 +62,6 @@ static void observe_read(struct sdrc *c, const void *owner,
 			 const uint8_t *resp, unsigned int resp_len)
 {
 	unsigned int kind;
-	struct owner *o;
 
 	if ((rq->netfn & 0x3f) == NETFN_SENSOR && rq->addr.lun == 0 &&
 	    rq->cmd == CMD_DEV_INFO) {
@@ -79,11 +78,8 @@ static void observe_read(struct sdrc *c, const void *owner,
 		kind = 0;
 	else
 		return;
-	if (ok && resp_len >= 3 && owner &&
-	    (o = sdrc_owner_find(c, owner, true))) {
-		o->res[kind] = ld16(resp + 1);
-		o->valid[kind] = true;
-	}
+	if (ok && resp_len >= 3)
+		resv_set(&c->own, owner, kind, ld16(resp + 1));
 }
 
 void sdrc_observe(struct sdrc *c, const void *owner,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/resv.h"
 #include "core/sdrcache.h"
 #include "util/le.h"
 
@@ -71,12 +72,6 @@ enum fstate { F_NONE, F_WANT, F_FILLING, F_VALID, F_INFO_ONLY };
 struct rec {
 	uint16_t id, next, len;
 	uint8_t *data;
-};
-
-struct owner {
-	const void *owner;
-	uint16_t res[2]; /* per repository */
-	bool valid[2];
 };
 
 struct fru {
@@ -143,8 +138,7 @@ struct sdrc {
 	uint8_t write_info[INFO_LEN];
 	uint64_t changed_ms;
 
-	struct owner *own;
-	unsigned int nown, cown;
+	struct resv_tab own; /* reservations: kind = repository (resv.h) */
 
 	struct fru fru[256];
 	int fru_cur;
@@ -181,8 +175,5 @@ void sdrc_drop_fru(struct sdrc *c);
 /* The repository changed (or may have): records and every client's
  * reservation go; an internal request out is answered into nothing. */
 void sdrc_drop_sdr(struct sdrc *c, struct repo *p);
-/* OWNER's reservations; ADD: a new entry if it has none (NULL if out of
- * memory). */
-struct owner *sdrc_owner_find(struct sdrc *c, const void *owner, bool add);
 
 #endif /* KCSMUX_SDRCACHE_PRIV_H */

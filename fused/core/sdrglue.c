@@ -16,22 +16,70 @@
 
 #include "core/core.h"
 #include "core/sdrglue.h"
+#include "core/selmirror.h"
 #include "core/xact.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 static void pump(struct daemon *d);
 
-/* The cache's verdict on x; true if x was answered or parked. */
-static bool try_cache(struct xact *x, uint64_t now)
+/* A SEL command of a node with sel_mirror (not off), to the BMC. */
+static bool sel_mirrored(const struct xact *x)
 {
-	struct sdrc *cache = x->d->sdrc;
-	uint64_t misses = sdrc_stats(cache)->misses;
+	return !x->node->conf.no_sel_mirror &&
+	       x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	       selm_cmd_sel(x->netfn, x->cmd);
+}
+
+/* Answer x (not queued) with the CC_DATA the cache or mirror gave. */
+static void answer(struct xact *x, uint8_t *resp, unsigned int len)
+{
+	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
+	resp[1] = x->cmd;
+	xact_answer(x, 0, resp, len + 2);
+}
+
+/* The SEL mirror's verdict on x; true if x was answered or parked. */
+static bool try_sel(struct xact *x, uint64_t now)
+{
+	struct selm *m = x->d->selm;
+	uint64_t misses = selm_stats(m)->misses;
 	uint8_t resp[2 + SDRC_MAX_RESP];
 	unsigned int len = 0;
 	struct ipmi_request rq;
 	enum sdrc_verdict v;
 
+	xact_request(x, &rq);
+	v = selm_request(m, x->owner, &rq, now, resp + 2, sizeof(resp) - 2,
+			 &len);
+	if (v == SDRC_FORWARD) {
+		x->node->cnt.sel_misses += selm_stats(m)->misses - misses;
+		return false;
+	}
+	if (v == SDRC_PARK) {
+		TAILQ_INSERT_TAIL(&x->d->sdr_parked, x, qlink);
+		return true;
+	}
+	x->node->cnt.sel_hits++;
+	answer(x, resp, len);
+	return true;
+}
+
+/* The cache's verdict on x; true if x was answered or parked. */
+static bool try_cache(struct xact *x, uint64_t now)
+{
+	struct sdrc *cache = x->d->sdrc;
+	uint64_t misses;
+	uint8_t resp[2 + SDRC_MAX_RESP];
+	unsigned int len = 0;
+	struct ipmi_request rq;
+	enum sdrc_verdict v;
+
+	if (sel_mirrored(x) && x->d->selm)
+		return try_sel(x, now);
+	if (!cache)
+		return false;
+	misses = sdrc_stats(cache)->misses;
 	xact_request(x, &rq);
 	v = sdrc_request(cache, x->owner, &rq, now, resp + 2, sizeof(resp) - 2,
 			 &len);
@@ -44,9 +92,7 @@ static bool try_cache(struct xact *x, uint64_t now)
 		return true;
 	}
 	x->node->cnt.sdr_hits++;
-	resp[0] = (uint8_t)((x->netfn | 1) << 2 | (x->req[0] & 3));
-	resp[1] = x->cmd;
-	xact_answer(x, 0, resp, len + 2);
+	answer(x, resp, len);
 	return true;
 }
 
@@ -107,27 +153,74 @@ static void internal_done(struct xact *x, int status, const uint8_t *resp,
 	pump(d);
 }
 
-/* Queue what the cache wants from the BMC, if anything. */
+/* Log where the SEL mirror went (filled, failed). */
+static void log_sel_state(const struct selm *m, const char *before)
+{
+	const char *now = selm_state_name(m);
+
+	if (!strcmp(before, now))
+		return;
+	if (!strcmp(now, "valid"))
+		log_info("SEL mirror: %u entries in memory", selm_entries(m));
+	else if (!strcmp(now, "failed"))
+		log_warn("SEL mirror: reading the SEL failed; requests go "
+			 "to the BMC, trying again in %u s",
+			 SELM_FAILED_MS / 1000);
+}
+
+static void sel_internal_done(struct xact *x, int status, const uint8_t *resp,
+			      unsigned int len)
+{
+	struct daemon *d = x->d;
+	const char *before = selm_state_name(d->selm);
+	uint64_t now = now_ms();
+
+	xact_free(x);
+	if (!status && len < 3)
+		status = -EIO;
+	selm_answer(d->selm, status, status ? NULL : resp + 2,
+		    status ? 0 : len - 2, now);
+	log_sel_state(d->selm, before);
+	unpark(d, now);
+	pump(d);
+}
+
+/* The daemon's own transaction for R, answered to DONE (false: out of
+ * memory, or not queued). */
+static bool send_own(struct daemon *d, const struct sdrc_req *r,
+		     void (*done)(struct xact *, int, const uint8_t *,
+				  unsigned int))
+{
+	struct xact *x = xact_new(d, NULL);
+
+	if (!x)
+		return false;
+	x->req[0] = (uint8_t)(r->netfn << 2);
+	x->req[1] = r->cmd;
+	memcpy(x->req + 2, r->data, r->len);
+	x->req_len = (uint16_t)(r->len + 2);
+	x->done = done;
+	if (xact_enqueue(x) == 0)
+		return true;
+	xact_free(x);
+	return false;
+}
+
+/* Queue what the cache and the mirror want from the BMC, if anything. */
 static void pump(struct daemon *d)
 {
 	struct sdrc_req r;
-	struct xact *x;
 
-	if (!sdrc_next_request(d->sdrc, now_ms(), &r))
-		return;
-	x = xact_new(d, NULL);
-	if (x) {
-		x->req[0] = (uint8_t)(r.netfn << 2);
-		x->req[1] = r.cmd;
-		memcpy(x->req + 2, r.data, r.len);
-		x->req_len = (uint16_t)(r.len + 2);
-		x->done = internal_done;
-		if (xact_enqueue(x) == 0)
-			return;
-		xact_free(x);
+	if (d->sdrc && sdrc_next_request(d->sdrc, now_ms(), &r) &&
+	    !send_own(d, &r, internal_done)) {
+		sdrc_answer(d->sdrc, -ENOMEM, NULL, 0, now_ms());
+		unpark(d, now_ms());
 	}
-	sdrc_answer(d->sdrc, -ENOMEM, NULL, 0, now_ms());
-	unpark(d, now_ms());
+	if (d->selm && selm_next_request(d->selm, now_ms(), &r) &&
+	    !send_own(d, &r, sel_internal_done)) {
+		selm_answer(d->selm, -ENOMEM, NULL, 0, now_ms());
+		unpark(d, now_ms());
+	}
 }
 
 bool sdrglue_send(struct xact *x)
@@ -135,6 +228,16 @@ bool sdrglue_send(struct xact *x)
 	struct daemon *d = x->d;
 	bool taken;
 
+	if (sel_mirrored(x)) {
+		if (!d->selm)
+			d->selm = selm_new(d->cfg.sdr_cache_revalidate_ms);
+		if (!d->selm)
+			return false;
+		selm_set_revalidate_ms(d->selm, d->cfg.sdr_cache_revalidate_ms);
+		taken = try_sel(x, now_ms());
+		pump(d);
+		return taken;
+	}
 	if (!x->node->conf.sdr_cache)
 		return false;
 	if (!d->sdrc)
@@ -165,6 +268,8 @@ void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
 	 * changes nothing */
 	if (d->sdrc && sdrc_cmd_changes(netfn, cmd))
 		sdrc_observe(d->sdrc, NULL, &send_msg, 0, &ok, 1, now_ms());
+	if (d->selm && selm_cmd_changes(netfn, cmd))
+		selm_invalidate(d->selm);
 	if ((netfn & 0x3f) == 0x06 && (cmd == 0x02 || cmd == 0x03))
 		bmc_setup_recheck(d);
 }
@@ -179,13 +284,25 @@ void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,
 		sdrglue_bridged(x->d, x->netfn, x->cmd);
 		return;
 	}
-	if (!x->d->sdrc)
+	if (!x->d->sdrc && !x->d->selm)
 		return;
 	if (!status && len < 3)
 		status = -EIO;
 	xact_request(x, &rq);
-	sdrc_observe(x->d->sdrc, x->owner, &rq, status,
-		     status ? NULL : resp + 2, status ? 0 : len - 2, now_ms());
+	if (x->d->sdrc)
+		sdrc_observe(x->d->sdrc, x->owner, &rq, status,
+			     status ? NULL : resp + 2, status ? 0 : len - 2,
+			     now_ms());
+	if (x->d->selm) {
+		const char *before = selm_state_name(x->d->selm);
+
+		selm_observe(x->d->selm, x->owner, &rq, status,
+			     status ? NULL : resp + 2, status ? 0 : len - 2,
+			     now_ms());
+		log_sel_state(x->d->selm, before);
+		/* a sync it asked for runs ahead of what comes next */
+		pump(x->d);
+	}
 }
 
 void sdrglue_fini(struct daemon *d)
@@ -198,10 +315,14 @@ void sdrglue_fini(struct daemon *d)
 	}
 	sdrc_free(d->sdrc);
 	d->sdrc = NULL;
+	selm_free(d->selm);
+	d->selm = NULL;
 }
 
 void sdrglue_owner_gone(struct daemon *d, const void *owner)
 {
 	if (d->sdrc)
 		sdrc_owner_gone(d->sdrc, owner);
+	if (d->selm)
+		selm_owner_gone(d->selm, owner);
 }

@@ -107,14 +107,35 @@ static bool followers_cancel(struct xact *x)
 	return false;
 }
 
+bool xact_urgent_cmd(const struct ipmi_request *rq)
+{
+	return rq->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	       (rq->netfn & 0x3e) == 0x06 &&
+	       (rq->cmd == 0x22 || rq->cmd == 0x24 || rq->cmd == 0x25);
+}
+
+/* The watchdog's commands (xact_urgent_cmd) of a node, as its KCS bytes
+ * say (the request it was made from may be gone). */
+static bool urgent_xact(const struct xact *x)
+{
+	return x->addr.addr_type == IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	       x->req_len >= 2 && (x->req[0] >> 2 & 0x3e) == 0x06 &&
+	       (x->req[1] == 0x22 || x->req[1] == 0x24 || x->req[1] == 0x25);
+}
+
 int xact_enqueue(struct xact *x)
 {
 	int rv;
 
 	if (!x->internal) {
 		sched_item_init(&x->item, 0);
-		rv = sched_enqueue(&x->d->sched, &x->node->flow, &x->item,
-				   x->t_enq);
+		if (urgent_xact(x))
+			rv = sched_enqueue_urgent(&x->d->sched, &x->node->flow,
+						  &x->item, x->t_enq,
+						  &x->urgent);
+		else
+			rv = sched_enqueue(&x->d->sched, &x->node->flow,
+					   &x->item, x->t_enq);
 		if (rv < 0) {
 			nodestats_reject(&x->node->st);
 			return rv;
@@ -161,7 +182,8 @@ static void node_policy(struct node *n, struct xact *x, uint64_t now,
 	k->poll_max_us = p->poll_max_us;
 	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ? KCSRAW_BACKOFF_FIXED :
 							  KCSRAW_BACKOFF_EXP;
-	if (p->cpu_budget_ppm &&
+	/* the watchdog's (x->urgent) is not made to wait by the budget */
+	if (p->cpu_budget_ppm && !x->urgent &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		k->max_busy_us = 0;
 		k->poll_us = p->poll_max_us;
@@ -178,8 +200,9 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 	xact_kick(arg);
 }
 
-/* The next transaction to run at NOW: the daemon's own first, then
- * whatever the scheduler picks among the nodes. */
+/* The next transaction to run at NOW: a node's watchdog command (the
+ * scheduler's urgent lane) first, then the daemon's own, then whatever
+ * the scheduler picks among the nodes. */
 static struct xact *pick(struct daemon *d, uint64_t now)
 {
 	struct xact *x = TAILQ_FIRST(&d->internal);
@@ -187,7 +210,7 @@ static struct xact *pick(struct daemon *d, uint64_t now)
 	uint64_t at;
 	struct timeval tv;
 
-	if (x) {
+	if (x && !sched_urgent_waiting(&d->sched)) {
 		TAILQ_REMOVE(&d->internal, x, qlink);
 		return x;
 	}

@@ -28,6 +28,7 @@ struct xact {
 	uint64_t cookie;
 	enum xact_state state;
 	bool internal; /* runs ahead of the nodes' queues */
+	bool urgent;   /* queued in the scheduler's urgent lane */
 	uint64_t t_enq, t_sub;
 
 	/* what the client asked, to address its answer */
@@ -94,6 +95,14 @@ static inline void xact_answer(struct xact *x, int status, const uint8_t *resp,
 		x->dispatched(x);
 	x->done(x, status, resp, len);
 }
+/*
+ * The watchdog's commands (Reset, Set, Get Watchdog Timer, 06:22/24/25)
+ * to the BMC: a node's go in the scheduler's urgent lane (sched.h), ahead
+ * of the daemon's own work and every node's queue, whatever their node's
+ * rate, CPU budget and queue; the front end lets them past the node's
+ * queue shares too.
+ */
+bool xact_urgent_cmd(const struct ipmi_request *rq);
 /* Queue x: -EBUSY when its node's queue is full (x not queued). */
 int xact_enqueue(struct xact *x);
 /* Its owner went away: a queued x is dropped (freed), a running one

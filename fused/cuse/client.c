@@ -430,7 +430,8 @@ int client_send(struct client *c, struct ipmi_request *rq)
 		c->nreq += rv == 0;
 		return rv;
 	}
-	if (over_share(c)) {
+	/* the watchdog's commands wait behind no queue (xact.h) */
+	if (!xact_urgent_cmd(rq) && over_share(c)) {
 		n->cnt.busy++;
 		return -EBUSY;
 	}

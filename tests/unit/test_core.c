@@ -286,6 +286,96 @@ START_TEST(test_pick_order)
 }
 END_TEST
 
+/*
+ * The watchdog first: node a floods the interface (bulk, a backlog), node
+ * b is out of tokens (rate 0.1/s, its one token spent), held over its CPU
+ * budget, its queue full, and the daemon's own request waits too. b's
+ * Reset Watchdog Timer is the next transaction submitted, then its Set
+ * and Get; its other request still waits for its token; a's backlog goes
+ * on after. The lane's bounds: one urgent item of a flow at a time, and
+ * SCHED_URGENT_BURST at once (test_sched).
+ */
+START_TEST(test_watchdog_first)
+{
+	struct xact *held, *x;
+	unsigned int n0, i;
+
+	fx.nb.conf.pol.rate_milli = 100;
+	fx.nb.conf.pol.burst = 1;
+	fx.nb.conf.pol.queue = 1;
+	sched_flow_update(&fx.d.sched, &fx.nb.flow, &fx.nb.conf.pol, now_ns());
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 0x0a, 0x40)), 0);
+	/* b's one token: its first request (interactive) goes next */
+	ck_assert_int_eq(xact_enqueue(mk(&fx.nb, NULL, 0x06, 0x01)), 0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->subs[fx.fb->nsubs - 1].req[1], 0x01);
+	fake_answer(fx.fb, NULL, 0);
+	/* a's flood runs; b has no token, is held and its queue is full */
+	ck_assert_uint_eq(fx.fb->subs[fx.fb->nsubs - 1].req[0] >> 2, 0x0a);
+	held = mk(&fx.nb, NULL, 0x06, 0x01);
+	ck_assert_int_eq(xact_enqueue(held), 0);
+	sched_flow_hold(&fx.nb.flow, now_ns() + 3600ULL * 1000000000ULL);
+	x = mk(&fx.nb, NULL, 0x06, 0x02);
+	ck_assert_int_eq(xact_enqueue(x), -EBUSY);
+	free(x);
+	ck_assert_int_eq(xact_enqueue(mk(NULL, NULL, 0x2c, 0x01)), 0);
+	x = mk(&fx.nb, NULL, 0x06, 0x22);
+	ck_assert_int_eq(xact_enqueue(x), 0);
+	ck_assert(x->urgent);
+	n0 = fx.fb->nsubs;
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->nsubs, n0 + 1);
+	ck_assert_uint_eq(fx.fb->subs[n0].req[0], 0x06 << 2);
+	ck_assert_uint_eq(fx.fb->subs[n0].req[1], 0x22);
+	/* it ran with b's own policy, not the daemon's default */
+	ck_assert_uint_ne(fx.fb->subs[n0].pol.flags, KCSRAW_POL_DEFAULT);
+	/* Set and Get Watchdog Timer likewise, one at a time */
+	ck_assert_int_eq(xact_enqueue(mk(&fx.nb, NULL, 0x06, 0x24)), 0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->subs[n0 + 1].req[1], 0x24);
+	ck_assert_int_eq(xact_enqueue(mk(&fx.nb, NULL, 0x06, 0x25)), 0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->subs[n0 + 2].req[1], 0x25);
+	ck_assert_uint_eq(fx.nb.flow.urgent, 3);
+	/* then the daemon's own, then a's flood; b's held request waits */
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(fx.fb->subs[n0 + 3].req[0] >> 2, 0x2c);
+	while (fake_pending(fx.fb))
+		fake_answer(fx.fb, NULL, 0);
+	for (i = n0 + 4; i < fx.fb->nsubs; i++)
+		ck_assert_uint_eq(fx.fb->subs[i].req[0] >> 2, 0x0a);
+	ck_assert_uint_eq(fx.na.flow.qlen, 0);
+	ck_assert_uint_eq(fx.nb.flow.qlen, 1);
+	xact_cancel(held);
+	ck_assert_uint_eq(fx.nb.flow.qlen, 0);
+}
+END_TEST
+
+/* A watchdog command of a node not allowed to be urgent now (one of its
+ * flow's already waits in the lane) is an ordinary request. */
+START_TEST(test_watchdog_one_at_a_time)
+{
+	struct xact *x1, *x2;
+
+	ck_assert_int_eq(xact_enqueue(mk(&fx.na, NULL, 0x0a, 0x40)), 0);
+	x1 = mk(&fx.nb, NULL, 0x06, 0x22);
+	x2 = mk(&fx.nb, NULL, 0x06, 0x22);
+	ck_assert_int_eq(xact_enqueue(x1), 0);
+	ck_assert_int_eq(xact_enqueue(x2), 0);
+	ck_assert(x1->urgent);
+	ck_assert(!x2->urgent);
+	/* a Get Device ID is not the watchdog's */
+	x1 = mk(&fx.nb, NULL, 0x06, 0x01);
+	ck_assert_int_eq(xact_enqueue(x1), 0);
+	ck_assert(!x1->urgent);
+	while (fake_pending(fx.fb))
+		fake_answer(fx.fb, NULL, 0);
+	ck_assert_uint_eq(up.done, 4);
+	ck_assert_uint_eq(fx.nb.flow.urgent, 1);
+}
+END_TEST
+
 START_TEST(test_cancel_queued)
 {
 	int owner;
@@ -877,6 +967,8 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_bmc_silence);
 	tcase_add_test(tc, test_bmc_identity);
 	tcase_add_test(tc, test_pick_order);
+	tcase_add_test(tc, test_watchdog_first);
+	tcase_add_test(tc, test_watchdog_one_at_a_time);
 	tcase_add_test(tc, test_cancel_queued);
 	tcase_add_test(tc, test_owned_free);
 	tcase_add_test(tc, test_submit_fails);

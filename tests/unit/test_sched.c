@@ -764,6 +764,93 @@ START_TEST(test_update)
 }
 END_TEST
 
+/*
+ * The urgent lane: a flow out of tokens, held and with its queue full
+ * still has its urgent item dispatched first, ahead of a backlogged
+ * interactive flow and of its own earlier items; the cost is charged to
+ * it, no token taken. One urgent item per flow at a time, and its own
+ * bucket (SCHED_URGENT_BURST, then SCHED_URGENT_PER_S): beyond that an
+ * item is queued as an ordinary one. Remove and detach take it out.
+ */
+START_TEST(test_urgent)
+{
+	struct sched s;
+	struct sched_flow fi, fr;
+	struct kcsmux_policy pi = pol(INTER, 100, 0, 10, 64);
+	struct kcsmux_policy pr = pol(BULK, 100, 100, 1, 1); /* 0.1/s */
+	struct sched_item *flood[4], *own, *u, *u2;
+	uint64_t t = T0, tok, vt;
+	bool urgent = false;
+	int i;
+
+	sched_init(&s, 0);
+	sched_flow_attach(&s, &fi, &pi, t);
+	sched_flow_attach(&s, &fr, &pr, t);
+	for (i = 0; i < 4; i++) {
+		flood[i] = item(0);
+		enq_ok(&s, &fi, flood[i], t);
+	}
+	/* fr spends its one token, then has one waiting, and is held */
+	own = item(0);
+	enq_ok(&s, &fr, own, t);
+	sched_flow_hold(&fr, t + 3600 * SEC);
+	ck_assert_ptr_eq(deq_ok(&s, t), flood[0]);
+	ck_assert_int_eq(sched_enqueue(&s, &fr, item(0), t), -EBUSY);
+	tok = sched_flow_token_at(&fr);
+	vt = fr.vt;
+	u = item(0);
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent), 0);
+	ck_assert(urgent);
+	ck_assert(sched_urgent_waiting(&s));
+	/* a second one of the same flow while the first waits: ordinary */
+	u2 = item(0);
+	urgent = true;
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u2, t, &urgent), -EBUSY);
+	ck_assert(!urgent);
+	ck_assert_ptr_eq(deq_ok(&s, t), u);
+	ck_assert(!sched_urgent_waiting(&s));
+	ck_assert_uint_eq(fr.urgent, 1);
+	ck_assert_uint_eq(sched_flow_token_at(&fr), tok); /* no token */
+	ck_assert_uint_gt(fr.vt, vt);			  /* charged */
+	ck_assert_ptr_eq(deq_ok(&s, t), flood[1]);
+	/* the bucket: SCHED_URGENT_BURST in all at once (one used) */
+	for (i = 1; i < SCHED_URGENT_BURST; i++) {
+		u = item(0);
+		ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent),
+				 0);
+		ck_assert(urgent);
+		ck_assert_ptr_eq(deq_ok(&s, t), u);
+	}
+	sched_remove(&s, own);
+	u = item(0);
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent), 0);
+	ck_assert(!urgent);
+	ck_assert_ptr_eq(deq_ok(&s, t), flood[2]);
+	ck_assert(sched_remove(&s, u));
+	/* one more token of the lane a 1/SCHED_URGENT_PER_S later */
+	t += SEC / SCHED_URGENT_PER_S - 1;
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent), 0);
+	ck_assert(!urgent);
+	ck_assert(sched_remove(&s, u));
+	t += 1;
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent), 0);
+	ck_assert(urgent);
+	/* removed from the lane, the flow may queue an urgent one again */
+	ck_assert(sched_remove(&s, u));
+	ck_assert(!sched_urgent_waiting(&s));
+	ck_assert_uint_eq(s.queued, 1);
+	t += 10 * SEC;
+	ck_assert_int_eq(sched_enqueue_urgent(&s, &fr, u, t, &urgent), 0);
+	ck_assert(urgent);
+	/* detach drops it with the flow */
+	ck_assert_uint_eq(sched_flow_detach(&s, &fr), 1);
+	ck_assert(!sched_urgent_waiting(&s));
+	ck_assert(!sched_remove(&s, u));
+	ck_assert_ptr_eq(deq_ok(&s, t), flood[3]);
+	deq_none(&s, t, SCHED_NEVER);
+}
+END_TEST
+
 START_TEST(test_detach)
 {
 	struct sched s;
@@ -1045,6 +1132,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_update);
 	tcase_add_test(tc, test_detach);
+	tcase_add_test(tc, test_urgent);
 	tcase_add_test(tc, test_many_flows);
 	tcase_add_test(tc, test_clamp);
 	tcase_add_test(tc, test_sim_fixed);

@@ -21,7 +21,11 @@
 # KCSMUX_BMC_CONF, a directory holding another configuration of the same
 # files (sdrs.sdrs, kcsmux.emu, fru-bmc.conf, fru-hsbp.conf, sel.txt,
 # lan.conf.in) to use instead of this script's directory, e.g. the 176-sensor
-# one gen-big-bmc.py writes (docs/bmc.md).
+# one gen-big-bmc.py writes (docs/bmc.md); KCSMUX_BMC_SEL_EXTRA, N more SEL
+# entries after sel.txt's (default 0; at most 3500: the SEL then holds
+# N + 512 at most), generated: ids and timestamps one up from sel.txt's
+# last, CPU Temp upper non-critical going high (the SEL benchmark's 1,000
+# and 3,000 entries, tests/bench/sel-bench.sh).
 # shellcheck disable=SC2015 # "[ a ] && [ b ] || die" is meant
 set -euo pipefail
 export LC_ALL=C
@@ -320,6 +324,14 @@ sel_file() {
 		entries+=("$id:d:$(persist_bytes $((id & 255)) $((id >> 8)) "$type" "${bytes[@]}")")
 	done <"$BMCDIR/sel.txt"
 	[ "${#entries[@]}" -gt 0 ] || die "sel.txt has no entries"
+	for ((n = 1; n <= SEL_EXTRA; n++)); do
+		id=$((id + 1))
+		t=$((last + 1))
+		last=$t
+		entries+=("$id:d:$(persist_bytes $((id & 255)) $((id >> 8)) 2 \
+			$((t & 255)) $((t >> 8 & 255)) $((t >> 16 & 255)) $((t >> 24 & 255)) \
+			0x20 0 4 1 1 1 7 $((n & 255)) 0x50)")
+	done
 	echo "last_add_time:i:$last"
 	echo "last_erase_time:i:0"
 	for ((n = ${#entries[@]} - 1; n >= 0; n--)); do echo "${entries[n]}"; done
@@ -335,6 +347,12 @@ rm -rf state check-state check.conf bmc-data.emu lan.conf kcsmux.emu sdr-* \
 STATE=state/ipmi_sim/kcsmux # <ipmi_sim -s dir>/ipmi_sim/<name in lan.conf>
 mkdir -p "$STATE"
 cp "$BMCDIR/kcsmux.emu" kcsmux.emu
+SEL_EXTRA=${KCSMUX_BMC_SEL_EXTRA:-0}
+[[ $SEL_EXTRA =~ ^[0-9]+$ ]] && [ "$SEL_EXTRA" -le 3500 ] ||
+	die "KCSMUX_BMC_SEL_EXTRA must be a number from 0 to 3500"
+# room for them (ipmi_sim's SEL size is fixed when it is enabled)
+[ "$SEL_EXTRA" = 0 ] ||
+	sed -i "s/^sel_enable 0x20 512 /sel_enable 0x20 $((SEL_EXTRA + 512)) /" kcsmux.emu
 
 # Main SDR repository, in ipmi_sim's persist format, with a fixed add time.
 sdrcomp -8 -o sdr.main "$BMCDIR/sdrs.sdrs" || die "sdrcomp failed on sdrs.sdrs"

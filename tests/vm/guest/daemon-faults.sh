@@ -1,7 +1,7 @@
 # kcsmuxd under faults (docs/reliability.md): a BMC that hangs, clients
 # killed mid-request or never reading, kcsmuxd itself killed with SIGKILL
-# and restarted, and a node flooding the interface beside an interactive
-# one. Prints the latencies and memory figures the document quotes.
+# and restarted, a node flooding the interface beside an interactive
+# one, and the watchdog's resets beside a flood (kcsmux and stock). Prints the latencies and memory figures the document quotes.
 #
 # Run with: run.sh --bmc extern --delay fixed:500 --second-kcs
 #           --proxy-args '--hold-on 0x30:0x01 --hold-for 2250'
@@ -336,6 +336,55 @@ echo "    interactive ipmi1 beside the flood at nice 19: p50 $(field p50_us /tmp
 grep 'dev=total' /tmp/f.flood2 | sed 's/.*\(ok=[0-9]*\).*\(p50_us=[0-9]*\) \(p99_us=[0-9]*\).*\(wall_ms=[0-9]*\).*/    nice 19 flood: \1 \2 \3 \4/'
 check "interactive probe beside the nice 19 flood: 200/200" test "$(field ok /tmp/f.nice)" = 200
 expect "every nice 19 flood request answered correctly" 'dev=total .*result=pass' /tmp/f.flood2
+
+###########################################################################
+say "5. the watchdog first: Reset Watchdog Timer under a flood, kcsmux and stock"
+# The watchdog's commands (06:22/24/25) go in the scheduler's urgent lane
+# (core/sched.h): ahead of every node's queue, whatever their own node's
+# rate (ipmi4: one request per 10 s), budget or queue. A watchdog daemon
+# on ipmi4 resets every 100 ms while 8 clients flood bulk ipmi3, and a
+# client of ipmi4 itself waits for its token; the same on stock (the
+# flood and the resets on one /dev/ipmiN, FIFO in the message handler).
+# Set Watchdog Timer first: SMS/OS, no action, 600 s (ipmi_sim refuses a
+# reset of a timer never set); set again (stopped) at the end.
+WSET="0x06 0x24 0x04 0x00 0x00 0x00 0x70 0x17"
+WN=${WDT_N:-40}
+# wdt_run DEV FLOODDEV OUT: the flood on FLOODDEV, WN resets on DEV
+wdt_run() {
+	kcsmux-ipmi-probe -d "$1" -n 1 -r "$WSET" -k >/dev/null 2>&1
+	sh -c "renice -n 19 -p \$\$ >/dev/null && exec kcsmux-ipmi-stress -c 8 -w 4 --duration 14 -m id,sdr -k $2" >"$3.flood" 2>&1 &
+	_pf=$!
+	sleep 1.5
+	kcsmux-ipmi-probe -d "$1" -n "$WN" -i 100000 -r "0x06 0x22" -k >"$3" 2>&1
+	_on=$(alive $_pf && echo yes || echo no)
+	wait $_pf
+	kcsmux-ipmi-probe -d "$1" -n 1 -r "$WSET" -k >/dev/null 2>&1
+	echo "    $1: reset p50 $(field p50_us "$3") us, p99 $(field p99_us "$3") us, max $(field max_us "$3") us; flood ($2) p50 $(sed -n 's/.*dev=total.* p50_us=\([0-9]*\).*/\1/p' "$3.flood") us (still running at the end: $_on)"
+	echo "$_on" >"$3.on"
+}
+# a client of ipmi4 with a request waiting for ipmi4's next token
+# (one at once, one after 10 s and one after 20 s: always one waiting)
+kcsmux-ipmi-probe -d /dev/ipmi4 -n 3 --timeout 30000 -k >/tmp/w.own 2>&1 &
+pown=$!
+wdt_run /dev/ipmi4 /dev/ipmi3 /tmp/w.node
+q4=$(queue ipmi4)
+wait $pown
+wdt_run "$stock" "$stock" /tmp/w.stock
+check "kcsmux: $WN/$WN resets answered on ipmi4 (rate 0.1/s)" \
+	test "$(field ok /tmp/w.node)" = "$WN"
+check "ipmi4's own Get Device ID waited for its token meanwhile (queue=$q4)" \
+	test "$q4" = 1
+check "ipmi4's waiting requests answered after their tokens" \
+	test "$(field ok /tmp/w.own)" = 3
+check "stock: $WN/$WN resets answered" test "$(field ok /tmp/w.stock)" = "$WN"
+check "both floods outlasted the resets" \
+	test "$(cat /tmp/w.node.on)$(cat /tmp/w.stock.on)" = yesyes
+# Ordering, not timing: a reset waits for at most the two transactions
+# already in kcsraw, a flood request for the 32 of the flood's window.
+fp=$(sed -n 's/.*dev=total.* p50_us=\([0-9]*\).*/\1/p' /tmp/w.node.flood)
+check "kcsmux: the resets passed the flood (reset p50 $(field p50_us /tmp/w.node) us x 4 < flood p50 ${fp:-?} us)" \
+	test "$(( $(field p50_us /tmp/w.node) * 4 ))" -lt "${fp:-0}"
+echo "wdt: node_p50_us=$(field p50_us /tmp/w.node) node_p99_us=$(field p99_us /tmp/w.node) stock_p50_us=$(field p50_us /tmp/w.stock) stock_p99_us=$(field p99_us /tmp/w.stock) n=$WN"
 
 ###########################################################################
 say "the faulted kcsmuxd stops cleanly"

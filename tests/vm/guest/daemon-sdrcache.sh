@@ -42,6 +42,7 @@ sdr_cache = yes
 access = monitoring
 
 [node ipmi3]
+sel_mirror = no
 
 [node ipmi4]
 sdr_cache = yes
@@ -195,6 +196,96 @@ check "first round: the forms 00 and 01 went to the BMC (misses $m0 -> $m1)" \
 check "second round: all three answered from memory (hits $h0 -> $h1)" \
 	test "$((h1 - h0))" -eq 3
 echo "the 04:20 checks took $(($(ms) - t04)) ms"
+
+say "the SEL from the mirror (sel_mirror, on by default; ipmi3 has it off)"
+# The BMCs hold sel.txt's entries and KCSMUX_BMC_SEL_EXTRA more (sdrcache.sh
+# starts them with 1000). Markers 59-5f: the host counts the Get SEL
+# Entry, SEL Info and Reserve SEL that reached the first BMC per phase.
+sel_n=$(ipmitool -I open -d "$sn" sel info 2>/dev/null | sed -n 's/^Entries *: *//p')
+echo "the SEL holds ${sel_n:-?} entries"
+# selcmp NAME A B: identical outputs, or the first differences
+selcmp() {
+	if cmp -s "$2" "$3"; then
+		pass "$1 ($(wc -l <"$2") lines)"
+	else
+		fail "$1"
+		diff "$2" "$3" | head -10
+	fi
+}
+ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+ipmitool -I open -d "$sn" sel elist >/tmp/sel_stock 2>&1
+mark 59
+t=$(ms)
+ipmitool -I open -d 1 sel elist >/tmp/sel_cold 2>&1
+echo "ipmitool sel elist on ipmi1, cold: $(($(ms) - t)) ms"
+mark 5a
+t=$(ms)
+ipmitool -I open -d 1 sel elist >/tmp/sel_warm 2>&1
+echo "ipmitool sel elist on ipmi1, warm: $(($(ms) - t)) ms"
+mark 5b
+selcmp "ipmitool sel elist, cold (fills the mirror), as stock" /tmp/sel_stock /tmp/sel_cold
+selcmp "ipmitool sel elist, warm (from the mirror), as stock" /tmp/sel_stock /tmp/sel_warm
+# FreeIPMI reserves (its reads carry the id); its own SDR cache per BMC
+# (their repositories differ since the writes above), filled first; print
+# what ipmi-sel said if it failed
+mkdir -p /tmp/fsdr.stock /tmp/fsdr.node
+ipmi-sel --driver-type=OPENIPMI --driver-device="$stock" \
+	--sdr-cache-directory=/tmp/fsdr.stock >/dev/null 2>&1
+ipmi-sel --driver-type=OPENIPMI --driver-device="$stock" \
+	--sdr-cache-directory=/tmp/fsdr.stock >/tmp/isel_stock 2>&1
+ipmi-sel --driver-type=OPENIPMI --driver-device=/dev/ipmi1 \
+	--sdr-cache-directory=/tmp/fsdr.node >/dev/null 2>&1
+mark 5c
+ipmi-sel --driver-type=OPENIPMI --driver-device=/dev/ipmi1 \
+	--sdr-cache-directory=/tmp/fsdr.node >/tmp/isel_node 2>&1
+mark 5d
+head -n 2 /tmp/isel_stock
+check "FreeIPMI ipmi-sel on stock lists the SEL ($(wc -l </tmp/isel_stock) lines)" \
+	test "$(wc -l </tmp/isel_stock)" -gt 1000
+selcmp "FreeIPMI ipmi-sel on ipmi1 as stock" /tmp/isel_stock /tmp/isel_node
+# three at once, each with its own reservation
+pids=""
+for i in 1 2 3; do
+	ipmi-sel --driver-type=OPENIPMI --driver-device=/dev/ipmi1 \
+		--sdr-cache-directory=/tmp/fsdr.node >/tmp/isel3_$i 2>&1 &
+	pids="$pids $!"
+done
+# shellcheck disable=SC2086 # the readers only, not kcsmuxd
+wait $pids
+mark 5e
+for i in 1 2 3; do
+	selcmp "ipmi-sel, three at once on ipmi1: reader $i as stock" /tmp/isel_stock /tmp/isel3_$i
+done
+say "the SEL changes: an entry added behind the daemon, one deleted through ipmi1"
+# OEM non-timestamped (type 0xf0): the same bytes on both BMCs
+SELREC="00 00 f0 4b 43 53 4d 55 58 01 02 03 04 05 06 07"
+kcsmux-kcsraw raw 0a 44 $SELREC >/tmp/seladd0 2>&1
+expect "Add SEL Entry straight to the BMC" '^data: 00 ' /tmp/seladd0
+$W raw "$stock" 0a 44 $SELREC >/dev/null
+# the fifth entry (elist's first column: its id in hex)
+del=$(awk -F'|' 'NR == 5 { gsub(/ /, "", $1); print "0x" $1 }' /tmp/sel_stock)
+echo "deleting entry $del through ipmi1 and on stock"
+ipmitool -I open -d 1 sel delete "$del" >/tmp/seldel_node 2>&1
+ipmitool -I open -d "$sn" sel delete "$del" >/tmp/seldel_stock 2>&1
+selcmp "Delete SEL Entry through ipmi1 answered as stock" /tmp/seldel_stock /tmp/seldel_node
+sleep 1.2 # sdr_cache_revalidate_ms = 1000: the log's end is checked
+ipmitool -I open -d "$sn" sel elist >/tmp/sel_stock2 2>&1
+mark 5f
+ipmitool -I open -d 1 sel elist >/tmp/sel_node2 2>&1
+mark 60
+selcmp "after the add and the delete: ipmitool sel elist as stock" /tmp/sel_stock2 /tmp/sel_node2
+check "the list changed (one entry added, one deleted)" \
+	sh -c '! cmp -s /tmp/sel_warm /tmp/sel_node2' 
+ipmitool -I open -d 3 sel elist >/tmp/sel_off 2>&1
+selcmp "ipmi3 (sel_mirror = no) lists the same" /tmp/sel_stock2 /tmp/sel_off
+ipmitool -I open -d 1 sel clear >/tmp/selclr_node 2>&1
+ipmitool -I open -d "$sn" sel clear >/tmp/selclr_stock 2>&1
+sleep 1
+ipmitool -I open -d 1 sel elist >/tmp/sel_node3 2>&1
+ipmitool -I open -d "$sn" sel elist >/tmp/sel_stock3 2>&1
+selcmp "after Clear SEL through ipmi1: elist as stock" /tmp/sel_stock3 /tmp/sel_node3
+kcsmuxctl show ipmi1 | grep '^sel_' | tee /tmp/showsel
+expect "the mirror answered (hits)" '^sel_mirror_hits=[1-9][0-9]{3,}$' /tmp/showsel
 
 kill "$(pidof kcsmuxd)" 2>/dev/null
 sleep 0.5
