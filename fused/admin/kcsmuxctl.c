@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <kcsmux/control.h>
+#include <kcsmux/version.h>
 
 #include "admin/kcsmuxctl.h"
 

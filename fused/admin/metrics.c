@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <kcsmux/version.h>
+
 #include "backend/backend.h"
 #include "util/error.h"
 #include "admin/metrics.h"
