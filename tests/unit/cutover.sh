@@ -10,9 +10,15 @@
 # running watchdog through the node and then the stock device; --dry-run
 # changes nothing, --no-verify skips the baseline; rollback undoes it all
 # without purging anything.
-#   cutover.sh SCRIPT
+# status, a second apply that changes nothing, the exit codes, --json,
+# the journal, reports per run, the fallback (kcsmuxd failed for good, a
+# kcsraw that does not load at boot) and kcsmuxctl status saying so, a
+# backend = ipmidev host, a replay through a node without watchdog rights,
+# a slower median kept and a gross one rolled back.
+#   cutover.sh SCRIPT KCSMUXCTL
 set -u
 SCRIPT=$1
+CTL=$2
 R=$(mktemp -d /tmp/kcsmux-cutover.XXXXXX)
 trap 'rm -rf "$R"' EXIT
 fails=0
@@ -71,6 +77,7 @@ echo "systemctl $*" >>"$LOG"
 case "$*" in
 "is-active --quiet kcsmuxd") [ -e "$LOG.active" ]; exit ;;
 "is-active kcsmuxd") [ -e "$LOG.active" ] && echo active || echo inactive; exit ;;
+"show -p ActiveState --value kcsmuxd") cat "$LOG.state" 2>/dev/null || echo inactive; exit ;;
 "disable --now kcsmuxd" | "stop kcsmuxd") rm -f "$LOG.active" ;;
 esac
 [ "$*" = "enable --now kcsmuxd" ] && [ -e "$LOG.start-fails" ] && exit 1
@@ -343,7 +350,14 @@ ln -s ../ipmi2 "$R/dev/ipmi/0"
 ln -s ../ipmi2 "$R/dev/ipmidev/0"
 echo "ipmi_watchdog 1 0 - Live" >>"$R/proc/modules"
 : >"$LOG.journal"
-run 0 fallback --reason "kcsmuxd hit its start limit"
+# OnFailure= between automatic restarts (systemd 254+): no fallback
+echo activating >"$LOG.state"
+KCSMUX_CUTOVER_WAIT_FAILED=1 run 0 fallback --if-failed
+has "$R/out" "kcsmuxd is active or restarting: no fallback"
+grep -q "modprobe" "$LOG" && fail "a fallback between restarts: $(cat "$LOG")"
+echo failed >"$LOG.state"
+run 0 fallback --if-failed --reason "kcsmuxd hit its start limit"
+rm "$LOG.state"
 has "$LOG" "systemctl stop kcsmuxd"
 has "$LOG" "modprobe -r ipmi_watchdog"
 has "$LOG" "modprobe -r kcsraw"
@@ -361,6 +375,10 @@ grep -q "user.warning falling back to the stock ipmi_si until the next boot: kcs
 	fail "the fallback is no warning in the journal: $(cat "$LOG.journal")"
 run 3 status
 has "$R/out" "fallback: ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsmuxd hit its start limit"
+KCSMUX_FALLBACK_DIR=$R/run/kcsmux-fallback "$CTL" -s "$R/none.sock" status >"$R/out" 2>&1
+rv=$?
+[ $rv = 3 ] || fail "kcsmuxctl status without a daemon exited $rv"
+has "$R/out" "fallback: the stock ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsmuxd hit its start limit"
 runj 3 status
 [ "$JR" = "fallback fallback" ] || fail "status --json in the fallback: $JR"
 # ... a second one (OnFailure= again): nothing to do, ipmi_si serves
