@@ -26,6 +26,32 @@ else()
 		if(NOT _rv EQUAL 0)
 			set(_count "")
 		endif()
+		# configure again when a commit moves HEAD: the version and
+		# the packages' follow it in a tree that was configured before
+		execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --git-path HEAD
+			--symbolic-full-name HEAD
+			WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+			OUTPUT_VARIABLE _git OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+		string(REPLACE "\n" ";" _git "${_git}")
+		list(LENGTH _git _n)
+		if(_n EQUAL 2)
+			list(GET _git 0 _head)
+			list(GET _git 1 _ref)
+			execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse
+				--git-path ${_ref} --git-path packed-refs
+				WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+				OUTPUT_VARIABLE _refs OUTPUT_STRIP_TRAILING_WHITESPACE
+				ERROR_QUIET)
+			string(REPLACE "\n" ";" _refs "${_refs}")
+			foreach(f ${_head} ${_refs})
+				get_filename_component(f ${f} ABSOLUTE
+					BASE_DIR ${PROJECT_SOURCE_DIR})
+				if(EXISTS ${f})
+					set_property(DIRECTORY APPEND PROPERTY
+						CMAKE_CONFIGURE_DEPENDS ${f})
+				endif()
+			endforeach()
+		endif()
 	elseif(EXISTS ${PROJECT_SOURCE_DIR}/VERSION)
 		file(STRINGS ${PROJECT_SOURCE_DIR}/VERSION _count LIMIT_COUNT 1)
 	endif()
