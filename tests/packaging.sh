@@ -115,8 +115,17 @@ else
 	echo "$passes passed, $fails failed"
 	exit 1
 fi
-deb_k=$(ls "$dest"/debs/kcsmux_"$ver"-*_amd64.deb)
-deb_d=$(ls "$dest"/debs/kcsraw-dkms_"$ver"-*_all.deb)
+deb_k=$(ls "$dest"/debs/kcsmux_*-*_amd64.deb)
+deb_d=$(ls "$dest"/debs/kcsraw-dkms_*-*_all.deb)
+# the package tree's version (configured afresh: a commit since this
+# build's configure moves it)
+ver=$(dpkg-deb -f "$deb_k" Version)
+ver=${ver%-*}
+if [ "$(dpkg-deb -f "$deb_d" Version)" = "$ver-1" ]; then
+	ok "both packages are version $ver-1"
+else
+	bad "kcsraw-dkms is $(dpkg-deb -f "$deb_d" Version), kcsmux $ver-1"
+fi
 dpkg-deb -c "$deb_k" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/k.files"
 dpkg-deb -c "$deb_d" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/d.files"
 for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.service \
@@ -186,8 +195,11 @@ else
 	bad "kcsraw-dkms's prerm leaves the cutover's links"
 fi
 if [ -e "$build/kmod/kcsraw.ko" ]; then
-	if [ "$(modinfo -F version "$build/kmod/kcsraw.ko")" = "$ver" ]; then
-		ok "kcsraw.ko's MODULE_VERSION is $ver"
+	# the build tree's kcsraw.ko: the project's version (the DKMS build,
+	# the packaged one, gets dkms.conf's, checked in vm.pkg-admin)
+	pver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+	if [ "$(modinfo -F version "$build/kmod/kcsraw.ko")" = "$pver" ]; then
+		ok "kcsraw.ko's MODULE_VERSION is $pver"
 	else
 		bad "kcsraw.ko's version: $(modinfo -F version "$build/kmod/kcsraw.ko")"
 	fi
