@@ -30,6 +30,11 @@ if [ -n "$suite" ]; then
 	# the same paths inside the chroot as outside
 	build=$(realpath -m "$build")
 	out=$(realpath -m "$out")
+	# the source's version, from its git history here: the chroot sees
+	# the tree but not a worktree's git directory (fused/dist/version.cmake)
+	if [ -z "$version" ] && n=$(git -C "$KCSMUX_SRC" rev-list --count HEAD 2>/dev/null); then
+		version=$(sed -n 's/^project(kcsmux VERSION \([0-9.]*\).*/\1/p' "$KCSMUX_SRC/CMakeLists.txt").$n
+	fi
 	chr=$("$KCSMUX_SRC/tests/userland.sh" --chroot "$suite")
 	mkdir -p "$build/deb-build-$suite" "$out"
 	"$KCSMUX_SRC/tests/chroot.sh" --run "$chr" --bind "$KCSMUX_SRC" \
