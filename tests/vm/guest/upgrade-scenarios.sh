@@ -63,7 +63,10 @@ upgrade_scenarios() {
 	step "kcsraw-dkms's postinst without ipmi_watchdog: kcsraw $ko -> $kn now"
 	check "modprobe -r ipmi_watchdog" modprobe -r ipmi_watchdog
 	pid1=$(systemctl show -p MainPID --value kcsmuxd)
-	run_to /tmp/reload.log /var/lib/dpkg/info/kcsraw-dkms.postinst configure "$ov"
+	# (without its DKMS step, which the upgrade ran: it would build
+	# kcsraw again, minutes under TCG)
+	sed '\|/usr/lib/dkms/common.postinst|d' /var/lib/dpkg/info/kcsraw-dkms.postinst >/tmp/reload.sh
+	run_to /tmp/reload.log sh /tmp/reload.sh configure "$ov"
 	check "the postinst succeeds" test $? = 0
 	sed 's/^/    | /' /tmp/reload.log | tail -n 4
 	check "kcsraw $kn is loaded" sh -c "[ \"\$(cat /sys/module/kcsraw/version)\" = $kn ]"
