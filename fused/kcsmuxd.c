@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <kcsmux/version.h>
 
 #include "backend/backend.h"
 #include "control/control.h"

@@ -14,7 +14,8 @@ trap 'rm -rf "$dest"' EXIT
 DESTDIR=$dest cmake --install "$build" >/dev/null
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 root=$dest$prefix
-ver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+# the version the build computed (fused/dist/version.cmake)
+ver=$(sed -n 's/^#define KCSMUX_VERSION "\(.*\)"$/\1/p' "$build/include/kcsmux/version.h")
 fails=0 passes=0
 ok() { echo "PASS: $*"; passes=$((passes + 1)); }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -22,7 +23,7 @@ for f in sbin/kcsmuxd sbin/kcsmuxctl share/man/man5/kcsmux.conf.5.gz \
 	share/man/man8/kcsmuxd.8.gz share/man/man8/kcsmuxctl.8.gz \
 	share/man/man4/kcsraw.4.gz share/doc/kcsmux/examples/kcsmux.conf \
 	lib/systemd/system/kcsmuxd.service lib/systemd/system/kcsmux-modules.service \
-	lib/udev/rules.d/60-kcsmux.rules \
+	lib/systemd/system/kcsmux-fallback.service lib/udev/rules.d/60-kcsmux.rules \
 	share/kcsraw-dkms/cutover/modprobe.conf lib/modules-load.d/kcsmux.conf \
 	share/kcsraw-dkms/cutover/modules-load.conf lib/sysusers.d/kcsmux.conf \
 	sbin/kcsmux-cutover share/man/man8/kcsmux-cutover.8.gz share/doc/kcsmux/admin.md \
@@ -56,19 +57,21 @@ for m in "$root"/share/man/man*/*; do
 	fi
 done
 if command -v systemd-analyze >/dev/null; then
-	for u in kcsmuxd.service kcsmux-modules.service; do
+	for u in kcsmuxd.service kcsmux-modules.service kcsmux-fallback.service; do
 		sed "s|$prefix/sbin|$root/sbin|g" "$root/lib/systemd/system/$u" >"$dest/$u"
 	done
-	if systemd-analyze verify --man=no "$dest/kcsmuxd.service" "$dest/kcsmux-modules.service"; then
-		ok "systemd-analyze verify kcsmuxd.service kcsmux-modules.service"
+	if systemd-analyze verify --man=no "$dest/kcsmuxd.service" "$dest/kcsmux-modules.service" \
+		"$dest/kcsmux-fallback.service"; then
+		ok "systemd-analyze verify kcsmuxd.service kcsmux-modules.service kcsmux-fallback.service"
 	else
-		bad "systemd-analyze verify kcsmuxd.service kcsmux-modules.service"
+		bad "systemd-analyze verify kcsmuxd.service kcsmux-modules.service kcsmux-fallback.service"
 	fi
 fi
 unit=$root/lib/systemd/system/kcsmuxd.service
 for l in "ExecReload=$prefix/sbin/kcsmuxctl reload" "Requires=kcsmux-modules.service" \
 	"ConditionPathExists=/etc/kcsmux/kcsmux.conf" "Type=notify" "DevicePolicy=closed" \
-	"DeviceAllow=/dev/cuse rw" "DeviceAllow=/dev/kcsraw0 rw"; do
+	"DeviceAllow=/dev/cuse rw" "DeviceAllow=/dev/kcsraw0 rw" \
+	"OnFailure=kcsmux-fallback.service"; do
 	if grep -qxF "$l" "$unit"; then ok "unit: $l"; else bad "unit lacks $l"; fi
 done
 # The example runs as user kcsmux, which the package creates (sysusers.d)
@@ -112,12 +115,21 @@ else
 	echo "$passes passed, $fails failed"
 	exit 1
 fi
-deb_k=$(ls "$dest"/debs/kcsmux_"$ver"-*_amd64.deb)
-deb_d=$(ls "$dest"/debs/kcsraw-dkms_"$ver"-*_all.deb)
+deb_k=$(ls "$dest"/debs/kcsmux_*-*_amd64.deb)
+deb_d=$(ls "$dest"/debs/kcsraw-dkms_*-*_all.deb)
+# the package tree's version (configured afresh: a commit since this
+# build's configure moves it)
+ver=$(dpkg-deb -f "$deb_k" Version)
+ver=${ver%-*}
+if [ "$(dpkg-deb -f "$deb_d" Version)" = "$ver-1" ]; then
+	ok "both packages are version $ver-1"
+else
+	bad "kcsraw-dkms is $(dpkg-deb -f "$deb_d" Version), kcsmux $ver-1"
+fi
 dpkg-deb -c "$deb_k" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/k.files"
 dpkg-deb -c "$deb_d" | awk '{print $6}' | sed 's|^\./|/|' >"$dest/d.files"
 for f in /usr/sbin/kcsmuxd /usr/sbin/kcsmuxctl /lib/systemd/system/kcsmuxd.service \
-	/lib/systemd/system/kcsmux-modules.service \
+	/lib/systemd/system/kcsmux-modules.service /lib/systemd/system/kcsmux-fallback.service \
 	/lib/udev/rules.d/60-kcsmux.rules /usr/lib/sysusers.d/kcsmux.conf \
 	/lib/modules-load.d/kcsmux.conf /etc/kcsmux/kcsmux.conf \
 	/usr/share/bash-completion/completions/kcsmuxctl \
@@ -183,8 +195,11 @@ else
 	bad "kcsraw-dkms's prerm leaves the cutover's links"
 fi
 if [ -e "$build/kmod/kcsraw.ko" ]; then
-	if [ "$(modinfo -F version "$build/kmod/kcsraw.ko")" = "$ver" ]; then
-		ok "kcsraw.ko's MODULE_VERSION is $ver"
+	# the build tree's kcsraw.ko: the project's version (the DKMS build,
+	# the packaged one, gets dkms.conf's, checked in vm.pkg-admin)
+	pver=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
+	if [ "$(modinfo -F version "$build/kmod/kcsraw.ko")" = "$pver" ]; then
+		ok "kcsraw.ko's MODULE_VERSION is $pver"
 	else
 		bad "kcsraw.ko's version: $(modinfo -F version "$build/kmod/kcsraw.ko")"
 	fi

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <kcsmux/control.h>
+#include <kcsmux/version.h>
 
 #include "control/control_priv.h"
 #include "config/config.h"

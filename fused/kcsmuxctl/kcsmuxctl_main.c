@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <kcsmux/control.h>
+#include <kcsmux/version.h>
 
 #include "kcsmuxctl/kcsmuxctl.h"
 
@@ -382,6 +383,32 @@ static int cmd_help(struct ctx *x, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/*
+ * kcsmux-cutover's fallback (docs/admin.md): stock ipmi_si serves because
+ * kcsraw or kcsmuxd could not; its reason, one line in /run, said when
+ * status finds no daemon.
+ */
+static void say_fallback(void)
+{
+	const char *dir = getenv("KCSMUX_FALLBACK_DIR");
+	char path[512], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/reason",
+		 dir ? dir : "/run/kcsmux-fallback");
+	f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		errx_msg("fallback: the stock ipmi_si serves /dev/ipmi0 until "
+			 "the next boot that loads kcsraw: %s (kcsmux-cutover "
+			 "status)",
+			 line);
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx x = { .fd = -1 };
@@ -447,7 +474,10 @@ int main(int argc, char **argv)
 	else
 		rv = c->run(&x, argc - first, argv + first);
 	ctl_disconnect(&x);
-	if (rv == EXIT_FAIL && x.unreachable)
+	if (rv == EXIT_FAIL && x.unreachable) {
 		rv = EXIT_NOT_RUNNING;
+		if (strcmp(c->name, "status") == 0)
+			say_fallback();
+	}
 	return rv;
 }

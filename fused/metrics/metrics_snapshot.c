@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <kcsmux/version.h>
+
 #include "backend/backend.h"
 #include "util/error.h"
 #include "metrics/metrics.h"

@@ -10,9 +10,15 @@
 # running watchdog through the node and then the stock device; --dry-run
 # changes nothing, --no-verify skips the baseline; rollback undoes it all
 # without purging anything.
-#   cutover.sh SCRIPT
+# status, a second apply that changes nothing, the exit codes, --json,
+# the journal, reports per run, the fallback (kcsmuxd failed for good, a
+# kcsraw that does not load at boot) and kcsmuxctl status saying so, a
+# backend = ipmidev host, a replay through a node without watchdog rights,
+# a slower median kept and a gross one rolled back.
+#   cutover.sh SCRIPT KCSMUXCTL
 set -u
 SCRIPT=$1
+CTL=$2
 R=$(mktemp -d /tmp/kcsmux-cutover.XXXXXX)
 trap 'rm -rf "$R"' EXIT
 fails=0
@@ -33,7 +39,10 @@ printf 'ipmi_devintf 20480 0 - Live\nipmi_si 90112 1 - Live\nipmi_msghandler 1 2
 cat >"$R/bin/modprobe" <<'S'
 #!/bin/sh
 echo "modprobe $*" >>"$LOG"
-[ "$*" = kcsraw ] && [ -e "$LOG.kcsraw-fails" ] && exit 1
+if [ "$*" = kcsraw ] && [ -e "$LOG.kcsraw-fails" ]; then
+	echo "modprobe: FATAL: Module kcsraw not found in directory /lib/modules/6.1.0-x" >&2
+	exit 1
+fi
 case "$*" in
 "-r "*ipmi_si*) [ -s "$LOG.nobmc" ] && rm -f "$KCSMUX_CUTOVER_ROOT/dev/ipmi0" ;;
 esac
@@ -44,23 +53,61 @@ if [ "$*" = ipmi_si ] && [ -s "$LOG.nobmc" ]; then
 	[ "$n" -gt 0 ] && exit 1
 	touch "$KCSMUX_CUTOVER_ROOT/dev/ipmi0"
 fi
+[ "$*" = "--ignore-install ipmi_devintf" ] && [ ! -e "$KCSMUX_CUTOVER_ROOT/dev/ipmi0" ] &&
+	touch "$KCSMUX_CUTOVER_ROOT/dev/ipmi0"
+# .track: /proc/modules follows the loads and unloads
+if [ -e "$LOG.track" ]; then
+	m=$KCSMUX_CUTOVER_ROOT/proc/modules
+	case "$1" in
+	-r)
+		shift
+		for x in "$@"; do sed -i "/^$x /d" "$m"; done
+		;;
+	*)
+		x=$(echo "$*" | sed 's/^--ignore-install //')
+		grep -q "^$x " "$m" || echo "$x 1 0 - Live" >>"$m"
+		;;
+	esac
+fi
 exit 0
 S
 cat >"$R/bin/systemctl" <<'S'
 #!/bin/sh
 echo "systemctl $*" >>"$LOG"
+case "$*" in
+"is-active --quiet kcsmuxd") [ -e "$LOG.active" ]; exit ;;
+"is-active kcsmuxd") [ -e "$LOG.active" ] && echo active || echo inactive; exit ;;
+"show -p ActiveState --value kcsmuxd") cat "$LOG.state" 2>/dev/null || echo inactive; exit ;;
+"disable --now kcsmuxd" | "stop kcsmuxd") rm -f "$LOG.active" ;;
+esac
 [ "$*" = "enable --now kcsmuxd" ] && [ -e "$LOG.start-fails" ] && exit 1
 [ "$*" = "enable --now kcsmuxd" ] && [ -e "$LOG.start-hangs" ] && sleep 5
+[ "$*" = "enable --now kcsmuxd" ] && touch "$LOG.active"
 [ "$*" = "show -p StatusText --value kcsmuxd" ] && [ ! -e "$LOG.no-status" ] &&
 	echo "waiting for the BMC to answer"
 exit 0
 S
 # kcsmuxctl: a baseline with the watchdog running or stopped, one node,
-# every request allowed, a comparison that matches or differs when told
+# every request allowed (.readonly: no watchdog command), a comparison
+# that matches or differs when told (.timing, .gross: medians only;
+# .readonly: Get Watchdog Timer refused)
 cat >"$R/bin/kcsmuxctl" <<'S'
 #!/bin/sh
 echo "kcsmuxctl $*" >>"$LOG"
 case "$*" in
+"check "*" 6 0x22" | "check "*" 6 0x25") [ ! -e "$LOG.readonly" ]; exit ;;
+*--compare*" "*)
+	echo "comparison with $5 (2 answers):"
+	t=""
+	[ -e "$LOG.timing" ] && t=35958
+	[ -e "$LOG.gross" ] && t=2000000
+	[ -n "$t" ] && echo "differs   get_device_id  timing   p50 $t us, baseline 39 us (bound 4 x baseline + 20 ms = 20156 us)"
+	[ -e "$LOG.readonly" ] && echo "differs   wdt            wdt      byte 0: 0xd4, baseline 0x00"
+	[ -n "$t" ] || [ -e "$LOG.readonly" ] || [ -e "$LOG.differs" ] || exit 0
+	if [ -e "$LOG.differs" ]; then
+		echo "differs   devid          exact    byte 1: 0x21, baseline 0x20"
+	fi
+	exit 1 ;;
 *--baseline*)
 	[ -e "$LOG.wdt-running" ] && w=44 || w=04
 	printf 'kcsmux-baseline 1\nitem devid exact 00 20\nitem wdt wdt 00 %s 01\n' $w >"$5" ;;
@@ -74,10 +121,17 @@ case "$*" in
 esac
 exit 0
 S
-chmod +x "$R/bin/modprobe" "$R/bin/systemctl" "$R/bin/kcsmuxctl"
+# logger: the journal, one "PRIORITY MESSAGE" a line
+cat >"$R/bin/logger" <<'S'
+#!/bin/sh
+echo "$4 $6" >>"$LOG.journal"
+S
+chmod +x "$R/bin/modprobe" "$R/bin/systemctl" "$R/bin/kcsmuxctl" "$R/bin/logger"
 touch "$R/dev/ipmi1"
 export KCSMUX_CUTOVER_ROOT="$R" MODPROBE="$R/bin/modprobe" \
-	SYSTEMCTL="$R/bin/systemctl" KCSMUXCTL="$R/bin/kcsmuxctl" LOG="$R/log"
+	SYSTEMCTL="$R/bin/systemctl" KCSMUXCTL="$R/bin/kcsmuxctl" LOG="$R/log" \
+	LOGGER="$R/bin/logger"
+REP=$R/var/lib/kcsmux/cutover
 
 run() { # WANT ARGS
 	want=$1
@@ -97,7 +151,7 @@ has "$R/out" "SMBIOS type 38 (IPMI device information): present"
 run 1 apply
 has "$R/out" "pre-flight failed: nothing changed"
 [ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] || fail "a refused apply blacklisted ipmi_si"
-[ ! -s "$LOG" ] || fail "a refused apply ran: $(cat "$LOG")"
+grep -q "modprobe\|enable\|doctor" "$LOG" && fail "a refused apply ran: $(cat "$LOG")"
 rm "$R/proc/123/fd/3"
 # an open watchdog refuses; a loaded one whose device is closed is unloaded
 # and loaded again on kcsraw; ipmi_ssif (another interface) stays
@@ -123,26 +177,26 @@ has "$R/out" "ipmi_watchdog loaded again, on kcsraw"
 grep -q "modprobe ipmi_devintf" "$LOG" && fail "apply loaded ipmi_devintf on kcsraw"
 grep -q "ipmi_ssif" "$LOG" && fail "apply touched ipmi_ssif: $(cat "$LOG")"
 has "$LOG" "systemctl enable --now kcsmuxd"
-has "$LOG" "kcsmuxctl doctor -d /dev/ipmi0 --baseline $R/var/lib/kcsmux/cutover/baseline.txt"
+has "$LOG" "kcsmuxctl doctor -d /dev/ipmi0 --baseline $REP/runs/"
 has "$LOG" "kcsmuxctl check ipmi1 0xa 0x23"
-has "$LOG" "kcsmuxctl doctor -d /dev/ipmi1 --compare $R/var/lib/kcsmux/cutover/baseline.txt"
+has "$LOG" "kcsmuxctl doctor -d /dev/ipmi1 --compare $REP/runs/"
 has "$R/out" "BMC watchdog: stopped"
 has "$R/out" "verified: 2 answers through /dev/ipmi1 match the baseline"
 grep -q -- "--pet" "$LOG" && fail "a stopped watchdog was petted: $(cat "$LOG")"
-head -n 3 "$LOG" | grep -q "baseline" || fail "the baseline was not first: $(cat "$LOG")"
+grep -v "is-active" "$LOG" | head -n 3 | grep -q "baseline" || fail "the baseline was not first: $(cat "$LOG")"
 sed -i '/ipmi_watchdog\|ipmi_ssif/d' "$R/proc/modules"
 
 # a comparison that differs: pet through the node, roll back, pet
 # through the stock device, keep the report, exit 1
 touch "$LOG.differs" "$LOG.wdt-running"
 printf 'ipmi_devintf 1 0 - Live\nipmi_si 1 1 - Live\n' >>"$R/proc/modules"
-run 1 apply
+run 3 apply
 has "$R/out" "BMC watchdog: running"
 has "$R/out" "differs   devid"
 has "$R/out" "verification failed: the BMC's answers through /dev/ipmi1 differ"
 has "$R/out" "rolled back: ipmi_si serves the interface"
-has "$R/out" "the report stays in $R/var/lib/kcsmux/cutover"
-[ -s "$R/var/lib/kcsmux/cutover/replay.txt" ] || fail "no replay report kept"
+has "$R/out" "the report stays in $REP/runs/"
+[ -s "$REP/last/replay.txt" ] || fail "no replay report kept"
 [ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] || fail "a failed verification kept the blacklist"
 grep -n "pet\|enable\|modprobe ipmi_si\|disable" "$LOG" | tr '\n' ' ' >"$R/order"
 grep -q "ipmi0 --pet.*enable --now.*ipmi1 --pet.*disable --now.*modprobe ipmi_si.*ipmi0 --pet" "$R/order" ||
@@ -150,7 +204,7 @@ grep -q "ipmi0 --pet.*enable --now.*ipmi1 --pet.*disable --now.*modprobe ipmi_si
 rm "$LOG.differs"
 # kcsmuxd does not start: rolled back by itself
 touch "$LOG.start-fails"
-run 1 apply
+run 3 apply
 has "$R/out" "verification failed: kcsmuxd did not start"
 has "$R/out" "rolled back"
 has "$LOG" "modprobe ipmi_si"
@@ -159,7 +213,7 @@ rm "$LOG.start-fails" "$LOG.wdt-running"
 # apply rolls back; ipmi_si fails its load twice, then finds the BMC
 touch "$LOG.start-hangs"
 echo 2 >"$LOG.nobmc"
-KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 1 apply
+KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 3 apply
 has "$R/out" "verification failed: kcsmuxd not ready within 1 s (waiting for the BMC to answer)"
 has "$R/out" "no BMC answers ipmi_si yet: loading it again"
 has "$R/out" "rolled back: ipmi_si serves the interface"
@@ -167,18 +221,20 @@ has "$R/out" "rolled back: ipmi_si serves the interface"
 [ -e "$R/dev/ipmi0" ] || fail "no /dev/ipmi0 after the BMC came back"
 # ... and a BMC that never comes back: said, exit 1
 echo never >"$LOG.nobmc"
-KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 KCSMUX_CUTOVER_BMC_WAIT=2 run 1 apply
+KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 KCSMUX_CUTOVER_BMC_WAIT=2 run 4 apply
 has "$R/out" "rolled back, but ipmi_si found no BMC within 2 s"
+run 4 status
+has "$R/out" "degraded: ipmi_si is loaded, without /dev/ipmi0"
 # ... kcsmuxd too slow to have said why: kcsraw's sysfs says the BMC is silent
 touch "$LOG.no-status" "$R/dev/ipmi0"
 echo 2 >"$LOG.nobmc"
 mkdir -p "$R/sys/class/misc/kcsraw0"
 echo "waiting 3 probes" >"$R/sys/class/misc/kcsraw0/bmc"
-KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 1 apply
+KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 3 apply
 has "$R/out" "verification failed: kcsmuxd not ready within 1 s (waiting for the BMC to answer)"
 echo "up" >"$R/sys/class/misc/kcsraw0/bmc"
 echo 2 >"$LOG.nobmc"
-KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 1 apply
+KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 run 3 apply
 has "$R/out" "verification failed: kcsmuxd not ready within 1 s (kcsmuxd has not said why)"
 rm -r "$R/sys/class/misc" "$LOG.no-status"
 rm "$LOG.start-hangs" "$LOG.nobmc"
@@ -209,10 +265,10 @@ tail -n 1 "$LOG" | grep -q "modprobe ipmi_watchdog" ||
 sed -i '/kcsraw\|ipmi_watchdog/d' "$R/proc/modules"
 has "$LOG" "systemctl disable --now kcsmuxd"
 has "$LOG" "modprobe ipmi_si"
-has "$LOG" "modprobe ipmi_devintf"
+has "$LOG" "modprobe --ignore-install ipmi_devintf"
 
 touch "$LOG.kcsraw-fails"
-run 1 apply
+run 3 apply
 has "$R/out" "modprobe kcsraw failed"
 has "$R/out" "rolled back"
 [ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] || fail "a failed apply kept the blacklist"
@@ -229,6 +285,171 @@ has "$R/out" "stock device /dev/ipmi0 exists on kcsraw's interface (kcsraw.0"
 has "$R/out" "bypass every node's access list"
 grep -q "/dev/ipmi1 exists" "$R/out" && fail "ipmi_si's node named: $(cat "$R/out")"
 rm -r "$R/sys/class/ipmi"
+
+# ---- status, apply on a host already cut over, exit codes, --json, the
+# journal, reports per run, the fallback, the boot-time load, a backend =
+# ipmidev host, a replay through a node without watchdog rights, timing ----
+# runj WANT ARGS: as run, the JSON object (stdout) in $R/json, its
+# "result" in JR
+runj() {
+	want=$1
+	shift
+	: >"$LOG"
+	sh "$SCRIPT" --json "$@" >"$R/json" 2>"$R/out"
+	rv=$?
+	[ "$rv" = "$want" ] || fail "kcsmux-cutover --json $* exited $rv, expected $want: $(cat "$R/out")"
+	JR=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit"] == int(sys.argv[2]) and d["command"] == sys.argv[3]
+print(d["result"], d.get("state", "-"))' "$R/json" "$want" "$1") ||
+		fail "kcsmux-cutover --json $*: not the JSON result: $(cat "$R/json")"
+}
+stockmods() { printf 'ipmi_msghandler 1 2 - Live\nipmi_si 1 1 - Live\nipmi_devintf 1 0 - Live\n' >"$R/proc/modules"; }
+conf() { mkdir -p "$R/etc/kcsmux" && printf '[global]\nbackend = %s\nmetrics_textfile = /var/lib/prom/kcsmux.prom\n' "$1" >"$R/etc/kcsmux/kcsmux.conf"; }
+mkdir -p "$R/var/lib/prom"
+conf kcsraw
+touch "$LOG.track"
+stockmods
+: >"$LOG.journal"
+run 0 status
+has "$R/out" "rolled-back: ipmi_si serves /dev/ipmi0"
+runj 0 status
+[ "$JR" = "rolled-back rolled-back" ] || fail "status --json: $JR"
+runj 2 apply --bogus
+runj 0 apply
+[ "$JR" = "cut-over -" ] || fail "apply --json: $JR"
+grep -q '"report": "'"$REP"'/runs/' "$R/json" || fail "apply --json names no report: $(cat "$R/json")"
+grep -q "user.notice ipmi_si blacklisted and kcsraw loaded at boot" "$LOG.journal" ||
+	fail "the swap is not in the journal: $(cat "$LOG.journal")"
+grep -q "user.notice verified: 2 answers" "$LOG.journal" || fail "the verification is not in the journal"
+run 0 status
+has "$R/out" "cut-over: kcsraw unknown serves kcsmuxd"
+# a second apply on the host cut over: success, nothing run
+run 0 apply
+has "$R/out" "already cut over"
+grep -q "modprobe\|enable\|doctor" "$LOG" && fail "a second apply changed something: $(cat "$LOG")"
+runj 0 apply
+[ "$JR" = "unchanged -" ] || fail "second apply --json: $JR"
+# every run kept its report; KEEP prunes the oldest
+n=$(find "$REP/runs" -name baseline.txt | wc -l)
+[ "$n" -ge 8 ] || fail "only $n runs kept their baseline"
+KCSMUX_CUTOVER_KEEP=3 run 0 rollback
+[ "$(ls "$REP/runs" | wc -l)" = 3 ] || fail "KEEP=3 kept $(ls "$REP/runs" | wc -l) runs"
+[ "$(readlink "$REP/last")" = "runs/$(ls "$REP/runs" | sort | tail -n 1)" ] || fail "last is not the newest run"
+grep -q "rollback rolled-back 0" "$REP/last/result" || fail "the rollback's result: $(cat "$REP/last/result")"
+run 0 rollback
+has "$R/out" "not cut over"
+has "$R/out" "nothing to roll back"
+
+# kcsmuxd failed for good (OnFailure=): the fallback, /etc untouched
+run 0 apply --no-verify
+rm -f "$LOG.active" "$R/dev/ipmi0"
+mkdir -p "$R/dev/ipmi" "$R/dev/ipmidev"
+ln -s ipmi2 "$R/dev/ipmi0"
+ln -s ../ipmi2 "$R/dev/ipmi/0"
+ln -s ../ipmi2 "$R/dev/ipmidev/0"
+echo "ipmi_watchdog 1 0 - Live" >>"$R/proc/modules"
+: >"$LOG.journal"
+# OnFailure= between automatic restarts (systemd 254+): no fallback
+echo activating >"$LOG.state"
+KCSMUX_CUTOVER_WAIT_FAILED=1 run 0 fallback --if-failed
+has "$R/out" "kcsmuxd is active or restarting: no fallback"
+grep -q "modprobe" "$LOG" && fail "a fallback between restarts: $(cat "$LOG")"
+echo failed >"$LOG.state"
+run 0 fallback --if-failed --reason "kcsmuxd hit its start limit"
+rm "$LOG.state"
+grep -q "systemctl stop" "$LOG" && fail "the fallback stopped a failed kcsmuxd: $(cat "$LOG")"
+has "$LOG" "modprobe -r ipmi_watchdog"
+has "$LOG" "modprobe -r kcsraw"
+has "$LOG" "modprobe ipmi_si"
+has "$LOG" "modprobe --ignore-install ipmi_devintf"
+has "$R/out" "ipmi_watchdog loaded again, on ipmi_si"
+grep -q "disable" "$LOG" && fail "the fallback disabled kcsmuxd: $(cat "$LOG")"
+linked modprobe.d/kcsraw.conf modprobe.conf || fail "the fallback removed the blacklist link"
+linked modules-load.d/kcsraw.conf modules-load.conf || fail "the fallback removed the modules-load link"
+[ -L "$R/dev/ipmi/0" ] || [ -L "$R/dev/ipmidev/0" ] && fail "the fallback left kcsmuxd's links"
+[ -e "$R/dev/ipmi0" ] && [ ! -L "$R/dev/ipmi0" ] || fail "no stock /dev/ipmi0 after the fallback"
+grep -q '^kcsmux_fallback{reason="kcsmuxd"} 1$' "$R/var/lib/prom/kcsmux_fallback.prom" ||
+	fail "no fallback metric: $(cat "$R/var/lib/prom/kcsmux_fallback.prom" 2>&1)"
+grep -q "user.warning falling back to the stock ipmi_si until the next boot: kcsmuxd hit its start limit" "$LOG.journal" ||
+	fail "the fallback is no warning in the journal: $(cat "$LOG.journal")"
+run 3 status
+has "$R/out" "fallback: ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsmuxd hit its start limit"
+KCSMUX_FALLBACK_DIR=$R/run/kcsmux-fallback "$CTL" -s "$R/none.sock" status >"$R/out" 2>&1
+rv=$?
+[ $rv = 3 ] || fail "kcsmuxctl status without a daemon exited $rv"
+has "$R/out" "fallback: the stock ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsmuxd hit its start limit"
+runj 3 status
+[ "$JR" = "fallback fallback" ] || fail "status --json in the fallback: $JR"
+# ... a second one (OnFailure= again): nothing to do, ipmi_si serves
+run 0 fallback
+grep -q "modprobe" "$LOG" && fail "a second fallback reloaded modules: $(cat "$LOG")"
+
+# the next boot: kcsraw does not load (no module for the kernel)
+printf 'ipmi_msghandler 1 2 - Live\n' >"$R/proc/modules"
+rm -rf "$R/run/kcsmux-fallback" "$R/dev/ipmi0"
+touch "$LOG.kcsraw-fails"
+run 3 load
+has "$R/out" "warning: kcsraw did not load at boot: no kcsraw module for kernel"
+has "$LOG" "modprobe ipmi_si"
+grep -q '^kcsmux_fallback{reason="kcsraw"} 1$' "$R/var/lib/prom/kcsmux_fallback.prom" || fail "no kcsraw fallback metric"
+run 3 status
+has "$R/out" "fallback: ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsraw did not load: no kcsraw module"
+# ... the boot after: kcsraw loads, the metric says 0
+printf 'ipmi_msghandler 1 2 - Live\n' >"$R/proc/modules"
+rm -rf "$R/run/kcsmux-fallback" "$LOG.kcsraw-fails"
+run 0 load
+grep -q "ipmi_si" "$LOG" && fail "load loaded ipmi_si though kcsraw loaded: $(cat "$LOG")"
+grep -q '^kcsmux_fallback{reason="none"} 0$' "$R/var/lib/prom/kcsmux_fallback.prom" || fail "the metric did not return to 0"
+# ... a host not cut over: a kcsraw that does not load is no fallback
+rm -f "$R/etc/modprobe.d/kcsraw.conf" "$R/etc/modules-load.d/kcsraw.conf"
+stockmods
+touch "$LOG.kcsraw-fails"
+run 0 load
+grep -q "ipmi_si" "$LOG" && fail "load fell back on a host not cut over: $(cat "$LOG")"
+rm -f "$LOG.kcsraw-fails"
+
+# backend = ipmidev: nothing to cut over; rollback leaves kcsmuxd enabled
+conf ipmidev
+touch "$LOG.active"
+run 0 status
+has "$R/out" "ipmidev: kcsmuxd serves on the stock device"
+run 1 apply
+has "$R/out" "backend = ipmidev"
+ln -s /usr/share/kcsraw-dkms/cutover/modprobe.conf "$R/etc/modprobe.d/kcsraw.conf"
+echo "kcsraw 1 1 - Live" >>"$R/proc/modules"
+run 0 rollback
+grep -q "disable" "$LOG" && fail "rollback disabled kcsmuxd on backend = ipmidev: $(cat "$LOG")"
+has "$LOG" "systemctl try-restart kcsmuxd"
+has "$LOG" "modprobe -r kcsraw"
+conf kcsraw
+rm -f "$LOG.active"
+
+# the replay through a node that may not touch the watchdog (readonly,
+# monitoring): reads only, Get Watchdog Timer not compared, no pet
+stockmods
+touch "$LOG.readonly" "$LOG.wdt-running"
+run 0 apply
+has "$R/out" "Get Watchdog Timer not compared"
+has "$R/out" "no node allows Reset Watchdog Timer (06:22)"
+has "$R/out" "verified: 2 answers through /dev/ipmi1"
+grep -q "ipmi1 --pet" "$LOG" && fail "petted through a node that refuses it"
+rm -f "$LOG.readonly" "$LOG.wdt-running"
+run 0 rollback
+# a slower median alone: reported, kept; a gross one rolls back
+touch "$LOG.timing"
+runj 0 apply
+[ "$JR" = "cut-over-timing -" ] || fail "a timing difference: $JR"
+has "$R/out" "slower answers through /dev/ipmi1 than the baseline's, not gross"
+grep -q "disable" "$LOG" && fail "a timing difference rolled back"
+run 0 rollback
+rm "$LOG.timing"
+touch "$LOG.gross"
+run 3 apply
+has "$R/out" "differs   get_device_id  timing   p50 2000000 us"
+has "$R/out" "rolled back: ipmi_si serves"
+rm "$LOG.gross" "$LOG.track"
+stockmods
 
 rm -r "$R/usr/share/kcsraw-dkms"
 run 1 check

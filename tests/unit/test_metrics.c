@@ -27,6 +27,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
+#include <kcsmux/version.h>
 
 #include "backend/backend.h"
 #include "kcsmuxd.h"

@@ -2,7 +2,9 @@
 # vm.pkg-admin: build the two .debs (tests/build-debs.sh), then boot the
 # cached Debian 12 systemd guest (run.sh --systemd) with them and run
 # tests/vm/guest/pkg-admin.sh: install, DKMS, enable --now, nodes, ipmitool,
-# reload, journal, reboot, purge. Extra arguments go to run.sh.
+# reload, journal, the upgrade N -> N+1 (a second set of .debs with the
+# next version), the fallback to ipmi_si (kcsmuxd failing for good, a boot
+# without a loadable kcsraw), reboots, purge. Extra arguments go to run.sh.
 #   pkg-admin.sh [--suite SUITE] [RUN_ARGS...]
 # vm.pkg-admin@trixie: --suite trixie builds the .debs in Debian 13's
 # chroot and boots the Debian 13 guest with its own kernel.
@@ -24,10 +26,22 @@ adds=()
 for d in $debs; do
 	adds+=(--add "$d:/guest/debs/${d##*/}")
 done
+# version N+1 of both from the same source, for the upgrade
+# (guest/upgrade-scenarios.sh): only the files that print the version
+# are compiled again
+v=$(dpkg-deb -f "$(echo "$debs" | grep '/kcsmux_')" Version)
+v=${v%-*}
+next=$("$KCSMUX_SRC/tests/build-debs.sh" "${suite[@]}" --version "${v%.*}.$((${v##*.} + 1))" \
+	"$KCSMUX_BUILD" "$KCSMUX_BUILD/debs-next${suite[1]:+-${suite[1]}}")
+for d in $next; do
+	adds+=(--add "$d:/guest/debs-next/${d##*/}")
+done
 exec "$KCSMUX_SRC/tests/vm/run.sh" --systemd "${suite[@]}" --bmc extern \
 	--delay fixed:200 \
 	--proxy-args "--watchdog --on 0x30:0x10=wrong,0x0a:0x23,40 --on 0x30:0x12=wrong,off --on 0x30:0x11=silence,60000" \
 	--add "$KCSMUX_SRC/tests/vm/guest/cutover-scenarios.sh:/guest/cutover-scenarios.sh" \
 	--add "$KCSMUX_SRC/tests/vm/guest/restart-scenarios.sh:/guest/restart-scenarios.sh" \
+	--add "$KCSMUX_SRC/tests/vm/guest/upgrade-scenarios.sh:/guest/upgrade-scenarios.sh" \
+	--add "$KCSMUX_SRC/tests/vm/guest/fallback-scenarios.sh:/guest/fallback-scenarios.sh" \
 	"${adds[@]}" "$@" \
 	"$KCSMUX_SRC/tests/vm/guest/pkg-admin.sh"

@@ -6,7 +6,9 @@
 #   kcsmuxctl doctor, text and JSON, on the stock /dev/ipmi0 -> apply
 #   --dry-run changes nothing -> apply with a broken kcsmux.conf (kcsmuxd
 #   cannot start) rolls back by itself: ipmi_si serves, /dev/ipmi0 answers
-#   -> apply with a good one verifies and serves -> doctor on the node,
+#   -> apply with a good one verifies through a read-only node and serves
+#   -> a second apply changes nothing; status, the journal, the reports
+#   kept per run -> doctor on the node,
 #   the same verdicts as on stock where they must agree -> rollback ->
 #   apply while the BMC starts answering Get SDR wrongly at the swap (the
 #   delay proxy's "wrong" rule, set off by raw 0x30 0x10 through the
@@ -65,13 +67,19 @@ scenario_conf() {
 [global]
 backend = kcsraw
 
-; listed first: its access rules refuse the replay's SDR/FRU/watchdog
-; reads, so the cutover must pick ipmi1
+; listed first: its access rules refuse the replay's chassis, SEL and
+; channel reads, so the cutover must pick another node
 [node ipmi2]
 policy = monitor
 access = sensors
 interface = 0
 
+; the replay's node: reads only (no Get/Reset Watchdog Timer)
+[node ipmi3]
+policy = monitor
+access = monitoring
+
+; the watchdog's pet goes through the first node that allows it
 [node ipmi1]
 policy = interactive
 EOC
@@ -149,15 +157,15 @@ cutover_scenarios() {
 	check "apply --dry-run exits 0" test $? = 0
 	expect "the dry run says what it would compare" 'would replay the [0-9]+ answers' /tmp/dry.txt
 	check "... and changed nothing" is_stock
-	check "the baseline is kept" test -s /var/lib/kcsmux/cutover/baseline.txt
-	expect "the baseline has whole SDR records, FRU 0 and sensors" '^item sensor\.[0-9a-f]{2} sensor 00 ' /var/lib/kcsmux/cutover/baseline.txt
+	check "the baseline is kept" test -s /var/lib/kcsmux/cutover/last/baseline.txt
+	expect "the baseline has whole SDR records, FRU 0 and sensors" '^item sensor\.[0-9a-f]{2} sensor 00 ' /var/lib/kcsmux/cutover/last/baseline.txt
 
 	step "apply with a broken kcsmux.conf: kcsmuxd cannot start"
 	mark "the apply with a broken kcsmux.conf"
 	printf 'bogus_key = 1\n' >>/etc/kcsmux/kcsmux.conf
 	armed 0
 	timed_apply /tmp/broken.txt
-	check "apply exits 1" test $rc = 1
+	check "apply exits 3 (rolled back)" test $rc = 3
 	expect "it says kcsmuxd did not start" 'verification failed: kcsmuxd did not start' /tmp/broken.txt
 	expect "it rolled back by itself" '^kcsmux-cutover: rolled back: ipmi_si serves' /tmp/broken.txt
 	[ "$WD" = 0 ] || expect "the watchdog was petted before the swap and after the rollback" 'watchdog petted through /dev/ipmi0' /tmp/broken.txt
@@ -169,13 +177,35 @@ cutover_scenarios() {
 	armed 0
 	timed_apply /tmp/apply.txt
 	check "apply exits 0" test $rc = 0
-	expect "it verified through ipmi1 (ipmi2's access refuses the reads)" \
-		'^kcsmux-cutover: verified: [1-9][0-9]* answers through /dev/ipmi1 match the baseline' /tmp/apply.txt
+	expect "it verified through ipmi3, reads only (ipmi2's access refuses some)" \
+		'^kcsmux-cutover: verified: [1-9][0-9]* answers through /dev/ipmi3 match the baseline' /tmp/apply.txt
+	expect "... Get Watchdog Timer not compared there" "Get Watchdog Timer not compared: ipmi3's access" /tmp/apply.txt
 	[ "$WD" = 0 ] || expect "the watchdog was petted through the node" 'watchdog petted through /dev/ipmi1' /tmp/apply.txt
-	sed 's/^/    | /' /var/lib/kcsmux/cutover/replay.txt | tail -n 6
+	sed 's/^/    | /' /var/lib/kcsmux/cutover/last/replay.txt | tail -n 6
 	check "kcsraw serves, kcsmuxd active" sh -c 'test -d /sys/module/kcsraw && [ "$(systemctl is-active kcsmuxd)" = active ]'
 	[ "$WD" = 0 ] || check "the watchdog still runs after the cutover" wdt_running 1
 	check "stop the watchdog through the node" wdt_off 1
+
+	step "apply again on the host cut over: nothing to do; status"
+	run_to /tmp/apply2.txt kcsmux-cutover --json apply
+	check "the second apply exits 0" test $? = 0
+	expect "... changes nothing" '"result": "unchanged"' /tmp/apply2.txt
+	run_to /tmp/st-cut.json kcsmux-cutover status --json
+	check "status exits 0" test $? = 0
+	expect "status --json: cut-over" '"state": "cut-over"' /tmp/st-cut.json
+	sed -n '/^{/,$p' /tmp/st-cut.json >/tmp/st-cut.obj
+	if command -v python3 >/dev/null; then
+		check "status --json is valid JSON" python3 -m json.tool /tmp/st-cut.obj
+	fi
+	journalctl -t kcsmux-cutover --no-pager -o cat >/tmp/j-cut.txt
+	expect "each step in the journal (the swap)" '^ipmi_si blacklisted and kcsraw loaded at boot' /tmp/j-cut.txt
+	expect "... the verification" '^verified: [0-9]+ answers through /dev/ipmi3' /tmp/j-cut.txt
+	journalctl -t kcsmux-cutover -p warning --no-pager -o cat >/tmp/j-cutw.txt
+	expect "the broken apply's failure is a warning" '^verification failed: kcsmuxd did not start' /tmp/j-cutw.txt
+	n=$(ls /var/lib/kcsmux/cutover/runs | wc -l)
+	check "each run kept its report ($n runs)" test "$n" -ge 3
+	check "the broken apply's report is still there" \
+		sh -c 'grep -l "verification failed: kcsmuxd did not start" /var/lib/kcsmux/cutover/runs/*/messages.txt'
 
 	step "kcsmuxctl doctor on the node"
 	SHOW_LINES=30 run_to /tmp/doc-node.txt kcsmuxctl doctor -d /dev/ipmi1
@@ -199,6 +229,8 @@ cutover_scenarios() {
 	run_to /tmp/rb.txt kcsmux-cutover rollback
 	check "rollback exits 0" test $? = 0
 	check "ipmi_si serves again" is_stock
+	kcsmux-cutover status >/tmp/st-rb.txt 2>&1
+	check "status: rolled-back, exit 0" sh -c "[ $? = 0 ] && grep -q '^kcsmux-cutover: rolled-back: ipmi_si serves /dev/ipmi0' /tmp/st-rb.txt"
 	wait_for 10 test -c /dev/ipmi0
 
 	step "apply while the BMC answers Get SDR wrongly from the swap on"
@@ -213,11 +245,11 @@ cutover_scenarios() {
 	EOS
 	chmod +x /tmp/modprobe-swap
 	timed_apply /tmp/differs.txt MODPROBE=/tmp/modprobe-swap
-	check "apply exits 1" test $rc = 1
+	check "apply exits 3 (rolled back)" test $rc = 3
 	expect "it names what differed" '\| differs +sdr\.' /tmp/differs.txt
 	expect "it rolled back by itself" '^kcsmux-cutover: rolled back: ipmi_si serves' /tmp/differs.txt
 	expect "the report is kept" 'the report stays in /var/lib/kcsmux/cutover' /tmp/differs.txt
-	check "the replay's report names the difference" grep -q '^differs ' /var/lib/kcsmux/cutover/replay.txt
+	check "the replay's report names the difference" grep -q '^differs ' /var/lib/kcsmux/cutover/last/replay.txt
 	stock_again
 	# the rest of the 40 wrong answers would spoil what follows:
 	# raw 0x30 0x12 turns the rule off (--on 0x30:0x12=wrong,off)
@@ -239,7 +271,7 @@ cutover_scenarios() {
 	chmod +x /tmp/modprobe-silent
 	timed_apply /tmp/silent.txt MODPROBE=/tmp/modprobe-silent \
 		KCSMUX_CUTOVER_START_WAIT=10
-	check "apply exits 1" test $rc = 1
+	check "apply exits 3 (rolled back)" test $rc = 3
 	expect "it says kcsmuxd was not ready, waiting for the BMC" \
 		'verification failed: kcsmuxd not ready within 10 s \(waiting for the BMC to answer\)' /tmp/silent.txt
 	expect "ipmi_si found no BMC and was loaded again" \

@@ -22,9 +22,15 @@
 #     the textfile -> reload with a broken file fails and the old config
 #     serves, reload --dry-run says what a good one changes, and it applies
 #     -> journald priorities -> stop -> reboot
+#     (after the ipmi_watchdog check: the upgrade N -> N+1 of both
+#     packages, upgrade-scenarios.sh)
 #   boot 2: the service came up by itself (the cutover's modules-load.d
-#     and blacklist, WantedBy) -> kcsmux-cutover rollback: ipmi_si serves
-#     /dev/ipmi0 again, no package purged -> apt purge: nothing left.
+#     and blacklist, WantedBy), kcsraw N+1 -> kcsmuxd's restarts hit the
+#     start limit: the fallback to ipmi_si; kcsraw.ko moved away
+#     (fallback-scenarios.sh) -> reboot
+#   boot 3: no loadable kcsraw: the fallback at boot -> module back, reboot
+#   boot 4: kcsraw and kcsmuxd again -> kcsmux-cutover rollback: ipmi_si
+#     serves /dev/ipmi0 again, no package purged -> apt purge: nothing left.
 # Debian's /bin/sh (dash) under systemd, not the busybox rig.
 . /guest/lib.sh
 
@@ -305,9 +311,10 @@ phase1() {
 	run_to /tmp/wd3.txt ipmitool -d 1 mc watchdog get
 	expect "the magic close stopped it" 'Stopped' /tmp/wd3.txt
 	rm -f /var/lib/kcsmux-test-cutover
-	# not loaded at the reboot: systemd's shutdown would arm it
-	# (RebootWatchdogSec) and nobody would pet it in the next boot
-	check "modprobe -r ipmi_watchdog" modprobe -r ipmi_watchdog
+	# the upgrade N -> N+1 with ipmi_watchdog on kcsraw; it ends with
+	# ipmi_watchdog unloaded: not loaded at the reboot, systemd's shutdown
+	# would arm it (RebootWatchdogSec) and nobody would pet it next boot
+	. /guest/upgrade-scenarios.sh && upgrade_scenarios
 
 	# an admin loads ipmi_devintf anyway: the pre-flight and kcsmuxctl
 	# status name the stock node it makes on kcsraw's interface and
@@ -456,10 +463,19 @@ phase1() {
 	[ "$fails" = 0 ]
 }
 
-phase2() {
+# the counts of the boots before, and this one's for the next
+load_counts() {
 	read -r p1 f1 <$STATE/counts
 	passes=$((passes + p1))
 	fails=$((fails + f1))
+}
+save_counts() {
+	echo "$passes $fails" >$STATE/counts
+	echo "$1" >$STATE/phase
+	sync
+}
+
+phase2() {
 	step "boot 2: $(uname -r), systemd $(systemctl is-system-running)"
 	check "kcsmuxd came up by itself" sh -c '[ "$(systemctl is-active kcsmuxd)" = active ]'
 	check "kcsraw loaded at boot" test -d /sys/module/kcsraw
@@ -469,6 +485,13 @@ phase2() {
 	check "/dev/ipmi1 root:ipmiusers 0660" node_is /dev/ipmi1 root ipmiusers 660
 	check "/dev/ipmi2 kcsmux:ipmimon 0660" node_is /dev/ipmi2 kcsmux ipmimon 660
 	check "alice runs ipmitool -d 1 mc info" ipmi_mc_info alice 1
+	check "kcsraw $(cat $STATE/upgraded-to 2>/dev/null) (the upgrade's) was loaded at boot" \
+		sh -c "[ \"\$(cat /sys/module/kcsraw/version)\" = \"\$(cat $STATE/upgraded-to)\" ]"
+	. /guest/fallback-scenarios.sh && fallback_session
+}
+
+phase_last() {
+	. /guest/fallback-scenarios.sh && fallback_over
 
 	step "kcsmux-cutover rollback"
 	if kcsmux-cutover rollback >/tmp/rollback.txt 2>&1; then
@@ -527,12 +550,26 @@ if [ -s /var/lib/kcsmux-test-cutover ]; then
 	summary
 	exit 1
 fi
-if [ "$phase" = 1 ]; then
+case $phase in
+1)
 	if phase1; then
 		step "phase 1: $passes passed, $fails failed; rebooting"
 		exit 100
 	fi
 	summary
 	exit 1
-fi
-phase2
+	;;
+2 | 3)
+	load_counts
+	if [ "$phase" = 2 ]; then
+		phase2
+	else
+		. /guest/fallback-scenarios.sh && fallback_boot
+	fi
+	save_counts $((phase + 1))
+	step "boot $phase: $passes passed, $fails failed; rebooting"
+	exit 100
+	;;
+esac
+load_counts
+phase_last
