@@ -3,7 +3,8 @@
  * selmirror.c - the System Event Log answered from a mirror (selmirror.h
  * for the interface, docs/selmirror.md): its life, Get SEL Entry from
  * memory, what it learns from requests that reached the BMC, its figures.
- * The fill, the sync and the checks are selmirror_fill.c's.
+ * The fill, the sync and the checks are selmirror_fill.c's; the entries
+ * themselves selmirror_store.c's.
  *
  * SEL entries do not change once logged: the BMC appends, deletes or
  * clears. So the mirror is filled once (SEL Info, every entry by
@@ -29,25 +30,6 @@
 #define CC_RES_CANCELLED 0xc5
 #define CC_NOT_PRESENT	 0xcb
 
-struct selm *selm_new(uint32_t revalidate_ms)
-{
-	struct selm *m = calloc(1, sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->reval_ms = revalidate_ms;
-	return m;
-}
-
-void selm_free(struct selm *m)
-{
-	if (!m)
-		return;
-	free(m->e);
-	resv_free(&m->own);
-	free(m);
-}
-
 void selm_set_revalidate_ms(struct selm *m, uint32_t ms)
 {
 	m->reval_ms = ms;
@@ -65,49 +47,6 @@ bool selm_cmd_changes(uint8_t netfn, uint8_t cmd)
 	if (netfn == 0x06)
 		return cmd == 0x02 || cmd == 0x03 || cmd == 0x34;
 	return netfn == SEL_NETFN && cmd >= SEL_ADD && cmd <= SEL_CLEAR;
-}
-
-void selm_drop(struct selm *m)
-{
-	free(m->e);
-	m->e = NULL;
-	m->n = m->cap = m->hint = 0;
-	resv_cancel_all(&m->own, 0);
-	if (m->busy)
-		m->gen++; /* its answer goes nowhere */
-	m->job = SJ_NONE;
-	m->want_sync = m->adopt_erase = false;
-	m->st = S_EMPTY;
-}
-
-void selm_invalidate(struct selm *m)
-{
-	m->stats.invalidations++;
-	selm_drop(m);
-}
-
-bool selm_append(struct selm *m, const uint8_t *rec, uint16_t next)
-{
-	struct sel_entry *e;
-
-	if (m->n >= SELM_MAX_ENTRIES)
-		return false;
-	if (m->n == m->cap) {
-		unsigned int c = m->cap ? m->cap * 2 : 64;
-
-		if (c > SELM_MAX_ENTRIES)
-			c = SELM_MAX_ENTRIES;
-		e = realloc(m->e, c * sizeof(*e));
-		if (!e)
-			return false;
-		m->e = e;
-		m->cap = c;
-	}
-	e = &m->e[m->n++];
-	e->id = ld16(rec);
-	e->next = next;
-	memcpy(e->data, rec, SELM_ENTRY_LEN);
-	return true;
 }
 
 void selm_owner_gone(struct selm *m, const void *owner)
