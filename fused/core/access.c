@@ -173,6 +173,12 @@ static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi,
 	return parse_span(s, len, KCSMUX_NETFNS - 1, lo, hi);
 }
 
+bool access_is_admin(const struct kcsmux_access *acc)
+{
+	return acc->eff_full || access_allows(acc, 0x06, 0x02) ||
+	       access_allows(acc, 0x06, 0x03);
+}
+
 bool access_is_tunnel(uint8_t netfn, uint8_t cmd)
 {
 	if (netfn == 0x02 || netfn == 0x2c || netfn == 0x2e ||

@@ -526,19 +526,85 @@ static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 	return true;
 }
 
-/* An event for every subscriber on nodes that allow events, or the
- * backlog for the first subscriber. */
-static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
+/* Events waiting for node n's first subscriber. */
+static unsigned int backlog_count(const struct frontend *fe,
+				  const struct node *n)
+{
+	const struct kmsg *m;
+	unsigned int k = 0;
+
+	TAILQ_FOREACH (m, &fe->event_backlog, link)
+		k += m->for_node == n;
+	return k;
+}
+
+/* Keep ev for node n's first subscriber (at most event_backlog). */
+static void backlog_add(struct daemon *d, const struct node *n,
+			const struct ipmb_user_msg *ev)
 {
 	struct frontend *fe = d->fe;
+	struct kmsg *m;
+
+	if (backlog_count(fe, n) >= d->cfg.event_backlog) {
+		d->events_dropped++; /* no room: dropped, as stock does */
+		return;
+	}
+	m = kmsg_new(ev);
+	if (!m)
+		return;
+	m->for_node = n;
+	TAILQ_INSERT_TAIL(&fe->event_backlog, m, link);
+	fe->event_backlog_len++;
+}
+
+void client_take_backlog(struct client *c)
+{
+	struct frontend *fe = c->node->d->fe;
+	struct kmsg *m, *next;
+
+	for (m = TAILQ_FIRST(&fe->event_backlog); m; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->for_node != c->node)
+			continue;
+		TAILQ_REMOVE(&fe->event_backlog, m, link);
+		fe->event_backlog_len--;
+		m->for_node = NULL;
+		client_deliver(c, m);
+	}
+}
+
+void client_node_gone(struct node *n)
+{
+	struct frontend *fe = n->d->fe;
+	struct kmsg *m, *next;
+
+	if (!fe)
+		return;
+	for (m = TAILQ_FIRST(&fe->event_backlog); m; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->for_node != n)
+			continue;
+		TAILQ_REMOVE(&fe->event_backlog, m, link);
+		fe->event_backlog_len--;
+		free(m);
+	}
+}
+
+/* An event for every subscriber on nodes that allow events; a node none
+ * of whose subscribers took it keeps it in the backlog for its own first
+ * subscriber (each node its own: one node's subscriber never takes
+ * another's). */
+static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
+{
 	struct node *n;
 	struct client *c;
 	struct kmsg *m;
-	bool any = false;
+	bool any;
 
 	LIST_FOREACH (n, &d->nodes, link) {
 		if (!n->conf.events)
 			continue;
+		any = false;
 		LIST_FOREACH (c, &n->clients, link) {
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
@@ -552,18 +618,9 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 			client_deliver(c, m);
 			any = true;
 		}
+		if (!any)
+			backlog_add(d, n, ev);
 	}
-	if (any)
-		return;
-	if (fe->event_backlog_len >= d->cfg.event_backlog) {
-		d->events_dropped++; /* no room: dropped, as stock does */
-		return;
-	}
-	m = kmsg_new(ev);
-	if (!m)
-		return;
-	TAILQ_INSERT_TAIL(&fe->event_backlog, m, link);
-	fe->event_backlog_len++;
 }
 
 static bool up_waiters(struct daemon *d)

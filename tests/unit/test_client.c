@@ -670,6 +670,38 @@ START_TEST(test_maint_reset)
 }
 END_TEST
 
+/* Maintenance mode is the daemon's: a node whose rules do not allow a BMC
+ * reset (b, readonly) may read it but not set it (EPERM, nothing
+ * changed: before, its mode 1 ended the EBUSY window a's Cold Reset
+ * opened, mode 2 stopped the enables check for every node); a, allowed
+ * the resets, may. An invalid mode is EINVAL first, as stock. */
+START_TEST(test_maint_set_admin_only)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	int v = 1, got = -1;
+
+	ck_assert_int_eq(send_si(a, 1, 6, 2), 0); /* Cold Reset: goes */
+	ck_assert_int_eq(send_si(b, 2, 6, 1), -EBUSY);
+	for (v = 0; v <= 2; v++)
+		ck_assert_int_eq(kioctl(b, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+					&v),
+				 -EPERM);
+	v = 3;
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v),
+			 -EINVAL);
+	ck_assert_int_eq(kioctl(b, IPMICTL_GET_MAINTENANCE_MODE_CMD, &got), 0);
+	ck_assert_int_eq(got, 0);
+	ck_assert_msg(send_si(b, 3, 6, 1) == -EBUSY,
+		      "a readonly node ended the window another's reset opened");
+	ck_assert_uint_eq(fx.nb.cnt.denied, 3);
+	v = 1;
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v), 0);
+	ck_assert_int_eq(kioctl(b, IPMICTL_GET_MAINTENANCE_MODE_CMD, &got), 0);
+	ck_assert_int_eq(got, 1);
+	ck_assert_int_eq(send_si(b, 4, 6, 1), 0);
+}
+END_TEST
+
 /* The wire keeps a netfn's low six bits (netfn << 2): 0x46 is app (06)
  * at the BMC, and is judged so by the stock checks and the rules. */
 /* The refusal's log line: who (uid, pid, process name), what (the
@@ -786,6 +818,54 @@ START_TEST(test_event_backlog)
 	ck_assert_uint_eq(x.rv.msg.data_len, 2);
 	ck_assert_uint_eq(x.data[1], 0xcd);
 	ck_assert_int_eq(recv_msg(r2, &x), -EAGAIN);
+}
+END_TEST
+
+/*
+ * Each events node keeps its own backlog: a subscriber of one node takes
+ * its node's events only (before, the first subscriber of any node took
+ * them all: an access = none node's client subscribing first got the 3
+ * queued events and the monitoring node's subscriber 0). Each node's is
+ * bounded by event_backlog, and a node's backlog goes with it.
+ */
+START_TEST(test_event_backlog_per_node)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	int on = 1, i;
+	struct rx x;
+
+	fx.nb.conf.events = true;
+	for (i = 0; i < 3; i++) {
+		struct ipmb_user_msg ev =
+			event_msg((const uint8_t[]){ (uint8_t)i }, 1);
+
+		fx.d.up->event(&fx.d, &ev);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 6);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_msg(b->rq_len == 3, "b's first subscriber took %u events",
+		      b->rq_len);
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_msg(a->rq_len == 3,
+		      "a's subscriber got %u of the 3 queued events",
+		      a->rq_len);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(recv_msg(a, &x), 0);
+		ck_assert_uint_eq(x.data[0], i);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 0);
+	/* a node with no subscriber keeps at most event_backlog (25) */
+	on = 0;
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	for (i = 0; i < 30; i++) {
+		struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 9 }, 1);
+
+		fx.d.up->event(&fx.d, &ev);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 50);
+	client_node_gone(&fx.nb);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 25);
 }
 END_TEST
 
@@ -1171,11 +1251,13 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
 	tcase_add_test(tc, test_maint_reset);
+	tcase_add_test(tc, test_maint_set_admin_only);
 	tcase_add_test(tc, test_denied_log_line);
 	tcase_add_test(tc, test_events_dropped);
 	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
+	tcase_add_test(tc, test_event_backlog_per_node);
 	tcase_add_test(tc, test_bridged_answer);
 	tcase_add_test(tc, test_bridged_file_share);
 	tcase_add_test(tc, test_event_behind_answers);
