@@ -285,6 +285,16 @@ static unsigned int node_count(struct daemon *d)
 	return k ? k : 1;
 }
 
+unsigned int bridge_node_share(struct daemon *d)
+{
+	return SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
+}
+
+unsigned int bridge_file_share(struct daemon *d)
+{
+	return bridge_node_share(d) / 2 ? bridge_node_share(d) / 2 : 1;
+}
+
 static bool bridged_type(const struct ipmi_address *addr)
 {
 	/* LAN: only on LAN/serial media (checked) */
@@ -344,13 +354,13 @@ int bridge_send(struct node *nd, void *owner, const struct ipmi_request *rq)
 			      rq->flags & ABI_REQF_BROADCAST, false,
 			      &r.rq.retries, &r.rq.retry_ms);
 	seqtab_clamp_timing(&r.rq.retries, &r.rq.retry_ms);
+	if (!access_is_admin(&nd->conf.acc))
+		seqtab_clamp_user(&r.rq.retries, &r.rq.retry_ms);
 	/* Each node gets its share of the 64 slots: one node's clients
 	 * cannot take them all from the others (-EAGAIN, as a full table). */
 	r.group = nd;
-	r.group_max =
-		SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
-	if (seqtab_owner_count(&d->br.tab, owner) >=
-	    (r.group_max / 2 ? r.group_max / 2 : 1))
+	r.group_max = bridge_node_share(d);
+	if (seqtab_owner_count(&d->br.tab, owner) >= bridge_file_share(d))
 		return -EAGAIN;
 	n = seqtab_alloc(&d->br.tab, &r, now_ns(), &e);
 	if (n < 0)

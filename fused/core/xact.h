@@ -119,6 +119,14 @@ int bridge_send(struct node *n, void *owner, const struct ipmi_request *rq);
  * *err. */
 struct xact *bridge_reply_new(struct node *n, const struct ipmi_request *rq,
 			      int *err);
+/*
+ * The shares of the 64 IPMB sequence slots, ours or (on a backend that
+ * bridges) ipmi_msghandler's per interface: a node's (64 / nodes) and an
+ * open file's (half its node's), for every backend (cuse/client.c counts
+ * them where the kernel holds the slots).
+ */
+unsigned int bridge_node_share(struct daemon *d);
+unsigned int bridge_file_share(struct daemon *d);
 /* The owner closed: its slots are freed. */
 void bridge_owner_gone(struct daemon *d, void *owner);
 /* SMS_ATN: fetch what the BMC holds. */

@@ -308,6 +308,40 @@ static bool over_share(const struct client *c)
 	return !xact_share_allows(c->node, c->queued, sum);
 }
 
+/* Is a transaction a bridged request (not a reply) a kernel underneath
+ * holds a sequence slot for? */
+static bool holds_slot(const struct xact *x)
+{
+	return x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	       !(x->netfn & 1);
+}
+
+/*
+ * On a backend that bridges (ipmidev, kcsraw's relay) ipmi_msghandler
+ * holds a sequence slot for each bridged request until the far end answers
+ * or its retries run out, 64 per interface: the same shares as the
+ * daemon's own table (bridge_node_share, bridge_file_share), counted over
+ * what is queued or at the kernel, a closed file's included.
+ */
+static bool over_slot_share(const struct client *c)
+{
+	struct daemon *d = c->node->d;
+	const struct client *o;
+	const struct xact *x;
+	unsigned int mine = 0, node = 0;
+
+	TAILQ_FOREACH (x, &c->xacts, olink)
+		mine += holds_slot(x);
+	if (mine >= bridge_file_share(d))
+		return true;
+	LIST_FOREACH (o, &c->node->clients, link)
+		TAILQ_FOREACH (x, &o->xacts, olink)
+			node += holds_slot(x) && x->state == XACT_QUEUED;
+	TAILQ_FOREACH (x, &d->running, qlink)
+		node += x->node == c->node && !x->internal && holds_slot(x);
+	return node >= bridge_node_share(d);
+}
+
 /* An IPMB or LAN request of c on a raw KCS: the core bridges it. */
 static int bridge(struct client *c, const struct ipmi_request *rq)
 {
@@ -433,6 +467,12 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	if (over_share(c)) {
 		n->cnt.busy++;
 		return -EBUSY;
+	}
+	/* -EAGAIN past the share, as for a full table on a raw KCS */
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    !(rq->netfn & 1) && over_slot_share(c)) {
+		n->cnt.busy++;
+		return -EAGAIN;
 	}
 	/* A Cold/Warm Reset or a firmware request on its way to the BMC:
 	 * maintenance mode for 30 s (no event polling; after a reset,

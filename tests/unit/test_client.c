@@ -1082,6 +1082,57 @@ START_TEST(test_bridged_takes_no_slot_ipmidev)
 END_TEST
 
 /*
+ * On a backend that bridges (ipmidev, kcsraw's SMI relay) ipmi_msghandler
+ * holds one of its 64 sequence slots per bridged request: the per-node and
+ * per-file shares apply there too. A readonly file's SETTIME requests of
+ * 10 x 60000 ms to a silent address stop at its share (64 / 2 nodes / 2 =
+ * 16, EAGAIN as for a full table), reach the kernel with the non-admin
+ * ceiling (4 x 5000 ms), a second file gets the node's other 16, a third
+ * none; the admin node's request still goes, with its own timing. Before:
+ * 80 of 80 accepted, 10 x 60000 ms each.
+ */
+START_TEST(test_bridged_share_kernel)
+{
+	struct client *r1 = open_file(&fx.nb), *r2 = open_file(&fx.nb);
+	struct client *r3 = open_file(&fx.nb), *a = open_file(&fx.na);
+	unsigned int got1 = 0, got2 = 0, got3 = 0, i;
+	struct fake_sub *s;
+
+	fx.fb->be.bridges = true; /* as backend_ipmidev_open() */
+	for (i = 0; i < 80; i++)
+		got1 += settime_silent(r1, 10, 60000) == 0;
+	ck_assert_msg(got1 == 16,
+		      "a readonly file had %u of 80 bridged requests at the "
+		      "kernel",
+		      got1);
+	ck_assert_int_eq(settime_silent(r1, 10, 60000), -EAGAIN);
+	for (i = 0; i < fx.fb->nsubs; i++)
+		ck_assert_msg(fx.fb->subs[i].retries <= 4 &&
+				      fx.fb->subs[i].retry_ms <= 5000,
+			      "a readonly node's request reached the kernel "
+			      "with %d x %u ms",
+			      (int)fx.fb->subs[i].retries,
+			      (unsigned)fx.fb->subs[i].retry_ms);
+	for (i = 0; i < 80; i++)
+		got2 += settime_silent(r2, 10, 60000) == 0;
+	for (i = 0; i < 80; i++)
+		got3 += settime_silent(r3, 10, 60000) == 0;
+	ck_assert_uint_eq(got2, 16);
+	ck_assert_msg(got3 == 0, "node b past its share of 32: %u more", got3);
+	ck_assert_int_eq(settime_silent(a, 10, 60000), 0);
+	s = &fx.fb->subs[fx.fb->nsubs - 1];
+	ck_assert(s->bridged);
+	ck_assert_int_eq(s->retries, 10);
+	ck_assert_uint_eq(s->retry_ms, 60000);
+	ck_assert_uint_eq(fake_npending(fx.fb), 33);
+	/* an answer frees its slot of the share */
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
+	ck_assert_int_eq(settime_silent(r3, 10, 60000), 0);
+}
+END_TEST
+
+/*
  * kcsraw in SMI mode without the stock node (ipmi_devintf not loaded): an
  * IPMB request has no path and fails with EINVAL at SEND, as stock for a
  * channel that cannot bridge; nothing reaches the backend, and a
@@ -1265,6 +1316,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
 	tcase_add_test(tc, test_smi_no_bridge);
+	tcase_add_test(tc, test_bridged_share_kernel);
 	tcase_add_test(tc, test_lun_rules);
 	tcase_add_test(tc, test_bridged_seen_by_cache);
 	tcase_add_test(tc, test_commands_bounded);
