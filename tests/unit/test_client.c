@@ -937,6 +937,61 @@ START_TEST(test_bridged_file_share)
 }
 END_TEST
 
+/* The inner command of a Send Message the daemon made (req: netfn,
+ * 34, channel, rsSA, netfn/LUN, chk, rqSA, seq/LUN, cmd). */
+static uint8_t inner_cmd(const struct fake_sub *s)
+{
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->req[1], 0x34);
+	return s->req[8];
+}
+
+/*
+ * A Send Message is a transaction of its node: its rate, weight, CPU
+ * budget and queue; only the fetches it triggers are the daemon's. Node b
+ * limited to one request per 1000 s (so the test's own time never hands it
+ * another token) queues 8 bridged requests: one Send Message reaches the
+ * BMC, with its Get Message Flags; the other 7 wait for b's tokens, while
+ * node a's system-interface request and a's own bridged request go at
+ * once. Before, all 8 went out back to back as the daemon's own work,
+ * ahead of every node (a's first request ran as transaction #33).
+ */
+START_TEST(test_bridged_node_rate)
+{
+	struct client *b = open_file(&fx.nb), *a = open_file(&fx.na);
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	unsigned int i, b_sends = 0;
+
+	fx.nb.conf.pol.rate_milli = 1;
+	fx.nb.conf.pol.burst = 1;
+	sched_flow_update(&fx.d.sched, &fx.nb.flow, &fx.nb.conf.pol, now_ns());
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(send_to(b, &ipmb, sizeof(ipmb), i, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(inner_cmd(fake_pending(fx.fb)), 0x01);
+	fake_answer(fx.fb, NULL, 0); /* Send Message: cc 0 */
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x31); /* the fetch */
+	fake_answer(fx.fb, (const uint8_t[]){ 0x00 }, 1);     /* no flags */
+	for (i = 0; i < fx.fb->nsubs; i++)
+		b_sends += fx.fb->subs[i].req[1] == 0x34;
+	ck_assert_msg(b_sends == 1 && fake_npending(fx.fb) == 0,
+		      "a node limited to 1 request per 1000 s put %u Send "
+		      "Messages on the BMC (%u pending)",
+		      b_sends, fake_npending(fx.fb));
+	/* a's request is not queued behind b's */
+	ck_assert_int_eq(send_si(a, 100, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x01);
+	fake_answer(fx.fb, devid, sizeof(devid));
+	ck_assert_int_eq(send_to(a, &ipmb, sizeof(ipmb), 101, 6, 4), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_msg(inner_cmd(fake_pending(fx.fb)) == 0x04,
+		      "a's bridged request waited behind b's");
+	ck_assert_uint_eq(fx.nb.flow.dispatched, 1);
+	ck_assert_uint_eq(fx.na.flow.dispatched, 2);
+}
+END_TEST
+
 /*
  * event_backlog bounds a subscriber's unread *events*
  * (kcsmux.conf(5), reliability.md): a client with 25 answers unread (it
@@ -1311,6 +1366,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_event_backlog_per_node);
 	tcase_add_test(tc, test_bridged_answer);
 	tcase_add_test(tc, test_bridged_file_share);
+	tcase_add_test(tc, test_bridged_node_rate);
 	tcase_add_test(tc, test_event_behind_answers);
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
