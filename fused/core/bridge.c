@@ -117,7 +117,7 @@ static void reply_done(struct xact *x, int status, const uint8_t *resp,
 	struct ipmb_user_msg u;
 
 	if (x->owner) {
-		ipmb_user_send_result(&x->addr, x->msgid, x->netfn, x->cmd,
+		ipmb_user_send_result(&x->reply_to, x->msgid, x->netfn, x->cmd,
 				      status || len < 3 ? 0xff : resp[2], &u);
 		finish(x->d, x->owner, &u);
 	}
@@ -378,12 +378,18 @@ struct xact *bridge_reply_new(struct node *nd, const struct ipmi_request *rq,
 		*err = n;
 		return NULL;
 	}
-	x = internal_xact(nd->d, req, (size_t)n, reply_done);
+	/* a Send Message of the node's, as its requests' (queue_send) */
+	x = xact_new(nd->d, nd);
 	if (!x) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	x->addr = *addr;
+	memcpy(x->req, req, (size_t)n);
+	x->req_len = (uint16_t)n;
+	x->done = reply_done;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->reply_to = *addr;
 	x->msgid = rq->msgid;
 	x->netfn = rq->netfn;
 	x->cmd = rq->cmd;

@@ -36,6 +36,9 @@ struct xact {
 	uint8_t addr_raw_len;
 	int64_t msgid;
 	uint8_t netfn, cmd;
+	/* a reply to an incoming command (bridge.c): its IPMB address, the
+	 * transaction itself a Send Message on the system interface */
+	struct ipmi_address reply_to;
 
 	bool adaptive;	/* ran with choice (backoff adaptive) */
 	bool throttled; /* ran cheaply: node over cpu_budget */
@@ -114,7 +117,8 @@ void bridge_fini(struct daemon *d);
  * slot and a Send Message; its answer comes back through d->up->bridged. */
 int bridge_send(struct node *n, void *owner, const struct ipmi_request *rq);
 /* A reply to an incoming command (ABI_REQF_RESPONSE; msgid is its
- * sequence), as a transaction not yet queued: the caller sets its owner,
+ * sequence), as a Send Message transaction of node n not yet queued (its
+ * queue, rate and budget, as its requests'): the caller sets its owner,
  * then xact_enqueue(); its send result goes to d->up->bridged. NULL with
  * *err. */
 struct xact *bridge_reply_new(struct node *n, const struct ipmi_request *rq,

@@ -355,8 +355,13 @@ static int bridge(struct client *c, const struct ipmi_request *rq)
 		x->owner = c;
 		TAILQ_INSERT_TAIL(&c->xacts, x, olink);
 		c->outstanding++;
-		xact_enqueue(x);
-		return 0;
+		rv = xact_enqueue(x); /* its node's queue: -EBUSY when full */
+		if (rv < 0) {
+			c->outstanding--;
+			TAILQ_REMOVE(&c->xacts, x, olink);
+			free(x);
+		}
+		return rv;
 	}
 	/* counted before: an answer may come back at once */
 	c->outstanding++;

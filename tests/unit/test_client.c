@@ -993,6 +993,34 @@ START_TEST(test_bridged_node_rate)
 }
 END_TEST
 
+/* A reply to an incoming command is a Send Message of its node too: a
+ * (the node whose rules allow responses) at one request per 1000 s sends
+ * 3 replies to IPMB 0x82, one reaches the BMC (before, all 3 went as the
+ * daemon's own, ahead of every node). */
+START_TEST(test_reply_node_rate)
+{
+	struct client *c = open_file(&fx.na);
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	unsigned int i;
+
+	fx.na.conf.pol.rate_milli = 1;
+	fx.na.conf.pol.burst = 1;
+	sched_flow_update(&fx.d.sched, &fx.na.flow, &fx.na.conf.pol, now_ns());
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), i, 0x07, 0x01),
+				 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x34);
+	ck_assert(!fake_pending(fx.fb)->bridged);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_msg(fake_npending(fx.fb) == 0 && fx.fb->nsubs == 1,
+		      "a node limited to 1 request per 1000 s sent %u replies",
+		      fx.fb->nsubs);
+	ck_assert_uint_eq(fx.na.flow.dispatched, 1);
+	ck_assert_uint_eq(c->rq_len, 1); /* the first one's send result */
+}
+END_TEST
+
 /*
  * event_backlog bounds a subscriber's unread *events*
  * (kcsmux.conf(5), reliability.md): a client with 25 answers unread (it
@@ -1710,6 +1738,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_bridged_answer);
 	tcase_add_test(tc, test_bridged_file_share);
 	tcase_add_test(tc, test_bridged_node_rate);
+	tcase_add_test(tc, test_reply_node_rate);
 	tcase_add_test(tc, test_event_behind_answers);
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
