@@ -647,7 +647,7 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 	bool any;
 
 	LIST_FOREACH (n, &d->nodes, link) {
-		if (!n->conf.events)
+		if (!n->conf.events || n->conf.events_quiet)
 			continue;
 		any = false;
 		LIST_FOREACH (c, &n->clients, link) {

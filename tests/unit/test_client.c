@@ -870,6 +870,28 @@ START_TEST(test_event_backlog_per_node)
 }
 END_TEST
 
+/* A node whose rules may not read the SEL (events_quiet, the default
+ * there): a client may subscribe (ipmitool's open interface does, and
+ * gives up when refused) but gets no event, and the node keeps no backlog;
+ * before, an access = none client read every BMC event. */
+START_TEST(test_events_quiet)
+{
+	struct client *b = open_file(&fx.nb);
+	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 7 }, 1);
+	int on = 1;
+
+	fx.nb.conf.events = true;
+	fx.nb.conf.events_quiet = true;
+	fx.d.up->event(&fx.d, &ev); /* before it subscribed: a's backlog */
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 1);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	fx.d.up->event(&fx.d, &ev);
+	ck_assert_msg(b->rq_len == 0, "a quiet node's subscriber got %u events",
+		      b->rq_len);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 2); /* a's only */
+}
+END_TEST
+
 START_TEST(test_bridged_answer)
 {
 	struct client *c = open_file(&fx.na);
@@ -1735,6 +1757,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
 	tcase_add_test(tc, test_event_backlog_per_node);
+	tcase_add_test(tc, test_events_quiet);
 	tcase_add_test(tc, test_bridged_answer);
 	tcase_add_test(tc, test_bridged_file_share);
 	tcase_add_test(tc, test_bridged_node_rate);
