@@ -495,7 +495,7 @@ static const struct {
 	[NK_ACCESS] = { "access", n_access, false },
 	{ "allow", n_allow, true },
 	{ "deny", n_deny, true },
-	{ "events", n_events, false },
+	[NK_EVENTS] = { "events", n_events, false },
 	[NK_MAX_OUTSTANDING] = { "max_outstanding", n_max_outstanding, false },
 	[NK_MAX_CLIENTS] = { "max_clients", n_max_clients, false },
 	[NK_COMMANDS] = { "commands", n_commands, false },

@@ -57,6 +57,7 @@ struct parser {
 /* node_keys[] (config_keys.c) bits the resolution asks about. */
 enum {
 	NK_ACCESS = 4,
+	NK_EVENTS = 7,
 	NK_MAX_OUTSTANDING = 8,
 	NK_MAX_CLIENTS = 9,
 	NK_COMMANDS = 10,

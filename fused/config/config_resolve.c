@@ -75,6 +75,11 @@ static void finish_node(struct parser *p, size_t i)
 		n->acc.preset =
 			ns->has_allow ? KCSMUX_ACCESS_NONE : KCSMUX_ACCESS_ALL;
 	access_build(&n->acc);
+	/* Events: by default only where the rules allow reading the SEL
+	 * (Get SEL Entry), which holds the same records; elsewhere a client
+	 * may subscribe (ipmitool's open interface must) but gets none. */
+	if (!(ns->kset & (1U << NK_EVENTS)))
+		n->events_quiet = !access_allows(&n->acc, 0x0a, 0x43);
 	/* Incoming commands: by default only where nothing is restricted. */
 	if (!(ns->kset & (1U << NK_COMMANDS)))
 		n->commands = n->acc.eff_full;

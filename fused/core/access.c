@@ -172,6 +172,12 @@ static int parse_netfn(const char *s, size_t len, unsigned *lo, unsigned *hi,
 	return parse_span(s, len, KCSMUX_NETFNS - 1, lo, hi);
 }
 
+bool access_is_admin(const struct kcsmux_access *acc)
+{
+	return acc->eff_full || access_allows(acc, 0x06, 0x02) ||
+	       access_allows(acc, 0x06, 0x03);
+}
+
 bool access_is_tunnel(uint8_t netfn, uint8_t cmd)
 {
 	if (netfn == 0x02 || netfn == 0x2c || netfn == 0x2e ||
@@ -553,6 +559,51 @@ static enum access_verdict check_level(const struct kcsmux_access *acc,
 				       const uint8_t *data, size_t len,
 				       unsigned depth, struct access_why *why);
 
+/* The BMC's own IPMB address (IPMI 2.0 table 5-2), on the primary IPMB. */
+#define BMC_SA 0x20
+
+/*
+ * The BMC's message buffers, which the daemon drains for every node:
+ * Clear Message Flags 06:30, Get Message Flags 06:31, Get Message 06:33,
+ * Read Event Message Buffer 06:35. In a request addressed to the BMC
+ * itself (the system interface, or IPMB 0x20 on channel 0, at any level
+ * of Send Message: the BMC runs it as its own, ipmi_sim among them) they
+ * are one right: a deny of one (or a set without it) refuses all four
+ * there; Get Message is still a tunnel besides.
+ */
+static bool msgbuf_cmd(uint8_t netfn, uint8_t cmd)
+{
+	return netfn == 0x06 &&
+	       (cmd == 0x30 || cmd == 0x31 || cmd == 0x33 || cmd == 0x35);
+}
+
+static bool msgbuf_allowed(const struct kcsmux_access *acc)
+{
+	static const uint8_t cmds[] = { 0x30, 0x31, 0x33, 0x35 };
+	size_t i;
+
+	if (acc->eff_full)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!access_allows(acc, 0x06, cmds[i]))
+			return false;
+	return true;
+}
+
+/* A request TO_BMC (addressed to the BMC itself) of a message-buffer
+ * command the node may not send there: true, with WHY filled. */
+static bool msgbuf_denied(const struct kcsmux_access *acc, bool to_bmc,
+			  uint8_t netfn, uint8_t cmd, unsigned depth,
+			  struct access_why *why)
+{
+	if (!to_bmc || !msgbuf_cmd(netfn, cmd) || msgbuf_allowed(acc))
+		return false;
+	why->depth = depth;
+	why->netfn = netfn;
+	why->cmd = cmd;
+	return true;
+}
+
 /*
  * The request in a Send Message body (DATA: channel byte, then the frame)
  * read at offset OFF after the channel byte. A frame too short to hold a
@@ -584,7 +635,11 @@ static enum access_verdict check_frame(const struct kcsmux_access *acc,
 		return ACCESS_MALFORMED;
 	}
 	/* The data runs to the trailing checksum, which a frame cut short
-	 * may lack: everything after the cmd is checked as data. */
+	 * may lack: everything after the cmd is checked as data. A frame
+	 * on the primary IPMB to BMC_SA is the BMC's own request. */
+	if (msgbuf_denied(acc, (data[0] & 0x0f) == 0 && f[0] == BMC_SA,
+			  f[1] >> 2, f[FRAME_CMD], depth, why))
+		return ACCESS_DENIED;
 	return check_level(acc, f[1] >> 2, f[FRAME_CMD], f + FRAME_CMD + 1,
 			   flen - FRAME_CMD - 1, depth, why);
 }
@@ -640,8 +695,11 @@ enum access_verdict access_check(const struct kcsmux_access *acc, uint8_t netfn,
 {
 	struct access_why dummy;
 
-	return check_level(acc, netfn & 0x3f, cmd, data, len, 0,
-			   why != NULL ? why : &dummy);
+	if (why == NULL)
+		why = &dummy;
+	if (msgbuf_denied(acc, true, netfn & 0x3f, cmd, 0, why))
+		return ACCESS_DENIED;
+	return check_level(acc, netfn & 0x3f, cmd, data, len, 0, why);
 }
 
 /*
@@ -670,6 +728,10 @@ enum access_verdict access_check_ipmb(const struct kcsmux_access *acc,
 	if (why == NULL)
 		why = &dummy;
 	netfn &= 0x3f;
+	/* the BMC itself: 0x20 on the primary IPMB, or a broadcast there */
+	if (msgbuf_denied(acc, (chan & 0x0f) == 0 && (sa == BMC_SA || bcast),
+			  netfn, cmd, 0, why))
+		return ACCESS_DENIED;
 	v = check_level(acc, netfn, cmd, data, len, 0, why);
 	if (v != ACCESS_OK || acc->eff_full)
 		return v;

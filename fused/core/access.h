@@ -88,6 +88,14 @@ int access_parse_allow(struct kcsmux_access *acc, const char *list,
 		       char **cause);
 
 /*
+ * The node's admins: rules that allow a BMC reset (Cold Reset 06:02 or
+ * Warm Reset 06:03; by default only access = all). They may set the
+ * daemon-wide maintenance mode and give bridged requests the longest
+ * retries (seqtab.h); other nodes may not.
+ */
+bool access_is_admin(const struct kcsmux_access *acc);
+
+/*
  * Commands whose payload the daemon cannot inspect (Get Message 06:33,
  * Master Write-Read 06:52, netfn 02 bridge, group extension 2c, OEM group
  * 2e, OEM 30-3f): allowed only where the effective set is every command, or

@@ -9,7 +9,10 @@
  * daemon asks for the message flags, and fetches the forwarded response
  * (or anything else the BMC holds) before the next Send Message; some BMCs
  * (ipmi_sim among them) keep only one forwarded response. Retries and the
- * cc 0xC3 timeout follow the request's timing, from an exact timer.
+ * cc 0xC3 timeout follow the request's timing, from an exact timer. A Send
+ * Message is a transaction of its node (its queue, rate, weight, CPU
+ * budget): the next one to go is the first pending whose node may run a
+ * request now; only the fetches it triggers are the daemon's own.
  *
  * SMS_ATN (from the backend, or forced after a Send Message) runs the flag
  * machine (atn.c): events, incoming commands and IPMB responses go up to
@@ -85,6 +88,8 @@ static void send_done(struct xact *x, int status, const uint8_t *resp,
 
 	log_debug("bridge: Send Message token %#x done: status %d cc %#x",
 		  token, status, cc);
+	if (d->br.queued == x)
+		d->br.queued = NULL;
 	if (cc == 0 && x->req_len > f + 5)
 		sdrglue_bridged(d, x->req[f + 1] >> 2, x->req[f + 5]);
 	xact_free(x);
@@ -112,7 +117,7 @@ static void reply_done(struct xact *x, int status, const uint8_t *resp,
 	struct ipmb_user_msg u;
 
 	if (x->owner) {
-		ipmb_user_send_result(&x->addr, x->msgid, x->netfn, x->cmd,
+		ipmb_user_send_result(&x->reply_to, x->msgid, x->netfn, x->cmd,
 				      status || len < 3 ? 0xff : resp[2], &u);
 		finish(x->d, x->owner, &u);
 	}
@@ -128,30 +133,80 @@ static void fire_and_forget(struct xact *x, int status, const uint8_t *resp,
 	xact_free(x);
 }
 
-/* Start the next bridged Send Message when the BMC owes us nothing. */
-static void pump(struct daemon *d)
+/* When node n may run a request (a token, not held): <= now if now. */
+static uint64_t node_ready_at(const struct node *n)
 {
-	struct xact *x;
+	uint64_t at = sched_flow_token_at(&n->flow);
 
-	if (d->br.sending || !atn_bridge_can_send(&d->br.atn))
-		return;
-	x = TAILQ_FIRST(&d->br.pending);
-	if (!x)
-		return;
-	TAILQ_REMOVE(&d->br.pending, x, qlink);
-	d->br.sending = true;
-	d->br.send_out = true;
-	xact_enqueue(x);
+	return at > n->flow.hold_until_ns ? at : n->flow.hold_until_ns;
 }
 
+/*
+ * Start the next bridged Send Message when the BMC owes us nothing: the
+ * first pending one whose node may run a request now, into that node's
+ * queue (one node's rate limit or CPU hold keeps no other node's waiting);
+ * if none may, again when the first of them may.
+ */
+static void pump(struct daemon *d)
+{
+	uint64_t now, at = SCHED_NEVER, t;
+	struct xact *x;
+	struct timeval tv;
+
+	if (d->br.sending || !atn_bridge_can_send(&d->br.atn) ||
+	    TAILQ_EMPTY(&d->br.pending))
+		return;
+	now = now_ns();
+	TAILQ_FOREACH (x, &d->br.pending, qlink) {
+		t = node_ready_at(x->node);
+		if (t <= now)
+			break;
+		at = t < at ? t : at;
+	}
+	if (!x) {
+		at -= now;
+		tv.tv_sec = (time_t)(at / 1000000000u);
+		tv.tv_usec = (suseconds_t)(at % 1000000000u / 1000u);
+		evtimer_add(d->br.pump_timer, &tv);
+		return;
+	}
+	TAILQ_REMOVE(&d->br.pending, x, qlink);
+	/* set first: the backend may complete it at once (send_done) */
+	d->br.sending = true;
+	d->br.send_out = true;
+	d->br.queued = x;
+	if (xact_enqueue(x) < 0) { /* the node's queue is full: later */
+		d->br.sending = false;
+		d->br.send_out = false;
+		d->br.queued = NULL;
+		x->state = XACT_QUEUED;
+		TAILQ_INSERT_HEAD(&d->br.pending, x, qlink);
+		tv.tv_sec = 0;
+		tv.tv_usec = 100000;
+		evtimer_add(d->br.pump_timer, &tv);
+	}
+}
+
+static void on_pump_timer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	pump(arg);
+}
+
+/* A Send Message of node n: a system-interface request to the BMC. */
 static void queue_send(struct daemon *d, const struct seqtab_entry *e)
 {
-	struct xact *x = xact_new(d, NULL);
+	struct xact *x = xact_new(d, (struct node *)(uintptr_t)e->group);
 
 	if (!x)
 		return; /* the seq timer will retry or time it out */
 	memcpy(x->req, e->req, e->req_len);
 	x->req_len = e->req_len;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->netfn = x->req[0] >> 2;
+	x->cmd = x->req[1];
 	x->priv = (void *)(uintptr_t)e->token;
 	x->done = send_done;
 	x->state = XACT_QUEUED;
@@ -285,6 +340,16 @@ static unsigned int node_count(struct daemon *d)
 	return k ? k : 1;
 }
 
+unsigned int bridge_node_share(struct daemon *d)
+{
+	return SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
+}
+
+unsigned int bridge_file_share(struct daemon *d)
+{
+	return bridge_node_share(d) / 2 ? bridge_node_share(d) / 2 : 1;
+}
+
 static bool bridged_type(const struct ipmi_address *addr)
 {
 	/* LAN: only on LAN/serial media (checked) */
@@ -313,12 +378,18 @@ struct xact *bridge_reply_new(struct node *nd, const struct ipmi_request *rq,
 		*err = n;
 		return NULL;
 	}
-	x = internal_xact(nd->d, req, (size_t)n, reply_done);
+	/* a Send Message of the node's, as its requests' (queue_send) */
+	x = xact_new(nd->d, nd);
 	if (!x) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	x->addr = *addr;
+	memcpy(x->req, req, (size_t)n);
+	x->req_len = (uint16_t)n;
+	x->done = reply_done;
+	x->addr.addr_type = IPMI_SYSTEM_INTERFACE_ADDR_TYPE;
+	x->addr.channel = IPMI_BMC_CHANNEL;
+	x->reply_to = *addr;
 	x->msgid = rq->msgid;
 	x->netfn = rq->netfn;
 	x->cmd = rq->cmd;
@@ -344,13 +415,13 @@ int bridge_send(struct node *nd, void *owner, const struct ipmi_request *rq)
 			      rq->flags & ABI_REQF_BROADCAST, false,
 			      &r.rq.retries, &r.rq.retry_ms);
 	seqtab_clamp_timing(&r.rq.retries, &r.rq.retry_ms);
+	if (!access_is_admin(&nd->conf.acc))
+		seqtab_clamp_user(&r.rq.retries, &r.rq.retry_ms);
 	/* Each node gets its share of the 64 slots: one node's clients
 	 * cannot take them all from the others (-EAGAIN, as a full table). */
 	r.group = nd;
-	r.group_max =
-		SEQTAB_SLOTS / node_count(d) ? SEQTAB_SLOTS / node_count(d) : 1;
-	if (seqtab_owner_count(&d->br.tab, owner) >=
-	    (r.group_max / 2 ? r.group_max / 2 : 1))
+	r.group_max = bridge_node_share(d);
+	if (seqtab_owner_count(&d->br.tab, owner) >= bridge_file_share(d))
 		return -EAGAIN;
 	n = seqtab_alloc(&d->br.tab, &r, now_ns(), &e);
 	if (n < 0)
@@ -375,6 +446,19 @@ void bridge_owner_gone(struct daemon *d, void *owner)
 			xact_free(x);
 		}
 	}
+	/* the one in its node's queue still: out of it (its node may be
+	 * going away), and the next may go */
+	x = d->br.queued;
+	if (x && x->state == XACT_QUEUED &&
+	    !seqtab_live(&d->br.tab, (uint32_t)(uintptr_t)x->priv) &&
+	    sched_remove(&d->sched, &x->item)) {
+		nodestats_cancel(&x->node->st);
+		xact_free(x);
+		d->br.queued = NULL;
+		d->br.sending = false;
+		d->br.send_out = false;
+		pump(d);
+	}
 }
 
 void bridge_init(struct daemon *d)
@@ -385,6 +469,8 @@ void bridge_init(struct daemon *d)
 	d->br.sending = false;
 	d->br.send_out = false;
 	d->br.seq_timer = evtimer_new(d->base, on_seq_timer, d);
+	d->br.queued = NULL;
+	d->br.pump_timer = evtimer_new(d->base, on_pump_timer, d);
 }
 
 void bridge_fini(struct daemon *d)
@@ -398,4 +484,7 @@ void bridge_fini(struct daemon *d)
 	if (d->br.seq_timer)
 		event_free(d->br.seq_timer);
 	d->br.seq_timer = NULL;
+	if (d->br.pump_timer)
+		event_free(d->br.pump_timer);
+	d->br.pump_timer = NULL;
 }

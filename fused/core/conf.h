@@ -39,7 +39,11 @@ struct kcsmux_node_conf {
 	enum kcsmux_preset preset; /* the policy key, or normal */
 	struct kcsmux_policy pol;  /* preset + explicit keys */
 	struct kcsmux_access acc;
-	bool events;		     /* clients may receive async events */
+	bool events; /* clients may receive async events */
+	/* ... may subscribe, but get none: the node's rules may not read the
+	 * SEL and no events line said otherwise (tools that subscribe at
+	 * start, ipmitool's open interface, must still work) */
+	bool events_quiet;
 	bool commands;		     /* clients may register for commands */
 	uint32_t max_outstanding;    /* per open file (global default) */
 	uint32_t max_clients;	     /* open files of this node (global) */

@@ -171,7 +171,9 @@ struct bridge {
 	struct xact_list pending; /* Send Messages not yet started */
 	bool sending;		  /* a Send Message is out or its ATN run */
 	bool send_out;		  /* ... the Send Message itself */
+	struct xact *queued;	  /* pumped, in its node's queue still */
 	struct event *seq_timer;
+	struct event *pump_timer; /* pending ones' nodes get a token */
 };
 
 /* BMC global enables and the channel scan (bmcsetup.c). */

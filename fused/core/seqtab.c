@@ -29,6 +29,14 @@ void seqtab_clamp_timing(int32_t *retries, uint32_t *retry_ms)
 		*retry_ms = SEQTAB_MAX_RETRY_MS;
 }
 
+void seqtab_clamp_user(int32_t *retries, uint32_t *retry_ms)
+{
+	if (*retries > SEQTAB_USER_MAX_RETRIES)
+		*retries = SEQTAB_USER_MAX_RETRIES;
+	if (*retry_ms > SEQTAB_USER_MAX_RETRY_MS)
+		*retry_ms = SEQTAB_USER_MAX_RETRY_MS;
+}
+
 unsigned int seqtab_group_count(const struct seqtab *t, const void *group)
 {
 	unsigned int i, n = 0;

@@ -61,6 +61,12 @@
 #define SEQTAB_MIN_RETRY_MS 1000
 #define SEQTAB_MAX_RETRY_MS 60000
 #define SEQTAB_MAX_RETRIES  10
+/* ... and for a node that is not the admins' (access_is_admin): the stock
+ * default's retries (4) of at most 5 s, so one of its requests holds a
+ * slot (ours, or ipmi_msghandler's on a backend that bridges) for at most
+ * 25 s instead of 11 x 60 s; the default timing (4 x 2 s) is unchanged. */
+#define SEQTAB_USER_MAX_RETRY_MS 5000
+#define SEQTAB_USER_MAX_RETRIES	 4
 
 struct seqtab_entry {
 	bool inuse;
@@ -105,6 +111,8 @@ void seqtab_init(struct seqtab *t);
 /* Bring effective retries and retry time (ipmi_effective_timing's) within
  * SEQTAB_MAX_RETRIES and SEQTAB_MIN/MAX_RETRY_MS. */
 void seqtab_clamp_timing(int32_t *retries, uint32_t *retry_ms);
+/* Then, for a node that is not the admins', within SEQTAB_USER_MAX_*. */
+void seqtab_clamp_user(int32_t *retries, uint32_t *retry_ms);
 /* Slots held by GROUP. */
 unsigned int seqtab_group_count(const struct seqtab *t, const void *group);
 

@@ -456,9 +456,13 @@ struct xact *xact_from_request(struct node *n, void *owner,
 	x->cmd = rq->cmd;
 	x->retries = rq->retries;
 	x->retry_ms = rq->retry_ms;
-	/* the kernel bridges it (ipmidev): the same clamp as ours */
-	if (rq->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+	/* the kernel bridges it (ipmidev, kcsraw's relay): the same clamps
+	 * as ours */
+	if (rq->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE) {
 		seqtab_clamp_timing(&x->retries, &x->retry_ms);
+		if (!access_is_admin(&n->conf.acc))
+			seqtab_clamp_user(&x->retries, &x->retry_ms);
+	}
 	x->req[0] = (uint8_t)(rq->netfn << 2 | (rq->addr.lun & 3));
 	x->req[1] = rq->cmd;
 	memcpy(x->req + 2, rq->data, rq->len);

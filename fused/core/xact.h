@@ -37,6 +37,9 @@ struct xact {
 	uint8_t addr_raw_len;
 	int64_t msgid;
 	uint8_t netfn, cmd;
+	/* a reply to an incoming command (bridge.c): its IPMB address, the
+	 * transaction itself a Send Message on the system interface */
+	struct ipmi_address reply_to;
 
 	bool adaptive;	/* ran with choice (backoff adaptive) */
 	bool throttled; /* ran cheaply: node over cpu_budget */
@@ -123,11 +126,20 @@ void bridge_fini(struct daemon *d);
  * slot and a Send Message; its answer comes back through d->up->bridged. */
 int bridge_send(struct node *n, void *owner, const struct ipmi_request *rq);
 /* A reply to an incoming command (ABI_REQF_RESPONSE; msgid is its
- * sequence), as a transaction not yet queued: the caller sets its owner,
+ * sequence), as a Send Message transaction of node n not yet queued (its
+ * queue, rate and budget, as its requests'): the caller sets its owner,
  * then xact_enqueue(); its send result goes to d->up->bridged. NULL with
  * *err. */
 struct xact *bridge_reply_new(struct node *n, const struct ipmi_request *rq,
 			      int *err);
+/*
+ * The shares of the 64 IPMB sequence slots, ours or (on a backend that
+ * bridges) ipmi_msghandler's per interface: a node's (64 / nodes) and an
+ * open file's (half its node's), for every backend (cuse/client.c counts
+ * them where the kernel holds the slots).
+ */
+unsigned int bridge_node_share(struct daemon *d);
+unsigned int bridge_file_share(struct daemon *d);
 /* The owner closed: its slots are freed. */
 void bridge_owner_gone(struct daemon *d, void *owner);
 /* SMS_ATN: fetch what the BMC holds. */

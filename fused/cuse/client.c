@@ -308,6 +308,40 @@ static bool over_share(const struct client *c)
 	return !xact_share_allows(c->node, c->queued, sum);
 }
 
+/* Is a transaction a bridged request (not a reply) a kernel underneath
+ * holds a sequence slot for? */
+static bool holds_slot(const struct xact *x)
+{
+	return x->addr.addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	       !(x->netfn & 1);
+}
+
+/*
+ * On a backend that bridges (ipmidev, kcsraw's relay) ipmi_msghandler
+ * holds a sequence slot for each bridged request until the far end answers
+ * or its retries run out, 64 per interface: the same shares as the
+ * daemon's own table (bridge_node_share, bridge_file_share), counted over
+ * what is queued or at the kernel, a closed file's included.
+ */
+static bool over_slot_share(const struct client *c)
+{
+	struct daemon *d = c->node->d;
+	const struct client *o;
+	const struct xact *x;
+	unsigned int mine = 0, node = 0;
+
+	TAILQ_FOREACH (x, &c->xacts, olink)
+		mine += holds_slot(x);
+	if (mine >= bridge_file_share(d))
+		return true;
+	LIST_FOREACH (o, &c->node->clients, link)
+		TAILQ_FOREACH (x, &o->xacts, olink)
+			node += holds_slot(x) && x->state == XACT_QUEUED;
+	TAILQ_FOREACH (x, &d->running, qlink)
+		node += x->node == c->node && !x->internal && holds_slot(x);
+	return node >= bridge_node_share(d);
+}
+
 /* An IPMB or LAN request of c on a raw KCS: the core bridges it. */
 static int bridge(struct client *c, const struct ipmi_request *rq)
 {
@@ -321,8 +355,13 @@ static int bridge(struct client *c, const struct ipmi_request *rq)
 		x->owner = c;
 		TAILQ_INSERT_TAIL(&c->xacts, x, olink);
 		c->outstanding++;
-		xact_enqueue(x);
-		return 0;
+		rv = xact_enqueue(x); /* its node's queue: -EBUSY when full */
+		if (rv < 0) {
+			c->outstanding--;
+			TAILQ_REMOVE(&c->xacts, x, olink);
+			free(x);
+		}
+		return rv;
 	}
 	/* counted before: an answer may come back at once */
 	c->outstanding++;
@@ -435,6 +474,12 @@ int client_send(struct client *c, struct ipmi_request *rq)
 		n->cnt.busy++;
 		return -EBUSY;
 	}
+	/* -EAGAIN past the share, as for a full table on a raw KCS */
+	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
+	    !(rq->netfn & 1) && over_slot_share(c)) {
+		n->cnt.busy++;
+		return -EAGAIN;
+	}
 	/* A Cold/Warm Reset or a firmware request on its way to the BMC:
 	 * maintenance mode for 30 s (no event polling; after a reset,
 	 * requests refused) */
@@ -527,19 +572,85 @@ static bool up_command(struct daemon *d, const struct ipmb_user_msg *u,
 	return true;
 }
 
-/* An event for every subscriber on nodes that allow events, or the
- * backlog for the first subscriber. */
-static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
+/* Events waiting for node n's first subscriber. */
+static unsigned int backlog_count(const struct frontend *fe,
+				  const struct node *n)
+{
+	const struct kmsg *m;
+	unsigned int k = 0;
+
+	TAILQ_FOREACH (m, &fe->event_backlog, link)
+		k += m->for_node == n;
+	return k;
+}
+
+/* Keep ev for node n's first subscriber (at most event_backlog). */
+static void backlog_add(struct daemon *d, const struct node *n,
+			const struct ipmb_user_msg *ev)
 {
 	struct frontend *fe = d->fe;
+	struct kmsg *m;
+
+	if (backlog_count(fe, n) >= d->cfg.event_backlog) {
+		d->events_dropped++; /* no room: dropped, as stock does */
+		return;
+	}
+	m = kmsg_new(ev);
+	if (!m)
+		return;
+	m->for_node = n;
+	TAILQ_INSERT_TAIL(&fe->event_backlog, m, link);
+	fe->event_backlog_len++;
+}
+
+void client_take_backlog(struct client *c)
+{
+	struct frontend *fe = c->node->d->fe;
+	struct kmsg *m, *next;
+
+	for (m = TAILQ_FIRST(&fe->event_backlog); m; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->for_node != c->node)
+			continue;
+		TAILQ_REMOVE(&fe->event_backlog, m, link);
+		fe->event_backlog_len--;
+		m->for_node = NULL;
+		client_deliver(c, m);
+	}
+}
+
+void client_node_gone(struct node *n)
+{
+	struct frontend *fe = n->d->fe;
+	struct kmsg *m, *next;
+
+	if (!fe)
+		return;
+	for (m = TAILQ_FIRST(&fe->event_backlog); m; m = next) {
+		next = TAILQ_NEXT(m, link);
+		if (m->for_node != n)
+			continue;
+		TAILQ_REMOVE(&fe->event_backlog, m, link);
+		fe->event_backlog_len--;
+		free(m);
+	}
+}
+
+/* An event for every subscriber on nodes that allow events; a node none
+ * of whose subscribers took it keeps it in the backlog for its own first
+ * subscriber (each node its own: one node's subscriber never takes
+ * another's). */
+static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
+{
 	struct node *n;
 	struct client *c;
 	struct kmsg *m;
-	bool any = false;
+	bool any;
 
 	LIST_FOREACH (n, &d->nodes, link) {
-		if (!n->conf.events)
+		if (!n->conf.events || n->conf.events_quiet)
 			continue;
+		any = false;
 		LIST_FOREACH (c, &n->clients, link) {
 			/* A subscriber that never reads keeps at most
 			 * event_backlog unread events; more are dropped. */
@@ -553,18 +664,9 @@ static void up_event(struct daemon *d, const struct ipmb_user_msg *ev)
 			client_deliver(c, m);
 			any = true;
 		}
+		if (!any)
+			backlog_add(d, n, ev);
 	}
-	if (any)
-		return;
-	if (fe->event_backlog_len >= d->cfg.event_backlog) {
-		d->events_dropped++; /* no room: dropped, as stock does */
-		return;
-	}
-	m = kmsg_new(ev);
-	if (!m)
-		return;
-	TAILQ_INSERT_TAIL(&fe->event_backlog, m, link);
-	fe->event_backlog_len++;
 }
 
 static bool up_waiters(struct daemon *d)

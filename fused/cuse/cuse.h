@@ -34,6 +34,8 @@ struct kmsg {
 	uint8_t netfn, cmd;
 	uint16_t data_len;
 	uint8_t data[IPMI_MAX_MSG_LENGTH];
+	/* an event in the backlog: the node it waits for (client.c) */
+	const struct node *for_node;
 };
 TAILQ_HEAD(kmsg_list, kmsg);
 
@@ -93,7 +95,9 @@ struct client {
 /* The front end's daemon-wide state (d->fe). */
 struct cmdreg_table;
 struct frontend {
-	struct kmsg_list event_backlog; /* until the first subscriber */
+	/* events each events node's first subscriber takes, tagged with
+	 * their node (kmsg.for_node); at most event_backlog per node */
+	struct kmsg_list event_backlog;
 	unsigned int event_backlog_len;
 	struct cmdreg_table *cmdreg; /* command registrations (cmdreg.c) */
 	struct handover *ho;	     /* restarts (handover.c) */
@@ -134,6 +138,10 @@ struct client *client_new(struct node *n, pid_t pid, uid_t uid);
 void client_deny_msg(char *buf, size_t len, const struct client *c,
 		     enum access_verdict v, const struct access_why *why);
 void client_free(struct client *c);
+/* The node is going away: its events in the backlog are dropped. */
+void client_node_gone(struct node *n);
+/* Move the backlog's events for c's node to c (its first subscriber). */
+void client_take_backlog(struct client *c);
 void client_deliver(struct client *c, struct kmsg *m);
 /* A receive-queue entry holding u; NULL without memory. */
 struct kmsg *kmsg_new(const struct ipmb_user_msg *u);

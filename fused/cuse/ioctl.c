@@ -525,19 +525,6 @@ static void do_receive(struct client *c, fuse_req_t req,
 	}
 }
 
-/* Give the first subscriber the events queued before anyone listened. */
-static void take_event_backlog(struct client *c)
-{
-	struct frontend *fe = c->node->d->fe;
-	struct kmsg *m;
-
-	while ((m = TAILQ_FIRST(&fe->event_backlog))) {
-		TAILQ_REMOVE(&fe->event_backlog, m, link);
-		fe->event_backlog_len--;
-		client_deliver(c, m);
-	}
-}
-
 /* do_simple's parts: 0 or -errno for do_simple to reply with, or
  * REPLIED when the part answered itself (a GET with its value). */
 #define REPLIED 1
@@ -551,7 +538,7 @@ static int simple_events(struct client *c, const uint8_t *in, size_t in_len)
 		return -EPERM;
 	c->gets_events = abi_gets_events_value(v);
 	if (c->gets_events)
-		take_event_backlog(c);
+		client_take_backlog(c);
 	return 0;
 }
 
@@ -627,10 +614,14 @@ static int simple_timing(struct client *c, fuse_req_t req,
 	return REPLIED;
 }
 
-static int simple_maintenance(struct daemon *d, fuse_req_t req,
+/* Maintenance mode is the daemon's, for every node: any node reads it,
+ * only an admin node (access_is_admin: one allowed the BMC resets that
+ * start it) sets it; others get EPERM, as a refused registration. */
+static int simple_maintenance(struct client *c, fuse_req_t req,
 			      const struct abi_ioctl *ent, const uint8_t *in,
 			      size_t in_len)
 {
+	struct daemon *d = c->node->d;
 	int32_t v = 0;
 	int rv;
 
@@ -640,6 +631,14 @@ static int simple_maintenance(struct daemon *d, fuse_req_t req,
 	}
 	abi_decode_int(in, in_len, &v);
 	rv = abi_check_maintenance_mode(v);
+	if (!rv && !access_is_admin(&c->node->conf.acc)) {
+		c->node->cnt.denied++;
+		log_ratelimited(&c->node->rl_denied, LOG_NOTICE,
+				"node %s: pid %d: SET_MAINTENANCE_MODE %d "
+				"denied (EPERM): the node may not reset the BMC",
+				c->node->conf.name, (int)c->pid, (int)v);
+		return -EPERM;
+	}
 	if (!rv) {
 		rv = maint_set_mode(&d->maint, v, now_ns());
 		log_info("maintenance mode set to %s", v == 0 ? "auto" :
@@ -677,7 +676,7 @@ static void do_simple(struct client *c, fuse_req_t req,
 		break;
 	case ABI_GET_MAINTENANCE_MODE:
 	case ABI_SET_MAINTENANCE_MODE:
-		rv = simple_maintenance(c->node->d, req, ent, in, in_len);
+		rv = simple_maintenance(c, req, ent, in, in_len);
 		break;
 	case ABI_REGISTER_FOR_CMD:
 	case ABI_REGISTER_FOR_CMD_CHANS:

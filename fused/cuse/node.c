@@ -632,6 +632,7 @@ void node_destroy(struct node *n)
 		LIST_REMOVE(c, link);
 		client_free(c);
 	}
+	client_node_gone(n);
 	xact_node_gone(n);
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);

@@ -19,6 +19,10 @@
  *                        UID still opens and gets an answer
  *   revoked DEV FILE     a file opened before a reload that took the
  *                        user's access fails with EACCES once FILE exists
+ *   slots DEV SHARE      SETTIME Get Device IDs of 10 x 60000 ms to IPMB
+ *                        0x90 (nobody answers) from one file: exactly
+ *                        SHARE accepted, then EAGAIN; and SET_MAINTENANCE_
+ *                        MODE refused (EPERM) while GET works
  *   mark DEV NAME        the oracle's phase marker (OEM 3e:7e "KMX" NAME)
  *   fuzz DEV SEED COUNT  COUNT random hostile requests (every address type
  *                        and channel, LUN bits, broadcast, response netfns,
@@ -631,6 +635,43 @@ static int cmd_revoked(const char *dev, const char *file)
 }
 
 /* The oracle's phase marker: OEM 3e:7e "KMX" NAME through DEV. */
+static int cmd_slots(const char *dev, int share)
+{
+	int fd = open_dev(dev), n = 0, rv = 0, mode = 1;
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = 0,
+		.slave_addr = 0x90,
+	};
+	struct ipmi_req_settime rq = {
+		.req = { .addr = (unsigned char *)&ipmb,
+			 .addr_len = sizeof(ipmb),
+			 .msg = { .netfn = 0x06, .cmd = 0x01 } },
+		.retries = 10,
+		.retry_time_ms = 60000,
+	};
+
+	while (n < 100) {
+		rq.req.msgid = msgid_next++;
+		if (ioctl(fd, IPMICTL_SEND_COMMAND_SETTIME, &rq) < 0) {
+			rv = -errno;
+			break;
+		}
+		n++;
+	}
+	CHECK(n == share && rv == -EAGAIN,
+	      "%s: %d bridged requests held, then %s (share %d, EAGAIN)", dev,
+	      n, rv ? strerror(-rv) : "none refused", share);
+	rv = ioctl(fd, IPMICTL_SET_MAINTENANCE_MODE_CMD, &mode) < 0 ? -errno :
+								      0;
+	CHECK(rv == -EPERM, "%s: SET_MAINTENANCE_MODE: %s (EPERM)", dev,
+	      rv ? strerror(-rv) : "ok");
+	rv = geti(fd, IPMICTL_GET_MAINTENANCE_MODE_CMD);
+	CHECK(rv == 0, "%s: GET_MAINTENANCE_MODE: %d (auto)", dev, rv);
+	close(fd);
+	return 0;
+}
+
 static int cmd_mark(const char *dev, const char *name)
 {
 	unsigned char data[64] = "KMX";
@@ -658,6 +699,8 @@ int main(int argc, char **argv)
 		cmd_share(argv[2], atoi(argv[3]), atoi(argv[4]));
 	else if (argc >= 5 && strcmp(argv[1], "opens") == 0)
 		cmd_opens(argv[2], atoi(argv[3]), atoi(argv[4]));
+	else if (argc >= 4 && strcmp(argv[1], "slots") == 0)
+		cmd_slots(argv[2], atoi(argv[3]));
 	else if (argc >= 4 && strcmp(argv[1], "mark") == 0)
 		cmd_mark(argv[2], argv[3]);
 	else if (argc >= 4 && strcmp(argv[1], "revoked") == 0)
@@ -669,7 +712,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: kcsmux-ipmi-hostile addr DEV_A DEV_B | "
 			"reg DEV | reg-denied DEV | share DEV QUEUE UID | "
-			"opens DEV MAX UID | "
+			"opens DEV MAX UID | slots DEV SHARE | "
 			"fuzz DEV SEED COUNT\n");
 		return 2;
 	}

@@ -161,9 +161,15 @@ printf 'ipmi_watchdog 1 0 - Live\nipmi_ssif 1 0 - Live\n' >>"$R/proc/modules"
 run 1 apply
 has "$R/out" "ipmi_watchdog is loaded and the watchdog is open: /dev/watchdog (123)"
 rm "$R/proc/123/fd/4"
+# a file whose path holds a newline and "/proc/PID/fd /dev/ipmi0" (any user can
+# make one and keep it open) forges no open device
+mkdir -p "$R/proc/77/fd"
+ln -s "$(printf '/tmp/x\n/proc/999/fd /dev/ipmi0')" "$R/proc/77/fd/5"
+ln -s "$(printf '/tmp/y\n/proc/998/fd /dev/watchdog')" "$R/proc/77/fd/6"
 run 0 check
 has "$R/out" "ipmi_watchdog is loaded, its device not open"
 has "$R/out" "no process has an IPMI device open"
+rm -r "$R/proc/77"
 run 0 check --bmc
 has "$LOG" "kcsmuxctl doctor -d /dev/ipmi0"
 

@@ -671,6 +671,68 @@ START_TEST(test_netfn_high_bits)
 }
 END_TEST
 
+/*
+ * The BMC's message buffers (06:30 Clear Message Flags, 31 Get Message
+ * Flags, 33 Get Message, 35 Read Event Message Buffer) are one right in a
+ * request to the BMC itself: with access = all + deny = app:30 (security.md's
+ * advice) a Read Event Message Buffer to IPMB 0x20 on channel 0, or in a
+ * Send Message frame to 0x20 there, drained the event buffer the daemon
+ * fans out (ipmi_sim runs it as its own). To another controller, or where
+ * all four are allowed, it goes.
+ */
+START_TEST(test_message_buffers_alike)
+{
+	const struct kcsmux_access *acc;
+	uint8_t in[64];
+	size_t nin;
+
+	acc = rules("access = all\ndeny = app:30\n");
+	for (unsigned int c = 0x30; c <= 0x35; c++) {
+		if (c == 0x32 || c == 0x34)
+			continue;
+		ck_assert_msg(access_check(acc, 0x06, (uint8_t)c, NULL, 0,
+					   NULL) != ACCESS_OK,
+			      "06:%02x to the BMC allowed", c);
+		ck_assert_msg(ipmb_check(acc, 0, false, 0x20, 0, 0x20, 0x06,
+					 (uint8_t)c, NULL, 0,
+					 NULL) != ACCESS_OK,
+			      "06:%02x to IPMB 0x20 allowed", c);
+		ck_assert_msg(ipmb_check(acc, 0, true, 0x20, 0, 0x20, 0x06,
+					 (uint8_t)c, NULL, 0,
+					 NULL) != ACCESS_OK,
+			      "06:%02x broadcast to 0x20 allowed", c);
+		nin = frame(in, 0, false, 0x06, (uint8_t)c, NULL, 0);
+		in[1] = 0x20; /* rsSA: the BMC */
+		in[3] = (uint8_t) - (uint8_t)(in[1] + in[2]);
+		ck_assert_msg(access_check(acc, 0x06, 0x34, in, nin, NULL) !=
+				      ACCESS_OK,
+			      "06:%02x in Send Message to 0x20 allowed", c);
+		/* another controller's own buffers: its business */
+		in[1] = 0x82;
+		in[3] = (uint8_t) - (uint8_t)(in[1] + in[2]);
+		if (c != 0x30 && c != 0x33) /* denied, a tunnel */
+			ck_assert_int_eq(access_check(acc, 0x06, 0x34, in, nin,
+						      NULL),
+					 ACCESS_OK);
+	}
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x82, 0, 0x20, 0x06, 0x35,
+				    NULL, 0, NULL),
+			 ACCESS_OK);
+	/* where all four are allowed, each is */
+	acc = rules("access = all\n");
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x20, 0, 0x20, 0x06, 0x35,
+				    NULL, 0, NULL),
+			 ACCESS_OK);
+	acc = rules("access = readonly\nallow = app:30, app:31, app:33, "
+		    "app:35\n");
+	ck_assert_int_eq(access_check(acc, 0x06, 0x35, NULL, 0, NULL),
+			 ACCESS_OK);
+	ck_assert_int_eq(ipmb_check(acc, 0, false, 0x20, 0, 0x20, 0x06, 0x35,
+				    NULL, 0, NULL),
+			 ACCESS_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("access");
@@ -693,6 +755,7 @@ int main(void)
 	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_group_extension_syntax);
 	tcase_add_test(tc, test_monitoring_preset);
+	tcase_add_test(tc, test_message_buffers_alike);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
 
@@ -670,6 +671,38 @@ START_TEST(test_maint_reset)
 }
 END_TEST
 
+/* Maintenance mode is the daemon's: a node whose rules do not allow a BMC
+ * reset (b, readonly) may read it but not set it (EPERM, nothing
+ * changed: before, its mode 1 ended the EBUSY window a's Cold Reset
+ * opened, mode 2 stopped the enables check for every node); a, allowed
+ * the resets, may. An invalid mode is EINVAL first, as stock. */
+START_TEST(test_maint_set_admin_only)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	int v = 1, got = -1;
+
+	ck_assert_int_eq(send_si(a, 1, 6, 2), 0); /* Cold Reset: goes */
+	ck_assert_int_eq(send_si(b, 2, 6, 1), -EBUSY);
+	for (v = 0; v <= 2; v++)
+		ck_assert_int_eq(kioctl(b, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+					&v),
+				 -EPERM);
+	v = 3;
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v),
+			 -EINVAL);
+	ck_assert_int_eq(kioctl(b, IPMICTL_GET_MAINTENANCE_MODE_CMD, &got), 0);
+	ck_assert_int_eq(got, 0);
+	ck_assert_msg(send_si(b, 3, 6, 1) == -EBUSY,
+		      "a readonly node ended the window another's reset opened");
+	ck_assert_uint_eq(fx.nb.cnt.denied, 3);
+	v = 1;
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v), 0);
+	ck_assert_int_eq(kioctl(b, IPMICTL_GET_MAINTENANCE_MODE_CMD, &got), 0);
+	ck_assert_int_eq(got, 1);
+	ck_assert_int_eq(send_si(b, 4, 6, 1), 0);
+}
+END_TEST
+
 /* The wire keeps a netfn's low six bits (netfn << 2): 0x46 is app (06)
  * at the BMC, and is judged so by the stock checks and the rules. */
 /* The refusal's log line: who (uid, pid, process name), what (the
@@ -789,6 +822,76 @@ START_TEST(test_event_backlog)
 }
 END_TEST
 
+/*
+ * Each events node keeps its own backlog: a subscriber of one node takes
+ * its node's events only (before, the first subscriber of any node took
+ * them all: an access = none node's client subscribing first got the 3
+ * queued events and the monitoring node's subscriber 0). Each node's is
+ * bounded by event_backlog, and a node's backlog goes with it.
+ */
+START_TEST(test_event_backlog_per_node)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	int on = 1, i;
+	struct rx x;
+
+	fx.nb.conf.events = true;
+	for (i = 0; i < 3; i++) {
+		struct ipmb_user_msg ev =
+			event_msg((const uint8_t[]){ (uint8_t)i }, 1);
+
+		fx.d.up->event(&fx.d, &ev);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 6);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_msg(b->rq_len == 3, "b's first subscriber took %u events",
+		      b->rq_len);
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_msg(a->rq_len == 3,
+		      "a's subscriber got %u of the 3 queued events",
+		      a->rq_len);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(recv_msg(a, &x), 0);
+		ck_assert_uint_eq(x.data[0], i);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 0);
+	/* a node with no subscriber keeps at most event_backlog (25) */
+	on = 0;
+	ck_assert_int_eq(kioctl(a, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	for (i = 0; i < 30; i++) {
+		struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 9 }, 1);
+
+		fx.d.up->event(&fx.d, &ev);
+	}
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 50);
+	client_node_gone(&fx.nb);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 25);
+}
+END_TEST
+
+/* A node whose rules may not read the SEL (events_quiet, the default
+ * there): a client may subscribe (ipmitool's open interface does, and
+ * gives up when refused) but gets no event, and the node keeps no backlog;
+ * before, an access = none client read every BMC event. */
+START_TEST(test_events_quiet)
+{
+	struct client *b = open_file(&fx.nb);
+	struct ipmb_user_msg ev = event_msg((const uint8_t[]){ 7 }, 1);
+	int on = 1;
+
+	fx.nb.conf.events = true;
+	fx.nb.conf.events_quiet = true;
+	fx.d.up->event(&fx.d, &ev); /* before it subscribed: a's backlog */
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 1);
+	ck_assert_int_eq(kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &on), 0);
+	fx.d.up->event(&fx.d, &ev);
+	ck_assert_msg(b->rq_len == 0, "a quiet node's subscriber got %u events",
+		      b->rq_len);
+	ck_assert_uint_eq(fx.d.fe->event_backlog_len, 2); /* a's only */
+}
+END_TEST
+
 START_TEST(test_bridged_answer)
 {
 	struct client *c = open_file(&fx.na);
@@ -854,6 +957,89 @@ START_TEST(test_bridged_file_share)
 		      "sequence slots (%d); another uid's file on the node "
 		      "gets no bridged request at all",
 		      i - 1);
+}
+END_TEST
+
+/* The inner command of a Send Message the daemon made (req: netfn,
+ * 34, channel, rsSA, netfn/LUN, chk, rqSA, seq/LUN, cmd). */
+static uint8_t inner_cmd(const struct fake_sub *s)
+{
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->req[1], 0x34);
+	return s->req[8];
+}
+
+/*
+ * A Send Message is a transaction of its node: its rate, weight, CPU
+ * budget and queue; only the fetches it triggers are the daemon's. Node b
+ * limited to one request per 1000 s (so the test's own time never hands it
+ * another token) queues 8 bridged requests: one Send Message reaches the
+ * BMC, with its Get Message Flags; the other 7 wait for b's tokens, while
+ * node a's system-interface request and a's own bridged request go at
+ * once. Before, all 8 went out back to back as the daemon's own work,
+ * ahead of every node (a's first request ran as transaction #33).
+ */
+START_TEST(test_bridged_node_rate)
+{
+	struct client *b = open_file(&fx.nb), *a = open_file(&fx.na);
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	unsigned int i, b_sends = 0;
+
+	fx.nb.conf.pol.rate_milli = 1;
+	fx.nb.conf.pol.burst = 1;
+	sched_flow_update(&fx.d.sched, &fx.nb.flow, &fx.nb.conf.pol, now_ns());
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(send_to(b, &ipmb, sizeof(ipmb), i, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(inner_cmd(fake_pending(fx.fb)), 0x01);
+	fake_answer(fx.fb, NULL, 0); /* Send Message: cc 0 */
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x31); /* the fetch */
+	fake_answer(fx.fb, (const uint8_t[]){ 0x00 }, 1);     /* no flags */
+	for (i = 0; i < fx.fb->nsubs; i++)
+		b_sends += fx.fb->subs[i].req[1] == 0x34;
+	ck_assert_msg(b_sends == 1 && fake_npending(fx.fb) == 0,
+		      "a node limited to 1 request per 1000 s put %u Send "
+		      "Messages on the BMC (%u pending)",
+		      b_sends, fake_npending(fx.fb));
+	/* a's request is not queued behind b's */
+	ck_assert_int_eq(send_si(a, 100, 6, 1), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x01);
+	fake_answer(fx.fb, devid, sizeof(devid));
+	ck_assert_int_eq(send_to(a, &ipmb, sizeof(ipmb), 101, 6, 4), 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_msg(inner_cmd(fake_pending(fx.fb)) == 0x04,
+		      "a's bridged request waited behind b's");
+	ck_assert_uint_eq(fx.nb.flow.dispatched, 1);
+	ck_assert_uint_eq(fx.na.flow.dispatched, 2);
+}
+END_TEST
+
+/* A reply to an incoming command is a Send Message of its node too: a
+ * (the node whose rules allow responses) at one request per 1000 s sends
+ * 3 replies to IPMB 0x82, one reaches the BMC (before, all 3 went as the
+ * daemon's own, ahead of every node). */
+START_TEST(test_reply_node_rate)
+{
+	struct client *c = open_file(&fx.na);
+	struct ipmi_ipmb_addr ipmb = ipmb82;
+	unsigned int i;
+
+	fx.na.conf.pol.rate_milli = 1;
+	fx.na.conf.pol.burst = 1;
+	sched_flow_update(&fx.d.sched, &fx.na.flow, &fx.na.conf.pol, now_ns());
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(send_to(c, &ipmb, sizeof(ipmb), i, 0x07, 0x01),
+				 0);
+	ck_assert_uint_eq(fake_npending(fx.fb), 1);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x34);
+	ck_assert(!fake_pending(fx.fb)->bridged);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_msg(fake_npending(fx.fb) == 0 && fx.fb->nsubs == 1,
+		      "a node limited to 1 request per 1000 s sent %u replies",
+		      fx.fb->nsubs);
+	ck_assert_uint_eq(fx.na.flow.dispatched, 1);
+	ck_assert_uint_eq(c->rq_len, 1); /* the first one's send result */
 }
 END_TEST
 
@@ -998,6 +1184,57 @@ START_TEST(test_bridged_takes_no_slot_ipmidev)
 	fake_complete(fx.fb, fake_pending(fx.fb), 0,
 		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
 	ck_assert_uint_eq(fx.fb->be.bridged, 0);
+}
+END_TEST
+
+/*
+ * On a backend that bridges (ipmidev, kcsraw's SMI relay) ipmi_msghandler
+ * holds one of its 64 sequence slots per bridged request: the per-node and
+ * per-file shares apply there too. A readonly file's SETTIME requests of
+ * 10 x 60000 ms to a silent address stop at its share (64 / 2 nodes / 2 =
+ * 16, EAGAIN as for a full table), reach the kernel with the non-admin
+ * ceiling (4 x 5000 ms), a second file gets the node's other 16, a third
+ * none; the admin node's request still goes, with its own timing. Before:
+ * 80 of 80 accepted, 10 x 60000 ms each.
+ */
+START_TEST(test_bridged_share_kernel)
+{
+	struct client *r1 = open_file(&fx.nb), *r2 = open_file(&fx.nb);
+	struct client *r3 = open_file(&fx.nb), *a = open_file(&fx.na);
+	unsigned int got1 = 0, got2 = 0, got3 = 0, i;
+	struct fake_sub *s;
+
+	fx.fb->be.bridges = true; /* as backend_ipmidev_open() */
+	for (i = 0; i < 80; i++)
+		got1 += settime_silent(r1, 10, 60000) == 0;
+	ck_assert_msg(got1 == 16,
+		      "a readonly file had %u of 80 bridged requests at the "
+		      "kernel",
+		      got1);
+	ck_assert_int_eq(settime_silent(r1, 10, 60000), -EAGAIN);
+	for (i = 0; i < fx.fb->nsubs; i++)
+		ck_assert_msg(fx.fb->subs[i].retries <= 4 &&
+				      fx.fb->subs[i].retry_ms <= 5000,
+			      "a readonly node's request reached the kernel "
+			      "with %d x %u ms",
+			      (int)fx.fb->subs[i].retries,
+			      (unsigned)fx.fb->subs[i].retry_ms);
+	for (i = 0; i < 80; i++)
+		got2 += settime_silent(r2, 10, 60000) == 0;
+	for (i = 0; i < 80; i++)
+		got3 += settime_silent(r3, 10, 60000) == 0;
+	ck_assert_uint_eq(got2, 16);
+	ck_assert_msg(got3 == 0, "node b past its share of 32: %u more", got3);
+	ck_assert_int_eq(settime_silent(a, 10, 60000), 0);
+	s = &fx.fb->subs[fx.fb->nsubs - 1];
+	ck_assert(s->bridged);
+	ck_assert_int_eq(s->retries, 10);
+	ck_assert_uint_eq(s->retry_ms, 60000);
+	ck_assert_uint_eq(fake_npending(fx.fb), 33);
+	/* an answer frees its slot of the share */
+	fake_complete(fx.fb, fake_pending(fx.fb), 0,
+		      (const uint8_t[]){ 0x1c, 0x01, 0xff }, 3);
+	ck_assert_int_eq(settime_silent(r3, 10, 60000), 0);
 }
 END_TEST
 
@@ -1154,6 +1391,348 @@ START_TEST(test_commands_bounded)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The randomized run: an unprivileged node against the fake BMC */
+
+static struct {
+	unsigned int seed, seed0; /* the generator's state, its start */
+	uint64_t answered;	  /* requests the fake BMC answered */
+	uint64_t b_slots;  /* b's that held the interface (not at a kernel) */
+	uint64_t at_bmc_b; /* of node b's, judged against b's rules */
+	uint64_t events;   /* event records the BMC handed out */
+	uint64_t a_got;	   /* ... that a's subscriber read */
+	uint64_t a_sent_at;
+	bool a_waiting;
+	uint64_t a_wait_max, a_served;
+} rr;
+
+static unsigned int rr_next(void)
+{
+	unsigned int x = rr.seed;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return rr.seed = x;
+}
+
+#define RR_B_SA 0x22 /* node b's IPMB address (SET_MY_ADDRESS) */
+
+/* Node b's rules, read independently of access.c's walk: the pair (a
+ * response netfn as its request's) in b's plain set, or a group extension
+ * command in its (body, cmd) set, and none of what readonly never has
+ * (Send Message, the BMC's message buffers). DATA: the request's data,
+ * LEN bytes (the body byte first). */
+static bool b_allows(uint8_t netfn, uint8_t cmd, const uint8_t *data,
+		     size_t len)
+{
+	netfn &= 0x3e;
+	if (netfn == 0x06 && (cmd == 0x30 || cmd == 0x31 || cmd == 0x33 ||
+			      cmd == 0x34 || cmd == 0x35))
+		return false;
+	if (netfn == 0x2c && len >= 1 &&
+	    cmdset_has_gx(&fx.nb.conf.acc.eff, data[0], cmd))
+		return true;
+	return cmdset_has(&fx.nb.conf.acc.eff, netfn, cmd);
+}
+
+/* What reached the fake BMC, judged: b's requests against b's rules
+ * (the inner request of a Send Message the daemon made for b, as the
+ * BMC reads it on channel 0), a's wait. */
+static void rr_judge(const struct fake_sub *s)
+{
+	bool send =
+		!s->bridged && (s->req[0] >> 2) == 0x06 && s->req[1] == 0x34;
+	const uint8_t *f = s->req + 3 + (s->len > 3 && s->req[3] == 0x00);
+	struct xact *x;
+
+	TAILQ_FOREACH (x, &fx.d.running, qlink)
+		if (x->cookie == s->cookie)
+			break;
+	ck_assert_ptr_nonnull(x);
+	/* b's Send Messages carry b's own requester address, whoever the
+	 * daemon counts them to */
+	if (send && s->len > 6 && f[3] == RR_B_SA)
+		ck_assert_msg(x->node == &fx.nb,
+			      "seed %u: b's Send Message ran as %s's", rr.seed0,
+			      x->node ? x->node->conf.name : "the daemon");
+	if (x->node == &fx.na && x->owner && rr.a_waiting &&
+	    s->req[1] == 0x01 && !s->bridged) {
+		uint64_t w = rr.b_slots - rr.a_sent_at;
+
+		rr.a_wait_max = w > rr.a_wait_max ? w : rr.a_wait_max;
+		rr.a_waiting = false;
+		rr.a_served++;
+	}
+	if (x->node != &fx.nb)
+		return;
+	rr.at_bmc_b++;
+	rr.b_slots += !s->bridged;
+	if (s->bridged) {
+		ck_assert_msg(b_allows(s->req[0] >> 2, s->req[1], s->req + 2,
+				       s->len - 2),
+			      "seed %u: b's bridged %02x:%02x reached the BMC",
+			      rr.seed0, s->req[0] >> 2, s->req[1]);
+		return;
+	}
+	if (send) {
+		ck_assert_uint_ge(s->len, 9);
+		ck_assert_msg(b_allows(f[1] >> 2, f[5], f + 6,
+				       s->len - (size_t)(f + 6 - s->req)),
+			      "seed %u: %02x:%02x in b's Send Message to %02x "
+			      "reached the BMC",
+			      rr.seed0, f[1] >> 2, f[5], f[0]);
+		return;
+	}
+	ck_assert_msg(b_allows(s->req[0] >> 2, s->req[1], s->req + 2,
+			       s->len - 2),
+		      "seed %u: b's %02x:%02x reached the BMC", rr.seed0,
+		      s->req[0] >> 2, s->req[1]);
+}
+
+/* The fake BMC answers the first request waiting: flags (sometimes an
+ * event), an event record, an empty receive queue, a bridged answer,
+ * else cc 0. */
+static void rr_bmc(void)
+{
+	struct fake_sub *s = fake_pending(fx.fb);
+	uint8_t ev[16], netfn;
+
+	if (!s)
+		return;
+	rr_judge(s);
+	rr.answered++;
+	netfn = s->req[0] >> 2;
+	if (s->bridged || netfn != 0x06) {
+		fake_answer(fx.fb, NULL, 0);
+		return;
+	}
+	switch (s->req[1]) {
+	case 0x31: /* Get Message Flags */
+		fake_answer(fx.fb, (const uint8_t[]){ rr_next() % 4 ? 0 : 2 },
+			    1);
+		break;
+	case 0x35: /* Read Event Message Buffer */
+		for (unsigned int i = 0; i < sizeof(ev); i++)
+			ev[i] = (uint8_t)rr_next();
+		rr.events++;
+		fake_answer(fx.fb, ev, sizeof(ev));
+		break;
+	case 0x33: /* Get Message: the queue is empty */
+		fake_complete(fx.fb, s, 0,
+			      (const uint8_t[]){ 0x1c, 0x33, 0x80 }, 3);
+		break;
+	default:
+		fake_answer(fx.fb, NULL, 0);
+	}
+}
+
+/* The fake backend keeps FAKE_MAX_SUBS: drop the answered ones. */
+static void rr_compact(void)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < fx.fb->nsubs; i++)
+		if (!fx.fb->subs[i].done)
+			fx.fb->subs[k++] = fx.fb->subs[i];
+	fx.fb->nsubs = k;
+}
+
+/* a reads what it has: events counted, its answer ends its wait. */
+static void rr_a_reads(struct client *a)
+{
+	struct rx x;
+
+	while (recv_msg(a, &x) == 0)
+		rr.a_got += x.rv.recv_type == IPMI_ASYNC_EVENT_RECV_TYPE;
+}
+
+/* One of b's hostile requests: IPMB (any address, channel 0-3, Send
+ * Message nested with any inner command, SETTIME with huge retries), the
+ * maintenance mode, events on and off, a system-interface request of any
+ * command. 0 or -errno. */
+static int rr_b_request(struct client *b, unsigned int *maint)
+{
+	static const uint8_t netfns[] = { 0x00, 0x04, 0x06, 0x07, 0x0a,
+					  0x0c, 0x2c, 0x30, 0x3e };
+	static const uint8_t sas[] = { 0x20, 0x82, 0x90, 0x00, 0x72 };
+	struct ipmi_ipmb_addr ipmb = {
+		.addr_type = IPMI_IPMB_ADDR_TYPE,
+		.channel = (short)(rr_next() % 8 ? 0 : rr_next() % 4),
+		.slave_addr = sas[rr_next() % sizeof(sas)],
+	};
+	uint8_t data[24];
+	struct ipmi_req rq = {
+		.addr = (unsigned char *)&ipmb,
+		.addr_len = sizeof(ipmb),
+		.msgid = rr_next(),
+		.msg = { .netfn = netfns[rr_next() % sizeof(netfns)],
+			 .cmd = (uint8_t)rr_next(),
+			 .data = data },
+	};
+	struct ipmi_req_settime st;
+	unsigned int kind = rr_next() % 10, i;
+	int v;
+
+	static const uint8_t reads[][2] = { { 0x06, 0x01 },
+					    { 0x04, 0x2d },
+					    { 0x0a, 0x43 },
+					    { 0x0a, 0x23 },
+					    { 0x00, 0x01 } };
+	const unsigned int nreads = sizeof(reads) / sizeof(reads[0]);
+	unsigned int pick = rr_next() % (2 * nreads);
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)rr_next();
+	if (rr_next() % 3 == 0)
+		rq.msg.cmd = (uint8_t)(0x30 + rr_next() % 6); /* 06:3x */
+	else if (pick < nreads) { /* half: what b may send */
+		rq.msg.netfn = reads[pick][0];
+		rq.msg.cmd = reads[pick][1];
+	}
+	rq.msg.data_len = (unsigned short)(rr_next() % 12);
+	switch (kind) {
+	case 0: /* the maintenance mode: never set from b */
+		v = (int)(rr_next() % 5) - 1;
+		(*maint)++;
+		i = (unsigned int)kioctl(b, IPMICTL_SET_MAINTENANCE_MODE_CMD,
+					 &v);
+		ck_assert_msg((int)i == -EPERM || (int)i == -EINVAL,
+			      "seed %u: b set the maintenance mode %d: %d",
+			      rr.seed0, v, (int)i);
+		ck_assert_int_eq(fx.d.maint.mode, 0);
+		return 0;
+	case 1: /* events on or off */
+		v = (int)(rr_next() % 2);
+		return kioctl(b, IPMICTL_SET_GETS_EVENTS_CMD, &v);
+	case 2: /* a system-interface request of any command */
+		rq.addr = (unsigned char *)&si;
+		rq.addr_len = sizeof(si);
+		if (rr_next() % 2)
+			rq.msg.netfn = (uint8_t)(rr_next() % 0x40);
+		return kioctl(b, IPMICTL_SEND_COMMAND, &rq);
+	case 3: /* Send Message in the IPMB request: a nested frame */
+		rq.msg.netfn = 0x06;
+		rq.msg.cmd = 0x34;
+		data[0] = (uint8_t)(rr_next() % 2);
+		data[1] = sas[rr_next() % sizeof(sas)];
+		data[2] = (uint8_t)(netfns[rr_next() % sizeof(netfns)] << 2);
+		if (pick < nreads) {
+			data[2] = (uint8_t)(reads[pick][0] << 2);
+			data[6] = reads[pick][1];
+		}
+		data[3] = (uint8_t) - (uint8_t)(data[1] + data[2]);
+		rq.msg.data_len = (unsigned short)(6 + rr_next() % 8);
+		return kioctl(b, IPMICTL_SEND_COMMAND, &rq);
+	case 4: /* SETTIME with huge retries */
+		memset(&st, 0, sizeof(st));
+		st.req = rq;
+		st.retries = (int)rr_next();
+		st.retry_time_ms = rr_next();
+		return kioctl(b, IPMICTL_SEND_COMMAND_SETTIME, &st);
+	default:
+		if (kind == 5)
+			ipmb.addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE;
+		return kioctl(b, IPMICTL_SEND_COMMAND, &rq);
+	}
+}
+
+/*
+ * At least 10,000 hostile requests (bridged, maintenance mode, events,
+ * system interface) from node b (readonly), half with the daemon
+ * bridging (raw KCS), half with a backend that bridges: every request of
+ * b's that reaches the fake BMC is allowed by b's rules (read by
+ * b_allows, not access.c), b never changes the maintenance mode, a's
+ * subscriber reads every event the BMC handed out, and a's requests (a is
+ * interactive, b normal; one at a time, interleaved) wait for at most
+ * RR_A_WAIT of b's transactions on the interface: the one running when
+ * a's came (strict priority; the fetches a Send Message triggers are the
+ * daemon's, not counted). The seed is printed; KCSMUX_SEED sets it.
+ */
+#define RR_COUNT  10000
+#define RR_A_WAIT 1
+START_TEST(test_random_unprivileged)
+{
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	const char *env = getenv("KCSMUX_SEED");
+	unsigned int n, maint = 0, sent = 0, refused = 0, reopened = 0;
+	int on = 1, rv;
+
+	memset(&rr, 0, sizeof(rr));
+	rr.seed = env ? (unsigned int)strtoul(env, NULL, 0) :
+			(unsigned int)time(NULL) ^ (unsigned int)getpid();
+	if (!rr.seed)
+		rr.seed = 1;
+	rr.seed0 = rr.seed;
+	printf("test_random_unprivileged: seed %u (KCSMUX_SEED=%u)\n", rr.seed,
+	       rr.seed);
+	{
+		unsigned int seed0 = rr.seed;
+
+		fx.nb.conf.events = true; /* readonly may read the SEL */
+		fx.nb.chan_address[0] = RR_B_SA;
+		/* a: the admins' interactive node */
+		fx.na.conf.pol.prio = KCSMUX_PRIO_INTERACTIVE;
+		sched_flow_update(&fx.d.sched, &fx.na.flow, &fx.na.conf.pol,
+				  now_ns());
+		fx.na.conf.max_outstanding = 100;
+		fx.nb.conf.max_outstanding = 100;
+		ck_assert_int_eq(kioctl(a, IPMICTL_SET_GETS_EVENTS_CMD, &on),
+				 0);
+		for (n = 0; n < RR_COUNT; n++) {
+			fx.fb->be.bridges = n >= RR_COUNT / 2;
+			rv = rr_b_request(b, &maint);
+			sent += rv == 0;
+			refused += rv != 0;
+			if (rv == -EAGAIN || rv == -EBUSY) {
+				close_file(b);
+				b = open_file(&fx.nb);
+				reopened++;
+			}
+			if (!rr.a_waiting && rr_next() % 4 == 0) {
+				ck_assert_int_eq(send_si(a, n, 6, 1), 0);
+				rr.a_waiting = true;
+				rr.a_sent_at = rr.b_slots;
+			}
+			for (unsigned int k = rr_next() % 4; k > 0; k--)
+				rr_bmc();
+			rr_a_reads(a);
+			{
+				struct rx x;
+
+				while (recv_msg(b, &x) == 0)
+					;
+			}
+			if (fx.fb->nsubs > FAKE_MAX_SUBS - 32)
+				rr_compact();
+			ck_assert_msg(rr.a_wait_max <= RR_A_WAIT,
+				      "seed %u: a's request waited for %llu "
+				      "others",
+				      seed0, (unsigned long long)rr.a_wait_max);
+		}
+		while (fake_pending(fx.fb))
+			rr_bmc();
+		rr_a_reads(a);
+		printf("test_random_unprivileged: seed %u: %u requests of b "
+		       "(%u maintenance), %u taken, %u refused, %u reopens; "
+		       "%llu at the BMC judged by b's rules, %llu answered in "
+		       "all; %llu events, a read %llu; a served %llu times, "
+		       "at most %llu others ahead\n",
+		       seed0, n, maint, sent, refused, reopened,
+		       (unsigned long long)rr.at_bmc_b,
+		       (unsigned long long)rr.answered,
+		       (unsigned long long)rr.events,
+		       (unsigned long long)rr.a_got,
+		       (unsigned long long)rr.a_served,
+		       (unsigned long long)rr.a_wait_max);
+		ck_assert_uint_ge(n, 10000);
+		ck_assert_uint_eq(rr.a_got, rr.events);
+		ck_assert_uint_gt(rr.at_bmc_b, 0);
+		ck_assert_uint_gt(rr.a_served, 0);
+	}
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -1171,21 +1750,33 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
 	tcase_add_test(tc, test_maint_reset);
+	tcase_add_test(tc, test_maint_set_admin_only);
 	tcase_add_test(tc, test_denied_log_line);
 	tcase_add_test(tc, test_events_dropped);
 	tcase_add_test(tc, test_netfn_high_bits);
 	tcase_add_test(tc, test_busy);
 	tcase_add_test(tc, test_event_backlog);
+	tcase_add_test(tc, test_event_backlog_per_node);
+	tcase_add_test(tc, test_events_quiet);
 	tcase_add_test(tc, test_bridged_answer);
 	tcase_add_test(tc, test_bridged_file_share);
+	tcase_add_test(tc, test_bridged_node_rate);
+	tcase_add_test(tc, test_reply_node_rate);
 	tcase_add_test(tc, test_event_behind_answers);
 	tcase_add_test(tc, test_bridged_close_loop);
 	tcase_add_test(tc, test_settime_clamped_ipmidev);
 	tcase_add_test(tc, test_bridged_takes_no_slot_ipmidev);
 	tcase_add_test(tc, test_smi_no_bridge);
+	tcase_add_test(tc, test_bridged_share_kernel);
 	tcase_add_test(tc, test_lun_rules);
 	tcase_add_test(tc, test_bridged_seen_by_cache);
 	tcase_add_test(tc, test_commands_bounded);
+	suite_add_tcase(s, tc);
+	/* ~1-3 s under ASan on an idle core, more on a shared one */
+	tc = tcase_create("random");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_random_unprivileged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -262,6 +262,23 @@ START_TEST(test_defaults)
 	load_ok("[global]\nbackend = ipmidev\n[node a]\n");
 	ck_assert_str_eq(cfg.device, "/dev/ipmi0");
 
+	/* Events by default only where the rules may read the SEL (Get
+	 * SEL Entry 0a:43): not on none or sensors, nor where a deny
+	 * takes it away (a client may subscribe there, and gets none); an
+	 * events line decides either way. */
+	load_ok("[node n]\naccess = none\n[node s]\naccess = sensors\n"
+		"[node r]\naccess = readonly\n[node m]\naccess = monitoring\n"
+		"[node d]\ndeny = storage:43\n[node e]\naccess = none\n"
+		"events = yes\n[node f]\nevents = no\n");
+	ck_assert_msg(node("n")->events_quiet, "access = none gets events");
+	ck_assert(node("n")->events);
+	ck_assert(node("s")->events_quiet);
+	ck_assert(!node("r")->events_quiet && node("r")->events);
+	ck_assert(!node("m")->events_quiet && node("m")->events);
+	ck_assert(node("d")->events_quiet);
+	ck_assert(!node("e")->events_quiet && node("e")->events);
+	ck_assert(!node("f")->events);
+
 	/* Empty values that mean "off"/"none". */
 	load_ok("[global]\nuser =\nadmin_group =\nmetrics_listen =\n"
 		"metrics_textfile =\n[node a]\ncpu_budget =\n"

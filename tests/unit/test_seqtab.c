@@ -503,6 +503,18 @@ START_TEST(test_clamp_timing)
 	ck_assert_uint_eq(ms, 1000);
 	ck_assert_int_le(SEQTAB_MAX_RETRIES, 10);
 	ck_assert_uint_ge(SEQTAB_MIN_RETRY_MS, 1000);
+	/* a node that is not the admins': at most 4 x 5 s, the defaults
+	 * as they are */
+	rt = 10;
+	ms = 60000;
+	seqtab_clamp_user(&rt, &ms);
+	ck_assert_int_eq(rt, 4);
+	ck_assert_uint_eq(ms, 5000);
+	rt = 4;
+	ms = 2000;
+	seqtab_clamp_user(&rt, &ms);
+	ck_assert_int_eq(rt, 4);
+	ck_assert_uint_eq(ms, 2000);
 }
 END_TEST
 

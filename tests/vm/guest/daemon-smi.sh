@@ -6,7 +6,9 @@
 # no ipmi_devintf, no stock /dev/ipmiN beside the nodes.
 #  1. ipmi_devintf not loaded: the daemon binds the relay, under user =
 #     nobody and seccomp = yes; a node's system-interface and bridged
-#     requests are answered (the satellite's mc info through ipmitool).
+#     requests are answered (the satellite's mc info through ipmitool); a
+#     readonly node's file stops at its share of the kernel's sequence
+#     slots and may not set the maintenance mode.
 #  2. One event from the BMC reaches a subscriber of every node.
 #  3. An incoming IPMB command (the proxy injects it on OEM 30 04) reaches
 #     the node client that registered it, which replies; after it closed,
@@ -32,13 +34,16 @@ mode = 0666
 [node ipmi2]
 events = yes
 mode = 0666
+[node ipmi3]
+access = readonly
+mode = 0666
 CONF
 
 start() {	# LOG
 	kcsmuxd -f >"$1" 2>&1 &
 	dpid=$!
 	for _i in $(seq 100); do
-		grep -q 'seccomp filter in' "$1" && [ -c /dev/ipmi2 ] && return 0
+		grep -q 'seccomp filter in' "$1" && [ -c /dev/ipmi3 ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -73,6 +78,17 @@ run_to /tmp/br2 kcsmux-ipmi-probe -d /dev/ipmi1 -t 0x72 -b 5 -n 1 -k \
 	--allow-errors
 expect "an IPMB request to channel 5 (not IPMB) fails at SEND with EINVAL" \
 	'Invalid argument' /tmp/br2
+# ipmi_msghandler holds one of its 64 sequence slots per bridged request
+# until an answer or the last retry: a readonly node's file gets its share
+# (3 nodes: 21 a node, 10 a file; EAGAIN past it) of requests to a silent
+# address, and may read but not set the maintenance mode; ipmi1's bridged
+# requests are still answered meanwhile.
+run_to /tmp/slots kcsmux-ipmi-hostile slots /dev/ipmi3 10
+check "a readonly file stops at its share of the kernel's slots" \
+	sh -c '! grep -q FAIL /tmp/slots && grep -q "10 bridged requests held" /tmp/slots'
+run_to /tmp/br3 kcsmux-ipmi-probe -d /dev/ipmi1 -t 0x72 -n 3 -k
+expect "... and ipmi1's bridged requests are answered meanwhile" \
+	'^probe: .* ok=3 err=0 ' /tmp/br3
 check "kcsmuxd still runs (seccomp = yes)" kill -0 "$dpid"
 
 say "2. one event reaches every node's subscriber"

@@ -91,6 +91,8 @@ owner = kcsmux
 group = ipmimon
 mode = 0660
 access = sensors
+; sensors may not read the SEL: no events reach it unless said
+events = yes
 ; as the shipped configuration: tools that only know interface 0 (root's
 ; ipmitool without -d) find this node through /dev/ipmi/0
 interface = 0
