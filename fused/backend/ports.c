@@ -44,9 +44,9 @@ void backend_kcsraw_missing(const char *path, int err, char **cause)
 		error_set(cause,
 			  "%s: %s: %s (/proc/ioports), so kcsraw.ko could "
 			  "not take the KCS interface; hand it over with "
-			  "`modprobe -r ipmi_watchdog ipmi_devintf ipmi_si && "
-			  "modprobe kcsraw` (docs/admin.md, Cutover), or set "
-			  "backend = ipmidev to run on the stock driver",
+			  "`kcsmux-cutover check` then `kcsmux-cutover apply` "
+			  "(docs/admin.md, Cutover), or set backend = ipmidev "
+			  "to run on the stock driver",
 			  path, strerror(err), holder);
 	else
 		error_set(cause,
