@@ -75,11 +75,14 @@ restart_scenarios() {
 	"$RS_PROBE" -d /dev/ipmi1 -r "0x06 0x22" -n $_n -i 2000000 --timeout 30000 \
 		-k --allow-errors >/tmp/rs-wdt.out 2>&1 &
 	_wdt=$!
-	nr0=$(systemctl show -p NRestarts --value kcsmuxd)
 	for _i in $(seq "$RS_RESTARTS"); do
 		rs_event restart "$_i"
 		sleep 2
 	done
+	# after the restarts: a `systemctl restart` starts the count again
+	# (systemd counts automatic restarts since the last start it was
+	# asked for), so only the kills' own are counted
+	nr0=$(systemctl show -p NRestarts --value kcsmuxd)
 	for _i in $(seq "$RS_KILLS"); do
 		rs_event kill "$_i"
 		sleep 2
