@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/selmirror.h"
+#include "util/le.h"
 
 #define NMAX 9000
 
@@ -42,18 +43,6 @@ struct model {
 
 static struct model bmc;
 
-static void put16(uint8_t *p, unsigned int v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v & 0xffff);
-	put16(p + 2, v >> 16);
-}
-
 static uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
@@ -66,9 +55,9 @@ static void model_add(void)
 
 	ck_assert_uint_lt(i, NMAX);
 	bmc.id[i] = bmc.next_id++;
-	put16(bmc.data[i], bmc.id[i]);
+	st16(bmc.data[i], bmc.id[i]);
 	bmc.data[i][2] = 0x02;
-	put32(bmc.data[i] + 3, bmc.clock);
+	st32(bmc.data[i] + 3, bmc.clock);
 	for (unsigned int b = 7; b < 16; b++)
 		bmc.data[i][b] = (uint8_t)(bmc.id[i] * 7 + b * 13);
 	bmc.add_ts = ++bmc.clock;
@@ -122,16 +111,16 @@ static unsigned int model_answer(uint8_t cmd, const uint8_t *d,
 	switch (cmd) {
 	case 0x40:
 		resp[1] = 0x51;
-		put16(resp + 2, bmc.info_count ? bmc.info_count : bmc.n);
-		put16(resp + 4, (NMAX - bmc.n) * 16);
-		put32(resp + 6, bmc.add_ts);
-		put32(resp + 10, bmc.erase_ts);
+		st16(resp + 2, bmc.info_count ? bmc.info_count : bmc.n);
+		st16(resp + 4, (NMAX - bmc.n) * 16);
+		st32(resp + 6, bmc.add_ts);
+		st32(resp + 10, bmc.erase_ts);
 		resp[14] = 0x0b; /* delete, reserve, alloc info */
 		return 15;
 	case 0x42:
 		if (++bmc.res == 0)
 			bmc.res = 1;
-		put16(resp + 1, bmc.res);
+		st16(resp + 1, bmc.res);
 		return 3;
 	case 0x43:
 		if (len < 6) {
@@ -153,10 +142,10 @@ static unsigned int model_answer(uint8_t cmd, const uint8_t *d,
 			resp[0] = 0xcb;
 			return 1;
 		}
-		put16(resp + 1,
-		      (unsigned int)i + 1 < bmc.n ? bmc.id[i + 1] : 0xffff);
+		st16(resp + 1,
+		     (unsigned int)i + 1 < bmc.n ? bmc.id[i + 1] : 0xffff);
 		if (bmc.loop_at && (unsigned int)i + 1 >= bmc.loop_at)
-			put16(resp + 1, bmc.id[i]);
+			st16(resp + 1, bmc.id[i]);
 		if (off + cnt > 16)
 			cnt = 16 - off;
 		memcpy(resp + 3, bmc.data[i] + off, cnt);
@@ -173,7 +162,7 @@ static unsigned int model_answer(uint8_t cmd, const uint8_t *d,
 			resp[0] = 0xcb;
 			return 1;
 		}
-		put16(resp + 1, bmc.id[i]);
+		st16(resp + 1, bmc.id[i]);
 		model_delete_at(i);
 		return 3;
 	case 0x47: /* 0xaa erases; either moves ipmi_sim's erase time */
@@ -256,8 +245,8 @@ static unsigned int get_entry(struct selm *m, const void *owner, uint16_t res,
 {
 	uint8_t d[6];
 
-	put16(d, res);
-	put16(d + 2, id);
+	st16(d, res);
+	st16(d + 2, id);
 	d[4] = off;
 	d[5] = cnt;
 	return client(m, owner, 0x43, d, 6, resp, hit);
@@ -275,8 +264,8 @@ static unsigned int walk(struct selm *m, const void *owner, uint16_t res)
 
 	for (unsigned int k = 0; k <= bmc.n; k++) {
 		la = get_entry(m, owner, res, id, 0, 0xff, a, &hit);
-		put16(d, res);
-		put16(d + 2, id);
+		st16(d, res);
+		st16(d + 2, id);
 		d[4] = 0;
 		d[5] = 0xff;
 		lb = model_answer(0x43, d, 6, b, false);
@@ -329,8 +318,8 @@ START_TEST(test_identical)
 			for (unsigned int c = 0; c < sizeof(counts); c++) {
 				la = get_entry(m, "a", 0, ids[i], (uint8_t)off,
 					       counts[c], a, &hit);
-				put16(d, 0);
-				put16(d + 2, ids[i]);
+				st16(d, 0);
+				st16(d + 2, ids[i]);
 				d[4] = (uint8_t)off;
 				d[5] = counts[c];
 				lb = model_answer(0x43, d, 6, b, false);
@@ -448,11 +437,11 @@ START_TEST(test_delete)
 		bmc.erase_on_delete = conformant;
 		walk(m, "a", 0);
 		g0 = bmc.nget;
-		put16(d, 0);
-		put16(d + 2, bmc.id[7]);
+		st16(d, 0);
+		st16(d + 2, bmc.id[7]);
 		client(m, "a", 0x46, d, 4, resp, &hit);
 		ck_assert_uint_eq(resp[0], 0);
-		put16(d + 2, bmc.id[bmc.n - 1]); /* the last one */
+		st16(d + 2, bmc.id[bmc.n - 1]); /* the last one */
 		client(m, "a", 0x46, d, 4, resp, &hit);
 		ck_assert_uint_eq(resp[0], 0);
 		walk(m, "a", 0);
@@ -565,7 +554,7 @@ START_TEST(test_follow_fill)
 	lb = model_answer(0x43, d, 6, b, false);
 	ck_assert_uint_eq(la, lb);
 	ck_assert_mem_eq(a, b, la);
-	put16(d + 2, get16(a + 1)); /* the next one: not fetched yet */
+	st16(d + 2, get16(a + 1)); /* the next one: not fetched yet */
 	ck_assert_int_eq(selm_request(m, "a", &rq, now, a, 270, &la),
 			 SDRC_PARK);
 	ck_assert(step(m));
