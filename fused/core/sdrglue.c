@@ -96,14 +96,25 @@ static bool try_cache(struct xact *x, uint64_t now)
 	return true;
 }
 
-/* Ask again for every parked request: the cache moved on. */
-static void unpark(struct daemon *d, uint64_t now)
+/* Ask again for the requests parked on the SEL mirror (SEL) or on the
+ * cache (!SEL): that one moved on. Only those: a request waiting for the
+ * cache's revalidation that is asked again while it is out wants another
+ * (sdrc_request), so asking it on each of the mirror's answers would keep
+ * it waiting until the mirror's fill ends (three cold `ipmitool sel
+ * elist` had an SDR read wait past ipmitool's 15 s timeout). */
+static void unpark(struct daemon *d, uint64_t now, bool sel)
 {
 	struct xact_list again = TAILQ_HEAD_INITIALIZER(again);
 	struct cpu_mark mk;
-	struct xact *x;
+	struct xact *x, *nx;
 
-	TAILQ_CONCAT(&again, &d->sdr_parked, qlink);
+	for (x = TAILQ_FIRST(&d->sdr_parked); x; x = nx) {
+		nx = TAILQ_NEXT(x, qlink);
+		if (x->owner && sel_mirrored(x) != sel)
+			continue;
+		TAILQ_REMOVE(&d->sdr_parked, x, qlink);
+		TAILQ_INSERT_TAIL(&again, x, qlink);
+	}
 	while ((x = TAILQ_FIRST(&again))) {
 		TAILQ_REMOVE(&again, x, qlink);
 		if (!x->owner) { /* closed meanwhile */
@@ -149,7 +160,7 @@ static void internal_done(struct xact *x, int status, const uint8_t *resp,
 	sdrc_answer(d->sdrc, status, status ? NULL : resp + 2,
 		    status ? 0 : len - 2, now);
 	log_state(d->sdrc, before);
-	unpark(d, now);
+	unpark(d, now, false);
 	pump(d);
 }
 
@@ -181,7 +192,16 @@ static void sel_internal_done(struct xact *x, int status, const uint8_t *resp,
 	selm_answer(d->selm, status, status ? NULL : resp + 2,
 		    status ? 0 : len - 2, now);
 	log_sel_state(d->selm, before);
-	unpark(d, now);
+	/* A node's transaction waiting at the interface goes before the
+	 * mirror's next request (the daemon's own go ahead of every node):
+	 * the fill alternates with the clients' other requests instead of
+	 * holding them for all of its thousands of entries (a cold `sel
+	 * elist` waited for the whole fill on its first SDR read, past
+	 * ipmitool's 15 s timeout at 3,000 entries). Then the mirror's next
+	 * request, queued while the parked readers are answered. */
+	xact_kick(d);
+	pump(d);
+	unpark(d, now, true);
 	pump(d);
 }
 
@@ -214,12 +234,12 @@ static void pump(struct daemon *d)
 	if (d->sdrc && sdrc_next_request(d->sdrc, now_ms(), &r) &&
 	    !send_own(d, &r, internal_done)) {
 		sdrc_answer(d->sdrc, -ENOMEM, NULL, 0, now_ms());
-		unpark(d, now_ms());
+		unpark(d, now_ms(), false);
 	}
 	if (d->selm && selm_next_request(d->selm, now_ms(), &r) &&
 	    !send_own(d, &r, sel_internal_done)) {
 		selm_answer(d->selm, -ENOMEM, NULL, 0, now_ms());
-		unpark(d, now_ms());
+		unpark(d, now_ms(), true);
 	}
 }
 

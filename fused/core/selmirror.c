@@ -68,6 +68,10 @@ static int find(struct selm *m, uint16_t id)
 		return (int)m->n - 1;
 	if (m->hint + 1 < m->n && m->e[m->hint + 1].id == id)
 		return (int)m->hint + 1;
+	/* the one a fill reads next: readers following it ask for it on
+	 * every answer, so no search of thousands */
+	if (m->e[m->n - 1].next == id)
+		return -1;
 	for (unsigned int i = 0; i < m->n; i++)
 		if (m->e[i].id == id)
 			return (int)i;
