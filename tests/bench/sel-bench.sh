@@ -66,7 +66,11 @@ run() {
 	_w=$(($(ms) - _t))
 	mark "$5"
 	_same=yes
-	for _i in $(seq "$4"); do cmp -s "/tmp/o.$_i" "$6" || _same=no; done
+	for _i in $(seq "$4"); do
+		cmp -s "/tmp/o.$_i" "$6" && continue
+		_same=no # kept for the report: what differed
+		diff -u "$6" "/tmp/o.$_i" | head -n 200 >"/out/diff.$1.$2.$4.$_i" || true
+	done
 	echo "row=$1 tool=$2 readers=$4 wall_ms=$_w marker=$_m lines=$(wc -l </tmp/o.1) same=$_same" | tee -a $RES
 }
 n=$(ipmitool -I open -d "$sn" sel info 2>/dev/null | sed -n 's/^Entries *: *//p')
@@ -98,5 +102,9 @@ for tool in elist ipmi-sel; do
 	kcsmuxctl show ipmi1 | grep '^sel_' >/out/show.$tool
 	stop
 done
+# the SELs at the end: an entry the BMCs logged by themselves would show
+echo "sel_info_stock=$(ipmitool -I open -d "$sn" sel info 2>/dev/null |
+	sed -n 's/^Entries *: *//p')" >>$RES
+echo "sel_info_node_raw=$(kcsmux-kcsraw raw 0a 40 2>&1 | tr '\n' ' ')" >>$RES
 cp /tmp/kcsmuxd.log /out/
 summary

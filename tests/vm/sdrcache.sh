@@ -58,7 +58,7 @@ END {
 		printf "%-28s %8d %8d %8d %8d %8d %8d %8d\n", name[p], get[p], \
 			dev[p], fru[p], info[p], res[p], dinfo[p], all[p]
 	}
-	sname["59"] = "ipmitool sel elist, cold"
+	sname["59"] = "sel elist x3 at once, cold"
 	sname["5a"] = "ipmitool sel elist, warm"
 	sname["5c"] = "ipmi-sel, warm"
 	sname["5d"] = "ipmi-sel x3 at once"
@@ -75,6 +75,10 @@ END {
 	bad = 0
 	if (n != 16) { print "FAIL: markers missing (" n " of 16)"; bad = 1 }
 	if (selget["59"] < 1000) { print "FAIL: no SEL fill seen (" selget["59"] ")"; bad = 1 }
+	if (selget["59"] > 1100) { print "FAIL: the three cold lists read the SEL more than once (" selget["59"] ")"; bad = 1 }
+	# the fill must not hold an SDR read of the lists for revalidation
+	# after revalidation (it once asked for ~1,000 during the fill)
+	if (info["59"] > 12) { print "FAIL: " info["59"] " Get SDR Repository Info during the cold lists"; bad = 1 }
 	if (selget["5a"] + selget["5c"] + selget["5d"] != 0) { print "FAIL: a warm SEL list reached the BMC"; bad = 1 }
 	if (selget["5f"] > 4) { print "FAIL: the sync read more than the new entries (" selget["5f"] ")"; bad = 1 }
 	if (get["52"] + dev["52"] + fru["52"] != 0) { print "FAIL: the cached compare reached the BMC"; bad = 1 }
