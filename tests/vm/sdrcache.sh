@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/kcsmux-sdrcache.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 KCSMUX_BMC_SEL_EXTRA=${KCSMUX_BMC_SEL_EXTRA:-1000} \
-	"$here/run.sh" --bmc extern --second-kcs --delay fixed:100 --timeout 360 \
+	"$here/run.sh" --bmc extern --second-kcs --delay fixed:100 --timeout 480 \
 	--proxy-args "--log-requests $tmp/requests%n.log" "$@" \
 	"$here/guest/daemon-sdrcache.sh"
 rc=$?
