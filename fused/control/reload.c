@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "control/control.h"
 #include "core/core.h"
+#include "core/leasegate.h"
 #include "cuse/cuse.h"
 #include "core/policy.h"
 #include "util/error.h"
@@ -398,6 +399,7 @@ int daemon_reload(struct daemon *d, char **cause)
 	config_free(&nc);
 	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept, added,
 		 removed);
+	leasegate_conf(d, now_ns()); /* lease keys taken or released */
 	if (failed) {
 		error_set(cause,
 			  "%s: %zu new node(s) could not be created (%s); "

@@ -183,7 +183,8 @@ static void node_policy(struct node *n, struct xact *x, uint64_t now,
 	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ? KCSRAW_BACKOFF_FIXED :
 							  KCSRAW_BACKOFF_EXP;
 	/* the watchdog's (x->urgent) is not made to wait by the budget */
-	if (p->cpu_budget_ppm && !x->urgent &&
+	/* nor the firmware lease's holder (relaxed: docs/leases.md) */
+	if (p->cpu_budget_ppm && !x->urgent && n->d->lease_fw != n &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		k->max_busy_us = 0;
 		k->poll_us = p->poll_max_us;
@@ -210,7 +211,9 @@ static struct xact *pick(struct daemon *d, uint64_t now)
 	uint64_t at;
 	struct timeval tv;
 
-	if (x && !sched_urgent_waiting(&d->sched)) {
+	/* the daemon's own wait while a node holds the firmware lease
+	 * (leasegate.h): the update's sequence is not interleaved */
+	if (x && !sched_urgent_waiting(&d->sched) && !d->lease_fw) {
 		TAILQ_REMOVE(&d->internal, x, qlink);
 		return x;
 	}
