@@ -40,6 +40,10 @@ static void fw_end(struct daemon *d, const char *how)
 	d->lease_fw_ends++;
 	if (d->lease_ev)
 		evtimer_del(d->lease_ev);
+	/* the holder polled the BMC back after its reset: the others need
+	 * not wait out the rest of the stock 30 s (core/maint.h) */
+	if (!d->bmc_silent)
+		maint_reset_done(&d->maint);
 	if (d->sdrc)
 		sdrc_invalidate(d->sdrc);
 	if (d->selm)
@@ -176,9 +180,16 @@ int leasegate_take(struct daemon *d, struct node *n, unsigned int mask,
 unsigned int leasegate_release(struct daemon *d, struct node *n,
 			       unsigned int mask)
 {
-	unsigned int k = lease_release(&d->leases, n, mask);
+	uint64_t now = now_ns();
+	unsigned int k;
 
-	fw_sync(d, now_ns());
+	/* past their deadline: gone already, not counted */
+	for (unsigned int i = 0; i < LEASE_NCLASSES; i++)
+		if (d->leases.l[i].holder == n &&
+		    now >= d->leases.l[i].until_ns)
+			lease_release(&d->leases, n, 1u << i);
+	k = lease_release(&d->leases, n, mask);
+	fw_sync(d, now);
 	return k;
 }
 

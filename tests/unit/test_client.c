@@ -1937,6 +1937,8 @@ START_TEST(test_lease_firmware)
 	ck_assert_ptr_null(fx.d.lease_fw);
 	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x01);
 	ck_assert_str_ne(selm_state_name(fx.d.selm), "valid");
+	/* the holder rode the reset through: the others need not wait */
+	ck_assert_int_eq(send_si(b, 43, 0x06, 0x01), 0);
 }
 END_TEST
 
