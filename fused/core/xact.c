@@ -206,14 +206,19 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
  * the scheduler picks among the nodes. */
 static struct xact *pick(struct daemon *d, uint64_t now)
 {
-	struct xact *x = TAILQ_FIRST(&d->internal);
+	struct xact *x;
 	struct sched_item *it;
 	uint64_t at;
 	struct timeval tv;
 
 	/* the daemon's own wait while a node holds the firmware lease
-	 * (leasegate.h): the update's sequence is not interleaved */
-	if (x && !sched_urgent_waiting(&d->sched) && !d->lease_fw) {
+	 * (leasegate.h): the update's sequence is not interleaved; but not
+	 * the message flags machine's, which fetches the answers to the
+	 * holder's bridged requests */
+	TAILQ_FOREACH (x, &d->internal, qlink)
+		if (!d->lease_fw || x->flags)
+			break;
+	if (x && !sched_urgent_waiting(&d->sched)) {
 		TAILQ_REMOVE(&d->internal, x, qlink);
 		return x;
 	}

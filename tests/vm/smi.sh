@@ -154,7 +154,7 @@ daemon)
 	{ n[c]++; if (ag) agents++; else if (c == "06 2f" || c == "06 35" || c == "06 34") kernel++; else if (c != "30 5d" && c != "06 02" && c != "06 01") other++ }
 	END {
 		printf "    between the markers: %d writes, %d resets, %d polls, %d of the kernel, %d of the agents, %d others; %d of the agents after\n", n["30 5d"], n["06 02"], n["06 01"], kernel, agents, other, after
-		exit !(done && n["30 5d"] >= 2000 && n["06 02"] == 1 && agents + other == 0 && after > 0)
+		exit !(done && n["30 5d"] >= 1000 && n["06 02"] == 1 && agents + other == 0 && after > 0)
 	}' "$log0" >"$tmp/lease"
 	lrc=$?
 	cat "$tmp/lease"
