@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "config/config_priv.h"
 #include "util/error.h"
+#include "core/lease.h"
 
 /* ---- values ---- */
 
@@ -482,6 +483,26 @@ static int n_luns(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return 0;
 }
 
+/* lease = CLASS[,CLASS...]: the node holds those leases (lease.h) from
+ * start, renewed while it is configured (docs/leases.md); not firmware,
+ * which is for an update's length only. */
+static int n_lease(struct kcsmux_node_conf *n, struct nodestate *ns,
+		   const char *v, char **cause)
+{
+	const char *bad = v;
+	unsigned int mask = 0;
+
+	(void)ns;
+	if (lease_classes_parse(v, &mask, &bad) < 0 || (mask & LEASE_FIRMWARE))
+		return error_set(cause,
+				 "lease: expected classes chassis, fan-oem, "
+				 "users, lan (comma-separated; firmware only "
+				 "with kcsmuxctl lease), not '%s'",
+				 v);
+	n->leases = mask;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*set)(struct kcsmux_node_conf *, struct nodestate *, const char *,
@@ -506,6 +527,7 @@ static const struct {
 				 false },
 	{ "luns", n_luns, false },
 	{ "sel_mirror", n_sel_mirror, false },
+	{ "lease", n_lease, false },
 };
 
 _Static_assert(ARRAY_SIZE(node_keys) <=

@@ -132,5 +132,12 @@ void config_finish(struct parser *p)
 					cfg->nodes[i].name,
 					cfg->nodes[i].interface,
 					cfg->nodes[j].name);
+		for (j = 0; j < i; j++)
+			if (cfg->nodes[i].leases & cfg->nodes[j].leases)
+				config_error(p, cfg->nodes[i].line,
+					     "node '%s': lease: a class is node "
+					     "'%s''s already",
+					     cfg->nodes[i].name,
+					     cfg->nodes[j].name);
 	}
 }

@@ -29,6 +29,7 @@
 #include "util/log.h"
 #include "core/access.h"
 #include "core/health.h"
+#include "core/leasegate.h"
 #include "core/policy.h"
 #include "backend/backend.h"
 
@@ -548,6 +549,123 @@ static void do_set(struct ctl_conn *c, const struct ctl_kvlist *l)
 	xact_kick(d);
 }
 
+/* ---- leases (docs/leases.md) ---- */
+
+/* Every unexpired lease: "lease=NODE CLASS LEFT_S configured|kcsmuxctl". */
+static void lease_list(struct daemon *d, struct ctl_buf *b)
+{
+	uint64_t now = now_ns();
+	const struct lease *l;
+	const struct node *h;
+
+	for (unsigned int i = 0; i < LEASE_NCLASSES; i++) {
+		l = &d->leases.l[i];
+		if (!l->holder || now >= l->until_ns)
+			continue;
+		h = l->holder;
+		ctl_kv_addf(b, "lease", "%s %s %llu %s", h->conf.name,
+			    lease_class_name(1u << i),
+			    (unsigned long long)((l->until_ns - now) /
+						 1000000000u),
+			    (h->conf.leases & 1u << i) ? "configured" :
+							 "kcsmuxctl");
+	}
+}
+
+/* LEASE take: "node=", "classes=", "seconds=". */
+static void lease_take_req(struct ctl_conn *c, const struct ctl_kvlist *l,
+			   struct node *n, unsigned int mask)
+{
+	struct daemon *d = c->ctl->d;
+	const struct node *h = NULL;
+	const char *v = ctl_kv_find(l, 0, l->n, "seconds");
+	unsigned long long secs;
+	char *end = NULL;
+	struct ctl_buf b;
+	int rv;
+
+	secs = v ? strtoull(v, &end, 10) : 0;
+	if (!v || end == v || *end || secs == 0 ||
+	    secs > LEASE_MAX_NS / 1000000000u) {
+		control_reply_err(c, CTL_LEASE, CTL_E_INVAL,
+				  "lease take: seconds must be 1 to %llu",
+				  LEASE_MAX_NS / 1000000000u);
+		return;
+	}
+	rv = leasegate_take(d, n, mask, secs * 1000000000u, &h);
+	if (rv == -EBUSY) {
+		control_reply_err(c, CTL_LEASE, CTL_E_BUSY,
+				  "lease take %s: node %s holds one of "
+				  "those classes",
+				  n->conf.name, h ? h->conf.name : "?");
+		return;
+	}
+	if (rv < 0) {
+		control_reply_err(c, CTL_LEASE, CTL_E_INVAL,
+				  "lease take %s: %s", n->conf.name,
+				  strerror(-rv));
+		return;
+	}
+	log_info("control: uid %u (pid %ld) lease take %s classes 0x%x for "
+		 "%llu s",
+		 (unsigned)c->uid, (long)c->pid, n->conf.name, mask, secs);
+	ctl_buf_init(&b);
+	lease_list(d, &b);
+	control_reply(c, CTL_LEASE, CTL_OK, &b);
+	ctl_buf_free(&b);
+}
+
+static void do_lease(struct ctl_conn *c, const struct ctl_kvlist *l)
+{
+	struct daemon *d = c->ctl->d;
+	const char *op = ctl_kv_find(l, 0, l->n, "op");
+	const char *cls = ctl_kv_find(l, 0, l->n, "classes");
+	const char *name = ctl_kv_find(l, 0, l->n, "node");
+	unsigned int mask = LEASE_ALL;
+	struct ctl_buf b;
+	struct node *n;
+
+	if (op && !strcmp(op, "list")) {
+		leasegate_conf(d, now_ns());
+		ctl_buf_init(&b);
+		lease_list(d, &b);
+		control_reply(c, CTL_LEASE, CTL_OK, &b);
+		ctl_buf_free(&b);
+		return;
+	}
+	if (!op || (strcmp(op, "take") && strcmp(op, "release"))) {
+		control_reply_err(c, CTL_LEASE, CTL_E_PROTO,
+				  "lease: op must be list, take or release");
+		return;
+	}
+	if (!need_admin(c, CTL_LEASE))
+		return;
+	if (!name || !(n = node_find(d, name))) {
+		reply_no_node(c, CTL_LEASE, name ? name : "");
+		return;
+	}
+	if ((cls || !strcmp(op, "take")) &&
+	    lease_classes_parse(cls ? cls : "", &mask, NULL) < 0) {
+		control_reply_err(c, CTL_LEASE, CTL_E_INVAL,
+				  "lease %s: classes are chassis, fan-oem, "
+				  "users, lan, firmware (not '%s')",
+				  op, cls ? cls : "");
+		return;
+	}
+	if (!strcmp(op, "take")) {
+		lease_take_req(c, l, n, mask);
+		return;
+	}
+	ctl_buf_init(&b);
+	ctl_kv_addf(&b, "released", "%u", leasegate_release(d, n, mask));
+	log_info("control: uid %u (pid %ld) lease release %s classes 0x%x",
+		 (unsigned)c->uid, (long)c->pid, n->conf.name, mask);
+	lease_list(d, &b);
+	control_reply(c, CTL_LEASE, CTL_OK, &b);
+	ctl_buf_free(&b);
+	xact_kick(d);
+}
+
 /* RELOAD with "dry_run=yes": what the reload would do, nothing applied. */
 static void do_reload_plan(struct ctl_conn *c)
 {
@@ -651,6 +769,7 @@ void control_handle(struct ctl_conn *c, const struct ctl_hdr *h,
 	case CTL_RELOAD:
 	case CTL_STATUS:
 	case CTL_CHECK:
+	case CTL_LEASE:
 		if (ctl_kv_parse(payload, h->len, &l, err, sizeof(err)) < 0) {
 			control_reply_err(c, h->type, CTL_E_PROTO, "%s: %s",
 					  ctl_type_name(h->type, tb,
@@ -666,6 +785,8 @@ void control_handle(struct ctl_conn *c, const struct ctl_hdr *h,
 			do_status(c, &l);
 		else if (h->type == CTL_CHECK)
 			do_check(c, &l);
+		else if (h->type == CTL_LEASE)
+			do_lease(c, &l);
 		else
 			do_reload(c, &l);
 		ctl_kvlist_free(&l);

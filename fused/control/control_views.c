@@ -214,6 +214,12 @@ static void sel_mirror_kv(const struct node *n, struct ctl_buf *b)
 	const struct selm *m = n->d->selm;
 	const struct selm_stats *st;
 
+	ctl_kv_addf(b, "lease_refused", "%llu",
+		    (unsigned long long)n->cnt.lease_refused);
+	ctl_kv_addf(b, "lease_busy", "%llu",
+		    (unsigned long long)n->cnt.lease_busy);
+	ctl_kv_addf(b, "lease_stale", "%llu",
+		    (unsigned long long)n->cnt.lease_stale);
 	ctl_kv_add(b, "sel_mirror", n->conf.no_sel_mirror ? "no" : "yes");
 	ctl_kv_addf(b, "sel_mirror_hits", "%llu",
 		    (unsigned long long)n->cnt.sel_hits);

@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "control/control.h"
 #include "core/core.h"
+#include "core/leasegate.h"
 #include "cuse/cuse.h"
 #include "core/policy.h"
 #include "util/error.h"
@@ -199,6 +200,20 @@ static int reload_read(struct daemon *d, struct kcsmux_config *nc, char **cause)
 	return 0;
 }
 
+/* MASK's class names, "chassis,lan" ("none" for 0), into BUF. */
+static const char *lease_names(unsigned int mask, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < LEASE_NCLASSES; i++)
+		if ((mask & 1u << i) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s",
+					       at ? "," : "",
+					       lease_class_name(1u << i));
+	return at ? buf : "none";
+}
+
 /* A node's clients for the plan: "2 clients: pid 812 uid 0, ...". */
 static void plan_clients(const struct node *n, struct ctl_buf *b)
 {
@@ -270,6 +285,13 @@ static void plan_node(const struct kcsmux_node_conf *a,
 	PLAN_NUM(max_outstanding);
 	PLAN_NUM(max_clients);
 	PLAN_NUM(interface);
+	if (a->leases != b->leases) {
+		char was[64], now[64];
+
+		ctl_kv_addf(out, "change", "%s: lease %s -> %s", a->name,
+			    lease_names(a->leases, was, sizeof(was)),
+			    lease_names(b->leases, now, sizeof(now)));
+	}
 #undef PLAN_BOOL
 #undef PLAN_NUM
 }
@@ -398,6 +420,7 @@ int daemon_reload(struct daemon *d, char **cause)
 	config_free(&nc);
 	log_info("reload: %zu nodes kept, %zu added, %zu removed", kept, added,
 		 removed);
+	leasegate_conf(d, now_ns()); /* lease keys taken or released */
 	if (failed) {
 		error_set(cause,
 			  "%s: %zu new node(s) could not be created (%s); "

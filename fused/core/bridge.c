@@ -70,6 +70,7 @@ internal_xact(struct daemon *d, const uint8_t *req, size_t len,
 	memcpy(x->req, req, len);
 	x->req_len = (uint16_t)len;
 	x->done = done;
+	x->flags = true;
 	return x;
 }
 

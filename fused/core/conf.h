@@ -56,6 +56,7 @@ struct kcsmux_node_conf {
 	uint8_t luns;		     /* key luns: LUNs 1-3 requests may address
 				      * (bit n); LUN 0 always, nothing else
 				      * by default, whatever the preset */
+	unsigned int leases;	     /* lease key: classes (lease.h) held */
 	int line;		     /* of the [node NAME] header */
 };
 

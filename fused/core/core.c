@@ -14,6 +14,7 @@
 #include "backend/backend.h"
 #include "core/core.h"
 #include "core/health.h"
+#include "core/leasegate.h"
 #include "core/sdrglue.h"
 #include "core/xact.h"
 #include "util/clock.h"
@@ -53,6 +54,7 @@ void core_fini(struct daemon *d)
 	bmc_setup_fini(d);
 	sdrglue_fini(d);
 	bridge_fini(d);
+	leasegate_fini(d);
 }
 
 /* The backend's reports (backend_cbs), with the daemon as their arg. */

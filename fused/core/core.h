@@ -52,6 +52,7 @@
 #include "core/atn.h"
 #include "core/coalesce.h"
 #include "core/cpumeter.h"
+#include "core/lease.h"
 #include "core/maint.h"
 #include "core/nodestats.h"
 #include "core/sched.h"
@@ -93,6 +94,11 @@ struct node_counters {
 	 * one answered within coalesce_window_ms */
 	uint64_t coalesced;
 	uint64_t coalesced_recent;
+	/* leases (core/leasegate.c): refused at once because another node
+	 * holds the class (cc 0xd5) or the firmware lease (cc 0xc0), and
+	 * answered from the SDR cache or SEL mirror during another's
+	 * firmware lease (stale) */
+	uint64_t lease_refused, lease_busy, lease_stale;
 };
 
 /* The front end's (cuse/cuse.h); the core only passes pointers along. */
@@ -134,6 +140,7 @@ struct node {
 	/* coalesce_window_ms: the last answer per sensor number */
 	struct coalesce_recent recent[COALESCE_SENSORS];
 	struct log_rl rl_denied;
+	unsigned int lease_conf; /* its lease key, as last taken */
 	/* The node's own IPMB source address and LUN per channel
 	 * (IPMICTL_SET_MY_*: per node, so no node changes another's); [0] is
 	 * MY_ADDRESS/MY_LUN. From the daemon's defaults at creation. */
@@ -229,6 +236,14 @@ struct daemon {
 	uint8_t chan_address[ABI_MAX_CHANNELS];
 	uint8_t chan_lun[ABI_MAX_CHANNELS];
 	struct maint maint; /* maintenance mode (core/maint.h); zero: auto */
+	/* leases (core/leasegate.c): the table; the firmware lease's holder
+	 * (NULL: none; the daemon's own requests wait while there is one),
+	 * its deadline's timer; when the configured leases were renewed */
+	struct lease_table leases;
+	const struct node *lease_fw;
+	struct event *lease_ev;
+	uint64_t lease_fw_starts, lease_fw_ends;
+	uint64_t lease_conf_ns;
 	/* channel media from the scan at start (bmcsetup.c) */
 	uint8_t media[ABI_MAX_CHANNELS];
 	bool media_ready;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/lease.h"
 
@@ -47,6 +48,37 @@ const char *lease_class_name(unsigned int class_bit)
 		if (class_bit == 1u << i)
 			return names[i];
 	return NULL;
+}
+
+int lease_classes_parse(const char *s, unsigned int *mask, const char **bad)
+{
+	unsigned int m = 0, i;
+	size_t len;
+
+	for (;;) {
+		s += strspn(s, ", \t");
+		if (*s == '\0')
+			break;
+		len = strcspn(s, ", \t");
+		for (i = 0; i < LEASE_NCLASSES; i++)
+			if (strlen(lease_class_name(1u << i)) == len &&
+			    strncmp(s, lease_class_name(1u << i), len) == 0)
+				break;
+		if (i == LEASE_NCLASSES) {
+			if (bad)
+				*bad = s;
+			return -EINVAL;
+		}
+		m |= 1u << i;
+		s += len;
+	}
+	if (!m) {
+		if (bad)
+			*bad = s;
+		return -EINVAL;
+	}
+	*mask = m;
+	return 0;
 }
 
 static bool held(const struct lease *l, uint64_t now_ns)

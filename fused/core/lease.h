@@ -6,8 +6,8 @@
  * deadline, whichever comes first (a dead holder's ends by itself).
  *
  * Pure logic: no I/O, no clock (every call takes now_ns), no allocation;
- * a holder is an opaque pointer (a node). Not wired into the request
- * path yet: docs/leases.md says how it will be.
+ * a holder is an opaque pointer (a node). The daemon's table and the
+ * request path are leasegate.c's.
  */
 #ifndef KCSMUX_LEASE_H
 #define KCSMUX_LEASE_H
@@ -44,6 +44,10 @@ unsigned int lease_classes(uint8_t netfn, uint8_t cmd);
 /* The name of a class bit ("chassis", "fan-oem", "users", "lan",
  * "firmware"), or NULL. */
 const char *lease_class_name(unsigned int class_bit);
+
+/* "chassis,fan-oem" (commas or blanks) into *MASK: 0, or -EINVAL for an
+ * empty list or an unknown name (*BAD: where). */
+int lease_classes_parse(const char *s, unsigned int *mask, const char **bad);
 
 /*
  * HOLDER takes the lease on every class in MASK for DURATION_NS (at most

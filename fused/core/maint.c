@@ -78,6 +78,11 @@ int maint_set_mode(struct maint *m, int mode, uint64_t now)
 	return 0;
 }
 
+void maint_reset_done(struct maint *m)
+{
+	m->until_ns = 0;
+}
+
 uint64_t maint_left_ms(const struct maint *m, uint64_t now)
 {
 	if (m->mode != MODE_AUTO || now >= m->until_ns)

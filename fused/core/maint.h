@@ -51,6 +51,9 @@ bool maint_refuse(struct maint *m, uint64_t now);
 bool maint_quiet(const struct maint *m, uint64_t now);
 /* SET_MAINTENANCE_MODE: 0, 1, 2 or -EINVAL. Off ends an auto state. */
 int maint_set_mode(struct maint *m, int mode, uint64_t now);
+/* The BMC is known to answer again after a reset (a firmware lease's
+ * holder rode it through, core/leasegate.c): an auto state ends. */
+void maint_reset_done(struct maint *m);
 /* The ms left of an auto state, 0 when none (for status). */
 uint64_t maint_left_ms(const struct maint *m, uint64_t now);
 

@@ -272,6 +272,31 @@ bool sdrglue_send(struct xact *x)
 	return taken;
 }
 
+bool sdrglue_stale(struct xact *x)
+{
+	struct daemon *d = x->d;
+	bool taken = false;
+
+	if (sel_mirrored(x)) {
+		if (!d->selm || strcmp(selm_state_name(d->selm), "valid"))
+			return false;
+		selm_set_revalidate_ms(d->selm, UINT32_MAX);
+		taken = try_sel(x, now_ms());
+		selm_set_revalidate_ms(d->selm, d->cfg.sdr_cache_revalidate_ms);
+	} else if (x->node->conf.sdr_cache && d->sdrc &&
+		   !strcmp(sdrc_state_name(d->sdrc), "valid")) {
+		sdrc_set_revalidate_ms(d->sdrc, UINT32_MAX);
+		taken = try_cache(x, now_ms());
+		sdrc_set_revalidate_ms(d->sdrc, d->cfg.sdr_cache_revalidate_ms);
+	}
+	/* parked: it would wait for the BMC; the caller refuses it */
+	if (taken && TAILQ_LAST(&d->sdr_parked, xact_list) == x) {
+		TAILQ_REMOVE(&d->sdr_parked, x, qlink);
+		taken = false;
+	}
+	return taken;
+}
+
 void sdrglue_bridged(struct daemon *d, uint8_t netfn, uint8_t cmd)
 {
 	static const uint8_t ok = 0;

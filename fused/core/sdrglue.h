@@ -22,6 +22,12 @@ struct xact;
  * until the cache is filled, then answered or enqueued. False: enqueue it.
  */
 bool sdrglue_send(struct xact *x);
+/*
+ * As sdrglue_send, while another node holds the firmware lease: true if
+ * the cache or mirror answered x at once from what it holds, never asking
+ * the BMC (no revalidation); false: nothing done, x is the caller's.
+ */
+bool sdrglue_stale(struct xact *x);
 /* A node's system-interface transaction is answered (resp: netfn, cmd,
  * cc ...): writes, clears and resets drop the cache. */
 void sdrglue_observe(const struct xact *x, int status, const uint8_t *resp,

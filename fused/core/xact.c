@@ -183,7 +183,8 @@ static void node_policy(struct node *n, struct xact *x, uint64_t now,
 	k->backoff = p->backoff == KCSMUX_BACKOFF_FIXED ? KCSRAW_BACKOFF_FIXED :
 							  KCSRAW_BACKOFF_EXP;
 	/* the watchdog's (x->urgent) is not made to wait by the budget */
-	if (p->cpu_budget_ppm && !x->urgent &&
+	/* nor the firmware lease's holder (relaxed: docs/leases.md) */
+	if (p->cpu_budget_ppm && !x->urgent && n->d->lease_fw != n &&
 	    nodestats_cpu_over(&n->st.cpu, now, p->cpu_budget_ppm)) {
 		k->max_busy_us = 0;
 		k->poll_us = p->poll_max_us;
@@ -205,11 +206,18 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
  * the scheduler picks among the nodes. */
 static struct xact *pick(struct daemon *d, uint64_t now)
 {
-	struct xact *x = TAILQ_FIRST(&d->internal);
+	struct xact *x;
 	struct sched_item *it;
 	uint64_t at;
 	struct timeval tv;
 
+	/* the daemon's own wait while a node holds the firmware lease
+	 * (leasegate.h): the update's sequence is not interleaved; but not
+	 * the message flags machine's, which fetches the answers to the
+	 * holder's bridged requests */
+	TAILQ_FOREACH (x, &d->internal, qlink)
+		if (!d->lease_fw || x->flags)
+			break;
 	if (x && !sched_urgent_waiting(&d->sched)) {
 		TAILQ_REMOVE(&d->internal, x, qlink);
 		return x;

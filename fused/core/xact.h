@@ -28,6 +28,8 @@ struct xact {
 	uint64_t cookie;
 	enum xact_state state;
 	bool internal; /* runs ahead of the nodes' queues */
+	bool flags;    /* the daemon's message flags machine (bridge.c): runs
+			* during a firmware lease (leasegate.h) */
 	bool urgent;   /* queued in the scheduler's urgent lane */
 	uint64_t t_enq, t_sub;
 

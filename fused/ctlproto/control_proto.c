@@ -50,7 +50,7 @@ void ctl_hdr_init(struct ctl_hdr *h, uint16_t type, uint32_t len,
 static const char *const type_names[] = {
 	[CTL_LIST] = "list",   [CTL_SHOW] = "show",	[CTL_SET] = "set",
 	[CTL_STATS] = "stats", [CTL_RELOAD] = "reload", [CTL_STATUS] = "status",
-	[CTL_CHECK] = "check",
+	[CTL_CHECK] = "check", [CTL_LEASE] = "lease",
 };
 
 const char *ctl_type_name(uint16_t type, char *buf, size_t len)
@@ -79,6 +79,7 @@ const char *ctl_status_name(uint32_t status)
 		[CTL_E_PERM] = "permission denied",
 		[CTL_E_UNSUPPORTED] = "not supported",
 		[CTL_E_INTERNAL] = "internal error",
+		[CTL_E_BUSY] = "held by another",
 	};
 
 	if (status < sizeof(names) / sizeof(names[0]))

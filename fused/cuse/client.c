@@ -20,6 +20,7 @@
 
 #include "core/coalesce.h"
 #include "core/ipmb.h"
+#include "core/leasegate.h"
 #include "core/sdrglue.h"
 #include "core/seqtab.h"
 #include "core/xact.h"
@@ -394,6 +395,47 @@ static void log_denied(struct client *c, const struct ipmi_request *rq,
 		  (unsigned int)rq->len);
 }
 
+/* A request another node's lease refuses: counted, logged (the holder
+ * named), answered at once with CC (leasegate.h). */
+static int lease_refuse(struct client *c, const struct ipmi_request *rq,
+			const struct lease_why *why, uint8_t cc)
+{
+	struct node *n = c->node;
+	const char *name = cmd_name(rq->netfn, rq->cmd);
+
+	if (cc == LEASE_CC_BUSY)
+		n->cnt.lease_busy++;
+	else
+		n->cnt.lease_refused++;
+	log_ratelimited(&n->rl_denied, LOG_NOTICE,
+			"node %s: pid %d: %s%s(netfn 0x%02x cmd 0x%02x) "
+			"refused (cc 0x%02x): node %s holds the %s lease for "
+			"%llu s more",
+			n->conf.name, (int)c->pid, name ? name : "",
+			name ? " " : "", rq->netfn, rq->cmd, cc,
+			why->holder->conf.name,
+			lease_class_name(why->class_bit),
+			(unsigned long long)(why->left_ns / 1000000000u + 1));
+	return answer_now(c, rq, cc);
+}
+
+/* Another node holds the firmware lease: x (counted, linked) answered
+ * from the SDR cache or SEL mirror, else cc 0xc0 at once. */
+static int lease_stale(struct client *c, const struct ipmi_request *rq,
+		       struct xact *x, const struct lease_why *why)
+{
+	if (sdrglue_stale(x)) {
+		c->node->cnt.lease_stale++;
+		return 0;
+	}
+	c->nreq--;
+	c->queued--;
+	c->outstanding--;
+	TAILQ_REMOVE(&c->xacts, x, olink);
+	free(x);
+	return lease_refuse(c, rq, why, LEASE_CC_BUSY);
+}
+
 /*
  * Where a client's request enters the core: the stock driver's checks,
  * the node's limits and access list, then a system-interface request
@@ -407,13 +449,19 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	struct xact *x;
 	enum access_verdict verdict;
 	struct access_why why;
+	struct lease_why lwhy;
+	enum lease_verdict lv;
 	int rv;
 
 	/* The wire keeps 6 bits (netfn << 2): judge what the BMC gets. */
 	rq->netfn &= 0x3f;
+	lv = leasegate_check(n, rq, now_ns(), &lwhy);
 	/* The BMC resets (a Cold or Warm Reset went to it less than 30 s
-	 * ago, core/maint.h): nothing goes to it, as stock since 6.18. */
-	if (maint_refuse(&n->d->maint, now_ns())) {
+	 * ago, core/maint.h): nothing goes to it, as stock since 6.18;
+	 * but a firmware lease's holder polls it back (docs/leases.md), and
+	 * the others are answered as during its lease. */
+	if (lv != LEASE_FW_HOLDER && lv != LEASE_FW_OTHER &&
+	    maint_refuse(&n->d->maint, now_ns())) {
 		n->cnt.busy++;
 		return -EBUSY;
 	}
@@ -463,6 +511,11 @@ int client_send(struct client *c, struct ipmi_request *rq)
 		log_denied(c, rq, verdict, &why);
 		return answer_now(c, rq, IPMI_CC_INSUFFICIENT_PRIV);
 	}
+	if (lv == LEASE_REFUSED)
+		return lease_refuse(c, rq, &lwhy, LEASE_CC_STATE);
+	if (lv == LEASE_FW_OTHER &&
+	    addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE)
+		return lease_refuse(c, rq, &lwhy, LEASE_CC_BUSY);
 	if (addr->addr_type != IPMI_SYSTEM_INTERFACE_ADDR_TYPE &&
 	    !n->d->be->bridges) {
 		rv = bridge(c, rq);
@@ -507,11 +560,14 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	c->queued++;
 	c->outstanding++;
 	c->nreq++;
-	/* the SDR/FRU cache may answer it, or hold it while it fills */
-	if (sdrglue_send(x))
+	if (lv == LEASE_FW_OTHER)
+		return lease_stale(c, rq, x, &lwhy);
+	/* the SDR/FRU cache may answer it, or hold it while it fills (not
+	 * the firmware lease's holder's: straight to the BMC) */
+	if (lv != LEASE_FW_HOLDER && sdrglue_send(x))
 		return 0;
 	/* another client's identical sensor read in flight answers it */
-	if (coalesce_follow(x))
+	if (lv != LEASE_FW_HOLDER && coalesce_follow(x))
 		return 0;
 	rv = xact_enqueue(x);
 	if (rv < 0) {

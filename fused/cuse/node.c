@@ -23,6 +23,7 @@
 #include <fuse_lowlevel.h>
 #include <event2/event.h>
 
+#include "core/leasegate.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "cuse/handover.h"
@@ -634,6 +635,7 @@ void node_destroy(struct node *n)
 	}
 	client_node_gone(n);
 	xact_node_gone(n);
+	leasegate_node_gone(n->d, n);
 	sched_flow_detach(&n->d->sched, &n->flow);
 	LIST_REMOVE(n, link);
 	/* handed over: the next process's nodes are these, links too */

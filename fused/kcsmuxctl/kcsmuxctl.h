@@ -3,7 +3,8 @@
  * kcsmuxctl.h - what kcsmuxctl's files share: kcsmuxctl_main.c (the
  * command table, the command line, main), kcsmuxctl_socket.c (one request
  * and its reply), kcsmuxctl_print.c (messages, the node tables),
- * kcsmuxctl_cmds.c (the commands), kcsmuxctl_watch.c (watch) and
+ * kcsmuxctl_cmds.c (the commands), kcsmuxctl_lease.c (lease),
+ * kcsmuxctl_watch.c (watch) and
  * kcsmuxctl_doctor.c (doctor).
  */
 #ifndef KCSMUX_KCSMUXCTL_H
@@ -93,6 +94,8 @@ int cmd_set(struct ctx *, int, char **);
 int cmd_stats(struct ctx *, int, char **);
 int cmd_reload(struct ctx *, int, char **);
 int cmd_check(struct ctx *, int, char **);
+/* kcsmuxctl_lease.c */
+int cmd_lease(struct ctx *, int, char **);
 /* A byte operand (check's netfn, cmd, data): 0-255, decimal or 0x hex;
  * -1 if not. */
 int byte_arg(const char *s);

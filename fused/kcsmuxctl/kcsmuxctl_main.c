@@ -38,6 +38,7 @@ enum argkind {
 	A_CMD_OPT,   /* an optional command word (help) */
 	A_BYTE,	     /* a byte: 0-255, decimal or 0x hex */
 	A_BYTE_MORE, /* optional bytes, any number */
+	A_WORD_MORE, /* optional words, any number (the command checks) */
 };
 
 struct cmd {
@@ -126,6 +127,19 @@ static const struct cmd cmds[] = {
 	  "not have are warnings, as with kcsmuxd -n)",
 	  cmd_check,
 	  check_longopts },
+	{ "lease",
+	  "",
+	  { A_WORD_MORE, A_END },
+	  "[list] | take NODE CLASS[,CLASS...] SECONDS | release NODE "
+	  "[CLASS...]",
+	  "the leases held (list, the default), or NODE takes a lease on\n"
+	  "classes of commands (chassis, fan-oem, users, lan; firmware: the\n"
+	  "whole interface) for SECONDS (at most 3600), or gives them up\n"
+	  "(all its leases without CLASS); other nodes' commands of a held\n"
+	  "class are refused cc 0xd5, 0xc0 under a firmware lease; take\n"
+	  "and release need root or the admin group (docs/leases.md)",
+	  cmd_lease,
+	  NULL },
 	{ "doctor",
 	  "d:jb:c:p",
 	  { A_END },
@@ -258,6 +272,8 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 		case A_CMD_OPT:
 			k++;
 			break;
+		case A_WORD_MORE:
+			break;
 		case A_BYTE:
 		case A_BYTE_MORE:
 			if (byte_arg(argv[i]) < 0) {
@@ -273,7 +289,7 @@ static int check_args(const struct cmd *c, int argc, char **argv)
 	}
 	/* What is left must be optional, or a KEY=VALUE... already seen. */
 	for (; *k != A_END; k++) {
-		if (*k == A_CMD_OPT || *k == A_BYTE_MORE ||
+		if (*k == A_CMD_OPT || *k == A_BYTE_MORE || *k == A_WORD_MORE ||
 		    (*k == A_KV_MORE && more))
 			continue;
 		errx_msg("%s: missing %s", c->name,

@@ -152,6 +152,20 @@ const struct family metrics_families[] = {
 	{ "kcsmux_sdr_cache_records", "gauge",
 	  "SDRs of the main repository held in memory.", V_SNAP_UINT,
 	  SNAP(sdr_records), NULL },
+	/* leases (docs/leases.md) */
+	{ "kcsmux_lease_refused_total", "counter",
+	  "Commands of the node refused at once (cc 0xd5) because "
+	  "another node holds a lease on their class.",
+	  V_NODE_U64, NODE(cnt.lease_refused), NULL },
+	{ "kcsmux_lease_busy_total", "counter",
+	  "Requests of the node refused at once (cc 0xc0, node busy) "
+	  "during another node's firmware lease.",
+	  V_NODE_U64, NODE(cnt.lease_busy), NULL },
+	{ "kcsmux_lease_stale_total", "counter",
+	  "Requests of the node answered from the SDR cache or SEL "
+	  "mirror during another node's firmware lease, without asking "
+	  "the BMC (stale).",
+	  V_NODE_U64, NODE(cnt.lease_stale), NULL },
 	/* the daemon itself */
 	{ "kcsmux_daemon_cpu_seconds_total", "counter",
 	  "CPU time of kcsmuxd itself (user and system, all its threads); "

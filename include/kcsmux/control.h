@@ -69,6 +69,14 @@
  *           Nothing is sent. Reply kv: "verdict=allowed|denied",
  *           "rule=TEXT" (which rule decided), "command=netfn 0xNN cmd
  *           0xNN".
+ *   LEASE   "op=list", or "op=take", "node=NAME", "classes=LIST" (chassis,
+ *           fan-oem, users, lan, firmware, comma-separated) and
+ *           "seconds=N" (1-3600), or "op=release", "node=NAME" [and
+ *           "classes=LIST"; all the node's by default]. take and release
+ *           need root or the admin group; take is CTL_E_BUSY when another
+ *           node holds one of the classes (nothing taken). Reply kv:
+ *           "released=N" (release), then "lease=NODE CLASS LEFT_S
+ *           configured|kcsmuxctl" per lease held (docs/leases.md).
  *
  * The daemon takes requests of up to 64 KiB, at most 64 connections and 8
  * per user other than root (more are closed at once), and closes a
@@ -104,6 +112,7 @@ enum ctl_type {
 	CTL_RELOAD = 5,
 	CTL_STATUS = 6,
 	CTL_CHECK = 7,
+	CTL_LEASE = 8,
 	CTL_REPLY = 0x8000, /* or'ed with the request's type */
 };
 
@@ -117,6 +126,7 @@ enum ctl_status {
 	CTL_E_PERM = 6,	       /* not root or the admin group */
 	CTL_E_UNSUPPORTED = 7, /* not implemented by this daemon */
 	CTL_E_INTERNAL = 8,    /* out of memory and the like */
+	CTL_E_BUSY = 9,	       /* held by another (a lease) */
 };
 
 struct ctl_hdr {

@@ -31,7 +31,9 @@
 #include <linux/ipmi_msgdefs.h>
 
 #include "core/core.h"
+#include "core/leasegate.h"
 #include "core/sdrcache.h"
+#include "core/selmirror.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "core_fixture.h"
@@ -1733,6 +1735,234 @@ START_TEST(test_random_unprivileged)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* leases (core/leasegate.c, docs/leases.md): b holds, a is refused */
+
+static int send_data(struct client *c, long msgid, uint8_t netfn, uint8_t cmd,
+		     const uint8_t *data, unsigned short len)
+{
+	struct ipmi_req rq = {
+		.addr = (void *)&si,
+		.addr_len = sizeof(si),
+		.msgid = msgid,
+		.msg = { .netfn = netfn,
+			 .cmd = cmd,
+			 .data = (uint8_t *)data,
+			 .data_len = len },
+	};
+
+	return kioctl(c, IPMICTL_SEND_COMMAND, &rq);
+}
+
+/* The one answer waiting for c: its completion code. */
+static int answer_cc(struct client *c, long msgid)
+{
+	struct rx x;
+
+	ck_assert_int_eq(recv_msg(c, &x), 0);
+	ck_assert_int_eq(x.rv.msgid, msgid);
+	ck_assert_uint_ge(x.rv.msg.data_len, 1);
+	return x.data[0];
+}
+
+/* A BMC with an empty SEL answers what is pending (SEL Info: no entries;
+ * anything else cc 0). */
+static void empty_sel_bmc(void)
+{
+	static const uint8_t info[] = { 0x28, 0x40, 0, 0x51, 0,	  0,
+					0xff, 0xff, 1, 0,    0,	  0,
+					2,    0,    0, 0,    0x02 };
+	static const uint8_t none[] = { 0x2c, 0x43, 0xcb };
+	struct fake_sub *s;
+
+	for (int k = 0; k < 16 && (s = fake_pending(fx.fb)); k++) {
+		if (s->req[1] == 0x40)
+			fake_complete(fx.fb, s, 0, info, sizeof(info));
+		else if (s->req[1] == 0x43)
+			fake_complete(fx.fb, s, 0, none, sizeof(none));
+		else
+			fake_answer(fx.fb, NULL, 0);
+	}
+	ck_assert_ptr_null(fake_pending(fx.fb));
+}
+
+static void own_done(struct xact *x, int status, const uint8_t *resp,
+		     unsigned int len)
+{
+	(void)status;
+	(void)resp;
+	(void)len;
+	xact_free(x);
+}
+
+/* A class lease refuses other nodes' commands of its class at once with
+ * cc 0xd5, counted; their reads and other classes go on; released, the
+ * command goes. */
+START_TEST(test_lease_refusal)
+{
+	struct client *a = open_file(&fx.na);
+	const struct node *h = NULL;
+
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.nb, LEASE_CHASSIS,
+					60000000000ull, &h),
+			 0);
+	/* a holder's lease is taken again by nobody else */
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.na,
+					LEASE_CHASSIS | LEASE_LAN,
+					1000000000ull, &h),
+			 -EBUSY);
+	ck_assert_ptr_eq(h, &fx.nb);
+	ck_assert_int_eq(send_si(a, 1, 0x00, 0x02), 0); /* Chassis Control */
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	ck_assert_int_eq(answer_cc(a, 1), 0xd5);
+	ck_assert_uint_eq(fx.na.cnt.lease_refused, 1);
+	ck_assert_int_eq(send_si(a, 2, 0x00, 0x01), 0); /* status: a read */
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 2), 0);
+	ck_assert_int_eq(send_si(a, 3, 0x30, 0x70), 0); /* OEM: not leased */
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 3), 0);
+	ck_assert_uint_eq(leasegate_release(&fx.d, &fx.nb, LEASE_ALL), 1);
+	ck_assert_int_eq(send_si(a, 4, 0x00, 0x02), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 3);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 4), 0);
+	ck_assert_uint_eq(fx.na.cnt.lease_refused, 1);
+}
+END_TEST
+
+/* A dead holder's lease ends at its deadline; a node that goes takes its
+ * leases with it; a configured lease (the lease key) holds until the key
+ * is gone. */
+START_TEST(test_lease_deadline)
+{
+	struct client *a = open_file(&fx.na);
+
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.nb, LEASE_FAN_OEM,
+					20000000ull, NULL),
+			 0);
+	ck_assert_int_eq(send_si(a, 1, 0x30, 0x70), 0);
+	ck_assert_int_eq(answer_cc(a, 1), 0xd5);
+	usleep(30000);
+	ck_assert_int_eq(send_si(a, 2, 0x30, 0x70), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 2), 0);
+	/* gone with its node */
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.nb, LEASE_FAN_OEM,
+					60000000000ull, NULL),
+			 0);
+	leasegate_node_gone(&fx.d, &fx.nb);
+	ck_assert_int_eq(send_si(a, 3, 0x30, 0x70), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 2);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 3), 0);
+	/* configured */
+	fx.nb.conf.leases = LEASE_USERS;
+	leasegate_conf(&fx.d, now_ns());
+	ck_assert_int_eq(send_si(a, 4, 0x06, 0x47), 0); /* Set User Password */
+	ck_assert_int_eq(answer_cc(a, 4), 0xd5);
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.na, LEASE_USERS,
+					1000000000ull, NULL),
+			 -EBUSY);
+	fx.nb.conf.leases = 0; /* a reload without the key */
+	leasegate_conf(&fx.d, now_ns());
+	ck_assert_int_eq(send_si(a, 5, 0x06, 0x47), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 3);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 5), 0);
+}
+END_TEST
+
+/*
+ * The firmware lease: the holder's requests alone reach the BMC (the
+ * daemon's own wait, the others' are answered from the SEL mirror, stale,
+ * or refused cc 0xc0 at once), its Cold Reset refuses nothing of its own;
+ * at its end the mirror is read again and what waited goes.
+ */
+START_TEST(test_lease_firmware)
+{
+	static const uint8_t first[] = { 0, 0, 0, 0, 0, 0xff };
+	struct client *a = open_file(&fx.na), *b = open_file(&fx.nb);
+	struct xact *own;
+	unsigned int n;
+
+	/* b fills the mirror: an empty SEL */
+	fx.d.cfg.sdr_cache_revalidate_ms = 60000;
+	ck_assert_int_eq(send_data(b, 1, 0x0a, 0x43, first, sizeof(first)), 0);
+	empty_sel_bmc();
+	ck_assert_int_eq(answer_cc(b, 1), 0xcb);
+	ck_assert_str_eq(selm_state_name(fx.d.selm), "valid");
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.na, LEASE_FIRMWARE,
+					60000000000ull, NULL),
+			 0);
+	n = fx.fb->nsubs;
+	/* the daemon's own request waits */
+	own = core_fixture_xact(&fx, NULL, NULL, 0x06, 0x01, own_done);
+	ck_assert_int_eq(xact_enqueue(own), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, n);
+	/* b: a read from the mirror, stale; the rest cc 0xc0 at once */
+	ck_assert_int_eq(send_data(b, 2, 0x0a, 0x43, first, sizeof(first)), 0);
+	ck_assert_int_eq(answer_cc(b, 2), 0xcb);
+	ck_assert_int_eq(send_si(b, 3, 0x06, 0x01), 0);
+	ck_assert_int_eq(answer_cc(b, 3), 0xc0);
+	ck_assert_uint_eq(fx.fb->nsubs, n);
+	ck_assert_uint_eq(fx.nb.cnt.lease_stale, 1);
+	ck_assert_uint_eq(fx.nb.cnt.lease_busy, 1);
+	/* a, the holder: its sequence, b's requests refused in between,
+	 * then a Cold Reset and a poll that maintenance mode lets through */
+	for (long i = 0; i < 20; i++) {
+		ck_assert_int_eq(send_si(a, 10 + i, 0x2e, 0x01), 0);
+		ck_assert_uint_eq(fx.fb->nsubs, n + 1);
+		n = fx.fb->nsubs;
+		ck_assert_int_eq(send_si(b, 100 + i, 0x04, 0x2d), 0);
+		ck_assert_int_eq(answer_cc(b, 100 + i), 0xc0);
+		fake_answer(fx.fb, NULL, 0);
+		ck_assert_int_eq(answer_cc(a, 10 + i), 0);
+	}
+	ck_assert_int_eq(send_si(a, 40, 0x06, 0x02), 0); /* Cold Reset */
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 40), 0);
+	ck_assert_int_eq(send_si(a, 41, 0x06, 0x01), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, n + 2);
+	ck_assert_int_eq(send_si(b, 42, 0x06, 0x01), 0);
+	ck_assert_int_eq(answer_cc(b, 42), 0xc0);
+	fake_answer(fx.fb, NULL, 0);
+	ck_assert_int_eq(answer_cc(a, 41), 0);
+	ck_assert_uint_eq(fx.nb.cnt.lease_busy, 22);
+	/* the end: the daemon's own goes, the mirror is read again */
+	ck_assert_uint_eq(leasegate_release(&fx.d, &fx.na, LEASE_FIRMWARE), 1);
+	ck_assert_ptr_null(fx.d.lease_fw);
+	ck_assert_uint_eq(fake_pending(fx.fb)->req[1], 0x01);
+	ck_assert_str_ne(selm_state_name(fx.d.selm), "valid");
+	/* the holder rode the reset through: the others need not wait */
+	ck_assert_int_eq(send_si(b, 43, 0x06, 0x01), 0);
+}
+END_TEST
+
+/* The firmware lease ends by itself at its deadline: a timer, nobody
+ * asking. */
+START_TEST(test_lease_firmware_deadline)
+{
+	struct timeval tv = { 0, 100000 };
+	struct xact *own;
+
+	ck_assert_int_eq(leasegate_take(&fx.d, &fx.nb, LEASE_FIRMWARE,
+					20000000ull, NULL),
+			 0);
+	own = core_fixture_xact(&fx, NULL, NULL, 0x06, 0x01, own_done);
+	ck_assert_int_eq(xact_enqueue(own), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	event_base_loopexit(fx.base, &tv);
+	event_base_dispatch(fx.base);
+	ck_assert_ptr_null(fx.d.lease_fw);
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	ck_assert_uint_eq(fx.d.lease_fw_ends, 1);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
 	Suite *s = suite_create("client");
@@ -1771,6 +2001,10 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_lun_rules);
 	tcase_add_test(tc, test_bridged_seen_by_cache);
 	tcase_add_test(tc, test_commands_bounded);
+	tcase_add_test(tc, test_lease_refusal);
+	tcase_add_test(tc, test_lease_deadline);
+	tcase_add_test(tc, test_lease_firmware);
+	tcase_add_test(tc, test_lease_firmware_deadline);
 	suite_add_tcase(s, tc);
 	/* ~1-3 s under ASan on an idle core, more on a shared one */
 	tc = tcase_create("random");

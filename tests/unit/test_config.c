@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "core/policy.h"
+#include "core/lease.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1055,6 +1056,28 @@ START_TEST(test_interface)
 }
 END_TEST
 
+/* lease: the classes a node holds from start (docs/leases.md); one
+ * holder per class; firmware only with kcsmuxctl lease. */
+START_TEST(test_lease_key)
+{
+	load_ok("[node fans]\nlease = fan-oem, chassis\n[node mon]\n"
+		"[node lan]\nlease = lan,users\n");
+	ck_assert_uint_eq(node("fans")->leases, LEASE_FAN_OEM | LEASE_CHASSIS);
+	ck_assert_uint_eq(node("mon")->leases, 0);
+	ck_assert_uint_eq(node("lan")->leases, LEASE_LAN | LEASE_USERS);
+	load_fails("[node a]\n\nlease = fans\n",
+		   "t.conf:3: lease: expected classes chassis, fan-oem, users, "
+		   "lan (comma-separated; firmware only with kcsmuxctl lease), "
+		   "not 'fans'",
+		   1);
+	load_fails("[node a]\nlease = firmware\n", "t.conf:2: lease:", 1);
+	load_fails("[node a]\nlease =\n", "lease", 1);
+	load_fails("[node a]\nlease = chassis\n[node b]\nlease = lan,chassis\n",
+		   "t.conf:3: node 'b': lease: a class is node 'a''s already",
+		   1);
+}
+END_TEST
+
 START_TEST(test_access_presets)
 {
 	struct kcsmux_access acc;
@@ -1432,6 +1455,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_access_lists);
 	tcase_add_test(tc, test_cmdset);
 	tcase_add_test(tc, test_interface);
+	tcase_add_test(tc, test_lease_key);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
 	tcase_add_test(tc, test_load_offline);

@@ -595,6 +595,47 @@ START_TEST(test_permissions)
 }
 END_TEST
 
+/* kcsmuxctl lease: take, list, another node refused (nothing taken),
+ * release; take and release need an admin, list does not. */
+START_TEST(test_lease)
+{
+	ck_assert_int_eq(ctl(ROOT, "lease", NULL), 0);
+	ck_assert_str_eq(out, "no leases held\n");
+	ck_assert_int_eq(ctl(ROOT, "lease", "take", "ipmi1", "fan-oem,lan",
+			     "60", NULL),
+			 0);
+	assert_has(out, "ipmi1 fan-oem 59 kcsmuxctl\n");
+	assert_has(out, "ipmi1 lan 59 kcsmuxctl\n");
+	ck_assert_int_eq(ctl(ROOT, "lease", "take", "ipmi2", "chassis", "lan",
+			     "60", NULL),
+			 2); /* usage: take has one CLASS list */
+	ck_assert_int_eq(ctl(ROOT, "lease", "take", "ipmi2", "chassis,lan",
+			     "60", NULL),
+			 1);
+	assert_has(err, "node ipmi1 holds one of those classes");
+	ck_assert_int_eq(ctl(ROOT, "lease", "take", "ipmi2", "fans", "60",
+			     NULL),
+			 1);
+	assert_has(err, "classes are chassis, fan-oem");
+	ck_assert_int_eq(ctl(ROOT, "lease", "take", "ipmi2", "chassis", "0",
+			     NULL),
+			 1);
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "lease", "list", NULL), 0);
+	assert_has(out, "ipmi1 fan-oem");
+	ck_assert_msg(strstr(out, "chassis") == NULL, "%s", out);
+	ck_assert_int_eq(ctl(NOBODY_PLAIN, "lease", "release", "ipmi1", NULL),
+			 1);
+	assert_has(err, "permission denied: lease needs root");
+	ck_assert_int_eq(ctl(ROOT, "lease", "release", "ipmi1", "lan", NULL),
+			 0);
+	assert_has(out, "ipmi1: 1 released\n");
+	ck_assert_int_eq(ctl(ROOT, "lease", "release", "ipmi1", NULL), 0);
+	assert_has(out, "ipmi1: 1 released\nno leases held\n");
+	ck_assert_int_eq(ctl(ROOT, "show", "ipmi2", NULL), 0);
+	assert_has(out, "\nlease_refused=0\n");
+}
+END_TEST
+
 START_TEST(test_reload)
 {
 	reload_rv = -1;
@@ -1297,6 +1338,7 @@ static Suite *control_root_suite(void)
 	tcase_add_test(tc, test_permissions);
 	tcase_add_test(tc, test_conn_limit);
 	tcase_add_test(tc, test_conn_admin_slots);
+	tcase_add_test(tc, test_lease);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -529,6 +529,12 @@ static const char empty_golden[] =
 	"# HELP kcsmux_sdr_cache_records SDRs of the main repository held in memory.\n"
 	"# TYPE kcsmux_sdr_cache_records gauge\n"
 	"kcsmux_sdr_cache_records 0\n"
+	"# HELP kcsmux_lease_refused_total Commands of the node refused at once (cc 0xd5) because another node holds a lease on their class.\n"
+	"# TYPE kcsmux_lease_refused_total counter\n"
+	"# HELP kcsmux_lease_busy_total Requests of the node refused at once (cc 0xc0, node busy) during another node's firmware lease.\n"
+	"# TYPE kcsmux_lease_busy_total counter\n"
+	"# HELP kcsmux_lease_stale_total Requests of the node answered from the SDR cache or SEL mirror during another node's firmware lease, without asking the BMC (stale).\n"
+	"# TYPE kcsmux_lease_stale_total counter\n"
 	"# HELP kcsmux_daemon_cpu_seconds_total CPU time of kcsmuxd itself (user and system, all its threads); the poller's is in kcsmux_poller_cpu_seconds_total, its part per node in kcsmux_node_daemon_cpu_seconds_total.\n"
 	"# TYPE kcsmux_daemon_cpu_seconds_total counter\n"
 	"kcsmux_daemon_cpu_seconds_total 0\n"
@@ -576,7 +582,7 @@ START_TEST(test_golden_no_nodes)
 	parse_exposition(b.p, &p);
 	/* every family from the start: none appears on first use, which
 	 * would leave rate() alerts over it empty until then */
-	ck_assert_uint_eq(p.families, 44);
+	ck_assert_uint_eq(p.families, 47);
 	ck_assert_uint_eq(p.samples, 2 + 4 + 5 + 2 + 2 + 2 + 4);
 	parsed_free(&p);
 	metrics_buf_free(&b);
@@ -722,14 +728,15 @@ START_TEST(test_counters_exact)
 		"kcsmux_queue_wait_seconds_sum{kcsmux_node=\"ipmi2\"} 0\n");
 
 	parse_exposition(b.p, &p);
-	ck_assert_uint_eq(p.families, 44);
+	ck_assert_uint_eq(p.families, 47);
 	/* 2 + 8 interface and reload samples + 5 of the SDR cache + the
-	 * daemon's CPU and dropped events + 4 of health + 2 nodes x (20
-	 * single samples, cancelled and the cache's 2 among them, + 4 error
+	 * daemon's CPU and dropped events + 4 of health + 2 nodes x (23
+	 * single samples, cancelled, the cache's 2 and the leases' 3 among
+	 * them, + 4 error
 	 * kinds + the completion codes + 2 x (39 + 2)) */
 	ck_assert_uint_eq(p.samples,
 			  2 + 8 + 5 + 2 + 4 +
-				  2 * (20 + 4 + NODESTATS_NCC + 2 * 41));
+				  2 * (23 + 4 + NODESTATS_NCC + 2 * 41));
 	ck_assert_uint_eq(p.buckets, 2 * 2 * NODESTATS_NBUCKETS);
 	ck_assert_uint_eq(p.nhist, 4);
 	parsed_free(&p);

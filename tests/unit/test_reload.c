@@ -16,6 +16,7 @@
 #include <kcsmux/control.h>
 
 #include "kcsmuxd.h"
+#include "core/leasegate.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -80,6 +81,12 @@ void sched_flow_update(struct sched *s, struct sched_flow *f,
 	(void)s;
 	(void)f;
 	(void)pol;
+	(void)now;
+}
+
+void leasegate_conf(struct daemon *d, uint64_t now)
+{
+	(void)d;
 	(void)now;
 }
 

@@ -25,7 +25,10 @@
 #       in SMI mode; the delay proxy injects an IPMB request (0x32/0x05
 #       from 0x40) when a node sends OEM 30 04, twice: the BMC must get
 #       the registered node client's reply (seq 0: cc 00 data 11) and
-#       the kernel's own cc 0xC1 once nobody holds it (seq 1).
+#       the kernel's own cc 0xC1 once nobody holds it (seq 1). And a
+#       firmware lease (docs/leases.md): between the holder's markers (OEM
+#       30 5b, 30 5c) the BMC gets only its writes (30 5d), its Cold Reset
+#       (after which the proxy keeps the BMC silent for 3 s) and its polls.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-}
@@ -124,7 +127,7 @@ wdt)
 	;;
 daemon)
 	"$here/run.sh" --bmc extern --delay fixed:200 \
-		--proxy-args "--on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad --log-requests $tmp/requests-%n.log" \
+		--proxy-args "--on 0x30:0x04=inject-cmd,0,0x40,0x32,0x05,0xde,0xad --on 0x06:0x02=silence,3000 --log-requests $tmp/requests-%n.log" \
 		--log "$tmp/serial.log" "$@" "$here/guest/daemon-smi.sh"
 	rc=$?
 	[ "$rc" = 0 ] || { echo "smi.sh: the guest failed (exit $rc)"; exit "$rc"; }
@@ -135,6 +138,28 @@ daemon)
 	s2=$(sed -n 2p "$tmp/replies" | cut -d' ' -f8)
 	check "the replies carry the commands' seq 0 and 1" \
 		test "$(( 0x${s1:-ff} >> 2 )) $(( 0x${s2:-ff} >> 2 ))" = "0 1"
+	# the firmware lease: between ipmi1's markers 30 5b and 30 5c, only
+	# its writes (30 5d), its Cold Reset and its polls (06 01), and the
+	# kernel's own requests beneath the daemon (SMI mode: the message
+	# handler's request_events, an enables check 06 2f and an event buffer
+	# read 06 35, every second, and its retransmissions of part 1's
+	# bridged requests, 06 34); none of the agents' (0a 43, 0a 40, 04 2d),
+	# which do reach the BMC after the end marker
+	awk '
+	tolower($1 " " $2) == "30 5b" { on = 1; next }
+	tolower($1 " " $2) == "30 5c" { on = 0; done = 1; next }
+	{ c = tolower($1 " " $2); ag = c == "0a 43" || c == "0a 40" || c == "04 2d" }
+	done && ag { after++ }
+	!on { next }
+	{ n[c]++; if (ag) agents++; else if (c == "06 2f" || c == "06 35" || c == "06 34") kernel++; else if (c != "30 5d" && c != "06 02" && c != "06 01") other++ }
+	END {
+		printf "    between the markers: %d writes, %d resets, %d polls, %d of the kernel, %d of the agents, %d others; %d of the agents after\n", n["30 5d"], n["06 02"], n["06 01"], kernel, agents, other, after
+		exit !(done && n["30 5d"] >= 1000 && n["06 02"] == 1 && agents + other == 0 && after > 0)
+	}' "$log0" >"$tmp/lease"
+	lrc=$?
+	cat "$tmp/lease"
+	check "the firmware update's sequence was never interleaved at the BMC" \
+		test "$lrc" = 0
 	;;
 *)
 	echo "usage: smi.sh main|async|panic|wdt|daemon [run.sh options]" >&2

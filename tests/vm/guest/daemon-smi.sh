@@ -14,6 +14,11 @@
 #     the node client that registered it, which replies; after it closed,
 #     the next one is the kernel's to answer (tests/vm/smi.sh daemon checks
 #     both replies in the BMC's request log).
+#  5. Leases (before 4): a class lease refuses another node's command cc
+#     0xd5 until released; a firmware lease keeps the BMC to its
+#     holder's writes and reset while three agents are answered at once
+#     (the mirror, or cc 0xc0); tests/vm/smi.sh daemon checks the BMC's
+#     log between the holder's markers.
 #  4. An admin loads ipmi_devintf anyway: the daemon keeps the relay, the
 #     kernel holds a node's registration (EBUSY on the stock /dev/ipmi0)
 #     and kcsmuxctl status names the stock device and what it bypasses.
@@ -125,6 +130,100 @@ expect "its reply was taken" '^reply rc=0$' /tmp/n1cmd.out
 kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r "30 04" --allow-errors >/dev/null 2>&1
 sleep 1
 check "kcsmuxd still runs" kill -0 "$dpid"
+
+say "5. leases (docs/leases.md): a fan lease, then a firmware update"
+t5=$(date +%s)
+# ipmi1 holds fan-oem: ipmi2's OEM command is refused cc 0xd5 at once and
+# the log names the holder; its reads go on; released, the command goes
+# to the BMC (ipmi_sim: cc 0xc1). (A lease's deadline: the firmware lease
+# of 2 s below.)
+run_to /tmp/lt1 kcsmuxctl lease take ipmi1 fan-oem 60
+expect "kcsmuxctl lease take: ipmi1 holds fan-oem" '^ipmi1 fan-oem [0-9]+ kcsmuxctl$' /tmp/lt1
+ipmitool -I open -d 2 raw 0x30 0x70 >/tmp/lr1 2>&1
+expect "ipmi2's OEM command is refused cc 0xd5" 'rsp=0xd5' /tmp/lr1
+run_to /tmp/lr2 ipmitool -I open -d 2 mc info
+expect "... its reads go on" '^Firmware Revision +: 2\.15$' /tmp/lr2
+expect "the log names the holder" \
+	'node ipmi2: pid [0-9]+: \(netfn 0x30 cmd 0x70\) refused \(cc 0xd5\): node ipmi1 holds the fan-oem lease' \
+	/tmp/k1.log
+run_to /tmp/lt2 kcsmuxctl lease release ipmi1 fan-oem
+ipmitool -I open -d 2 raw 0x30 0x70 >/tmp/lr3 2>&1
+check "released, the command goes to the BMC" \
+	sh -c '! grep -q "rsp=0xd5" /tmp/lr3 && grep -q "rsp=0xc1" /tmp/lr3'
+# The firmware lease: ipmi1 sends LEASE_N OEM writes between markers 30 5b
+# and 30 5c, with a Cold Reset after which the BMC is silent for 3 s (the
+# proxy's --on 0x06:0x02=silence 3000) and polled back, while three agents
+# poll ipmi2 and ipmi3 every 100 ms: each answered at once from the SEL
+# mirror (stale) or cc 0xc0, none timing out (3 s); the BMC's log (smi.sh)
+# shows nothing between the markers but ipmi1's requests. Afterwards the
+# SEL reads as before, from a mirror read again.
+LEASE_N=${LEASE_N:-1000}
+run_to /tmp/sel-before ipmitool -I open -d 2 sel elist
+rm -f /tmp/agents-stop
+agent() {	# NAME DEV REQUEST: batches of 10 until /tmp/agents-stop
+	: >"/tmp/$1.out"
+	while [ ! -e /tmp/agents-stop ]; do
+		kcsmux-ipmi-probe -d "$2" -n 10 -i 100000 --timeout 3000 -r "$3" \
+			-k --allow-errors >>"/tmp/$1.out" 2>&1
+	done
+}
+agent ag-sel /dev/ipmi2 "0a 43 00 00 00 00 00 ff" &
+ag1=$!
+agent ag-info /dev/ipmi2 "0a 40" &
+ag2=$!
+agent ag-sensor /dev/ipmi3 "04 2d 01" &
+ag3=$!
+sleep 1
+run_to /tmp/lf1 kcsmuxctl lease take ipmi1 firmware 120
+expect "ipmi1 holds the firmware lease" '^ipmi1 firmware [0-9]+ kcsmuxctl$' /tmp/lf1
+sleep 0.3 # the agents' requests queued before it are answered
+t0=$(date +%s)
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "30 5b" --allow-errors >/dev/null 2>&1
+run_to /tmp/seq kcsmux-ipmi-probe -d /dev/ipmi1 -n "$LEASE_N" -r "30 5d 01 02 03 04" \
+	--timeout 5000 --total-only -k --allow-errors
+expect "ipmi1's $LEASE_N writes answered, none timed out" \
+	"^probe: .* n=$LEASE_N .* err_timeout=0 " /tmp/seq
+run_to /tmp/cold kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "06 02" --timeout 10000 \
+	-k --allow-errors
+back=0
+for i in $(seq 10); do
+	kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "06 01" --timeout 6000 -k \
+		>/tmp/poll 2>&1 && { back=$i; break; }
+	sed 's/^/    poll: /' /tmp/poll
+done
+check "the holder polled the BMC back after its reset (poll $back)" test "$back" -gt 0
+kcsmux-ipmi-probe -d /dev/ipmi1 -n 1 -r "30 5c" --allow-errors >/dev/null 2>&1
+echo "    lease: sequence, reset and ride-through took $(($(date +%s) - t0)) s"
+run_to /tmp/lf2 kcsmuxctl lease release ipmi1
+expect "released" '^ipmi1: 1 released$' /tmp/lf2
+sleep 1
+touch /tmp/agents-stop
+wait $ag1 $ag2 $ag3
+for a in ag-sel ag-info ag-sensor; do
+	sed 's/^/    /' "/tmp/$a.out" | head -n 3
+	check "agent $a: every batch done, no request timed out" \
+		sh -c "grep -q '^probe: ' /tmp/$a.out && ! grep '^probe: ' /tmp/$a.out | grep -qv ' err_timeout=0 '"
+done
+run_to /tmp/show2 kcsmuxctl show ipmi2
+run_to /tmp/show3 kcsmuxctl show ipmi3
+expect "ipmi2's SEL reads were answered from the mirror (stale)" '^lease_stale=[1-9]' /tmp/show2
+expect "ipmi2's other reads refused cc 0xc0 at once" '^lease_busy=[1-9]' /tmp/show2
+expect "ipmi3's sensor reads refused cc 0xc0 at once" '^lease_busy=[1-9]' /tmp/show3
+expect "the log: the lease ended, caches read again" 'node ipmi1: firmware lease ended \(released\)' /tmp/k1.log
+run_to /tmp/sel-after ipmitool -I open -d 2 sel elist
+check "the SEL reads as before the update" cmp -s /tmp/sel-before /tmp/sel-after
+run_to /tmp/show2b kcsmuxctl show ipmi2
+expect "... from the mirror, read again" '^sel_mirror_state=valid$' /tmp/show2b
+# a crashed flasher: the lease ends by itself at its deadline
+run_to /tmp/lf3 kcsmuxctl lease take ipmi1 firmware 2
+sleep 3
+run_to /tmp/lf4 kcsmuxctl lease list
+expect "the firmware lease ended at its deadline" '^no leases held$' /tmp/lf4
+expect "... logged" 'node ipmi1: firmware lease ended \(deadline\)' /tmp/k1.log
+run_to /tmp/mc5 ipmitool -I open -d 3 mc info
+expect "ipmi3 is served again" '^Firmware Revision +: 2\.15$' /tmp/mc5
+check "kcsmuxd still runs" kill -0 "$dpid"
+echo "    part 5 took $(($(date +%s) - t5)) s"
 
 say "4. ipmi_devintf loaded anyway"
 check "modprobe ipmi_devintf" modprobe ipmi_devintf
