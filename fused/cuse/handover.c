@@ -376,10 +376,43 @@ void handover_file_close(struct node *n, uint64_t fh)
 	struct ho_rt *rt = n->ho;
 	struct ho_file *f;
 
+	if (rt)
+		ho_pend_drop(rt->sh, fh, 0);
 	if (!rt || !(f = ho_file_slot(rt->sh, fh, false)))
 		return;
 	f->kh = 0;
 	f->fh = HO_TOMB;
+}
+
+void handover_pend_sent(const struct client *c, const struct ipmi_request *rq)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (!rt || (rq->flags & ABI_REQF_RESPONSE))
+		return;
+	/* the SEND in hand is the request the journal names it by */
+	if (!ho_pend_add(rt->sh, c->id, rt->sh->inflight, rq) && !rt->warned) {
+		log_warn("node %s: more than %d requests waiting to be read: "
+			 "a crash may lose the answers of the others",
+			 c->node->conf.name, HO_PEND);
+		rt->warned = true;
+	}
+}
+
+void handover_pend_read(const struct client *c, int64_t msgid)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (rt)
+		ho_pend_done(rt->sh, c->id, msgid);
+}
+
+void handover_pend_forget(const struct client *c)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (rt)
+		ho_pend_drop(rt->sh, c->id, 0);
 }
 
 struct client *handover_client(struct node *n, uint64_t fh, pid_t pid,
@@ -491,6 +524,8 @@ int handover_session(struct node *n, int fd, bool adopted)
 		/* a new connection: the old journal is not its */
 		if (!adopted) {
 			memset(rt->sh->files, 0, sizeof(rt->sh->files));
+			memset(rt->sh->pend, 0, sizeof(rt->sh->pend));
+			rt->sh->npend = 0;
 			rt->sh->inflight = 0;
 			rt->sh->init_seen = 0;
 		}
@@ -619,7 +654,7 @@ void handover_resume(struct daemon *d)
 {
 	struct handover *h = ho_of(d);
 	struct node *n;
-	unsigned int woken = 0, adopted = 0;
+	unsigned int woken = 0, adopted = 0, answered = 0;
 
 	if (!h)
 		return;
@@ -639,15 +674,21 @@ void handover_resume(struct daemon *d)
 		if (!rt || !rt->adopted || rt->resumed)
 			continue;
 		rt->resumed = true;
+		/* a SEND whose reply never went out: its caller sees it
+		 * fail (ECONNRESET) or it comes again (resend) */
+		if (rt->sh->inflight)
+			ho_pend_drop(rt->sh, 0, rt->sh->inflight);
 		ho_unanswered(n);
+		answered += ho_pend_answer(n, rt->sh);
 		woken += ho_wake_polls(n);
 		if (n->ev)
 			event_add(n->ev, NULL);
 	}
 	if (adopted)
 		log_info("hand-over: %u nodes taken over, %u waiting poll() "
-			 "calls woken",
-			 adopted, woken);
+			 "calls woken, %u requests whose answer was lost "
+			 "answered with an error",
+			 adopted, woken, answered);
 }
 
 void handover_stored(struct daemon *d)

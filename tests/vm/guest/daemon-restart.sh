@@ -90,10 +90,11 @@ rs_pauses() {
 		      else printf "%d %d\n", v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
 }
 
-# a client blocked in poll() throughout (no request of its own): it must
-# stay blocked, never see POLLERR or an error, across every event
+# a client blocked in poll() throughout (no request of its own, one command
+# registration): it must stay blocked, never see POLLERR or an error,
+# across every event
 rm -f /tmp/rs-listen.ready
-kcsmux-ipmi-listen -d /dev/$RS_NODE -t 900000 -R /tmp/rs-listen.ready \
+kcsmux-ipmi-listen -d /dev/$RS_NODE -r 0x32:0x42 -t 900000 -R /tmp/rs-listen.ready \
 	>/tmp/rs-listen.out 2>&1 &
 rs_listen=$!
 for _i in $(seq 100); do [ -e /tmp/rs-listen.ready ] && break; sleep 0.1; done
@@ -116,6 +117,15 @@ num "graceful restarts: client counts" "$ok" "$err" "$pok" "$perr" &&
 num "graceful restarts: pauses" "$1" "$2"
 expect "the next process took the files over with their state" \
 	'hand-over: [0-9]+ open files taken over with their state' /tmp/kcsmuxd-rs.log
+# the waiting client's command registration came over: another file's
+# REGISTER_FOR_CMD of the same command is refused (EBUSY: setup error 2)
+kcsmux-ipmi-listen -d /dev/$RS_NODE -r 0x32:0x42 -t 100 >/tmp/rs-reg.out 2>&1
+rc=$?
+cat /tmp/rs-reg.out
+check "graceful restarts: the waiting client's command registration came over (EBUSY: $rc)" \
+	test "$rc" = 2
+expect "... the next process restored it" \
+	'queued messages, [1-9][0-9]* command registrations\)' /tmp/kcsmuxd-rs.log
 
 echo "phase crash" >>/tmp/rs-ipmitool.out
 rs_events crash KILL 10000
@@ -188,6 +198,37 @@ else
 		check "$kv: the other 9 requests answered" test "$ok" = 9
 fi
 
+# No answer lost silently at a crash: a request SEND accepted (held in the
+# node's queue by the hold file) when kcsmuxd is killed is answered by the
+# next process from the journal in the memfd with the stock driver's answer
+# for a lost request (cc 0xff on the system interface); the client's poll()
+# wakes for it, and its next request on the same file is answered.
+say "a request accepted, unanswered, across kill -9"
+touch /run/kcsmux-hold
+kill -TERM "$(cat /tmp/kcsmuxd.pid)"
+rs_gen=$((rs_gen + 1))
+check "the next process is up, holding" rs_ready $rs_gen
+kcsmux-ipmi-probe -d /dev/$RS_NODE -n 2 --timeout 60000 -v -k --allow-errors \
+	>/tmp/rs-lost.out 2>&1 &
+rs_p=$!
+sleep 1
+kill -KILL "$(cat /tmp/kcsmuxd.pid)"
+rs_gen=$((rs_gen + 1))
+rs_ready $rs_gen || fail "generation $rs_gen never ready"
+rm -f /run/kcsmux-hold
+wait $rs_p
+cat /tmp/rs-lost.out
+ok=$(rs_field /tmp/rs-lost.out ok)
+ecc=$(rs_field /tmp/rs-lost.out err_cc)
+eto=$(rs_field /tmp/rs-lost.out err_timeout)
+num "lost answer: probe counts" "$ok" "$ecc" "$eto" &&
+	check "the request accepted before the crash got an error answer, the next one its answer" \
+		test "$ecc" = 1 -a "$ok" = 1 -a "$eto" = 0
+expect "... cc 0xff, as stock answers a request its interface lost" \
+	'^msgid=1 recv_type=1 rx_msgid=1 netfn=0x07 cmd=0x01 .* data: ff$' /tmp/rs-lost.out
+expect "the next process answered it from the journal" \
+	'woken, [1-9][0-9]* requests whose answer was lost answered' /tmp/kcsmuxd-rs.log
+
 # A reload of kcsraw.ko under open nodes: with the hold file the next
 # process leaves /dev/kcsraw0 closed and holds the requests; the module is
 # unloaded and loaded again, the file removed, and the daemon serves on.
@@ -198,6 +239,7 @@ kcsmux-ipmi-probe -d /dev/$RS_NODE -n 40 -i 250000 --timeout 20000 -k \
 	--allow-errors >/tmp/rs-reload.out 2>&1 &
 rs_p=$!
 sleep 1
+rs_opens=$(grep -c 'open again after' /tmp/kcsmuxd-rs.log)
 touch /run/kcsmux-hold
 kill -TERM "$(cat /tmp/kcsmuxd.pid)"
 rs_gen=$((rs_gen + 1))
@@ -205,7 +247,7 @@ check "the next process is up, holding" rs_ready $rs_gen
 check "kcsraw unloads under the open node" rmmod kcsraw
 check "kcsraw loads again" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
 rm -f /run/kcsmux-hold
-rs_open() { grep -q 'open again after' /tmp/kcsmuxd-rs.log; }
+rs_open() { [ "$(grep -c 'open again after' /tmp/kcsmuxd-rs.log)" -gt "$rs_opens" ]; }
 for _i in $(seq 100); do rs_open && break; sleep 0.1; done
 check "the daemon opened the new /dev/kcsraw0" rs_open
 wait $rs_p
