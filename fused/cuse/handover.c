@@ -154,7 +154,14 @@ static int ho_map(struct handover *h, int fd, bool fresh)
 
 	if (fresh && ftruncate(fd, (off_t)HO_SIZE) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size != HO_SIZE) {
+	if (fstat(fd, &st) < 0)
+		return -1;
+	/* version 1's (an upgrade from it): the journal of unread answers
+	 * is added after it, zero, and the rest is read as it is */
+	if ((size_t)st.st_size == HO_SIZE_V1 &&
+	    (ftruncate(fd, (off_t)HO_SIZE) < 0 || fstat(fd, &st) < 0))
+		return -1;
+	if ((size_t)st.st_size != HO_SIZE) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -183,7 +190,8 @@ int handover_init(struct daemon *d, char **cause)
 	if (f) {
 		f->taken = true;
 		if (ho_map(h, f->fd, false) == 0 && h->sh->magic == HO_MAGIC &&
-		    h->sh->version == HO_VERSION) {
+		    (h->sh->version == HO_VERSION || h->sh->version == 1)) {
+			h->sh->version = HO_VERSION;
 			h->memfd_stored = true;
 			h->used = true;
 			h->sh->generation++;
@@ -377,7 +385,7 @@ void handover_file_close(struct node *n, uint64_t fh)
 	struct ho_file *f;
 
 	if (rt)
-		ho_pend_drop(rt->sh, fh, 0);
+		ho_pend_drop(rt->pend, fh, 0);
 	if (!rt || !(f = ho_file_slot(rt->sh, fh, false)))
 		return;
 	f->kh = 0;
@@ -391,7 +399,8 @@ void handover_pend_sent(const struct client *c, const struct ipmi_request *rq)
 	if (!rt || (rq->flags & ABI_REQF_RESPONSE))
 		return;
 	/* the SEND in hand is the request the journal names it by */
-	if (!ho_pend_add(rt->sh, c->id, rt->sh->inflight, rq) && !rt->warned) {
+	if (!ho_pend_add(rt->pend, c->id, rt->sh->inflight, rq) &&
+	    !rt->warned) {
 		log_warn("node %s: more than %d requests waiting to be read: "
 			 "a crash may lose the answers of the others",
 			 c->node->conf.name, HO_PEND);
@@ -404,7 +413,7 @@ void handover_pend_read(const struct client *c, int64_t msgid)
 	struct ho_rt *rt = c->node->ho;
 
 	if (rt)
-		ho_pend_done(rt->sh, c->id, msgid);
+		ho_pend_done(rt->pend, c->id, msgid);
 }
 
 void handover_pend_forget(const struct client *c)
@@ -412,7 +421,7 @@ void handover_pend_forget(const struct client *c)
 	struct ho_rt *rt = c->node->ho;
 
 	if (rt)
-		ho_pend_drop(rt->sh, c->id, 0);
+		ho_pend_drop(rt->pend, c->id, 0);
 }
 
 struct client *handover_client(struct node *n, uint64_t fh, pid_t pid,
@@ -519,13 +528,13 @@ int handover_session(struct node *n, int fd, bool adopted)
 		free(rt);
 		rt = NULL;
 	} else {
+		rt->pend = &ho_pendtab_of(h->sh)->nodes[rt->sh - h->sh->nodes];
 		rt->adopted = adopted;
 		rt->fd = fd;
 		/* a new connection: the old journal is not its */
 		if (!adopted) {
 			memset(rt->sh->files, 0, sizeof(rt->sh->files));
-			memset(rt->sh->pend, 0, sizeof(rt->sh->pend));
-			rt->sh->npend = 0;
+			memset(rt->pend, 0, sizeof(*rt->pend));
 			rt->sh->inflight = 0;
 			rt->sh->init_seen = 0;
 		}
@@ -551,6 +560,7 @@ void handover_node_gone(struct node *n)
 	 * the device would stay with nobody serving it */
 	if (rt && h && !h->graceful) {
 		memset(rt->sh, 0, sizeof(*rt->sh));
+		memset(rt->pend, 0, sizeof(*rt->pend));
 		if (rt->stored && h->ngone < HO_NODES)
 			snprintf(h->gone[h->ngone++], sizeof(h->gone[0]),
 				 "cuse-%s", n->conf.name);
@@ -677,9 +687,9 @@ void handover_resume(struct daemon *d)
 		/* a SEND whose reply never went out: its caller sees it
 		 * fail (ECONNRESET) or it comes again (resend) */
 		if (rt->sh->inflight)
-			ho_pend_drop(rt->sh, 0, rt->sh->inflight);
+			ho_pend_drop(rt->pend, 0, rt->sh->inflight);
 		ho_unanswered(n);
-		answered += ho_pend_answer(n, rt->sh);
+		answered += ho_pend_answer(n, rt->pend);
 		woken += ho_wake_polls(n);
 		if (n->ev)
 			event_add(n->ev, NULL);

@@ -21,7 +21,7 @@
 #include "cuse/handover.h"
 #include "cuse/handover_priv.h"
 
-bool ho_pend_add(struct ho_node *s, uint64_t fh, uint64_t unique,
+bool ho_pend_add(struct ho_pends *s, uint64_t fh, uint64_t unique,
 		 const struct ipmi_request *rq)
 {
 	struct ho_pend *p = NULL;
@@ -52,13 +52,13 @@ bool ho_pend_add(struct ho_node *s, uint64_t fh, uint64_t unique,
 }
 
 /* npend down past the free slots at its end */
-static void ho_pend_trim(struct ho_node *s)
+static void ho_pend_trim(struct ho_pends *s)
 {
 	while (s->npend && s->pend[s->npend - 1].fh == 0)
 		s->npend--;
 }
 
-void ho_pend_done(struct ho_node *s, uint64_t fh, int64_t msgid)
+void ho_pend_done(struct ho_pends *s, uint64_t fh, int64_t msgid)
 {
 	struct ho_pend *old = NULL;
 
@@ -76,7 +76,7 @@ void ho_pend_done(struct ho_node *s, uint64_t fh, int64_t msgid)
 	ho_pend_trim(s);
 }
 
-void ho_pend_drop(struct ho_node *s, uint64_t fh, uint64_t unique)
+void ho_pend_drop(struct ho_pends *s, uint64_t fh, uint64_t unique)
 {
 	for (uint32_t i = 0; i < s->npend && i < HO_PEND; i++) {
 		struct ho_pend *p = &s->pend[i];
@@ -129,7 +129,7 @@ static unsigned int ho_queued(const struct client *c, int64_t msgid)
 	return k;
 }
 
-unsigned int ho_pend_answer(struct node *n, struct ho_node *s)
+unsigned int ho_pend_answer(struct node *n, struct ho_pends *s)
 {
 	unsigned int made = 0;
 

@@ -11,8 +11,11 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/ipmi_msgdefs.h>
@@ -43,10 +46,10 @@ struct rig {
 	struct daemon d;
 	struct node n;
 	struct ho_rt rt;
-	struct ho_node *s;
+	struct ho_node *slot;
 };
 
-static void rig_init(struct rig *r, struct ho_node *s)
+static void rig_init(struct rig *r, struct ho_pends *s)
 {
 	memset(r, 0, sizeof(*r));
 	ck_assert_int_eq(frontend_init(&r->d, NULL), 0);
@@ -57,8 +60,10 @@ static void rig_init(struct rig *r, struct ho_node *s)
 	r->n.conf.events = true;
 	LIST_INIT(&r->n.clients);
 	LIST_INSERT_HEAD(&r->d.nodes, &r->n, link);
-	r->s = s;
-	r->rt.sh = s;
+	r->slot = calloc(1, sizeof(*r->slot));
+	ck_assert_ptr_nonnull(r->slot);
+	r->rt.sh = r->slot;
+	r->rt.pend = s;
 	r->rt.adopted = true;
 	r->n.ho = &r->rt;
 }
@@ -79,6 +84,7 @@ static void rig_fini(struct rig *r)
 	}
 	r->d.fe->ho = NULL;
 	frontend_fini(&r->d);
+	free(r->slot);
 }
 
 static struct client *rig_client(struct rig *r, uint64_t id)
@@ -91,7 +97,7 @@ static struct client *rig_client(struct rig *r, uint64_t id)
 	return NULL;
 }
 
-static unsigned int used(const struct ho_node *s)
+static unsigned int used(const struct ho_pends *s)
 {
 	unsigned int k = 0;
 
@@ -102,7 +108,7 @@ static unsigned int used(const struct ho_node *s)
 
 START_TEST(journal_kept_and_cleared)
 {
-	struct ho_node *s = calloc(1, sizeof(*s));
+	struct ho_pends *s = calloc(1, sizeof(*s));
 	struct ipmi_request a = si_req(1), b = si_req(2);
 
 	ck_assert(ho_pend_add(s, 5, 11, &a));
@@ -132,7 +138,7 @@ END_TEST
 
 START_TEST(journal_full)
 {
-	struct ho_node *s = calloc(1, sizeof(*s));
+	struct ho_pends *s = calloc(1, sizeof(*s));
 	struct ipmi_request a = si_req(1);
 
 	for (unsigned int i = 0; i < HO_PEND; i++)
@@ -146,7 +152,7 @@ END_TEST
 
 START_TEST(error_si_and_bridged)
 {
-	struct ho_node *s = calloc(1, sizeof(*s));
+	struct ho_pends *s = calloc(1, sizeof(*s));
 	struct ipmi_request a = si_req(42);
 	struct ipmi_request b = {
 		.addr = { .addr_type = IPMI_IPMB_BROADCAST_ADDR_TYPE,
@@ -190,7 +196,7 @@ END_TEST
  * its error answer; a file that read its answers gets none. */
 START_TEST(crash_answers)
 {
-	struct ho_node *s = calloc(1, sizeof(*s));
+	struct ho_pends *s = calloc(1, sizeof(*s));
 	struct ipmi_request a = si_req(10), b = si_req(11), c8 = si_req(10);
 	struct client *c;
 	struct kmsg *m;
@@ -225,7 +231,7 @@ END_TEST
  * gets nothing more, one without its answer there gets the error. */
 START_TEST(graceful_answers_only_missing)
 {
-	struct ho_node *s = calloc(1, sizeof(*s));
+	struct ho_pends *s = calloc(1, sizeof(*s));
 	struct ipmi_request a = si_req(20);
 	struct ipmb_user_msg u = { .recv_type = IPMI_RESPONSE_RECV_TYPE,
 				   .msgid = 20,
@@ -269,6 +275,7 @@ START_TEST(graceful_carries_cmdregs)
 	ck_assert_int_eq(handover_init(&r1.d, &cause), 0);
 	h1 = r1.d.fe->ho;
 	r1.rt.sh = &h1->sh->nodes[0];
+	r1.rt.pend = &ho_pendtab_of(h1->sh)->nodes[0];
 	c = handover_client(&r1.n, 12, getpid(), getuid());
 	ck_assert_ptr_nonnull(c);
 	c->gets_events = true;
@@ -287,6 +294,7 @@ START_TEST(graceful_carries_cmdregs)
 	h2.memfd = -1;
 	r2.d.fe->ho = &h2;
 	r2.rt.sh = &h2.sh->nodes[0];
+	r2.rt.pend = &ho_pendtab_of(h2.sh)->nodes[0];
 	ho_restore(&r2.d, &h2);
 	ck_assert_uint_eq(h2.sh->blob_len, 0); /* used once */
 	c2 = rig_client(&r2, 12);
@@ -307,6 +315,7 @@ START_TEST(graceful_carries_cmdregs)
 	h2.sh = h1->sh;
 	r2.d.fe->ho = &h2;
 	r2.rt.sh = &h2.sh->nodes[0];
+	r2.rt.pend = &ho_pendtab_of(h2.sh)->nodes[0];
 	ho_restore(&r2.d, &h2);
 	c2 = rig_client(&r2, 12);
 	ck_assert_ptr_nonnull(c2);
@@ -315,6 +324,51 @@ START_TEST(graceful_carries_cmdregs)
 
 	handover_fini(&r1.d);
 	rig_fini(&r1);
+}
+END_TEST
+
+/* An upgrade from a version 1 process: its memfd (without the journal)
+ * is taken, grown to hold the journal, and read as it was. */
+START_TEST(v1_memfd_grown)
+{
+	int fd = memfd_create("kcsmux-state", 0), saved = dup(3);
+	struct ho_shared *sh;
+	struct handover *h;
+	struct stat st;
+	char *cause = NULL, pid[16];
+	struct rig r;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)HO_SIZE_V1), 0);
+	sh = mmap(NULL, HO_SIZE_V1, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	sh->magic = HO_MAGIC;
+	sh->version = 1;
+	sh->next_client_id = 77;
+	snprintf(sh->nodes[0].name, sizeof(sh->nodes[0].name), "ipmi7");
+	munmap(sh, HO_SIZE_V1);
+	ck_assert_int_eq(dup2(fd, 3), 3);
+	close(fd);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_FDNAMES", "kcsmux-state", 1);
+	rig_init(&r, NULL);
+	ck_assert_int_eq(handover_init(&r.d, &cause), 0);
+	h = r.d.fe->ho;
+	ck_assert(h->used);
+	ck_assert_uint_eq(h->sh->version, HO_VERSION);
+	ck_assert_uint_eq(r.d.next_client_id, 77);
+	ck_assert_str_eq(h->sh->nodes[0].name, "ipmi7");
+	ck_assert_int_eq(fstat(h->memfd, &st), 0);
+	ck_assert_uint_eq((size_t)st.st_size, HO_SIZE);
+	ck_assert_uint_eq(ho_pendtab_of(h->sh)->nodes[0].npend, 0);
+	handover_fini(&r.d);
+	rig_fini(&r);
+	if (saved >= 0) {
+		dup2(saved, 3);
+		close(saved);
+	}
 }
 END_TEST
 
@@ -329,6 +383,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, crash_answers);
 	tcase_add_test(tc, graceful_answers_only_missing);
 	tcase_add_test(tc, graceful_carries_cmdregs);
+	tcase_add_test(tc, v1_memfd_grown);
 	suite_add_tcase(s, tc);
 	return s;
 }
