@@ -21,6 +21,7 @@
 #include "control/control.h"
 #include "core/core.h"
 #include "cuse/cuse.h"
+#include "cuse/handover.h"
 #include "core/policy.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -93,6 +94,7 @@ static void recheck_clients(struct node *n, const struct kcsmux_node_conf *c)
 			 "file is closed to it",
 			 c->name, (long)cl->pid, (unsigned)cl->uid);
 		client_revoke(cl);
+		handover_pend_forget(cl); /* no answer due to it now */
 	}
 }
 

@@ -24,7 +24,6 @@
 #include "core/seqtab.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
-#include "cuse/handover.h"
 #include "util/log.h"
 
 /* Completion code a BMC allow-list answers with (OpenBMC, IPMI 2.0 H). */
@@ -180,7 +179,6 @@ void client_revoke(struct client *c)
 	struct kmsg *m;
 
 	c->revoked = true;
-	handover_pend_forget(c);
 	client_cancel_all(c);
 	cmdreg_client_gone(c);
 	c->gets_events = false;

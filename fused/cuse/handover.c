@@ -638,6 +638,48 @@ static void ho_unanswered(struct node *n)
 	rt->sh->inflight = 0;
 }
 
+/* Responses to msgid in c's queue. */
+static unsigned int ho_queued(const struct client *c, int64_t msgid)
+{
+	const struct kmsg *m;
+	unsigned int k = 0;
+
+	TAILQ_FOREACH (m, &c->rq, link)
+		k += m->recv_type == IPMI_RESPONSE_RECV_TYPE &&
+		     m->msgid == msgid;
+	return k;
+}
+
+/* Each journaled request of N's files without an answer in its file's
+ * queue gets ho_pend_error(); how many did. */
+unsigned int ho_pend_answer(struct node *n, struct ho_pends *s)
+{
+	unsigned int made = 0;
+
+	for (uint32_t i = 0; i < s->npend && i < HO_PEND; i++) {
+		struct ho_pend *p = &s->pend[i];
+		unsigned int before = 0;
+		struct client *c;
+		struct kmsg *m;
+
+		if (p->fh == 0)
+			continue;
+		/* the entries of this fh and msgid ahead of this one */
+		for (uint32_t j = 0; j < i; j++)
+			before += s->pend[j].fh == p->fh &&
+				  s->pend[j].msgid == p->msgid;
+		c = handover_client(n, p->fh, 0, 0);
+		if (!c || ho_queued(c, p->msgid) > before)
+			continue;
+		m = ho_pend_error(p);
+		if (!m)
+			continue;
+		client_deliver(c, m);
+		made++;
+	}
+	return made;
+}
+
 /* Every poll() that waited on the old process: asks again. */
 static unsigned int ho_wake_polls(struct node *n)
 {

@@ -8,8 +8,9 @@
  * request as the stock driver answers a request whose answer it lost: a
  * response with cc 0xFF (system interface: the interface gave up) or 0xC3
  * (bridged: the retries ran out), which the client RECEIVEs and its poll()
- * sees. After a graceful restart the queues came over with the records:
- * only a request without an answer among them gets one.
+ * sees (handover.c, ho_pend_answer). After a graceful restart the queues
+ * came over with the records: only a request without an answer among them
+ * gets one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,6 @@
 
 #include "core/ipmb.h"
 #include "cuse/cuse.h"
-#include "cuse/handover.h"
 #include "cuse/handover_priv.h"
 
 bool ho_pend_add(struct ho_pends *s, uint64_t fh, uint64_t unique,
@@ -115,44 +115,4 @@ struct kmsg *ho_pend_error(const struct ho_pend *p)
 		m->addr_raw_len = p->addr_raw_len;
 	}
 	return m;
-}
-
-/* Responses to msgid in c's queue. */
-static unsigned int ho_queued(const struct client *c, int64_t msgid)
-{
-	const struct kmsg *m;
-	unsigned int k = 0;
-
-	TAILQ_FOREACH (m, &c->rq, link)
-		k += m->recv_type == IPMI_RESPONSE_RECV_TYPE &&
-		     m->msgid == msgid;
-	return k;
-}
-
-unsigned int ho_pend_answer(struct node *n, struct ho_pends *s)
-{
-	unsigned int made = 0;
-
-	for (uint32_t i = 0; i < s->npend && i < HO_PEND; i++) {
-		struct ho_pend *p = &s->pend[i];
-		unsigned int before = 0;
-		struct client *c;
-		struct kmsg *m;
-
-		if (p->fh == 0)
-			continue;
-		/* the entries of this fh and msgid ahead of this one */
-		for (uint32_t j = 0; j < i; j++)
-			before += s->pend[j].fh == p->fh &&
-				  s->pend[j].msgid == p->msgid;
-		c = handover_client(n, p->fh, 0, 0);
-		if (!c || ho_queued(c, p->msgid) > before)
-			continue;
-		m = ho_pend_error(p);
-		if (!m)
-			continue;
-		client_deliver(c, m);
-		made++;
-	}
-	return made;
 }

@@ -158,6 +158,10 @@ static inline struct handover *ho_of(const struct daemon *d)
 /* handover_state.c: the graceful predecessor's records, used once. */
 void ho_restore(struct daemon *d, struct handover *h);
 
+/* handover.c: taking N over, each journaled request of N's files without
+ * an answer in its file's queue gets ho_pend_error(); returns how many. */
+unsigned int ho_pend_answer(struct node *n, struct ho_pends *s);
+
 /* handover_pend.c: the journal of requests whose answer is not read. */
 /* fh's request rq, accepted while the FUSE request UNIQUE is in hand;
  * false if the journal is full. */
@@ -172,8 +176,5 @@ void ho_pend_drop(struct ho_pends *s, uint64_t fh, uint64_t unique);
  * cc 0xFF for the system interface (the interface gave up), 0xC3 for a
  * bridged one (the retries ran out). NULL without memory. */
 struct kmsg *ho_pend_error(const struct ho_pend *p);
-/* Taking N over: each journaled request of N's files without an answer
- * in its file's queue gets ho_pend_error(); returns how many. */
-unsigned int ho_pend_answer(struct node *n, struct ho_pends *s);
 
 #endif /* KCSMUX_HANDOVER_PRIV_H */

@@ -16,6 +16,7 @@
 #include <kcsmux/control.h>
 
 #include "kcsmuxd.h"
+#include "cuse/handover.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -70,6 +71,11 @@ void client_revoke(struct client *c)
 }
 
 void cmdreg_client_gone(struct client *c)
+{
+	(void)c;
+}
+
+void handover_pend_forget(const struct client *c)
 {
 	(void)c;
 }
