@@ -6,7 +6,8 @@
 # kill -9 (a crash that Restart= follows), each with
 #  - one client that keeps RS_NODE open across every event of its kind and
 #    asks every 250 ms (SEND, poll, RECEIVE): none of its requests may fail
-#    at a graceful restart, at most one per crash (the one in flight);
+#    at a graceful restart, at most one per crash (the one in flight: it
+#    gets an error answer, cc 0xff, never the client's timeout);
 #  - a probe opened just before the event that asks every 100 ms: its
 #    slowest request is the event's pause (p50 and max over the events);
 #  - ipmitool in a loop (a new open each time: the /dev/ipmiN links stay).
@@ -140,6 +141,12 @@ num "crashes: client counts" "$ok" "$err" "$perr" &&
 		test $((ok + err)) = $((RS_EVENTS * 20)) -a "$err" -le "$RS_EVENTS" &&
 	check "crashes: the probes lost at most one request per crash ($perr)" \
 		test "$perr" -le "$RS_EVENTS"
+# no answer lost silently: one lost at a crash comes back as an error
+# answer (cc 0xff) when the next process takes the files over, never as
+# the client's own timeout
+eto=$(($(rs_field /tmp/rs-long-crash.out err_timeout) + $(rs_field /tmp/rs-probe-crash.out err_timeout)))
+check "crashes: no request timed out, a lost answer came back as an error ($eto)" \
+	test "$eto" = 0
 expect "after a crash the files go on with default state" \
 	'opened before the daemon restarted\) goes on with default state' /tmp/kcsmuxd-rs.log
 
