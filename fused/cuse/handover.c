@@ -173,6 +173,22 @@ static int ho_map(struct handover *h, int fd, bool fresh)
 	return 0;
 }
 
+/* The media the graceful predecessor scanned: the BMC is the same, and
+ * its 16 Get Channel Info would run ahead of every client's request. */
+static void ho_take_media(struct daemon *d, struct handover *h)
+{
+	struct ho_pendtab *pt = ho_pendtab_of(h->sh);
+
+	if (!pt->media_ok)
+		return;
+	pt->media_ok = 0; /* once: after a crash the next one scans */
+	memcpy(d->media, pt->media, sizeof(d->media));
+	d->media_ready = true;
+	d->bs.scanned = true;
+	log_info("hand-over: channel media as the previous process scanned "
+		 "them: no scan at start");
+}
+
 int handover_init(struct daemon *d, char **cause)
 {
 	struct handover *h = calloc(1, sizeof(*h));
@@ -196,6 +212,7 @@ int handover_init(struct daemon *d, char **cause)
 			h->used = true;
 			h->sh->generation++;
 			d->next_client_id = h->sh->next_client_id;
+			ho_take_media(d, h);
 			log_info("hand-over: taking over from a previous "
 				 "process (generation %u, %s)",
 				 h->sh->generation,

@@ -66,6 +66,10 @@ struct ho_shared {
 };
 
 struct ho_pendtab {
+	/* the channel media a graceful exit leaves (media_ok 1, used once):
+	 * the next process skips the channel scan at its start */
+	uint32_t media_ok;
+	uint8_t media[ABI_MAX_CHANNELS];
 	struct ho_pends nodes[HO_NODES];
 };
 

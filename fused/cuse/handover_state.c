@@ -298,6 +298,10 @@ void handover_save(struct daemon *d)
 		}
 	}
 	h->sh->next_client_id = d->next_client_id;
+	/* a complete scan's media: the next process need not scan again */
+	ho_pendtab_of(h->sh)->media_ok = d->media_ready && d->bs.scanned &&
+					 !d->bs.scan_left && !d->bs.scan_busy;
+	memcpy(ho_pendtab_of(h->sh)->media, d->media, sizeof(d->media));
 	__atomic_store_n(&h->sh->blob_len, off, __ATOMIC_RELEASE);
 	log_info("hand-over: state of %u open files saved (%llu bytes); %u "
 		 "requests still in flight answered 0xff",

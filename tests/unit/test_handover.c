@@ -327,15 +327,73 @@ START_TEST(graceful_carries_cmdregs)
 }
 END_TEST
 
+/* fd 3 as the store's kcsmux-state for handover_init(); the old fd 3
+ * in *saved. */
+static void listen_state(int fd, int *saved)
+{
+	char pid[16];
+
+	*saved = dup(3);
+	ck_assert_int_eq(dup2(fd, 3), 3);
+	close(fd);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_PID", pid, 1);
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_FDNAMES", "kcsmux-state", 1);
+}
+
+/* A graceful exit after a complete channel scan leaves the media: the
+ * next process takes them once, and skips its scan (bmcsetup.c). */
+START_TEST(graceful_media_taken)
+{
+	struct rig r1, r2;
+	struct handover *h1;
+	char *cause = NULL;
+	int saved;
+
+	rig_init(&r1, NULL);
+	ck_assert_int_eq(handover_init(&r1.d, &cause), 0);
+	h1 = r1.d.fe->ho;
+	r1.rt.sh = &h1->sh->nodes[0];
+	r1.rt.pend = &ho_pendtab_of(h1->sh)->nodes[0];
+	r1.d.media_ready = true;
+	r1.d.bs.scanned = true;
+	r1.d.bs.scan_busy = 1; /* a channel said "not now": scan again */
+	r1.d.media[1] = 4;
+	h1->graceful = true;
+	handover_save(&r1.d);
+	ck_assert_uint_eq(ho_pendtab_of(h1->sh)->media_ok, 0);
+	r1.d.bs.scan_busy = 0;
+	handover_save(&r1.d);
+	ck_assert_uint_eq(ho_pendtab_of(h1->sh)->media_ok, 1);
+
+	listen_state(dup(h1->memfd), &saved);
+	rig_init(&r2, NULL);
+	ck_assert_int_eq(handover_init(&r2.d, &cause), 0);
+	ck_assert(r2.d.media_ready);
+	ck_assert(r2.d.bs.scanned);
+	ck_assert_uint_eq(r2.d.media[1], 4);
+	ck_assert_uint_eq(ho_pendtab_of(h1->sh)->media_ok, 0); /* once */
+	handover_fini(&r2.d);
+	rig_fini(&r2);
+	handover_fini(&r1.d);
+	rig_fini(&r1);
+	if (saved >= 0) {
+		dup2(saved, 3);
+		close(saved);
+	}
+}
+END_TEST
+
 /* An upgrade from a version 1 process: its memfd (without the journal)
  * is taken, grown to hold the journal, and read as it was. */
 START_TEST(v1_memfd_grown)
 {
-	int fd = memfd_create("kcsmux-state", 0), saved = dup(3);
+	int fd = memfd_create("kcsmux-state", 0), saved;
 	struct ho_shared *sh;
 	struct handover *h;
 	struct stat st;
-	char *cause = NULL, pid[16];
+	char *cause = NULL;
 	struct rig r;
 
 	ck_assert_int_ge(fd, 0);
@@ -347,12 +405,7 @@ START_TEST(v1_memfd_grown)
 	sh->next_client_id = 77;
 	snprintf(sh->nodes[0].name, sizeof(sh->nodes[0].name), "ipmi7");
 	munmap(sh, HO_SIZE_V1);
-	ck_assert_int_eq(dup2(fd, 3), 3);
-	close(fd);
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	setenv("LISTEN_PID", pid, 1);
-	setenv("LISTEN_FDS", "1", 1);
-	setenv("LISTEN_FDNAMES", "kcsmux-state", 1);
+	listen_state(fd, &saved);
 	rig_init(&r, NULL);
 	ck_assert_int_eq(handover_init(&r.d, &cause), 0);
 	h = r.d.fe->ho;
@@ -384,6 +437,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, graceful_answers_only_missing);
 	tcase_add_test(tc, graceful_carries_cmdregs);
 	tcase_add_test(tc, v1_memfd_grown);
+	tcase_add_test(tc, graceful_media_taken);
 	suite_add_tcase(s, tc);
 	return s;
 }

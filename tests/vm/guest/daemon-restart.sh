@@ -118,6 +118,8 @@ num "graceful restarts: client counts" "$ok" "$err" "$pok" "$perr" &&
 num "graceful restarts: pauses" "$1" "$2"
 expect "the next process took the files over with their state" \
 	'hand-over: [0-9]+ open files taken over with their state' /tmp/kcsmuxd-rs.log
+expect "... with the channel media: the next process did not scan again" \
+	'hand-over: channel media as the previous process scanned them' /tmp/kcsmuxd-rs.log
 # the waiting client's command registration came over: another file's
 # REGISTER_FOR_CMD of the same command is refused (EBUSY: setup error 2)
 kcsmux-ipmi-listen -d /dev/$RS_NODE -r 0x32:0x42 -t 100 >/tmp/rs-reg.out 2>&1
