@@ -22,6 +22,7 @@
 #include "core/core.h"
 #include "core/leasegate.h"
 #include "cuse/cuse.h"
+#include "cuse/handover.h"
 #include "core/policy.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -94,6 +95,7 @@ static void recheck_clients(struct node *n, const struct kcsmux_node_conf *c)
 			 "file is closed to it",
 			 c->name, (long)cl->pid, (unsigned)cl->uid);
 		client_revoke(cl);
+		handover_pend_forget(cl); /* no answer due to it now */
 	}
 }
 

@@ -16,7 +16,8 @@
  *    the check waits for its end, as stock polls no events meanwhile).
  *    A BMC that refuses the event buffer is not asked for it again.
  *  - Channel media (ipmi_msghandler.c's channel scan): Get Channel Info for
- *    channels 0-15 at start; IPMB requests go out only on IPMB channels
+ *    channels 0-15 at start (unless a graceful restart handed over a
+ *    complete scan's media: cuse/handover.c); IPMB requests go out only on IPMB channels
  *    (ipmi_check_request: -EINVAL otherwise) and incoming messages are
  *    classified by their channel's medium. Until the scan is over, IPMB
  *    and LAN requests get -EAGAIN (the stock device does not exist yet
@@ -322,7 +323,9 @@ void bmc_setup_start(struct daemon *d)
 	if (!bs->rescan_ms)
 		bs->rescan_ms = BMC_RESCAN_MS;
 	bs->rescan = evtimer_new(d->base, rescan_cb, d);
-	scan_start(d);
+	/* a graceful restart may hand over the media scanned before */
+	if (!bs->scanned)
+		scan_start(d);
 	if (d->be->bridges)
 		return;
 	bs->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);

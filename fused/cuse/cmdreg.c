@@ -212,3 +212,50 @@ void cmdreg_client_gone(struct client *c)
 		}
 	}
 }
+
+unsigned int cmdreg_list(const struct client *c, struct cmdreg_ent *out,
+			 unsigned int max)
+{
+	const struct cmdreg_table *t = c->node->d->fe->cmdreg;
+	const struct cmdreg *r;
+	unsigned int k = 0;
+
+	for (size_t i = 0; c->nregs && i < sizeof(t->regs) / sizeof(t->regs[0]);
+	     i++)
+		LIST_FOREACH (r, &t->regs[i], link) {
+			if (r->c != c)
+				continue;
+			if (k < max)
+				out[k] = (struct cmdreg_ent){ r->netfn, r->cmd,
+							      r->chans };
+			k++;
+		}
+	return k;
+}
+
+int cmdreg_restore(struct client *c, const struct cmdreg_ent *e)
+{
+	struct cmdreg_table *t = c->node->d->fe->cmdreg;
+	struct abi_cmdspec cs = { .netfn = e->netfn & 63u, .cmd = e->cmd };
+	struct cmdreg *r;
+
+	if (!c->node->conf.commands) /* no longer allowed here */
+		return -EPERM;
+	if (!e->chans || find(t, cs.netfn, cs.cmd, e->chans))
+		return -EBUSY;
+	if (c->nregs >= CMDREG_MAX_PER_FILE)
+		return -ENOMEM;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	/* the kernel's (SMI mode) went with the old process's file */
+	(void)forward(c, &cs, e->chans, true);
+	r->c = c;
+	r->netfn = cs.netfn;
+	r->cmd = cs.cmd;
+	r->chans = e->chans;
+	LIST_INSERT_HEAD(slot(t, cs.netfn, cs.cmd), r, link);
+	c->nregs++;
+	t->nregs_all++;
+	return 0;
+}

@@ -174,6 +174,17 @@ int cmdreg_ioctl(struct client *c, const struct abi_ioctl *ent, const void *in,
 struct client *cmdreg_lookup(struct daemon *d, uint8_t netfn, uint8_t cmd,
 			     unsigned int chan);
 void cmdreg_client_gone(struct client *c);
+/* c's registrations (a graceful restart carries them over): up to MAX
+ * into OUT, how many c holds returned. */
+struct cmdreg_ent {
+	uint8_t netfn, cmd;
+	uint32_t chans;
+};
+unsigned int cmdreg_list(const struct client *c, struct cmdreg_ent *out,
+			 unsigned int max);
+/* One of them again in the next process: as REGISTER_FOR_CMD_CHANS,
+ * -EPERM if the node no longer has "commands". 0 or -errno. */
+int cmdreg_restore(struct client *c, const struct cmdreg_ent *e);
 bool cmdreg_any(struct daemon *d);
 /* The table in d->fe (frontend_init/fini call these); -1 without memory. */
 int cmdreg_init(struct daemon *d);

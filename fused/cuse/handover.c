@@ -154,7 +154,14 @@ static int ho_map(struct handover *h, int fd, bool fresh)
 
 	if (fresh && ftruncate(fd, (off_t)HO_SIZE) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size != HO_SIZE) {
+	if (fstat(fd, &st) < 0)
+		return -1;
+	/* version 1's (an upgrade from it): the journal of unread answers
+	 * is added after it, zero, and the rest is read as it is */
+	if ((size_t)st.st_size == HO_SIZE_V1 &&
+	    (ftruncate(fd, (off_t)HO_SIZE) < 0 || fstat(fd, &st) < 0))
+		return -1;
+	if ((size_t)st.st_size != HO_SIZE) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -164,6 +171,22 @@ static int ho_map(struct handover *h, int fd, bool fresh)
 	h->sh = p;
 	h->memfd = fd;
 	return 0;
+}
+
+/* The media the graceful predecessor scanned: the BMC is the same, and
+ * its 16 Get Channel Info would run ahead of every client's request. */
+static void ho_take_media(struct daemon *d, struct handover *h)
+{
+	struct ho_pendtab *pt = ho_pendtab_of(h->sh);
+
+	if (!pt->media_ok)
+		return;
+	pt->media_ok = 0; /* once: after a crash the next one scans */
+	memcpy(d->media, pt->media, sizeof(d->media));
+	d->media_ready = true;
+	d->bs.scanned = true;
+	log_info("hand-over: channel media as the previous process scanned "
+		 "them: no scan at start");
 }
 
 int handover_init(struct daemon *d, char **cause)
@@ -183,11 +206,13 @@ int handover_init(struct daemon *d, char **cause)
 	if (f) {
 		f->taken = true;
 		if (ho_map(h, f->fd, false) == 0 && h->sh->magic == HO_MAGIC &&
-		    h->sh->version == HO_VERSION) {
+		    (h->sh->version == HO_VERSION || h->sh->version == 1)) {
+			h->sh->version = HO_VERSION;
 			h->memfd_stored = true;
 			h->used = true;
 			h->sh->generation++;
 			d->next_client_id = h->sh->next_client_id;
+			ho_take_media(d, h);
 			log_info("hand-over: taking over from a previous "
 				 "process (generation %u, %s)",
 				 h->sh->generation,
@@ -376,10 +401,44 @@ void handover_file_close(struct node *n, uint64_t fh)
 	struct ho_rt *rt = n->ho;
 	struct ho_file *f;
 
+	if (rt)
+		ho_pend_drop(rt->pend, fh, 0);
 	if (!rt || !(f = ho_file_slot(rt->sh, fh, false)))
 		return;
 	f->kh = 0;
 	f->fh = HO_TOMB;
+}
+
+void handover_pend_sent(const struct client *c, const struct ipmi_request *rq)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (!rt || (rq->flags & ABI_REQF_RESPONSE))
+		return;
+	/* the SEND in hand is the request the journal names it by */
+	if (!ho_pend_add(rt->pend, c->id, rt->sh->inflight, rq) &&
+	    !rt->warned) {
+		log_warn("node %s: more than %d requests waiting to be read: "
+			 "a crash may lose the answers of the others",
+			 c->node->conf.name, HO_PEND);
+		rt->warned = true;
+	}
+}
+
+void handover_pend_read(const struct client *c, int64_t msgid)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (rt)
+		ho_pend_done(rt->pend, c->id, msgid);
+}
+
+void handover_pend_forget(const struct client *c)
+{
+	struct ho_rt *rt = c->node->ho;
+
+	if (rt)
+		ho_pend_drop(rt->pend, c->id, 0);
 }
 
 struct client *handover_client(struct node *n, uint64_t fh, pid_t pid,
@@ -486,11 +545,13 @@ int handover_session(struct node *n, int fd, bool adopted)
 		free(rt);
 		rt = NULL;
 	} else {
+		rt->pend = &ho_pendtab_of(h->sh)->nodes[rt->sh - h->sh->nodes];
 		rt->adopted = adopted;
 		rt->fd = fd;
 		/* a new connection: the old journal is not its */
 		if (!adopted) {
 			memset(rt->sh->files, 0, sizeof(rt->sh->files));
+			memset(rt->pend, 0, sizeof(*rt->pend));
 			rt->sh->inflight = 0;
 			rt->sh->init_seen = 0;
 		}
@@ -516,6 +577,7 @@ void handover_node_gone(struct node *n)
 	 * the device would stay with nobody serving it */
 	if (rt && h && !h->graceful) {
 		memset(rt->sh, 0, sizeof(*rt->sh));
+		memset(rt->pend, 0, sizeof(*rt->pend));
 		if (rt->stored && h->ngone < HO_NODES)
 			snprintf(h->gone[h->ngone++], sizeof(h->gone[0]),
 				 "cuse-%s", n->conf.name);
@@ -593,6 +655,48 @@ static void ho_unanswered(struct node *n)
 	rt->sh->inflight = 0;
 }
 
+/* Responses to msgid in c's queue. */
+static unsigned int ho_queued(const struct client *c, int64_t msgid)
+{
+	const struct kmsg *m;
+	unsigned int k = 0;
+
+	TAILQ_FOREACH (m, &c->rq, link)
+		k += m->recv_type == IPMI_RESPONSE_RECV_TYPE &&
+		     m->msgid == msgid;
+	return k;
+}
+
+/* Each journaled request of N's files without an answer in its file's
+ * queue gets ho_pend_error(); how many did. */
+unsigned int ho_pend_answer(struct node *n, struct ho_pends *s)
+{
+	unsigned int made = 0;
+
+	for (uint32_t i = 0; i < s->npend && i < HO_PEND; i++) {
+		struct ho_pend *p = &s->pend[i];
+		unsigned int before = 0;
+		struct client *c;
+		struct kmsg *m;
+
+		if (p->fh == 0)
+			continue;
+		/* the entries of this fh and msgid ahead of this one */
+		for (uint32_t j = 0; j < i; j++)
+			before += s->pend[j].fh == p->fh &&
+				  s->pend[j].msgid == p->msgid;
+		c = handover_client(n, p->fh, 0, 0);
+		if (!c || ho_queued(c, p->msgid) > before)
+			continue;
+		m = ho_pend_error(p);
+		if (!m)
+			continue;
+		client_deliver(c, m);
+		made++;
+	}
+	return made;
+}
+
 /* Every poll() that waited on the old process: asks again. */
 static unsigned int ho_wake_polls(struct node *n)
 {
@@ -619,7 +723,7 @@ void handover_resume(struct daemon *d)
 {
 	struct handover *h = ho_of(d);
 	struct node *n;
-	unsigned int woken = 0, adopted = 0;
+	unsigned int woken = 0, adopted = 0, answered = 0;
 
 	if (!h)
 		return;
@@ -639,15 +743,21 @@ void handover_resume(struct daemon *d)
 		if (!rt || !rt->adopted || rt->resumed)
 			continue;
 		rt->resumed = true;
+		/* a SEND whose reply never went out: its caller sees it
+		 * fail (ECONNRESET) or it comes again (resend) */
+		if (rt->sh->inflight)
+			ho_pend_drop(rt->pend, 0, rt->sh->inflight);
 		ho_unanswered(n);
+		answered += ho_pend_answer(n, rt->pend);
 		woken += ho_wake_polls(n);
 		if (n->ev)
 			event_add(n->ev, NULL);
 	}
 	if (adopted)
 		log_info("hand-over: %u nodes taken over, %u waiting poll() "
-			 "calls woken",
-			 adopted, woken);
+			 "calls woken, %u requests whose answer was lost "
+			 "answered with an error",
+			 adopted, woken, answered);
 }
 
 void handover_stored(struct daemon *d)

@@ -46,6 +46,16 @@ const char *handover_drop_next(struct daemon *d);
 /* An open file: its fh (c->id) and opener, recorded crash-safe. */
 void handover_file_open(struct node *n, const struct client *c);
 void handover_file_close(struct node *n, uint64_t fh);
+/* A request of C that SEND accepted (a response expected): journaled
+ * until C reads its answer, so that a crash cannot lose it silently
+ * (handover_pend.c). */
+struct ipmi_request;
+void handover_pend_sent(const struct client *c, const struct ipmi_request *rq);
+/* C's RECEIVE took the response to msgid off its queue. */
+void handover_pend_read(const struct client *c, int64_t msgid);
+/* C lost access (a reload): its requests need no answer. */
+void handover_pend_forget(const struct client *c);
+
 /* The client of fh, or for one the process never issued (it was opened
  * before a crash) a new client with the opener's recorded uid and pid
  * and the stock defaults. NULL without memory. */

@@ -12,10 +12,13 @@
 
 #include "cuse/cuse.h"
 
-#define HO_MAGIC   0x4b43534d55585354ull /* "KCSMUXST" */
-#define HO_VERSION 1
+#define HO_MAGIC 0x4b43534d55585354ull /* "KCSMUXST" */
+/* 2: the journal of unread answers follows the records (struct
+ * ho_pendtab); a version 1 memfd is grown to it (same layout before) */
+#define HO_VERSION 2
 #define HO_NODES   64
 #define HO_FILES   1024 /* per node: open files whose kh is recorded */
+#define HO_PEND	   1024 /* per node: requests whose answer is not read */
 #define HO_TOMB	   UINT64_MAX
 #define HO_BLOB	   (8u << 20) /* the graceful records' room */
 /* SIGTERM: how long the transactions in flight may take to finish */
@@ -28,11 +31,29 @@ struct ho_file {
 	uint32_t uid, pid;
 };
 
+/* A request SEND accepted whose answer its file has not read yet: after
+ * a crash the next process answers it with an error (handover_pend.c). */
+struct ho_pend {
+	uint64_t fh;	 /* 0: free */
+	uint64_t unique; /* the SEND's FUSE request */
+	int64_t msgid;
+	struct ipmi_address addr;
+	uint8_t addr_raw[ABI_MAX_ADDR_LEN];
+	uint8_t addr_raw_len, netfn, cmd;
+};
+
 struct ho_node {
 	char name[KCSMUX_NAME_MAX + 1]; /* "": free */
 	uint32_t init_major, init_minor, init_flags, init_seen;
 	uint64_t inflight; /* read, not answered; 0: none */
 	struct ho_file files[HO_FILES];
+};
+
+/* nodes[i]'s journal of unread answers */
+struct ho_pends {
+	uint32_t npend; /* pend[] used up to here */
+	uint32_t unused;
+	struct ho_pend pend[HO_PEND];
 };
 
 struct ho_shared {
@@ -44,10 +65,24 @@ struct ho_shared {
 	/* the records follow, up to HO_BLOB bytes */
 };
 
-#define HO_SIZE (sizeof(struct ho_shared) + HO_BLOB)
+struct ho_pendtab {
+	/* the channel media a graceful exit leaves (media_ok 1, used once):
+	 * the next process skips the channel scan at its start */
+	uint32_t media_ok;
+	uint8_t media[ABI_MAX_CHANNELS];
+	struct ho_pends nodes[HO_NODES];
+};
+
+#define HO_SIZE_V1 (sizeof(struct ho_shared) + HO_BLOB)
+#define HO_SIZE	   (HO_SIZE_V1 + sizeof(struct ho_pendtab))
+
+static inline struct ho_pendtab *ho_pendtab_of(struct ho_shared *sh)
+{
+	return (struct ho_pendtab *)((uint8_t *)sh + HO_SIZE_V1);
+}
 
 /* The graceful records. */
-enum { REC_NODE = 1, REC_CLIENT = 2, REC_MSG = 3 };
+enum { REC_NODE = 1, REC_CLIENT = 2, REC_MSG = 3, REC_CMDREG = 4 };
 struct ho_rec {
 	uint32_t type, len; /* len: the whole record */
 };
@@ -78,6 +113,13 @@ struct ho_rec_msg {
 	uint8_t data[IPMI_MAX_MSG_LENGTH];
 };
 
+/* a command registration of the REC_CLIENT before it */
+struct ho_rec_cmdreg {
+	struct ho_rec h;
+	uint8_t netfn, cmd;
+	uint32_t chans;
+};
+
 struct ho_fd {
 	char name[64];
 	int fd;
@@ -87,11 +129,12 @@ struct ho_fd {
 /* A node's hand-over, this process's (n->ho). */
 struct ho_rt {
 	struct ho_node *sh;
-	bool adopted; /* its connection came from the store */
-	bool swallow; /* drop the reply: the replayed CUSE_INIT's */
-	bool stored;  /* listed by handover_store_next */
-	bool resumed; /* reading */
-	bool warned;  /* a file slot was missing */
+	struct ho_pends *pend; /* its journal of unread answers */
+	bool adopted;	       /* its connection came from the store */
+	bool swallow;	       /* drop the reply: the replayed CUSE_INIT's */
+	bool stored;	       /* listed by handover_store_next */
+	bool resumed;	       /* reading */
+	bool warned;	       /* a file slot was missing */
 	int fd;
 };
 
@@ -118,5 +161,24 @@ static inline struct handover *ho_of(const struct daemon *d)
 
 /* handover_state.c: the graceful predecessor's records, used once. */
 void ho_restore(struct daemon *d, struct handover *h);
+
+/* handover.c: taking N over, each journaled request of N's files without
+ * an answer in its file's queue gets ho_pend_error(); returns how many. */
+unsigned int ho_pend_answer(struct node *n, struct ho_pends *s);
+
+/* handover_pend.c: the journal of requests whose answer is not read. */
+/* fh's request rq, accepted while the FUSE request UNIQUE is in hand;
+ * false if the journal is full. */
+bool ho_pend_add(struct ho_pends *s, uint64_t fh, uint64_t unique,
+		 const struct ipmi_request *rq);
+/* fh read the answer to msgid: its oldest entry of that msgid goes. */
+void ho_pend_done(struct ho_pends *s, uint64_t fh, int64_t msgid);
+/* Every entry of fh (it closed), or with fh 0 those of SEND request
+ * UNIQUE (its reply never reached the kernel). */
+void ho_pend_drop(struct ho_pends *s, uint64_t fh, uint64_t unique);
+/* The answer the stock driver makes for a request whose answer it lost:
+ * cc 0xFF for the system interface (the interface gave up), 0xC3 for a
+ * bridged one (the retries ran out). NULL without memory. */
+struct kmsg *ho_pend_error(const struct ho_pend *p);
 
 #endif /* KCSMUX_HANDOVER_PRIV_H */

@@ -7,7 +7,8 @@
  * request its interface gave up on), and the records go into the memfd
  * (handover.c): each node's IPMB addresses and LUNs, each open file's
  * opener, events subscription, timing parameters and receive queue. The
- * next process puts them back before it reads a request.
+ * next process puts them back before it reads a request. Each file's
+ * command registrations come along (REC_CMDREG after its REC_CLIENT).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ void ho_restore(struct daemon *d, struct handover *h)
 {
 	const uint8_t *p = (const uint8_t *)(h->sh + 1);
 	uint64_t len = h->sh->blob_len, off = 0;
-	unsigned int files = 0, msgs = 0;
+	unsigned int files = 0, msgs = 0, regs = 0;
 	struct client *cur = NULL;
 
 	h->sh->blob_len = 0; /* used once: a later crash must not reuse it */
@@ -110,12 +111,18 @@ void ho_restore(struct daemon *d, struct handover *h)
 			   r->len == sizeof(struct ho_rec_msg) && cur) {
 			ho_restore_msg(cur, (const void *)r);
 			msgs++;
+		} else if (r->type == REC_CMDREG &&
+			   r->len == sizeof(struct ho_rec_cmdreg) && cur) {
+			const struct ho_rec_cmdreg *rc = (const void *)r;
+			struct cmdreg_ent e = { rc->netfn, rc->cmd, rc->chans };
+
+			regs += cmdreg_restore(cur, &e) == 0;
 		}
 		off += r->len;
 	}
 	log_info("hand-over: %u open files taken over with their state "
-		 "(%u queued messages)",
-		 files, msgs);
+		 "(%u queued messages, %u command registrations)",
+		 files, msgs, regs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,6 +196,25 @@ static void *ho_put(struct handover *h, uint64_t *off, uint32_t type,
 	return r;
 }
 
+/* c's command registrations, after its REC_CLIENT */
+static void ho_save_cmdregs(struct handover *h, uint64_t *off,
+			    const struct client *c)
+{
+	struct cmdreg_ent e[CMDREG_MAX_PER_FILE];
+	unsigned int k = cmdreg_list(c, e, CMDREG_MAX_PER_FILE);
+
+	for (unsigned int i = 0; i < k && i < CMDREG_MAX_PER_FILE; i++) {
+		struct ho_rec_cmdreg *r =
+			ho_put(h, off, REC_CMDREG, sizeof(*r));
+
+		if (!r)
+			return;
+		r->netfn = e[i].netfn;
+		r->cmd = e[i].cmd;
+		r->chans = e[i].chans;
+	}
+}
+
 static void ho_save_client(struct handover *h, uint64_t *off,
 			   const struct client *c)
 {
@@ -222,6 +248,7 @@ static void ho_save_client(struct handover *h, uint64_t *off,
 		rm->data_len = m->data_len;
 		memcpy(rm->data, m->data, m->data_len);
 	}
+	ho_save_cmdregs(h, off, c);
 	/* past the bound: answered as the stock driver answers a request
 	 * its interface gave up on, so that no caller waits for it */
 	TAILQ_FOREACH (x, &c->xacts, olink) {
@@ -271,6 +298,10 @@ void handover_save(struct daemon *d)
 		}
 	}
 	h->sh->next_client_id = d->next_client_id;
+	/* a complete scan's media: the next process need not scan again */
+	ho_pendtab_of(h->sh)->media_ok = d->media_ready && d->bs.scanned &&
+					 !d->bs.scan_left && !d->bs.scan_busy;
+	memcpy(ho_pendtab_of(h->sh)->media, d->media, sizeof(d->media));
 	__atomic_store_n(&h->sh->blob_len, off, __ATOMIC_RELEASE);
 	log_info("hand-over: state of %u open files saved (%llu bytes); %u "
 		 "requests still in flight answered 0xff",

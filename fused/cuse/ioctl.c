@@ -25,6 +25,7 @@
 #include "core/seqtab.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
+#include "cuse/handover.h"
 #include "util/log.h"
 
 /*
@@ -436,6 +437,9 @@ static void do_send(struct client *c, fuse_req_t req,
 		};
 
 		rv = client_send(c, &rq);
+		/* journaled before the caller learns it was accepted */
+		if (rv == 0)
+			handover_pend_sent(c, &rq);
 	}
 	if (rv < 0)
 		fuse_reply_err(req, -rv);
@@ -518,6 +522,8 @@ static void do_receive(struct client *c, fuse_req_t req,
 	rv = fit.err;
 	fuse_reply_ioctl_iov(req, rv, iov, n);
 	if (fit.consume) {
+		if (m->recv_type == IPMI_RESPONSE_RECV_TYPE)
+			handover_pend_read(c, m->msgid);
 		TAILQ_REMOVE(&c->rq, m, link);
 		c->rq_len--;
 		c->rq_events -= m->recv_type == IPMI_ASYNC_EVENT_RECV_TYPE;

@@ -52,6 +52,7 @@ struct opts {
 	bool verbose;
 	bool allow_errors;
 	bool total_only;
+	const char *stop_file; /* --stop-file: end the loop once it exists */
 };
 
 struct counters {
@@ -104,6 +105,8 @@ static void usage(FILE *f)
 		"  -k              one key=value line for scripts (\"probe: ...\")\n"
 		"  -j              JSON object\n"
 		"  -v              print each response (or failure) on stderr\n"
+		"  --stop-file F   end the requests (COUNT at most) once file F exists;\n"
+		"                  n= is then the number sent\n"
 		"  --allow-errors  exit 0 even if some requests failed\n"
 		"  -h, --help      this help\n"
 		"\n"
@@ -177,6 +180,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		O_ALLOW,
 		O_MSGID,
 		O_TOTAL,
+		O_STOP,
 		O_MAINT
 	};
 	static const char *const maints[] = { "auto", "off", "on", "get" };
@@ -187,6 +191,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "allow-errors", no_argument, NULL, O_ALLOW },
 		{ "msgid-start", required_argument, NULL, O_MSGID },
 		{ "total-only", no_argument, NULL, O_TOTAL },
+		{ "stop-file", required_argument, NULL, O_STOP },
 		{ "maint", required_argument, NULL, O_MAINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -303,6 +308,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_TOTAL:
 			o->total_only = true;
+			break;
+		case O_STOP:
+			o->stop_file = optarg;
 			break;
 		case O_ALLOW:
 			o->allow_errors = true;
@@ -630,14 +638,18 @@ int main(int argc, char **argv)
 	} else {
 		for (i = 0; i < o.count; i++) {
 			uint64_t l = 0;
-			enum outcome r = one_request(fd, &o, msgid++, &cnt, &l);
+			enum outcome r;
 
+			if (i && o.stop_file && access(o.stop_file, F_OK) == 0)
+				break;
+			r = one_request(fd, &o, msgid++, &cnt, &l);
 			count_outcome(&cnt, r);
 			if (timed && r == OUT_OK)
 				lat[nlat++] = l;
 			if (o.interval_us)
 				sleep_us(o.interval_us);
 		}
+		o.count = i; /* fewer with --stop-file */
 	}
 	loop_ns = now_ns() - loop0;
 	getrusage(RUSAGE_SELF, &ru1);

@@ -17,6 +17,7 @@
 
 #include "kcsmuxd.h"
 #include "core/leasegate.h"
+#include "cuse/handover.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -71,6 +72,11 @@ void client_revoke(struct client *c)
 }
 
 void cmdreg_client_gone(struct client *c)
+{
+	(void)c;
+}
+
+void handover_pend_forget(const struct client *c)
 {
 	(void)c;
 }

@@ -6,7 +6,8 @@
 # kill -9 (a crash that Restart= follows), each with
 #  - one client that keeps RS_NODE open across every event of its kind and
 #    asks every 250 ms (SEND, poll, RECEIVE): none of its requests may fail
-#    at a graceful restart, at most one per crash (the one in flight);
+#    at a graceful restart, at most one per crash (the one in flight: it
+#    gets an error answer, cc 0xff, never the client's timeout);
 #  - a probe opened just before the event that asks every 100 ms: its
 #    slowest request is the event's pause (p50 and max over the events);
 #  - ipmitool in a loop (a new open each time: the /dev/ipmiN links stay).
@@ -90,10 +91,11 @@ rs_pauses() {
 		      else printf "%d %d\n", v[int((NR + 1) / 2)] / 1000, v[NR] / 1000 }'
 }
 
-# a client blocked in poll() throughout (no request of its own): it must
-# stay blocked, never see POLLERR or an error, across every event
+# a client blocked in poll() throughout (no request of its own, one command
+# registration): it must stay blocked, never see POLLERR or an error,
+# across every event
 rm -f /tmp/rs-listen.ready
-kcsmux-ipmi-listen -d /dev/$RS_NODE -t 900000 -R /tmp/rs-listen.ready \
+kcsmux-ipmi-listen -d /dev/$RS_NODE -r 0x32:0x42 -t 900000 -R /tmp/rs-listen.ready \
 	>/tmp/rs-listen.out 2>&1 &
 rs_listen=$!
 for _i in $(seq 100); do [ -e /tmp/rs-listen.ready ] && break; sleep 0.1; done
@@ -116,6 +118,17 @@ num "graceful restarts: client counts" "$ok" "$err" "$pok" "$perr" &&
 num "graceful restarts: pauses" "$1" "$2"
 expect "the next process took the files over with their state" \
 	'hand-over: [0-9]+ open files taken over with their state' /tmp/kcsmuxd-rs.log
+expect "... with the channel media: the next process did not scan again" \
+	'hand-over: channel media as the previous process scanned them' /tmp/kcsmuxd-rs.log
+# the waiting client's command registration came over: another file's
+# REGISTER_FOR_CMD of the same command is refused (EBUSY: setup error 2)
+kcsmux-ipmi-listen -d /dev/$RS_NODE -r 0x32:0x42 -t 100 >/tmp/rs-reg.out 2>&1
+rc=$?
+cat /tmp/rs-reg.out
+check "graceful restarts: the waiting client's command registration came over (EBUSY: $rc)" \
+	test "$rc" = 2
+expect "... the next process restored it" \
+	'queued messages, [1-9][0-9]* command registrations\)' /tmp/kcsmuxd-rs.log
 
 echo "phase crash" >>/tmp/rs-ipmitool.out
 rs_events crash KILL 10000
@@ -130,6 +143,12 @@ num "crashes: client counts" "$ok" "$err" "$perr" &&
 		test $((ok + err)) = $((RS_EVENTS * 20)) -a "$err" -le "$RS_EVENTS" &&
 	check "crashes: the probes lost at most one request per crash ($perr)" \
 		test "$perr" -le "$RS_EVENTS"
+# no answer lost silently: one lost at a crash comes back as an error
+# answer (cc 0xff) when the next process takes the files over, never as
+# the client's own timeout
+eto=$(($(rs_field /tmp/rs-long-crash.out err_timeout) + $(rs_field /tmp/rs-probe-crash.out err_timeout)))
+check "crashes: no request timed out, a lost answer came back as an error ($eto)" \
+	test "$eto" = 0
 expect "after a crash the files go on with default state" \
 	'opened before the daemon restarted\) goes on with default state' /tmp/kcsmuxd-rs.log
 
@@ -188,6 +207,37 @@ else
 		check "$kv: the other 9 requests answered" test "$ok" = 9
 fi
 
+# No answer lost silently at a crash: a request SEND accepted (held in the
+# node's queue by the hold file) when kcsmuxd is killed is answered by the
+# next process from the journal in the memfd with the stock driver's answer
+# for a lost request (cc 0xff on the system interface); the client's poll()
+# wakes for it, and its next request on the same file is answered.
+say "a request accepted, unanswered, across kill -9"
+touch /run/kcsmux-hold
+kill -TERM "$(cat /tmp/kcsmuxd.pid)"
+rs_gen=$((rs_gen + 1))
+check "the next process is up, holding" rs_ready $rs_gen
+kcsmux-ipmi-probe -d /dev/$RS_NODE -n 2 --timeout 60000 -v -k --allow-errors \
+	>/tmp/rs-lost.out 2>&1 &
+rs_p=$!
+sleep 1
+kill -KILL "$(cat /tmp/kcsmuxd.pid)"
+rs_gen=$((rs_gen + 1))
+rs_ready $rs_gen || fail "generation $rs_gen never ready"
+rm -f /run/kcsmux-hold
+wait $rs_p
+cat /tmp/rs-lost.out
+ok=$(rs_field /tmp/rs-lost.out ok)
+ecc=$(rs_field /tmp/rs-lost.out err_cc)
+eto=$(rs_field /tmp/rs-lost.out err_timeout)
+num "lost answer: probe counts" "$ok" "$ecc" "$eto" &&
+	check "the request accepted before the crash got an error answer, the next one its answer" \
+		test "$ecc" = 1 -a "$ok" = 1 -a "$eto" = 0
+expect "... cc 0xff, as stock answers a request its interface lost" \
+	'^msgid=1 recv_type=1 rx_msgid=1 netfn=0x07 cmd=0x01 .* data: ff$' /tmp/rs-lost.out
+expect "the next process answered it from the journal" \
+	'woken, [1-9][0-9]* requests whose answer was lost answered' /tmp/kcsmuxd-rs.log
+
 # A reload of kcsraw.ko under open nodes: with the hold file the next
 # process leaves /dev/kcsraw0 closed and holds the requests; the module is
 # unloaded and loaded again, the file removed, and the daemon serves on.
@@ -198,6 +248,7 @@ kcsmux-ipmi-probe -d /dev/$RS_NODE -n 40 -i 250000 --timeout 20000 -k \
 	--allow-errors >/tmp/rs-reload.out 2>&1 &
 rs_p=$!
 sleep 1
+rs_opens=$(grep -c 'open again after' /tmp/kcsmuxd-rs.log)
 touch /run/kcsmux-hold
 kill -TERM "$(cat /tmp/kcsmuxd.pid)"
 rs_gen=$((rs_gen + 1))
@@ -205,7 +256,7 @@ check "the next process is up, holding" rs_ready $rs_gen
 check "kcsraw unloads under the open node" rmmod kcsraw
 check "kcsraw loads again" load_kcsraw ports="$KCS1_PORT" irqs="$KCS1_IRQ"
 rm -f /run/kcsmux-hold
-rs_open() { grep -q 'open again after' /tmp/kcsmuxd-rs.log; }
+rs_open() { [ "$(grep -c 'open again after' /tmp/kcsmuxd-rs.log)" -gt "$rs_opens" ]; }
 for _i in $(seq 100); do rs_open && break; sleep 0.1; done
 check "the daemon opened the new /dev/kcsraw0" rs_open
 wait $rs_p

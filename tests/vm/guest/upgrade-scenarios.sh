@@ -7,7 +7,8 @@
 #   builds kcsraw N+1 for the running kernel and drops N; kcsraw-dkms's
 #   postinst leaves kcsraw N loaded (ipmi_watchdog is bound to it) and
 #   says the next boot loads N+1; kcsmux's postinst restarts kcsmuxd,
-#   which now runs N+1; the nodes and ipmitool answer -> without
+#   which now runs N+1; the nodes and ipmitool answer, and a client that
+#   held ipmi1 open through it all had every request answered -> without
 #   ipmi_watchdog, the postinst's second run (what an upgrade does on a
 #   host without it) replaces kcsraw N by N+1 around a restart of kcsmuxd
 #   -> the nodes and ipmitool answer. Boot 2 checks that kcsraw N+1 is
@@ -28,6 +29,11 @@ upgrade_scenarios() {
 		dpkg --compare-versions "$nv" gt "$ov"
 	check "ipmi_watchdog is loaded, on kcsraw $ko" test -d /sys/module/ipmi_watchdog
 	pid0=$(systemctl show -p MainPID --value kcsmuxd)
+	# a client holding ipmi1 open through the upgrade, asking every 500 ms
+	rm -f /tmp/up-stop
+	/guest/bin/kcsmux-ipmi-probe -d /dev/ipmi1 -n 100000 -i 500000 --timeout 30000 \
+		--stop-file /tmp/up-stop -k --allow-errors >/tmp/up-held.out 2>&1 &
+	up_held=$!
 	if run_to /tmp/upgrade.log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 		/tmp/next/kcsmux_*.deb /tmp/next/kcsraw-dkms_*.deb; then
 		pass "apt upgrades both packages"
@@ -53,6 +59,15 @@ upgrade_scenarios() {
 	wait_for 10 sh -c 'kcsmuxctl status -j | grep -q "\"version\": \"'"$kn"'\""'
 	check "kcsmuxd runs $kn (kcsmuxctl status -j)" \
 		sh -c 'kcsmuxctl status -j | grep -q "\"version\": \"'"$kn"'\""'
+	sleep 2 # a few more requests on the held file, answered by N+1
+	touch /tmp/up-stop
+	wait $up_held
+	cat /tmp/up-held.out
+	hok=$(sed -n 's/.* ok=\([0-9]*\).*/\1/p' /tmp/up-held.out)
+	herr=$(sed -n 's/.* err=\([0-9]*\).*/\1/p' /tmp/up-held.out)
+	num "held client counts" "$hok" "$herr" &&
+		check "a client holding ipmi1 open through the upgrade: $hok requests answered, none failed" \
+			test "$hok" -gt 4 -a "$herr" = 0
 	run_to /tmp/up-mc.txt ipmitool mc info
 	expect "root's ipmitool mc info answers (interface-0 node)" '^Device ID' /tmp/up-mc.txt
 	run_to /tmp/up-st.txt kcsmux-cutover status
