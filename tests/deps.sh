@@ -17,6 +17,8 @@ KCSMUX_DEPS="$KCSMUX_DEPS dpkg-dev lintian mmdebstrap e2fsprogs qemu-utils"
 # unit.kcsmuxctl_doctor: the doctor's JSON against its shipped schema (build.monitoring
 # takes promtool from the prometheus package unpacked, not installed)
 KCSMUX_DEPS="$KCSMUX_DEPS python3-jsonschema"
+# build.ansible: the Ansible role's syntax and template (fleet/ansible)
+KCSMUX_DEPS="$KCSMUX_DEPS ansible-core"
 
 kcsmux_install_deps() {
 	local missing=() p

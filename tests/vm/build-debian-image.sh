@@ -35,6 +35,8 @@ if [ "$suite" = bookworm ]; then
 	kpkgs="linux-image-$kver linux-headers-$kver"
 	# the libraries of the packages built on the host (Debian 12)
 	libs="libfuse3-3 libevent-2.1-7 libevent-pthreads-2.1-7"
+	# the Ansible role's run (guest/ansible-role.sh): Debian 12's only
+	extra="ansible-core python3-apt"
 	srcs=("$sources")
 else
 	# the suite's newest kernel; its version is known once installed
@@ -43,6 +45,7 @@ else
 	# the libraries of the packages built in the suite's chroot
 	# (tests/build-debs.sh --suite): Debian 13 renamed them (64-bit time_t)
 	libs="libfuse3-4 libevent-2.1-7t64 libevent-pthreads-2.1-7t64"
+	extra=""
 	uri=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}
 		/^deb / && $2 !~ /security/ {print $2; exit}' "$sources")
 	srcs=("deb ${uri:-http://deb.debian.org/debian} $suite main")
@@ -58,7 +61,7 @@ fi
 pkgs="systemd systemd-sysv udev dbus kmod dkms gcc make dpkg-dev patch
 $kpkgs initramfs-tools
 ipmitool freeipmi-tools ipmiutil fuse3 $libs libinih1
-libseccomp2 libsystemd0 procps iproute2 util-linux less"
+libseccomp2 libsystemd0 procps iproute2 util-linux less $extra"
 pkgs=$(echo $pkgs | tr ' ' ,)
 key=$( { cat "$0"; echo "$suite"; echo "$pkgs"; echo "$kver"
 	if [ "$suite" = bookworm ]; then grep -v '^#' "$sources"; else printf '%s\n' "${srcs[@]}"; fi

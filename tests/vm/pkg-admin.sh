@@ -13,7 +13,9 @@
 # BMC's watchdog timer (ipmi_sim's ignores Reset Watchdog Timer) and whose
 # --on rules answer Get SDR wrongly once the guest sends raw 0x30 0x10
 # (0x30 0x12: rightly again) and keep the BMC silent for 60 s once it
-# sends 0x30 0x11.
+# sends 0x30 0x11. The Ansible role (fleet/ansible) cuts over, runs
+# again changing nothing, and rolls back in the Debian 12 guest
+# (guest/ansible-role.sh; Debian 13's image has no ansible-core).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 suite=()
@@ -36,10 +38,14 @@ next=$("$KCSMUX_SRC/tests/build-debs.sh" "${suite[@]}" --version "${v%.*}.$((${v
 for d in $next; do
 	adds+=(--add "$d:/guest/debs-next/${d##*/}")
 done
+# the Ansible role (fleet/ansible), run by guest/ansible-role.sh
+tar -C "$KCSMUX_SRC/fleet" -cf "$KCSMUX_BUILD/fleet-ansible.tar" ansible
 exec "$KCSMUX_SRC/tests/vm/run.sh" --systemd "${suite[@]}" --bmc extern \
 	--delay fixed:200 \
 	--proxy-args "--watchdog --on 0x30:0x10=wrong,0x0a:0x23,40 --on 0x30:0x12=wrong,off --on 0x30:0x11=silence,60000" \
 	--add "$KCSMUX_SRC/tests/vm/guest/cutover-scenarios.sh:/guest/cutover-scenarios.sh" \
+	--add "$KCSMUX_SRC/tests/vm/guest/ansible-role.sh:/guest/ansible-role.sh" \
+	--add "$KCSMUX_BUILD/fleet-ansible.tar:/guest/fleet-ansible.tar" \
 	--add "$KCSMUX_SRC/tests/vm/guest/restart-scenarios.sh:/guest/restart-scenarios.sh" \
 	--add "$KCSMUX_SRC/tests/vm/guest/upgrade-scenarios.sh:/guest/upgrade-scenarios.sh" \
 	--add "$KCSMUX_SRC/tests/vm/guest/fallback-scenarios.sh:/guest/fallback-scenarios.sh" \

@@ -15,6 +15,9 @@
 #   stock device as modprobe unloads it) rolls back by itself -> so does
 #   one while the BMC is silent for 60 s from the swap on (raw 0x30 0x11),
 #   ipmi_si loaded again until the BMC answers.
+# Where ansible-playbook is (Debian 12's image) the Ansible role
+# (ansible-role.sh) does the verified apply, the second apply and the
+# rollback, after a run whose doctor cannot run stops before the swap.
 # It ends on the stock stack with the conffile as it found it.
 # An armed watchdog (hard reset, WDT_S seconds; the delay proxy plays it,
 # --watchdog) runs through each apply: the cutover pets it before and
@@ -121,6 +124,8 @@ stock_again() {
 mark() { echo "$*" >"$CUTOVER_MARK"; sync; }
 
 cutover_scenarios() {
+	. /guest/ansible-role.sh
+	have_role || echo "skip: the Ansible role's runs (no ansible-playbook here): the manual steps"
 	cp /etc/kcsmux/kcsmux.conf /tmp/kcsmux.conf.shipped
 	scenario_conf
 	check "the stock stack: ipmi_si and /dev/ipmi0" stock
@@ -172,10 +177,34 @@ cutover_scenarios() {
 	stock_again
 	scenario_conf
 
-	step "apply: a verified cutover"
+	if have_role; then
+		# the role's gate: a doctor that cannot run stops the play
+		# before the swap
+		step "the Ansible role with a doctor that fails: no swap"
+		role_play /tmp/role-gate.txt -e kcsmux_doctor_device=/dev/ipmi9
+		check "the play fails (exit $rc)" test "$rc" != 0 -a "${role_failed:-0}" = 1
+		expect "... at the doctor's gate" '^fatal: .*"cmd": \["kcsmuxctl", "doctor"' /tmp/role-gate.txt
+		check "... before the swap: nothing changed" is_stock
+		check "... kcsmux.conf from the role's variables, kcsmuxd -n accepted it" \
+			sh -c 'grep -q "^# Ansible managed" /etc/kcsmux/kcsmux.conf && kcsmuxd -n'
+		step "the Ansible role: a verified cutover"
+	else
+		step "apply: a verified cutover"
+	fi
 	mark "the verified apply"
-	armed 0
-	timed_apply /tmp/apply.txt
+	if have_role; then
+		# ansible under TCG takes its time before apply's first pet
+		WDT_S=240
+		armed 0
+		WDT_S=90
+		role_play /tmp/role1.txt
+		check "the role's first run changes the host (changed=$role_changed)" \
+			test "${role_changed:-0}" -ge 1
+		role_messages /tmp/apply.txt
+	else
+		armed 0
+		timed_apply /tmp/apply.txt
+	fi
 	check "apply exits 0" test $rc = 0
 	expect "it verified through ipmi3, reads only (ipmi2's access refuses some)" \
 		'^kcsmux-cutover: verified: [1-9][0-9]* answers through /dev/ipmi3 match the baseline' /tmp/apply.txt
@@ -186,10 +215,17 @@ cutover_scenarios() {
 	[ "$WD" = 0 ] || check "the watchdog still runs after the cutover" wdt_running 1
 	check "stop the watchdog through the node" wdt_off 1
 
-	step "apply again on the host cut over: nothing to do; status"
-	run_to /tmp/apply2.txt kcsmux-cutover --json apply
-	check "the second apply exits 0" test $? = 0
-	expect "... changes nothing" '"result": "unchanged"' /tmp/apply2.txt
+	if have_role; then
+		step "the role again on the host cut over: nothing to do; status"
+		role_play /tmp/role2.txt
+		check "the role's second run exits 0" test $rc = 0
+		check "... and changes nothing (changed=$role_changed)" test "$role_changed" = 0
+	else
+		step "apply again on the host cut over: nothing to do; status"
+		run_to /tmp/apply2.txt kcsmux-cutover --json apply
+		check "the second apply exits 0" test $? = 0
+		expect "... changes nothing" '"result": "unchanged"' /tmp/apply2.txt
+	fi
 	run_to /tmp/st-cut.json kcsmux-cutover status --json
 	check "status exits 0" test $? = 0
 	expect "status --json: cut-over" '"state": "cut-over"' /tmp/st-cut.json
@@ -225,9 +261,16 @@ cutover_scenarios() {
 	run_to /tmp/doc-deny.txt kcsmuxctl doctor -d /dev/ipmi2
 	expect "doctor on a node that refuses SDR reads says so" '^sdr ' /tmp/doc-deny.txt
 
-	step "kcsmux-cutover rollback"
-	run_to /tmp/rb.txt kcsmux-cutover rollback
-	check "rollback exits 0" test $? = 0
+	if have_role; then
+		step "the role's rollback (--tags rollback)"
+		role_play /tmp/rb.txt --tags rollback
+		check "it exits 0 and changed the host (changed=$role_changed)" \
+			test "$rc" = 0 -a "${role_changed:-0}" = 1
+	else
+		step "kcsmux-cutover rollback"
+		run_to /tmp/rb.txt kcsmux-cutover rollback
+		check "rollback exits 0" test $? = 0
+	fi
 	check "ipmi_si serves again" is_stock
 	kcsmux-cutover status >/tmp/st-rb.txt 2>&1
 	check "status: rolled-back, exit 0" sh -c "[ $? = 0 ] && grep -q '^kcsmux-cutover: rolled-back: ipmi_si serves /dev/ipmi0' /tmp/st-rb.txt"
