@@ -121,10 +121,9 @@ void client_deny_msg(char *buf, size_t len, const struct client *c,
 		     enum access_verdict v, const struct access_why *why)
 {
 	const char *name = cmd_name(why->netfn, why->cmd);
-	char rule[96];
-
 	const struct kcsmux_access *acc = client_acc(c);
-	bool admin = acc != &c->node->conf.acc;
+	bool admin = acc != &c->node->conf.acc; /* admin_access's rules */
+	char rule[96];
 
 	access_rule_desc(acc, v, why, rule, sizeof(rule));
 	snprintf(buf, len,
