@@ -503,6 +503,90 @@ static int n_lease(struct kcsmux_node_conf *n, struct nodestate *ns,
 	return 0;
 }
 
+/*
+ * admin_users = NAME|UID[, ...], admin_groups = NAME|GID[, ...]: each
+ * name resolved now (1 with the cause of the first one this host does
+ * not know, the others kept: config_load_offline's warning).
+ */
+static int id_list(struct kcsmux_node_conf *n, const char *key, const char *v,
+		   bool groups, char **cause)
+{
+	char item[64], *c = NULL;
+	size_t len;
+	int rv = 0, r;
+	uid_t id;
+
+	if (*v == '\0')
+		return error_set(cause, "%s: expected a list of %s", key,
+				 groups ? "groups" : "users");
+	while (*v != '\0') {
+		len = strcspn(v, ", \t");
+		if (len == 0 || len >= sizeof(item)) {
+			v += len + (len == 0);
+			if (len == 0)
+				continue;
+			return error_set(cause, "%s: name too long", key);
+		}
+		memcpy(item, v, len);
+		item[len] = '\0';
+		v += len;
+		r = groups ? parse_gid(key, item, &id, &c) :
+			     parse_uid(key, item, &id, &c);
+		if (r == -1) {
+			*cause = c;
+			return -1;
+		}
+		if (r == 1) { /* not on this host */
+			if (rv == 0)
+				*cause = c;
+			else
+				free(c);
+			c = NULL;
+			rv = 1;
+			continue;
+		}
+		if (!(groups ? opener_add_gid(&n->admins, id, &c) :
+			       opener_add_uid(&n->admins, id, &c))) {
+			error_set(cause, "%s: %s", key, error_str(c));
+			free(c);
+			return -1;
+		}
+	}
+	return rv;
+}
+
+static int n_admin_users(struct kcsmux_node_conf *n, struct nodestate *ns,
+			 const char *v, char **cause)
+{
+	(void)ns;
+	return id_list(n, "admin_users", v, false, cause);
+}
+
+static int n_admin_groups(struct kcsmux_node_conf *n, struct nodestate *ns,
+			  const char *v, char **cause)
+{
+	(void)ns;
+	return id_list(n, "admin_groups", v, true, cause);
+}
+
+static int n_admin_access(struct kcsmux_node_conf *n, struct nodestate *ns,
+			  const char *v, char **cause)
+{
+	char *c = NULL;
+
+	(void)n;
+	if (access_preset_lookup(v, &ns->admin_preset, &c) == -1) {
+		error_set(cause, "admin_access: %s",
+			  c != NULL && strncmp(c, "access: ", 8) == 0 ?
+				  c + 8 :
+				  error_str(c));
+		free(c);
+		return -1;
+	}
+	ns->has_admin_access = true;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*set)(struct kcsmux_node_conf *, struct nodestate *, const char *,
@@ -527,6 +611,9 @@ static const struct {
 				 false },
 	{ "luns", n_luns, false },
 	{ "sel_mirror", n_sel_mirror, false },
+	[NK_ADMIN_USERS] = { "admin_users", n_admin_users, false },
+	[NK_ADMIN_GROUPS] = { "admin_groups", n_admin_groups, false },
+	[NK_ADMIN_ACCESS] = { "admin_access", n_admin_access, false },
 	{ "lease", n_lease, false },
 };
 

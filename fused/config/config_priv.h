@@ -20,8 +20,10 @@ struct nodestate {
 	uint32_t pset;		       /* policy_key_index() bits */
 	int plines[32];
 	uint32_t kset; /* node_keys[] bits */
-	int klines[20];
+	int klines[24];
 	bool has_allow;
+	bool has_admin_access; /* a valid admin_access line */
+	enum kcsmux_access_preset admin_preset;
 };
 
 enum section { SEC_NONE, SEC_GLOBAL, SEC_NODE, SEC_SKIP };
@@ -63,7 +65,10 @@ enum {
 	NK_COMMANDS = 10,
 	NK_INTERFACE = 11,
 	NK_COALESCE = 13,
-	NK_COALESCE_WINDOW = 14
+	NK_COALESCE_WINDOW = 14,
+	NK_ADMIN_USERS = 17,
+	NK_ADMIN_GROUPS = 18,
+	NK_ADMIN_ACCESS = 19
 };
 
 /* config_errors.c */

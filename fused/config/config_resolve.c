@@ -75,6 +75,17 @@ static void finish_node(struct parser *p, size_t i)
 		n->acc.preset =
 			ns->has_allow ? KCSMUX_ACCESS_NONE : KCSMUX_ACCESS_ALL;
 	access_build(&n->acc);
+	/* The admins' rules: their preset, the same allow and deny lines. */
+	n->admin_acc = n->acc;
+	n->admin_acc.preset =
+		ns->has_admin_access ? ns->admin_preset : KCSMUX_ACCESS_ALL;
+	access_build(&n->admin_acc);
+	if (ns->has_admin_access &&
+	    !(ns->kset & (1U << NK_ADMIN_USERS | 1U << NK_ADMIN_GROUPS)))
+		config_error(p, ns->klines[NK_ADMIN_ACCESS],
+			     "node '%s': admin_access needs admin_users or "
+			     "admin_groups",
+			     n->name);
 	/* Events: by default only where the rules allow reading the SEL
 	 * (Get SEL Entry), which holds the same records; elsewhere a client
 	 * may subscribe (ipmitool's open interface must) but gets none. */

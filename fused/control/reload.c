@@ -259,6 +259,13 @@ static void plan_node(const struct kcsmux_node_conf *a,
 	else if (memcmp(&a->acc.eff, &b->acc.eff, sizeof(a->acc.eff)) != 0)
 		ctl_kv_addf(out, "change", "%s: access allow/deny lists",
 			    a->name);
+	if (memcmp(&a->admins, &b->admins, sizeof(a->admins)) != 0 ||
+	    memcmp(&a->admin_acc.eff, &b->admin_acc.eff,
+		   sizeof(a->admin_acc.eff)) != 0)
+		ctl_kv_addf(out, "change",
+			    "%s: admin_users/admin_groups/admin_access "
+			    "(open files: judged by the new lists)",
+			    a->name);
 	if (a->uid != b->uid || a->gid != b->gid || a->mode != b->mode)
 		ctl_kv_addf(out, "change",
 			    "%s: owner %u:%u mode %04o -> %u:%u mode %04o",

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "core/access.h"
+#include "core/opener.h"
 #include "core/policy.h"
 
 #define KCSMUX_CONF_PATH "/etc/kcsmux/kcsmux.conf"
@@ -39,6 +40,11 @@ struct kcsmux_node_conf {
 	enum kcsmux_preset preset; /* the policy key, or normal */
 	struct kcsmux_policy pol;  /* preset + explicit keys */
 	struct kcsmux_access acc;
+	/* admin_users, admin_groups: openers that get admin_acc, the
+	 * admin_access preset (default all) + the allow lines - the deny
+	 * lines, in place of acc (client_acc(), cuse.h) */
+	struct kcsmux_openers admins;
+	struct kcsmux_access admin_acc;
 	bool events; /* clients may receive async events */
 	/* ... may subscribe, but get none: the node's rules may not read the
 	 * SEL and no events line said otherwise (tools that subscribe at

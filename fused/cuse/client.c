@@ -48,6 +48,33 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* The opener's groups (opener_parse_status): none when its
+ * /proc/PID/status cannot be read (gone, another pid namespace,
+ * hidepid), so only admin_users can match it. */
+static void read_groups(pid_t pid, struct kcsmux_opener *who)
+{
+	char path[32], buf[2048];
+	ssize_t r = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if (pid > 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (r <= 0)
+		return;
+	buf[r] = '\0';
+	opener_parse_status(who, buf);
+}
+
+const struct kcsmux_access *client_acc(const struct client *c)
+{
+	const struct kcsmux_node_conf *nc = &c->node->conf;
+
+	return opener_matches(&nc->admins, &c->who) ? &nc->admin_acc : &nc->acc;
+}
+
 /* Names of the commands a refusal most often names (IPMI 2.0 appendix
  * G); others are logged by number only. */
 static const char *cmd_name(uint8_t netfn, uint8_t cmd)
@@ -95,15 +122,19 @@ void client_deny_msg(char *buf, size_t len, const struct client *c,
 		     enum access_verdict v, const struct access_why *why)
 {
 	const char *name = cmd_name(why->netfn, why->cmd);
+	const struct kcsmux_access *acc = client_acc(c);
+	bool admin = acc != &c->node->conf.acc; /* admin_access's rules */
 	char rule[96];
 
-	access_rule_desc(&c->node->conf.acc, v, why, rule, sizeof(rule));
+	access_rule_desc(acc, v, why, rule, sizeof(rule));
 	snprintf(buf, len,
 		 "node %s: uid %u pid %ld (%s): %s%snetfn 0x%02x cmd 0x%02x%s "
-		 "denied (cc 0xd4) by %s",
+		 "denied (cc 0xd4) by %s%s",
 		 c->node->conf.name, (unsigned int)c->uid, (long)c->pid,
 		 c->comm, name ? name : "", name ? " (" : "", why->netfn,
-		 why->cmd, name ? ")" : "", rule);
+		 why->cmd, name ? ")" : "",
+		 admin && strncmp(rule, "access = ", 9) == 0 ? "admin_" : "",
+		 rule);
 }
 
 struct client *client_new(struct node *n, pid_t pid, uid_t uid)
@@ -117,6 +148,8 @@ struct client *client_new(struct node *n, pid_t pid, uid_t uid)
 	c->pid = pid;
 	c->uid = uid;
 	read_comm(pid, c->comm, sizeof(c->comm));
+	c->who.uid = uid;
+	read_groups(pid, &c->who);
 	TAILQ_INIT(&c->rq);
 	TAILQ_INIT(&c->xacts);
 	c->timing_retries = -1;
@@ -501,11 +534,11 @@ int client_send(struct client *c, struct ipmi_request *rq)
 	}
 	if (addr->addr_type == IPMI_IPMB_ADDR_TYPE ||
 	    addr->addr_type == IPMI_IPMB_BROADCAST_ADDR_TYPE)
-		verdict = access_check_ipmb(&n->conf.acc, rq,
+		verdict = access_check_ipmb(client_acc(c), rq,
 					    n->chan_address[addr->channel & 15],
 					    &why);
 	else
-		verdict = access_check(&n->conf.acc, rq->netfn, rq->cmd,
+		verdict = access_check(client_acc(c), rq->netfn, rq->cmd,
 				       rq->data, rq->len, &why);
 	if (verdict != ACCESS_OK) {
 		log_denied(c, rq, verdict, &why);

@@ -48,6 +48,9 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 	char comm[16]; /* its process name at open (/proc/PID/comm) */
+	/* uid and groups at open (/proc/PID/status), for admin_users and
+	 * admin_groups: client_acc() */
+	struct kcsmux_opener who;
 	/* its own counters (kcsmuxctl show): requests accepted, answered
 	 * with an error, refused by the access list */
 	uint64_t nreq, nerr, ndenied;
@@ -133,6 +136,10 @@ int node_set_owner_mode(const struct node *n, uid_t uid, gid_t gid, mode_t mode,
  * fail its calls with EACCES, wake its poll() (POLLERR). */
 void client_revoke(struct client *c);
 struct client *client_new(struct node *n, pid_t pid, uid_t uid);
+/* The access rules of C's requests: the node's admin_access rules when
+ * its opener is one of the node's admin_users or admin_groups, else the
+ * node's access rules. */
+const struct kcsmux_access *client_acc(const struct client *c);
 /* The log line of a refused request: node, uid, pid and process name, the
  * refused command by name and number, and the rule that refused it. */
 void client_deny_msg(char *buf, size_t len, const struct client *c,

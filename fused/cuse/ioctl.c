@@ -637,7 +637,7 @@ static int simple_maintenance(struct client *c, fuse_req_t req,
 	}
 	abi_decode_int(in, in_len, &v);
 	rv = abi_check_maintenance_mode(v);
-	if (!rv && !access_is_admin(&c->node->conf.acc)) {
+	if (!rv && !access_is_admin(client_acc(c))) {
 		c->node->cnt.denied++;
 		log_ratelimited(&c->node->rl_denied, LOG_NOTICE,
 				"node %s: pid %d: SET_MAINTENANCE_MODE %d "

@@ -18,6 +18,8 @@
 
 #include <kcsmux/control.h>
 
+#include "core/opener.h"
+
 #define EXIT_OK		 0
 #define EXIT_FAIL	 1
 #define EXIT_USAGE	 2
@@ -103,9 +105,15 @@ extern const struct option reload_longopts[];
 extern const struct option check_longopts[];
 
 /* kcsmuxctl_check.c: check -c FILE: would NODE of FILE let the request
- * through, said as the daemon's check says it; an exit status. */
+ * through, said as the daemon's check says it; an exit status. WHO: the
+ * opener (-u, -g) whose rules they are (the node's admin rules when it is
+ * one of admin_users or admin_groups), NULL: anyone's. */
 int check_file(const char *path, const char *node, uint8_t netfn, uint8_t cmd,
-	       const uint8_t *data, size_t len);
+	       const uint8_t *data, size_t len,
+	       const struct kcsmux_opener *who);
+/* WHO from -u USER (a name, with its groups on this host, or a uid) and
+ * -g GROUP[,GROUP...] (names or gids); -1 after a message. */
+int check_who(struct kcsmux_opener *who, const char *user, const char *groups);
 
 /* kcsmuxctl_doctor.c */
 int cmd_doctor(struct ctx *, int, char **);

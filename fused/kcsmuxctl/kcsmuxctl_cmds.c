@@ -24,6 +24,8 @@ const struct option reload_longopts[] = {
 
 const struct option check_longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "groups", required_argument, NULL, 'g' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -353,22 +355,38 @@ int cmd_check(struct ctx *x, int argc, char **argv)
 {
 	struct ctl_buf b, data;
 	struct reply r;
-	const char *verdict, *file = NULL;
-	int i, rv;
+	const char *verdict, *file = NULL, *user = NULL, *groups = NULL;
+	int i, rv, opt;
 
 	optind = 0;
-	while (getopt_long(argc, argv, "+c:", check_longopts, NULL) == 'c')
-		file = optarg;
+	while ((opt = getopt_long(argc, argv, "+c:u:g:", check_longopts,
+				  NULL)) != -1)
+		if (opt == 'c')
+			file = optarg;
+		else if (opt == 'u')
+			user = optarg;
+		else if (opt == 'g')
+			groups = optarg;
 	argc -= optind;
 	argv += optind;
+	if (file == NULL && (user != NULL || groups != NULL)) {
+		errx_msg("check: -u and -g need -c FILE (a running daemon "
+			 "judges the node's rules without an opener)");
+		return EXIT_USAGE;
+	}
 	if (file != NULL) {
+		struct kcsmux_opener who = { .uid = (uid_t)-1 };
 		uint8_t bytes[256];
 		size_t n = 0;
 
+		if ((user != NULL || groups != NULL) &&
+		    check_who(&who, user, groups) < 0)
+			return EXIT_USAGE;
 		for (i = 3; i < argc && n < sizeof(bytes); i++)
 			bytes[n++] = (uint8_t)byte_arg(argv[i]);
 		return check_file(file, argv[0], (uint8_t)byte_arg(argv[1]),
-				  (uint8_t)byte_arg(argv[2]), bytes, n);
+				  (uint8_t)byte_arg(argv[2]), bytes, n,
+				  user != NULL || groups != NULL ? &who : NULL);
 	}
 	ctl_buf_init(&b);
 	ctl_buf_init(&data);

@@ -116,15 +116,17 @@ static const struct cmd cmds[] = {
 	  cmd_reload,
 	  reload_longopts },
 	{ "check",
-	  "c:",
+	  "c:u:g:",
 	  { A_NODE, A_BYTE, A_BYTE, A_BYTE_MORE, A_END },
-	  "[-c FILE] NODE NETFN CMD [DATA...]",
+	  "[-c FILE [-u USER] [-g GROUP,...]] NODE NETFN CMD [DATA...]",
 	  "would NODE's access rules let this request to the BMC through,\n"
 	  "and by which rule (bytes in decimal or 0x hex; DATA for Send\n"
 	  "Message and group extensions); nothing is sent; exit status 4\n"
 	  "when it would be refused; -c FILE: the rules of FILE, a\n"
 	  "kcsmux.conf, without a daemon (users and groups this host does\n"
-	  "not have are warnings, as with kcsmuxd -n)",
+	  "not have are warnings, as with kcsmuxd -n); -u USER (name or\n"
+	  "uid), -g GROUPS: the rules of that opener (a node's\n"
+	  "admin_users/admin_groups get its admin_access)",
 	  cmd_check,
 	  check_longopts },
 	{ "lease",

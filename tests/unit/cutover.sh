@@ -14,7 +14,9 @@
 # the journal, reports per run, the fallback (kcsmuxd failed for good, a
 # kcsraw that does not load at boot) and kcsmuxctl status saying so, a
 # backend = ipmidev host, a replay through a node without watchdog rights,
-# a slower median kept and a gross one rolled back.
+# a slower median kept and a gross one rolled back; only the IPMI
+# watchdog's device refuses (not another driver's /dev/watchdogN); a
+# partial modprobe -r loads again what it unloaded; BMC_WAIT holds.
 #   cutover.sh SCRIPT KCSMUXCTL
 set -u
 SCRIPT=$1
@@ -43,8 +45,16 @@ if [ "$*" = kcsraw ] && [ -e "$LOG.kcsraw-fails" ]; then
 	echo "modprobe: FATAL: Module kcsraw not found in directory /lib/modules/6.1.0-x" >&2
 	exit 1
 fi
+# .rm-partial: a modprobe -r of 3 or more unloads the first two, then
+# fails (the third in use); .no-M: modprobe M fails
+if [ "$1" = -r ] && [ $# -gt 3 ] && [ -e "$LOG.rm-partial" ]; then
+	sed -i "/^$2 /d;/^$3 /d" "$KCSMUX_CUTOVER_ROOT/proc/modules"
+	echo "modprobe: FATAL: Module $4 is in use." >&2
+	exit 1
+fi
+[ -e "$LOG.no-$1" ] && exit 1
 case "$*" in
-"-r "*ipmi_si*) [ -s "$LOG.nobmc" ] && rm -f "$KCSMUX_CUTOVER_ROOT/dev/ipmi0" ;;
+"-r "*ipmi_si*) { [ -s "$LOG.nobmc" ] || [ -e "$LOG.nodev" ]; } && rm -f "$KCSMUX_CUTOVER_ROOT/dev/ipmi0" ;;
 esac
 if [ "$*" = ipmi_si ] && [ -s "$LOG.nobmc" ]; then
 	n=$(cat "$LOG.nobmc")
@@ -53,8 +63,9 @@ if [ "$*" = ipmi_si ] && [ -s "$LOG.nobmc" ]; then
 	[ "$n" -gt 0 ] && exit 1
 	touch "$KCSMUX_CUTOVER_ROOT/dev/ipmi0"
 fi
+# .nodev: ipmi_si loads, but no /dev/ipmi0 comes
 [ "$*" = "--ignore-install ipmi_devintf" ] && [ ! -e "$KCSMUX_CUTOVER_ROOT/dev/ipmi0" ] &&
-	touch "$KCSMUX_CUTOVER_ROOT/dev/ipmi0"
+	[ ! -e "$LOG.nodev" ] && touch "$KCSMUX_CUTOVER_ROOT/dev/ipmi0"
 # .track: /proc/modules follows the loads and unloads
 if [ -e "$LOG.track" ]; then
 	m=$KCSMUX_CUTOVER_ROOT/proc/modules
@@ -167,11 +178,38 @@ mkdir -p "$R/proc/77/fd"
 ln -s "$(printf '/tmp/x\n/proc/999/fd /dev/ipmi0')" "$R/proc/77/fd/5"
 ln -s "$(printf '/tmp/y\n/proc/998/fd /dev/watchdog')" "$R/proc/77/fd/6"
 run 0 check
-has "$R/out" "ipmi_watchdog is loaded, its device not open"
+has "$R/out" "ipmi_watchdog is loaded, its device (/dev/watchdog) not open"
 has "$R/out" "no process has an IPMI device open"
 rm -r "$R/proc/77"
 run 0 check --bmc
 has "$LOG" "kcsmuxctl doctor -d /dev/ipmi0"
+# only the IPMI watchdog's device counts: with another driver's watchdog0
+# (iTCO_wdt, which then holds /dev/watchdog's minor: ipmi_watchdog has no
+# device), systemd's open /dev/watchdog0 and /dev/watchdog refuse nothing
+mkdir -p "$R/sys/class/watchdog/watchdog0" "$R/proc/1/fd"
+echo iTCO_wdt >"$R/sys/class/watchdog/watchdog0/identity"
+touch "$R/dev/watchdog0"
+ln -s /dev/watchdog0 "$R/proc/1/fd/3"
+ln -s /dev/watchdog "$R/proc/1/fd/4"
+run 0 check
+has "$R/out" "another driver's watchdog is open: /dev/watchdog (1) /dev/watchdog0 (1): not the BMC's"
+# ... iTCO_wdt as watchdog1: /dev/watchdog is ipmi_watchdog's again
+mv "$R/sys/class/watchdog/watchdog0" "$R/sys/class/watchdog/watchdog1"
+mv "$R/dev/watchdog0" "$R/dev/watchdog1"
+ln -sfn /dev/watchdog1 "$R/proc/1/fd/3"
+rm "$R/proc/1/fd/4"
+run 0 check
+has "$R/out" "ipmi_watchdog is loaded, its device (/dev/watchdog) not open"
+has "$R/out" "another driver's watchdog is open: /dev/watchdog1 (1)"
+ln -s /dev/watchdog "$R/proc/1/fd/4"
+run 1 check
+has "$R/out" "ipmi_watchdog is loaded and the watchdog is open: /dev/watchdog (1):"
+# ... a watchdog-core device whose identity names IPMI counts
+rm "$R/proc/1/fd/4"
+echo "IPMI Watchdog" >"$R/sys/class/watchdog/watchdog1/identity"
+run 1 check
+has "$R/out" "ipmi_watchdog is loaded and the watchdog is open: /dev/watchdog1 (1):"
+rm -r "$R/proc/1" "$R/sys/class/watchdog" "$R/dev/watchdog1"
 
 run 0 apply
 linked modprobe.d/kcsraw.conf modprobe.conf || fail "no blacklist link"
@@ -231,6 +269,17 @@ KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=1 KCSMUX_CUTOVER_BMC_WAIT=
 has "$R/out" "rolled back, but ipmi_si found no BMC within 2 s"
 run 4 status
 has "$R/out" "degraded: ipmi_si is loaded, without /dev/ipmi0"
+# ... nor past BMC_WAIT when ipmi_si loads but makes no device: its wait
+# for /dev/ipmi0 (PROBE_WAIT 20 s) is cut to what is left of the 2 s
+rm -f "$LOG.nobmc"
+touch "$R/dev/ipmi0"
+touch "$LOG.nodev"
+t0=$(date +%s)
+KCSMUX_CUTOVER_START_WAIT=1 KCSMUX_CUTOVER_PROBE_WAIT=20 KCSMUX_CUTOVER_BMC_WAIT=2 run 4 apply
+t=$(($(date +%s) - t0))
+[ "$t" -lt 10 ] || fail "BMC_WAIT 2 s, START_WAIT 1 s, but the apply took $t s (PROBE_WAIT 20 s)"
+has "$R/out" "rolled back, but ipmi_si found no BMC within 2 s"
+rm "$LOG.nodev"
 # ... kcsmuxd too slow to have said why: kcsraw's sysfs says the BMC is silent
 touch "$LOG.no-status" "$R/dev/ipmi0"
 echo 2 >"$LOG.nobmc"
@@ -454,7 +503,27 @@ touch "$LOG.gross"
 run 3 apply
 has "$R/out" "differs   get_device_id  timing   p50 2000000 us"
 has "$R/out" "rolled back: ipmi_si serves"
-rm "$LOG.gross" "$LOG.track"
+rm "$LOG.gross"
+# a modprobe -r of the stock stack that fails part way: what it unloaded
+# is loaded again, blacklist gone, exit 1; a module that will not come
+# back is named; ipmi_si that will not: exit 4
+echo "ipmi_watchdog 1 0 - Live" >>"$R/proc/modules"
+touch "$LOG.rm-partial"
+run 1 apply
+has "$LOG" "modprobe -r ipmi_watchdog ipmi_devintf ipmi_si"
+has "$R/out" "loaded again what it had unloaded: ipmi_devintf ipmi_watchdog"
+has "$R/out" "every module loaded as before: nothing changed"
+for m in ipmi_si ipmi_devintf ipmi_watchdog; do
+	grep -q "^$m " "$R/proc/modules" || fail "$m not loaded again after a partial unload: $(cat "$R/proc/modules")"
+done
+[ ! -e "$R/etc/modprobe.d/kcsraw.conf" ] || fail "a failed unload kept the blacklist"
+touch "$LOG.no-ipmi_watchdog"
+run 1 apply
+has "$R/out" "but ipmi_watchdog would not load again"
+grep -q "^ipmi_devintf " "$R/proc/modules" || fail "ipmi_devintf not loaded again"
+rm "$LOG.no-ipmi_watchdog" "$LOG.rm-partial"
+sed -i '/ipmi_watchdog/d' "$R/proc/modules"
+rm "$LOG.track"
 stockmods
 
 rm -r "$R/usr/share/kcsraw-dkms"

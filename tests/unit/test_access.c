@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "core/access.h"
+#include "core/opener.h"
 #include "core/policy.h"
 
 static struct kcsmux_config cfg;
@@ -91,6 +92,52 @@ static enum access_verdict ipmb_check(const struct kcsmux_access *acc,
 static const uint8_t chassis_off[] = { 0x00 }; /* Chassis Control: off */
 
 /* Chassis Control in Send Message in Send Message: a nested bypass. */
+/* admin_users/admin_groups matching: by uid, by the file system gid of
+ * /proc/PID/status's Gid: line, by a supplementary group; the real,
+ * effective and saved gids do not count. */
+START_TEST(test_openers)
+{
+	static const char status[] = "Name:\tipmitool\nUmask:\t0022\n"
+				     "Uid:\t1000\t1000\t1000\t1000\n"
+				     "Gid:\t11\t12\t13\t14\nFDSize:\t64\n"
+				     "Groups:\t24 27 5000 \nNStgid:\t42\n";
+	struct kcsmux_openers o = { 0 };
+	struct kcsmux_opener who = { .uid = 1000 };
+	char *cause = NULL;
+	int i;
+
+	opener_parse_status(&who, status);
+	ck_assert_uint_eq(who.ngids, 4);
+	ck_assert_uint_eq(who.gids[0], 14);
+	ck_assert_uint_eq(who.gids[1], 24);
+	ck_assert_uint_eq(who.gids[3], 5000);
+	ck_assert(!opener_matches(&o, &who)); /* no admins */
+	ck_assert(opener_add_uid(&o, 0, &cause));
+	ck_assert(opener_add_gid(&o, 11, &cause));
+	ck_assert(opener_add_gid(&o, 13, &cause));
+	ck_assert(!opener_matches(&o, &who));
+	ck_assert(opener_add_gid(&o, 27, &cause));
+	ck_assert(opener_matches(&o, &who));
+	o.ngids = 0;
+	ck_assert(opener_add_gid(&o, 14, &cause));
+	ck_assert(opener_matches(&o, &who));
+	o.ngids = 0;
+	who.uid = 0;
+	ck_assert(opener_matches(&o, &who));
+	/* no Groups: line, an empty one, a full table */
+	who = (struct kcsmux_opener){ .uid = 1 };
+	opener_parse_status(&who, "Name:\tx\nGroups:\t\nNStgid:\t1\n");
+	ck_assert_uint_eq(who.ngids, 0);
+	o.nuids = 0;
+	for (i = 0; i < KCSMUX_OPENER_IDS; i++)
+		ck_assert(opener_add_uid(&o, (uid_t)i + 100, &cause));
+	ck_assert_ptr_null(cause);
+	ck_assert(!opener_add_uid(&o, 1, &cause));
+	ck_assert_str_eq(cause, "more than 16 users");
+	free(cause);
+}
+END_TEST
+
 START_TEST(test_nested_chassis_control)
 {
 	const struct kcsmux_access *acc;
@@ -742,6 +789,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_nested_chassis_control);
+	tcase_add_test(tc, test_openers);
 	tcase_add_test(tc, test_layouts);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_tunnels);

@@ -650,6 +650,57 @@ START_TEST(test_denied)
 }
 END_TEST
 
+/* admin_users/admin_groups on a readonly node (b): the listed uid, or an
+ * opener in a listed group (its /proc/PID/status), gets admin_acc (all):
+ * a Cold Reset goes to the BMC and it may set maintenance mode; another
+ * uid on the same node keeps readonly (cc 0xD4, EPERM); an admin with
+ * admin_access = readonly is refused by "admin_access". */
+START_TEST(test_admin_openers)
+{
+	struct client *root, *user, *grp;
+	struct access_why why = { .depth = 0, .netfn = 0x0c, .cmd = 0x01 };
+	char buf[256];
+	struct rx x;
+	int v = 1;
+
+	fx.nb.conf.admin_acc = fx.nb.conf.acc;
+	fx.nb.conf.admin_acc.preset = KCSMUX_ACCESS_ALL;
+	access_build(&fx.nb.conf.admin_acc);
+	ck_assert(opener_add_uid(&fx.nb.conf.admins, 0, NULL));
+	root = open_file(&fx.nb); /* uid 0 */
+	user = client_new(&fx.nb, getpid(), 1000);
+	ck_assert_ptr_nonnull(user);
+	LIST_INSERT_HEAD(&fx.nb.clients, user, link);
+	fx.nb.nclients++;
+	ck_assert_ptr_eq(client_acc(root), &fx.nb.conf.admin_acc);
+	ck_assert_ptr_eq(client_acc(user), &fx.nb.conf.acc);
+	ck_assert_int_eq(send_si(user, 1, 6, 2), 0);
+	ck_assert_uint_eq(fx.fb->nsubs, 0);
+	ck_assert_int_eq(recv_msg(user, &x), 0);
+	ck_assert_uint_eq(x.data[0], 0xd4);
+	ck_assert_int_eq(kioctl(user, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v),
+			 -EPERM);
+	ck_assert_int_eq(kioctl(root, IPMICTL_SET_MAINTENANCE_MODE_CMD, &v), 0);
+	ck_assert_int_eq(send_si(root, 2, 6, 2), 0); /* Cold Reset: goes */
+	ck_assert_uint_eq(fx.fb->nsubs, 1);
+	/* by group: this process's file system gid, read from /proc */
+	ck_assert(opener_add_gid(&fx.nb.conf.admins, getegid(), NULL));
+	grp = client_new(&fx.nb, getpid(), 1000);
+	ck_assert_ptr_nonnull(grp);
+	ck_assert_ptr_eq(client_acc(grp), &fx.nb.conf.admin_acc);
+	/* the admins' own preset names itself in the refusal */
+	fx.nb.conf.admin_acc.preset = KCSMUX_ACCESS_READONLY;
+	access_build(&fx.nb.conf.admin_acc);
+	client_deny_msg(buf, sizeof(buf), grp, ACCESS_DENIED, &why);
+	ck_assert_msg(strstr(buf, "denied (cc 0xd4) by admin_access = "
+				  "readonly (no allow line)") != NULL,
+		      "%s", buf);
+	client_free(grp);
+	close_file(user);
+	close_file(root);
+}
+END_TEST
+
 /* A Cold Reset that goes to the BMC refuses every node's requests with
  * EBUSY while the BMC resets (core/maint.h, stock since 6.18); SET
  * MAINTENANCE_MODE off ends it. A reset the rules deny starts nothing
@@ -1979,6 +2030,7 @@ static Suite *client_suite(void)
 	tcase_add_test(tc, test_receive_small_buffer);
 	tcase_add_test(tc, test_close_cancels);
 	tcase_add_test(tc, test_denied);
+	tcase_add_test(tc, test_admin_openers);
 	tcase_add_test(tc, test_maint_reset);
 	tcase_add_test(tc, test_maint_set_admin_only);
 	tcase_add_test(tc, test_denied_log_line);

@@ -1266,6 +1266,62 @@ START_TEST(test_suggest)
 }
 END_TEST
 
+/* admin_users, admin_groups, admin_access: the openers matched get the
+ * admin preset plus the node's allow lines minus its deny lines; errors
+ * with their lines. */
+START_TEST(test_admin_openers)
+{
+	const struct kcsmux_node_conf *n;
+
+	load_ok("[node ipmi0]\naccess = monitoring\n"
+		"admin_users = root, 4242\nadmin_groups = 0 5000\n"
+		"deny = 0x06:0x02\n[node b]\naccess = readonly\n"
+		"admin_groups = 7\nadmin_access = sensors\n");
+	n = node("ipmi0");
+	ck_assert_uint_eq(n->admins.nuids, 2);
+	ck_assert_uint_eq(n->admins.uids[0], 0);
+	ck_assert_uint_eq(n->admins.uids[1], 4242);
+	ck_assert_uint_eq(n->admins.ngids, 2);
+	ck_assert_uint_eq(n->admins.gids[1], 5000);
+	ck_assert_int_eq(n->admin_acc.preset, KCSMUX_ACCESS_ALL);
+	/* Set LAN Configuration Parameters, Chassis Control, Clear SEL */
+	ck_assert(access_allows(&n->admin_acc, 0x0c, 0x01));
+	ck_assert(access_allows(&n->admin_acc, 0x00, 0x02));
+	ck_assert(access_allows(&n->admin_acc, 0x0a, 0x47));
+	ck_assert(!access_allows(&n->acc, 0x0c, 0x01));
+	ck_assert(!access_allows(&n->acc, 0x00, 0x02));
+	/* the deny line holds for the admins too */
+	ck_assert(!access_allows(&n->admin_acc, 0x06, 0x02));
+	ck_assert(!n->admin_acc.eff_full);
+	n = node("b");
+	ck_assert_uint_eq(n->admins.nuids, 0);
+	ck_assert_int_eq(n->admin_acc.preset, KCSMUX_ACCESS_SENSORS);
+	load_ok("[node a]\n");
+	ck_assert_uint_eq(node("a")->admins.nuids + node("a")->admins.ngids, 0);
+	load_fails("[node a]\nadmin_access = bogus\n",
+		   "t.conf:2: admin_access: 'bogus' is not none, readonly", 1);
+	load_fails("[node a]\n\nadmin_access = all\n",
+		   "t.conf:3: node 'a': admin_access needs admin_users or "
+		   "admin_groups",
+		   1);
+	load_fails("[node a]\nadmin_users = root, nosuchuser-kcsmux\n",
+		   "t.conf:2: admin_users: unknown user 'nosuchuser-kcsmux'",
+		   1);
+	load_fails("[node a]\nadmin_groups = nosuchgroup-kcsmux\n",
+		   "t.conf:2: admin_groups: unknown group", 1);
+	load_fails("[node a]\nadmin_users =\n",
+		   "t.conf:2: admin_users: expected a list of users", 1);
+	load_fails("[node a]\nadmin_users = 1\nadmin_users = 2\n",
+		   "t.conf:3: 'admin_users' given twice", 1);
+	load_fails("[node a]\nadmin_users = 1 2 3 4 5 6 7 8 9 10 11 12 13 "
+		   "14 15 16 17\n",
+		   "t.conf:2: admin_users: more than 16 users", 1);
+	load_fails("[global]\nadmin_users = root\n[node a]\n",
+		   "t.conf:2: 'admin_users' belongs in a [node NAME] section",
+		   1);
+}
+END_TEST
+
 /* config_load_offline (kcsmuxd -n, kcsmuxctl check -c): names this host
  * does not know are warnings with their lines, the rest still errors;
  * config_load refuses the same file. */
@@ -1459,6 +1515,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_load_file);
 	tcase_add_test(tc, test_load_offline);
+	tcase_add_test(tc, test_admin_openers);
 	tcase_add_test(tc, test_luns);
 	suite_add_tcase(s, tc);
 	return s;

@@ -922,6 +922,60 @@ START_TEST(test_check_file)
 }
 END_TEST
 
+/* check -c FILE -u/-g: the shipped kcsmux.conf gives root the admin
+ * rules on the interface-0 node (ipmitool without -d), other users its
+ * monitoring rules; a group of admin_groups counts. */
+START_TEST(test_check_file_admins)
+{
+	char conf[160];
+	FILE *f;
+
+	control_fini(&d); /* no daemon */
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", KCSMUX_SHIPPED_CONF, "-u",
+			     "root", "ipmi2", "0x0c", "0x01", NULL),
+			 0);
+	ck_assert_str_eq(out, "ipmi2: netfn 0x0c cmd 0x01 allowed by "
+			      "admin_access = all (an admin of the node)\n");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", KCSMUX_SHIPPED_CONF, "-u",
+			     "0", "ipmi2", "0", "2", NULL),
+			 0);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", KCSMUX_SHIPPED_CONF, "-u",
+			     "4242", "ipmi2", "0x0c", "0x01", NULL),
+			 4);
+	ck_assert_str_eq(out, "ipmi2: netfn 0x0c cmd 0x01 denied by access = "
+			      "monitoring (no allow line) (not an admin of "
+			      "the node)\n");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", KCSMUX_SHIPPED_CONF, "-u",
+			     "4242", "ipmi2", "0x04", "0x2d", "1", NULL),
+			 0);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", KCSMUX_SHIPPED_CONF, "ipmi2",
+			     "0x0a", "0x47", NULL),
+			 4);
+	assert_has(out, "(not its admin_users/admin_groups: -u)");
+	snprintf(conf, sizeof(conf), "%s/admins.conf", dir);
+	f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[node mon]\naccess = monitoring\nadmin_groups = 4321\n"
+	      "admin_access = readonly\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "-u", "4242", "-g",
+			     "7,4321", "mon", "0x0c", "0x02", NULL),
+			 0);
+	assert_has(out, "allowed by admin_access = readonly (an admin");
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "-u", "4242", "-g", "7",
+			     "mon", "0x0c", "0x02", NULL),
+			 4);
+	ck_assert_int_eq(ctl(ROOT, "check", "-c", conf, "-g",
+			     "nosuchgroup-kcsmux", "mon", "6", "1", NULL),
+			 2);
+	assert_has(err, "no group \"nosuchgroup-kcsmux\"");
+	ck_assert_int_eq(ctl(ROOT, "check", "-u", "0", "mon", "6", "1", NULL),
+			 2);
+	assert_has(err, "-u and -g need -c FILE");
+}
+END_TEST
+
 /* list -j and show -j: JSON, numbers as numbers. */
 START_TEST(test_json_views)
 {
@@ -1370,6 +1424,7 @@ static Suite *control_suite(void)
 	tcase_add_test(tc, test_usage);
 	tcase_add_test(tc, test_global_options);
 	tcase_add_test(tc, test_check_file);
+	tcase_add_test(tc, test_check_file_admins);
 	tcase_add_test(tc, test_no_daemon);
 	tcase_add_test(tc, test_raw_protocol);
 	tcase_add_test(tc, test_conn_emfile);

@@ -3,7 +3,9 @@
 # module's cost reports must show the new policy at once and the client
 # must lose nothing), bad settings changing nothing, permissions (nobody
 # may look, not set; a member of admin_group may set), STATS as valid
-# JSON, watch (its per-interval figures against known traffic), reload.
+# JSON, watch (its per-interval figures against known traffic), reload;
+# admin_groups: op (kcsadmin) gets a write through that nobody is refused
+# on the same node, as kcsmuxctl check -c -u says.
 . /guest/lib.sh
 
 CTL=/guest/bin/kcsmuxctl
@@ -354,6 +356,39 @@ check "reload as root succeeds" test $? = 0
 $CTL show ipmi1 >/tmp/s3
 expect "reload restores ipmi1's configured policy" '^policy.max_busy_us=2000$' /tmp/s3
 expect "... and clears the customised mark" '^custom=no$' /tmp/s3
+
+say "admin_groups: another opener's rules on the same node"
+# ipmi2 readonly, but kcsadmin's members (op) get every command: Chassis
+# Identify off (00:04), a write readonly refuses; the reload's new lists
+# judge the files opened after it
+kcsmux_conf <<'CONF'
+admin_group = kcsadmin
+
+[node ipmi1]
+policy = interactive
+mode = 0666
+
+[node ipmi2]
+policy = monitor
+mode = 0666
+access = readonly
+admin_groups = kcsadmin
+CONF
+run_to /tmp/adm_reload $CTL reload
+check "reload with admin_groups = kcsadmin succeeds" test $? = 0
+for u in op nobody; do
+	su -s /bin/sh $u -c "kcsmux-ipmi-probe -d /dev/ipmi2 -n 1 -r '00 04 00' -v --allow-errors -k" \
+		>/tmp/adm_$u 2>&1
+	sed 's/^/    | /' /tmp/adm_$u
+done
+expect "nobody (not in kcsadmin) gets readonly's cc 0xd4" 'completion code 0xd4' /tmp/adm_nobody
+expect "op (in kcsadmin), same node, was answered" '^probe: .* n=1 ' /tmp/adm_op
+check "... and not refused (no cc 0xd4)" sh -c '! grep -q "completion code 0xd4" /tmp/adm_op'
+expect "the refusal is logged with nobody's uid" 'node ipmi2: uid 65534 .*denied \(cc 0xd4\) by access = readonly' /tmp/kcsmuxd.log
+check "kcsmuxctl check -c -u op allows 00:04 (exit 0)" \
+	$CTL check -c /etc/kcsmux/kcsmux.conf -u op ipmi2 0 4
+run_to /tmp/adm_cnb $CTL check -c /etc/kcsmux/kcsmux.conf -u nobody ipmi2 0 4
+check "... and -u nobody refuses it (exit 4: $_rc)" test "$_rc" = 4
 
 kill $dpid
 wait $dpid

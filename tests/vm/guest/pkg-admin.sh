@@ -10,9 +10,10 @@
 #     ipmi_watchdog loaded again on it, enable --now kcsmuxd reaches READY
 #     -> no side door: no stock device on kcsraw's interface, root's
 #     ipmitool without -d, FreeIPMI's ipmi-sensors without a driver and
-#     ipmiutil land on the interface-0 node (counted; a write it refuses
-#     gets cc 0xd4) -> an event reaches two nodes' subscribers (kcsraw's
-#     relay) -> ipmi_watchdog arms, pets and stops the BMC's watchdog ->
+#     ipmiutil land on the interface-0 node (counted; root's write goes
+#     through, admin_users = root, nobody's gets cc 0xd4, as kcsmuxctl
+#     check -c -u says) -> an event reaches two nodes' subscribers
+#     (kcsraw's relay) -> ipmi_watchdog arms, pets and stops the BMC's watchdog ->
 #     ipmi_devintf loaded anyway: kcsmux-cutover check and kcsmuxctl status
 #     name its node -> the admin's configuration, restart: nodes have the
 #     configured owner/group/mode (udev included) -> ipmitool
@@ -230,12 +231,27 @@ phase1() {
 	expect "ipmitool mc info (no -d) as root answers" '^Device ID' /tmp/mc0.txt
 	check "... and is counted on ipmi2 (requests $r0 -> $r1)" \
 		test "${r1:-0}" -gt "${r0:-0}"
+	# admin_users = root: root's write gets through to the BMC (its own
+	# answer, whatever it is), a user in the node's group gets the
+	# monitoring rules' cc 0xd4, as kcsmuxctl check says from the file
 	run_to /tmp/id0.txt ipmitool chassis identify 0
-	sed 's/^/    | /' /tmp/id0.txt
-	expect "a write ipmi2 refuses (chassis identify 0): cc 0xd4" \
-		'Insufficient privilege level' /tmp/id0.txt
+	check "root's write on ipmi2 (chassis identify 0) is not refused" \
+		sh -c '! grep -q "Insufficient privilege" /tmp/id0.txt'
 	run_to /tmp/id1.txt ipmitool raw 0x00 0x04 0x00
-	expect "... the same as raw: rsp=0xd4" 'rsp=0xd4' /tmp/id1.txt
+	check "... nor as raw (no rsp=0xd4)" sh -c '! grep -q "rsp=0xd4" /tmp/id1.txt'
+	asnobody="setpriv --reuid=65534 --regid=65534 --groups=0"
+	run_to /tmp/id2.txt $asnobody ipmitool chassis identify 0
+	expect "the same write as nobody in ipmi2's group: cc 0xd4" \
+		'Insufficient privilege level' /tmp/id2.txt
+	run_to /tmp/id3.txt $asnobody ipmitool raw 0x00 0x04 0x00
+	expect "... the same as raw: rsp=0xd4" 'rsp=0xd4' /tmp/id3.txt
+	run_to /tmp/id4.txt $asnobody ipmitool mc info
+	expect "... while nobody's reads answer" '^Device ID' /tmp/id4.txt
+	check "kcsmuxctl check -c says root may (exit 0)" \
+		kcsmuxctl check -c /etc/kcsmux/kcsmux.conf -u root ipmi2 0 4
+	run_to /tmp/id5.txt kcsmuxctl check -c /etc/kcsmux/kcsmux.conf \
+		-u nobody -g 0 ipmi2 0 4
+	check "... and nobody may not (exit 4: $_rc)" test "$_rc" = 4
 	rm -rf /root/.freeipmi
 	r0=$(node_requests ipmi2)
 	run_to /tmp/fi.txt timeout 120 ipmi-sensors
