@@ -84,7 +84,8 @@ static int kr_cancel(struct backend *be, uint64_t cookie)
 	return 0;
 }
 
-static void kr_destroy(struct backend *be)
+/* Free BE's events and close its files: back to a held backend's state. */
+static void kr_release(struct backend *be)
 {
 	if (be->ev)
 		event_free(be->ev);
@@ -94,6 +95,14 @@ static void kr_destroy(struct backend *be)
 		close(be->async_fd);
 	if (be->fd >= 0)
 		close(be->fd);
+	be->ev = be->async_ev = NULL;
+	be->async_fd = -1;
+	be->fd = -1;
+}
+
+static void kr_destroy(struct backend *be)
+{
+	kr_release(be);
 	free(be);
 }
 
@@ -316,6 +325,7 @@ int backend_kcsraw_attach(struct backend *be, struct event_base *base,
 			error_set(cause, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	be->fd = fd;
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	if (ioctl(fd, KCSRAW_IOC_INFO, &info) < 0) {
@@ -328,7 +338,6 @@ int backend_kcsraw_attach(struct backend *be, struct event_base *base,
 			  path, info.version, KCSRAW_UAPI_VERSION);
 		goto fail;
 	}
-	be->fd = fd;
 	be->depth = KCSRAW_PIPELINE;
 	if (info.queue_depth && info.queue_depth < be->depth)
 		be->depth = info.queue_depth;
@@ -349,16 +358,7 @@ int backend_kcsraw_attach(struct backend *be, struct event_base *base,
 		 info.data_port, info.status_port, be->irq);
 	return 0;
 fail:
-	if (be->ev)
-		event_free(be->ev);
-	if (be->async_ev)
-		event_free(be->async_ev);
-	if (be->async_fd >= 0)
-		close(be->async_fd);
-	close(fd);
-	be->ev = be->async_ev = NULL;
-	be->async_fd = -1;
-	be->fd = -1;
+	kr_release(be);
 	be->depth = 0;
 	be->relay = be->bridges = be->no_bridge = false;
 	be->ops = &kcsraw_ops;

@@ -97,6 +97,34 @@ static void window_keep(struct adapt_window *w, uint32_t k)
 	w->flushes++;
 }
 
+/*
+ * Record the overrun ratio PM (the measured wake over the nominal
+ * sleeps, permille); true if it is sporadic: above 1.5 times the lower
+ * quartile of the ratios before it. An overrun in more than 3/4 of the
+ * transactions (TCG, a host loaded for long) is steady: it moves the
+ * quartile within a few transactions and is then learned as usual.
+ */
+static bool over_sporadic(struct adapt_window *w, uint32_t pm)
+{
+	uint16_t v[ADAPT_OVER_N], x;
+	uint32_t i, j, q = 0;
+
+	for (i = 0; i < w->over_n; i++) {
+		x = w->over_pm[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	if (w->over_n >= 3)
+		q = v[w->over_n / 4];
+	w->over_pm[w->over_head] =
+		(uint16_t)(pm > UINT16_MAX ? UINT16_MAX : pm);
+	w->over_head = (w->over_head + 1) % ADAPT_OVER_N;
+	if (w->over_n < ADAPT_OVER_N)
+		w->over_n++;
+	return q != 0 && (uint64_t)pm * 2 > (uint64_t)q * 3;
+}
+
 static void window_add(struct adapt_window *w, const struct adapt_choice *used,
 		       const struct adapt_sample *smp)
 {
@@ -123,6 +151,14 @@ static void window_add(struct adapt_window *w, const struct adapt_choice *used,
 			wake = used->first_us + (uint64_t)(sleeps - 1) * poll;
 		}
 		hs = resp > wake ? sat_u32(resp - wake) : 0;
+		if (bmc_us && over_sporadic(w, sat_u32(bmc_us * 1000ULL /
+						       (used->first_us +
+							(uint64_t)(sleeps - 1) *
+								poll)))) {
+			w->overslept++;
+			w->samples++;
+			return;
+		}
 		censored = sleeps == 1;
 		est = censored ? used->first_us :
 				 sat_u32(wake > span / 2 ? wake - span / 2 : 1);

@@ -25,9 +25,18 @@
  * censored: the BMC was done before the first wake). The sample counts as
  * w minus half that sleep, or first when censored, and resp - w is the
  * byte handshakes (write and read phases; hundreds of us under TCG),
- * averaged for the latency target. Without bmc_us, time alone cannot
- * separate the BMC's time from the handshakes (resp - first = hs + k *
- * poll with both hs and k unknown; a wrong split ratchets: censored
+ * averaged for the latency target. A loaded host also overruns a sleep
+ * now and then by a whole time slice: with bmc_us the model keeps the
+ * ratio of the measured wake to the nominal sleeps over the last
+ * ADAPT_OVER_N transactions, and a transaction whose ratio is more than
+ * 1.5 times their lower quartile (sporadic, not the host's steady
+ * overrun) says nothing of the BMC and is left out of the window: else
+ * its first sleep, overrun past the BMC's time, reads as censored, drags
+ * first_us down and restarts the window (test_jitter).
+ *
+ * Without bmc_us, time alone cannot separate the BMC's time from the
+ * handshakes (resp - first = hs + k * poll with both hs and k unknown;
+ * a wrong split ratchets: censored
  * samples read as slow push first_us later, which censors more), and the
  * reckoning assumes the byte handshakes do not sleep (true on QEMU's KCS,
  * and on hardware when max_busy_us covers a byte handshake).
@@ -75,6 +84,7 @@
 #define ADAPT_FLUSH_RUN	  3  /* censored in a row: forget the past */
 #define ADAPT_SLOW_RUN	  4  /* above p90 in a row: the BMC slowed */
 #define ADAPT_FLOOR_US	  20 /* least poll_us a target may ask for */
+#define ADAPT_OVER_N	  15 /* sleep overrun ratios kept (quartile) */
 /* cpu_budget: the band where poll_us grows, in ppm of the budget. */
 #define ADAPT_BUDGET_LO_PPM 750000
 
@@ -83,8 +93,11 @@ struct adapt_window {
 	uint32_t n, head;	       /* n <= ADAPT_WINDOW, head: next slot */
 	uint32_t lo_us, mid_us, hi_us; /* published p10, p50, p90 */
 	uint32_t censored_run;
-	uint32_t slow_run;	    /* samples above hi_us in a row */
-	uint64_t flushes;	    /* window restarts (either direction) */
+	uint32_t slow_run;		/* samples above hi_us in a row */
+	uint64_t flushes;		/* window restarts (either direction) */
+	uint16_t over_pm[ADAPT_OVER_N]; /* measured wake / nominal, permille */
+	uint32_t over_n, over_head;
+	uint64_t overslept;	    /* samples left out: a sporadic overrun */
 	uint32_t probe_us;	    /* probing down: lo override, 0: none */
 	uint64_t samples, censored; /* totals */
 	uint64_t cpu_avg_ns;	    /* EWMA (1/8) of cpu_ns */

@@ -584,14 +584,16 @@ END_TEST
  * A loaded host: most sleeps last what was asked, JIT_PCT percent of them
  * the BMC's whole time more (the vCPU taken away). The adaptive node
  * still wakes well under 2/3 as often as a fixed 100 us poll on the same
- * host (vm.daemon-policy's claim). At 20% it does not: each overrun first
- * sleep reads as a censored sample, whose estimate (first_us) drags the
- * window's p10 down and restarts it, until first_us is 1-3 us (26 window
- * restarts in 4000 transactions; the wakes then match the fixed poll's).
+ * host (vm.daemon-policy's claim). The overrun transactions must be told
+ * from the BMC's: read as censored samples, their overrun first sleeps
+ * dragged the window's p10 down and restarted it (at 20%, 26 restarts in
+ * 4000 transactions and first_us 1 us, 4.88 wakes against the fixed
+ * poll's 4.93). At 30% the fixed poll's sleeps themselves mostly outlast
+ * the BMC (3.34 wakes) and 2/3 of that is out of any policy's reach.
  */
 START_TEST(test_jitter)
 {
-	static const uint32_t pct[] = { 5, 10 };
+	static const uint32_t pct[] = { 5, 10, 20 };
 	uint32_t i, n = 4000, warm = 200;
 	double wa, wf;
 	uint64_t flushes;
@@ -612,11 +614,12 @@ START_TEST(test_jitter)
 	fprintf(stderr,
 		"jitter %u%% of sleeps +2000 us, BMC %s: adaptive %.2f wakes "
 		"(first_us median %u), fixed 100 us %.2f; %llu window "
-		"restarts\n",
+		"restarts, %llu overrun left out\n",
 		pct[_i], d_slow.name, wa, quant(S.first, warm, n, -1, 0.5), wf,
-		(unsigned long long)flushes);
+		(unsigned long long)flushes,
+		(unsigned long long)S.ad.cls[0].w.overslept);
 	ck_assert_double_lt(wa * 3, wf * 2);
-	ck_assert_uint_le(flushes, 10);
+	ck_assert_uint_le(flushes, 3);
 }
 END_TEST
 
@@ -838,7 +841,7 @@ static Suite *adaptive_suite(void)
 	tcase_add_loop_test(tc, test_shift_quick, 0, 3);
 	tcase_add_test(tc, test_oversleep);
 	tcase_add_test(tc, test_no_spurious_flush);
-	tcase_add_loop_test(tc, test_jitter, 0, 2);
+	tcase_add_loop_test(tc, test_jitter, 0, 3);
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_target);
 	tcase_add_test(tc, test_classes);

@@ -47,7 +47,8 @@ static struct {
 	bool event_queued; /* one event for RECEIVE_MSG_TRUNC */
 	int attentions, events, completions;
 	uint8_t event_data[16];
-	int relay_binds; /* KCSRAW_IOC_RELAY_BIND */
+	int relay_binds;      /* KCSRAW_IOC_RELAY_BIND */
+	uint32_t bad_version; /* KCSRAW_IOC_INFO says this uapi, 0: ours */
 } k;
 
 ssize_t __real_read(int fd, void *buf, size_t n);
@@ -79,7 +80,8 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 
 		memset(i, 0, sizeof(*i));
 		i->size = sizeof(*i);
-		i->version = KCSRAW_UAPI_VERSION;
+		i->version =
+			k.bad_version ? k.bad_version : KCSRAW_UAPI_VERSION;
 		i->index = k.index;
 		i->flags = k.info_flags;
 		i->queue_depth = 2;
@@ -623,6 +625,52 @@ START_TEST(test_async_commands)
 }
 END_TEST
 
+/* The lowest free descriptor: a leak moves it. */
+static int next_fd(void)
+{
+	int fd = dup(0);
+
+	close(fd);
+	return fd;
+}
+
+/*
+ * A held backend whose attach fails (another module's uapi) is left as it
+ * was, nothing open; a later attach to the right module works.
+ */
+START_TEST(test_attach_fails_clean)
+{
+	struct backend_kcsraw_opts o = { .async_dev = ipmi_path };
+	struct backend *be = backend_kcsraw_held(&cbs, NULL);
+	char *cause = NULL;
+	int fd0 = next_fd();
+
+	ck_assert_ptr_nonnull(be);
+	k.info_flags = KCSRAW_INFO_SMI | KCSRAW_INFO_ASYNC;
+	k.bad_version = KCSRAW_UAPI_VERSION + 1;
+	ck_assert_int_eq(backend_kcsraw_attach(be, base, kcsraw_path, &o,
+					       &cause),
+			 -1);
+	ck_assert_msg(cause && strstr(cause, "uapi version"), "%s",
+		      cause ? cause : "?");
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(be->fd, -1);
+	ck_assert_int_eq(be->async_fd, -1);
+	ck_assert_uint_eq(be->depth, 0);
+	ck_assert_int_eq(next_fd(), fd0);
+	k.bad_version = 0;
+	ck_assert_msg(backend_kcsraw_attach(be, base, kcsraw_path, &o,
+					    &cause) == 0,
+		      "%s", cause ? cause : "?");
+	ck_assert_int_ge(be->fd, 0);
+	ck_assert_int_ge(be->async_fd, 0);
+	ck_assert(be->bridges);
+	be->ops->destroy(be);
+	ck_assert_int_eq(next_fd(), fd0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("smimode");
@@ -637,6 +685,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_async_no_devintf);
 	tcase_add_test(tc, test_relay_warns_of_stock_node);
 	tcase_add_test(tc, test_async_commands);
+	tcase_add_test(tc, test_attach_fails_clean);
 	suite_add_tcase(s, tc);
 	return s;
 }
