@@ -39,26 +39,10 @@ static struct {
 	unsigned int len[16];
 } got;
 
-static void up_xact_gone(struct xact *x)
-{
-	(void)x;
-}
-
-static bool up_waiters(struct daemon *dd)
-{
-	(void)dd;
-	return false;
-}
-
-static const struct core_upcalls up = {
-	.waiters = up_waiters,
-	.xact_gone = up_xact_gone,
-};
-
 static void setup(void)
 {
 	memset(&got, 0, sizeof(got));
-	core_fixture_open(&fx, &up);
+	core_fixture_open(&fx, &core_fixture_quiet);
 	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_MONITOR,
 		       KCSMUX_ACCESS_ALL);
 	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_MONITOR,

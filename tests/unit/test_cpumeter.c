@@ -45,17 +45,9 @@ static uint64_t fake_cpu_clock(void)
 	return cpu_own ? cpu : clk;
 }
 
-static bool up_waiters(struct daemon *dd)
-{
-	(void)dd;
-	return false;
-}
-
-static const struct core_upcalls up = { .waiters = up_waiters };
-
 static void setup(void)
 {
-	core_fixture_open(&fx, &up);
+	core_fixture_open(&fx, &core_fixture_quiet);
 	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_INTERACTIVE,
 		       KCSMUX_ACCESS_ALL);
 	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_INTERACTIVE,

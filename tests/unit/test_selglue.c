@@ -266,27 +266,11 @@ static void walker_send(struct walker *k)
 		ck_assert_int_eq(xact_enqueue(x), 0);
 }
 
-static void up_xact_gone(struct xact *x)
-{
-	(void)x;
-}
-
-static bool up_waiters(struct daemon *dd)
-{
-	(void)dd;
-	return false;
-}
-
-static const struct core_upcalls up = {
-	.waiters = up_waiters,
-	.xact_gone = up_xact_gone,
-};
-
 static void setup(void)
 {
 	memset(&bmc, 0, sizeof(bmc));
 	memset(w, 0, sizeof(w));
-	core_fixture_open(&fx, &up);
+	core_fixture_open(&fx, &core_fixture_quiet);
 	test_node_conf(&fx.conf_a, "a", KCSMUX_PRESET_MONITOR,
 		       KCSMUX_ACCESS_ALL);
 	test_node_conf(&fx.conf_b, "b", KCSMUX_PRESET_MONITOR,

@@ -21,6 +21,10 @@ struct core_fixture {
 	struct kcsmux_node_conf conf_a, conf_b; /* of na and nb */
 };
 
+/* Upcalls for a core with no front end: no waiters, nothing to do when a
+ * transaction goes. */
+extern const struct core_upcalls core_fixture_quiet;
+
 /* Zero F, make the base and the core with upcalls UP. The test then sets
  * the daemon's fields and conf_a and conf_b, and calls core_fixture_attach. */
 void core_fixture_open(struct core_fixture *f, const struct core_upcalls *up);
