@@ -133,7 +133,7 @@ AWK
 grammar() {
 	awk -f /tmp/prom.awk "$2" >/tmp/prom.out 2>&1
 	_rc=$?
-	if [ $_rc = 0 ] && grep -q '^families=45 .* histograms=4 bad=0$' /tmp/prom.out; then
+	if [ $_rc = 0 ] && grep -q '^families=48 .* histograms=4 bad=0$' /tmp/prom.out; then
 		pass "$1 ($(tail -n 1 /tmp/prom.out))"
 	else
 		fail "$1:"
