@@ -313,15 +313,45 @@ cutover_scenarios() {
 	WDT_S=150
 	armed 0
 	WDT_S=90
-	sed 's/0x30 0x10/0x30 0x11/' /tmp/modprobe-swap >/tmp/modprobe-silent
+	# (it logs when the silence began and when each ipmi_si load ended)
+	cat >/tmp/modprobe-silent <<-'EOS'
+	#!/bin/sh
+	if [ "$1" = -r ] && [ -c /dev/ipmi0 ]; then
+		ipmitool -d 0 raw 0x30 0x11 >/dev/null 2>&1 &&
+			echo "silent $(date +%s)" >>/tmp/silent.log
+	fi
+	case " $* " in
+	*" -r "*) exec modprobe "$@" ;;
+	*" ipmi_si "*)
+		modprobe "$@"
+		_rc=$?
+		echo "ipmi_si $(date +%s) $_rc" >>/tmp/silent.log
+		exit $_rc
+		;;
+	esac
+	exec modprobe "$@"
+	EOS
 	chmod +x /tmp/modprobe-silent
+	rm -f /tmp/silent.log
 	timed_apply /tmp/silent.txt MODPROBE=/tmp/modprobe-silent \
 		KCSMUX_CUTOVER_START_WAIT=10
 	check "apply exits 3 (rolled back)" test $rc = 3
 	expect "it says kcsmuxd was not ready, waiting for the BMC" \
 		'verification failed: kcsmuxd not ready within 10 s \(waiting for the BMC to answer\)' /tmp/silent.txt
-	expect "ipmi_si found no BMC and was loaded again" \
-		'no BMC answers ipmi_si yet: loading it again' /tmp/silent.txt
+	# ipmi_si's first load gives up within the silence and is loaded
+	# again; on a slow host it may start so late that it outlasts the
+	# silence and finds the BMC at once (the reload is then not met here:
+	# unit.cutover has it)
+	sed 's/^/    silent.log: /' /tmp/silent.log
+	_s0=$(awk '$1 == "silent" { print $2; exit }' /tmp/silent.log)
+	_l1=$(awk '$1 == "ipmi_si" { print $2; exit }' /tmp/silent.log)
+	if grep -q 'no BMC answers ipmi_si yet: loading it again' /tmp/silent.txt; then
+		pass "ipmi_si found no BMC and was loaded again"
+	elif [ -n "$_s0" ] && [ -n "$_l1" ] && [ $((_l1 - _s0)) -ge 59 ]; then
+		pass "ipmi_si's first load ended $((_l1 - _s0)) s into the 60 s silence: it found the BMC back (the reload is not met in this run)"
+	else
+		fail "ipmi_si's first load ended within the silence (${_s0:-?} -> ${_l1:-?}) and was not loaded again"
+	fi
 	expect "it rolled back by itself" '^kcsmux-cutover: rolled back: ipmi_si serves' /tmp/silent.txt
 	stock_again
 	cp /tmp/kcsmux.conf.shipped /etc/kcsmux/kcsmux.conf
