@@ -120,6 +120,13 @@ static bool kcsraw_hand_run(struct kcsraw_iface *ifc, struct kcsraw_req *req)
 					     KCSRAW_SLACK_MAX_NS),
 				       HRTIMER_MODE_REL);
 	} else {
+		/*
+		 * No wait to sleep through: the answer came within the
+		 * submitter's steps (a vCPU held up by its host) or the steps
+		 * ran out. Only the thread completes requests: kick it.
+		 */
+		if (run->have_r && (r == KCS_DONE || r == KCS_HOSED))
+			ifc->submit_done++;
 		WRITE_ONCE(ifc->kick, true);
 		kcsraw_wake(ifc, KCSRAW_WHY_KICK);
 	}
@@ -178,7 +185,9 @@ void kcsraw_hand_resume(struct kcsraw_iface *ifc,
 
 	WRITE_ONCE(ifc->kick, false);
 	WRITE_ONCE(ifc->kick_timed, false);
-	run->awake_from = ktime_get();
+	/* The submitter's clock is stale: a finished run ends at this one. */
+	run->now = ktime_get();
+	run->awake_from = run->now;
 	if (run->hand_sleep) {
 		run->hand_sleep = false;
 		req->comp.cost.sleeps++;

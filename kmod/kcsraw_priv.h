@@ -195,6 +195,7 @@ struct kcsraw_iface {
 					 */
 	struct hrtimer kick_timer;
 	u64 submit_starts;		/* transactions started by the submitter */
+	u64 submit_done;		/* ... and finished by it before a wait */
 	u64 wakeups;			/* the thread's wake-ups from a sleep */
 	atomic_t wake_why;		/* KCSRAW_WHY_* bits of this sleep */
 	u64 wake_by[KCSRAW_WHY_N];	/* wakeups by cause (the thread's) */

@@ -86,6 +86,16 @@ static ssize_t submit_starts_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(submit_starts);
 
+static ssize_t submit_done_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)READ_ONCE(ifc->submit_done));
+}
+static DEVICE_ATTR_RO(submit_done);
+
 static ssize_t ports_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
@@ -311,6 +321,7 @@ static struct attribute *kcsraw_attrs[] = {
 	&dev_attr_wake_irq.attr,
 	&dev_attr_wake_other.attr,
 	&dev_attr_submit_starts.attr,
+	&dev_attr_submit_done.attr,
 	&dev_attr_ports.attr,
 	&dev_attr_irq.attr,
 	&dev_attr_irq_shared.attr,
