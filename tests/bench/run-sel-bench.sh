@@ -15,6 +15,7 @@
 #                 $KCSMUX_BUILD/bench/sel-YYYYmmdd-HHMMSS)
 #   --no-docs     leave docs/ alone: DIR/report.md only
 #   --report DIR  do not run anything: render an earlier run's DIR again
+#                 (with the --entries it ran with)
 #   --timeout SEC guest timeout (default 1500)
 #
 # Environment: KCSMUX_BUILD (default /tmp/build-selbench; must not be a
@@ -41,9 +42,14 @@ while [ $# -gt 0 ]; do
 done
 
 render() {
-	local dir=$1 args=() data=$src/docs/data/sel-bench
+	# 1,000 entries: the sel-bench block; another size its own
+	# (sel-bench-3000: its block, plot and raw figures)
+	local dir=$1 args=() name=sel-bench
+	[ "$entries" = 1000 ] || name=sel-bench-$entries
+	local data=$src/docs/data/$name
 	if [ $docs = 1 ]; then
-		args=(--docs "$src/docs/bench-sel.md" --png "$src/docs/img/sel-bench.png")
+		args=(--docs "$src/docs/bench-sel.md" --png "$src/docs/img/$name.png"
+			--marker "$name")
 		if [ "$(cd "$dir" && pwd)" != "$data" ]; then
 			bench_keep "$dir" "$data" results.txt host-env.txt \
 				requests0.log requests1.log 'show.*'

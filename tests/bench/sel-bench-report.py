@@ -4,8 +4,8 @@ table and plot from what run-sel-bench.sh left in DIR (results.txt from
 the guest, requests0.log and requests1.log from the delay proxies: the
 node's BMC and stock's). Each run's BMC transactions are the requests
 its BMC's proxy logged between the run's two markers (OEM 30:NN). With
---docs the report goes between the sel-bench markers of FILE; else to
-DIR/report.md."""
+--docs the report goes between the markers of FILE named by --marker
+(default sel-bench); else to DIR/report.md."""
 import argparse
 import os
 import sys
@@ -13,8 +13,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_docs  # noqa: E402
 
-BEGIN = "<!-- sel-bench begin -->"
-END = "<!-- sel-bench end -->"
 # the node's added latency per request natively, one CPU (docs/bench-node.md)
 NODE_NATIVE_US = 43.0
 # the BMC's mean answer time in this rig (uniform 5-12 ms)
@@ -24,8 +22,12 @@ ap = argparse.ArgumentParser()
 ap.add_argument("dir")
 ap.add_argument("--docs")
 ap.add_argument("--png")
+ap.add_argument("--marker", default="sel-bench",
+                help="the block's name in FILE (sel-bench-3000 for 3,000)")
 a = ap.parse_args()
 D = a.dir
+BEGIN = f"<!-- {a.marker} begin -->"
+END = f"<!-- {a.marker} end -->"
 
 
 def kv(line):
@@ -89,12 +91,22 @@ P("")
 P("| run | tool | readers | wall s | BMC transactions | of which Get SEL "
   "Entry | SEL Info | Reserve | output as stock's |")
 P("|---|---|---:|---:|---:|---:|---:|---:|---|")
-void = sorted({r["tool"] for r in runs if int(r["lines"]) < 2})
+# a tool whose single stock run failed is no reference; a run that fails
+# beside a good reference is a result (stock's readers cancelling each
+# other's reservations)
+void = sorted({r["tool"] for r in runs if r["row"] == "stock" and
+               r["readers"] == "1" and int(r["lines"]) < 2})
 runs = [r for r in runs if r["tool"] not in void]
+ref = {r["tool"]: r["lines"] for r in runs
+       if r["row"] == "stock" and r["readers"] == "1"}
 for r in runs:
+    same = r["same"]
+    if same == "no" and r["lines"] != ref.get(r["tool"]):
+        n = int(r["lines"])
+        same = f"no: {n} line{'' if n == 1 else 's'} of {ref.get(r['tool'])}"
     P(f"| {r['row']} | {r['tool']} | {r['readers']} | "
       f"{int(r['wall_ms']) / 1000:.2f} | {r['tx']} | {r['get']} | "
-      f"{r['info']} | {r['res']} | {r['same']} |")
+      f"{r['info']} | {r['res']} | {same} |")
 P("")
 if void:
     P(f"Left out: {', '.join(void)}, whose output was one line on stock "

@@ -70,6 +70,8 @@ run() {
 		cmp -s "/tmp/o.$_i" "$6" && continue
 		_same=no # kept for the report: what differed
 		diff -u "$6" "/tmp/o.$_i" | head -n 200 >"/out/diff.$1.$2.$4.$_i" || true
+		# a short output is a failure's message: keep it whole
+		[ "$(wc -l <"/tmp/o.$_i")" -gt 20 ] || cp "/tmp/o.$_i" "/out/out.$1.$2.$4.$_i"
 	done
 	echo "row=$1 tool=$2 readers=$4 wall_ms=$_w marker=$_m lines=$(wc -l </tmp/o.1) same=$_same" | tee -a $RES
 }
