@@ -17,8 +17,7 @@
 #include <linux/ipmi_msgdefs.h>
 
 #include "core/atn.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 static struct atn m;
 static struct atn_result res;

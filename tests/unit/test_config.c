@@ -15,8 +15,7 @@
 #include "config/config.h"
 #include "core/policy.h"
 #include "core/lease.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 static struct kcsmux_config cfg;
 static char *cause;

@@ -14,8 +14,7 @@
 #include <linux/ipmi_msgdefs.h>
 
 #include "core/ipmb.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 /* The framers with the request's fields as arguments. */
 static struct ipmi_request mkreq(const struct ipmi_address *addr, uint8_t netfn,

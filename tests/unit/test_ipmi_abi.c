@@ -16,8 +16,7 @@
 #include <linux/ipmi_msgdefs.h>
 
 #include "cuse/ipmi_abi.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {

@@ -32,8 +32,7 @@
 #include "config/config.h"
 #include "sandbox.h"
 #include "unit_skip.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 /* Exit codes of a child: 0 all well, these for the step that failed. */
 enum { X_APPLY = 90, X_STEP = 91 };

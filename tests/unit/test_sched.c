@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "core/sched.h"
+#include "util/array.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define US	      1000ULL
-#define MS	      1000000ULL
-#define SEC	      1000000000ULL
-#define T0	      (1000 * SEC) /* a clock that does not start at 0 */
+#define US  1000ULL
+#define MS  1000000ULL
+#define SEC 1000000000ULL
+#define T0  (1000 * SEC) /* a clock that does not start at 0 */
 
 #define INTER  KCSMUX_PRIO_INTERACTIVE
 #define NORMAL KCSMUX_PRIO_NORMAL

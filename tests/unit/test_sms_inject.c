@@ -13,8 +13,7 @@
 
 #include "sms_inject.h"
 #include "vm_codec.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 static void assert_bytes(const uint8_t *got, size_t got_len,
 			 const uint8_t *want, size_t want_len)

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 
 #include "../tools/stats.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 START_TEST(test_empty)
 {
