@@ -48,16 +48,33 @@ KCSRAW_STAT_ATTR(queue_sum_ns);
 KCSRAW_STAT_ATTR(attn);
 KCSRAW_STAT_ATTR(poller_runtime_ns);
 
-/* The poller's wake-ups, and the requests their submitter started. */
-static ssize_t wakeups_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
+/*
+ * Counters of the interface read as they stand: the poller's wake-ups,
+ * the requests their submitter started, and finished. @off: the u64's
+ * offset in struct kcsraw_iface.
+ */
+static ssize_t kcsraw_ifc_u64_show(struct device *dev, char *buf, size_t off)
 {
-	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
+	const u64 *v = (const u64 *)((const char *)kcsraw_dev_iface(dev) + off);
 
-	return sysfs_emit(buf, "%llu\n",
-			  (unsigned long long)READ_ONCE(ifc->wakeups));
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)READ_ONCE(*v));
 }
-static DEVICE_ATTR_RO(wakeups);
+
+#define KCSRAW_IFC_ATTR(field)						\
+static ssize_t field##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return kcsraw_ifc_u64_show(dev, buf,				\
+				   offsetof(struct kcsraw_iface, field));\
+}									\
+static struct device_attribute dev_attr_##field = {			\
+	.attr = { .name = #field, .mode = 0444 },			\
+	.show = field##_show,						\
+}
+
+KCSRAW_IFC_ATTR(wakeups);
+KCSRAW_IFC_ATTR(submit_starts);
+KCSRAW_IFC_ATTR(submit_done);
 
 /* The poller's wake-ups by cause (enum kcsraw_why). */
 #define KCSRAW_WAKE_ATTR(name, why)					\
@@ -75,26 +92,6 @@ KCSRAW_WAKE_ATTR(wake_kick, KCSRAW_WHY_KICK);
 KCSRAW_WAKE_ATTR(wake_timer, KCSRAW_WHY_TIMER);
 KCSRAW_WAKE_ATTR(wake_irq, KCSRAW_WHY_IRQ);
 KCSRAW_WAKE_ATTR(wake_other, KCSRAW_WHY_OTHER);
-
-static ssize_t submit_starts_show(struct device *dev,
-				  struct device_attribute *attr, char *buf)
-{
-	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
-
-	return sysfs_emit(buf, "%llu\n",
-			  (unsigned long long)READ_ONCE(ifc->submit_starts));
-}
-static DEVICE_ATTR_RO(submit_starts);
-
-static ssize_t submit_done_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	struct kcsraw_iface *ifc = kcsraw_dev_iface(dev);
-
-	return sysfs_emit(buf, "%llu\n",
-			  (unsigned long long)READ_ONCE(ifc->submit_done));
-}
-static DEVICE_ATTR_RO(submit_done);
 
 static ssize_t ports_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
