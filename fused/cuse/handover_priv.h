@@ -82,7 +82,13 @@ static inline struct ho_pendtab *ho_pendtab_of(struct ho_shared *sh)
 }
 
 /* The graceful records. */
-enum { REC_NODE = 1, REC_CLIENT = 2, REC_MSG = 3, REC_CMDREG = 4 };
+enum {
+	REC_NODE = 1,
+	REC_CLIENT = 2,
+	REC_MSG = 3,
+	REC_CMDREG = 4,
+	REC_LEASE = 5
+};
 struct ho_rec {
 	uint32_t type, len; /* len: the whole record */
 };
@@ -118,6 +124,15 @@ struct ho_rec_cmdreg {
 	struct ho_rec h;
 	uint8_t netfn, cmd;
 	uint32_t chans;
+};
+
+/* a lease class held by a node until its deadline (CLOCK_MONOTONIC:
+ * one clock for both processes) */
+struct ho_rec_lease {
+	struct ho_rec h;
+	char node[KCSMUX_NAME_MAX + 1];
+	uint32_t class_bit;
+	uint64_t until_ns;
 };
 
 struct ho_fd {

@@ -16,6 +16,7 @@
 
 #include <event2/event.h>
 
+#include "core/leasegate.h"
 #include "core/xact.h"
 #include "cuse/cuse.h"
 #include "cuse/handover.h"
@@ -77,11 +78,42 @@ static void ho_restore_msg(struct client *c, const struct ho_rec_msg *r)
 }
 
 /* The graceful predecessor's records. */
+/*
+ * A lease the last process held for a node: the node holds it again up to
+ * the same deadline (a firmware update goes on across the restart). A
+ * node gone from the configuration, or a class another node's configured
+ * lease took meanwhile, loses it, with a line.
+ */
+static bool ho_restore_lease(struct daemon *d, const struct ho_rec_lease *r)
+{
+	struct node *n = ho_node_named(d, r->node);
+	const struct node *holder = NULL;
+	unsigned int bit = r->class_bit;
+	uint64_t now = now_ns();
+
+	if (bit == 0 || (bit & (bit - 1)) || (bit & ~LEASE_ALL) ||
+	    r->until_ns <= now || r->until_ns - now > LEASE_MAX_NS)
+		return false;
+	/* a configured lease renewed since holds it as long or longer */
+	for (unsigned int i = 0; n && i < LEASE_NCLASSES; i++)
+		if (bit == 1u << i && d->leases.l[i].holder == n &&
+		    d->leases.l[i].until_ns >= r->until_ns)
+			return true;
+	if (n && leasegate_take(d, n, bit, r->until_ns - now, &holder) == 0)
+		return true;
+	log_warn("hand-over: node %.*s's %s lease not taken over (%s)",
+		 KCSMUX_NAME_MAX, r->node, lease_class_name(bit),
+		 !n	? "no such node now" :
+		 holder ? holder->conf.name :
+			  "refused");
+	return false;
+}
+
 void ho_restore(struct daemon *d, struct handover *h)
 {
 	const uint8_t *p = (const uint8_t *)(h->sh + 1);
 	uint64_t len = h->sh->blob_len, off = 0;
-	unsigned int files = 0, msgs = 0, regs = 0;
+	unsigned int files = 0, msgs = 0, regs = 0, leases = 0;
 	struct client *cur = NULL;
 
 	h->sh->blob_len = 0; /* used once: a later crash must not reuse it */
@@ -117,12 +149,15 @@ void ho_restore(struct daemon *d, struct handover *h)
 			struct cmdreg_ent e = { rc->netfn, rc->cmd, rc->chans };
 
 			regs += cmdreg_restore(cur, &e) == 0;
+		} else if (r->type == REC_LEASE &&
+			   r->len == sizeof(struct ho_rec_lease)) {
+			leases += ho_restore_lease(d, (const void *)r);
 		}
 		off += r->len;
 	}
 	log_info("hand-over: %u open files taken over with their state "
-		 "(%u queued messages, %u command registrations)",
-		 files, msgs, regs);
+		 "(%u queued messages, %u command registrations, %u leases)",
+		 files, msgs, regs, leases);
 }
 
 /* ------------------------------------------------------------------ */
@@ -268,6 +303,27 @@ static void ho_save_client(struct handover *h, uint64_t *off,
 	}
 }
 
+/* the leases in force, each class with the node that holds it */
+static void ho_save_leases(struct daemon *d, struct handover *h, uint64_t *off)
+{
+	uint64_t now = now_ns();
+
+	for (unsigned int i = 0; i < LEASE_NCLASSES; i++) {
+		const struct lease *l = &d->leases.l[i];
+		const struct node *n = l->holder;
+		struct ho_rec_lease *r;
+
+		if (!n || now >= l->until_ns)
+			continue;
+		r = ho_put(h, off, REC_LEASE, sizeof(*r));
+		if (!r)
+			return;
+		snprintf(r->node, sizeof(r->node), "%s", n->conf.name);
+		r->class_bit = 1u << i;
+		r->until_ns = l->until_ns;
+	}
+}
+
 void handover_save(struct daemon *d)
 {
 	struct handover *h = ho_of(d);
@@ -297,6 +353,7 @@ void handover_save(struct daemon *d)
 			left += c->outstanding;
 		}
 	}
+	ho_save_leases(d, h, &off);
 	h->sh->next_client_id = d->next_client_id;
 	/* a complete scan's media: the next process need not scan again */
 	ho_pendtab_of(h->sh)->media_ok = d->media_ready && d->bs.scanned &&

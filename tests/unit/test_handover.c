@@ -21,6 +21,8 @@
 #include <linux/ipmi_msgdefs.h>
 
 #include "kcsmuxd.h"
+#include "core/leasegate.h"
+#include "util/clock.h"
 #include "cuse/handover.h"
 #include "cuse/handover_priv.h"
 
@@ -327,6 +329,61 @@ START_TEST(graceful_carries_cmdregs)
 }
 END_TEST
 
+/* A graceful restart carries the leases in force, each to its deadline:
+ * a firmware update or a fan controller's lease goes on. A
+ * lease past its deadline stays behind, and so does one whose node is
+ * gone from the configuration. */
+START_TEST(graceful_carries_leases)
+{
+	struct rig r1, r2;
+	struct handover h2;
+	struct handover *h1;
+	uint64_t until;
+	char *cause = NULL;
+
+	rig_init(&r1, NULL);
+	ck_assert_int_eq(handover_init(&r1.d, &cause), 0);
+	h1 = r1.d.fe->ho;
+	ck_assert_int_eq(leasegate_take(&r1.d, &r1.n, LEASE_FAN_OEM,
+					60000000000ull, NULL),
+			 0);
+	ck_assert_int_eq(leasegate_take(&r1.d, &r1.n, LEASE_USERS, 1, NULL), 0);
+	until = r1.d.leases.l[1].until_ns;
+	ck_assert_uint_gt(until, now_ns() + 59000000000ull);
+	h1->graceful = true;
+	handover_save(&r1.d);
+
+	rig_init(&r2, NULL);
+	memset(&h2, 0, sizeof(h2));
+	h2.sh = h1->sh;
+	h2.memfd = -1;
+	r2.d.fe->ho = &h2;
+	ho_restore(&r2.d, &h2);
+	ck_assert_ptr_eq(r2.d.leases.l[1].holder, &r2.n); /* fan-oem */
+	/* the same deadline, but for the restore's two reads of the clock */
+	ck_assert_uint_ge(r2.d.leases.l[1].until_ns, until);
+	ck_assert_uint_lt(r2.d.leases.l[1].until_ns, until + 1000000);
+	ck_assert_ptr_null(r2.d.leases.l[2].holder); /* users: past */
+	ck_assert_ptr_null(r2.d.leases.l[0].holder);
+	rig_fini(&r2);
+
+	/* the node is gone from the configuration: no holder */
+	h1->graceful = true;
+	handover_save(&r1.d);
+	rig_init(&r2, NULL);
+	snprintf(r2.n.conf.name, sizeof(r2.n.conf.name), "ipmi8");
+	h2.sh = h1->sh;
+	r2.d.fe->ho = &h2;
+	ho_restore(&r2.d, &h2);
+	for (unsigned int i = 0; i < LEASE_NCLASSES; i++)
+		ck_assert_ptr_null(r2.d.leases.l[i].holder);
+	rig_fini(&r2);
+
+	handover_fini(&r1.d);
+	rig_fini(&r1);
+}
+END_TEST
+
 /* fd 3 as the store's kcsmux-state for handover_init(); the old fd 3
  * in *saved. */
 static void listen_state(int fd, int *saved)
@@ -436,6 +493,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, crash_answers);
 	tcase_add_test(tc, graceful_answers_only_missing);
 	tcase_add_test(tc, graceful_carries_cmdregs);
+	tcase_add_test(tc, graceful_carries_leases);
 	tcase_add_test(tc, v1_memfd_grown);
 	tcase_add_test(tc, graceful_media_taken);
 	suite_add_tcase(s, tc);

@@ -101,6 +101,11 @@ rs_listen=$!
 for _i in $(seq 100); do [ -e /tmp/rs-listen.ready ] && break; sleep 0.1; done
 check "a client waits in poll() on /dev/$RS_NODE" test -e /tmp/rs-listen.ready
 
+# a lease taken with kcsmuxctl (a fan controller's, a firmware update's)
+# goes on across the graceful restarts to its deadline; a crash drops it
+kcsmuxctl lease take $RS_NODE fan-oem 600 >/tmp/rs-lease0.out 2>&1
+expect "kcsmuxctl lease take: $RS_NODE holds fan-oem" "^$RS_NODE fan-oem [0-9]+ kcsmuxctl\$" /tmp/rs-lease0.out
+
 echo "phase graceful" >>/tmp/rs-ipmitool.out
 rs_events graceful TERM 30000
 ok=$(rs_field /tmp/rs-long-graceful.out ok)
@@ -128,7 +133,13 @@ cat /tmp/rs-reg.out
 check "graceful restarts: the waiting client's command registration came over (EBUSY: $rc)" \
 	test "$rc" = 2
 expect "... the next process restored it" \
-	'queued messages, [1-9][0-9]* command registrations\)' /tmp/kcsmuxd-rs.log
+	'queued messages, [1-9][0-9]* command registrations, ' /tmp/kcsmuxd-rs.log
+kcsmuxctl lease list >/tmp/rs-lease1.out 2>&1
+cat /tmp/rs-lease1.out
+expect "graceful restarts: $RS_NODE still holds its fan-oem lease" \
+	"^$RS_NODE fan-oem [0-9]+ kcsmuxctl\$" /tmp/rs-lease1.out
+expect "... carried over by the hand-over" \
+	'command registrations, [1-9][0-9]* leases\)' /tmp/kcsmuxd-rs.log
 
 echo "phase crash" >>/tmp/rs-ipmitool.out
 rs_events crash KILL 10000
@@ -151,6 +162,9 @@ check "crashes: no request timed out, a lost answer came back as an error ($eto)
 	test "$eto" = 0
 expect "after a crash the files go on with default state" \
 	'opened before the daemon restarted\) goes on with default state' /tmp/kcsmuxd-rs.log
+kcsmuxctl lease list >/tmp/rs-lease2.out 2>&1
+check "after a crash kcsmuxctl's lease is gone (docs/leases.md)" \
+	sh -c "! grep -q '^$RS_NODE fan-oem ' /tmp/rs-lease2.out"
 
 check "the client blocked in poll() is still there, blocked" kill -0 $rs_listen
 kill $rs_listen
