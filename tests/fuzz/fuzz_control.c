@@ -173,6 +173,32 @@ static bool only_dry_run(const struct ctl_kvlist *l)
 	return true;
 }
 
+/*
+ * LEASE (control_cmds.c do_lease): a payload that does not parse, or an
+ * op other than list, take and release, is malformed; list answers; take
+ * and release may also name no node, bad classes or seconds, a class
+ * another node holds, or come from a caller who is not an admin.
+ */
+static uint32_t lease_expect(const char *p, size_t len)
+{
+	struct ctl_kvlist l;
+	const char *op;
+	uint32_t m;
+
+	if (!kv_parses(p, len, &l))
+		return 1U << CTL_E_PROTO;
+	op = ctl_kv_find(&l, 0, l.n, "op");
+	if (op && !strcmp(op, "list"))
+		m = 1U << CTL_OK;
+	else if (!op || (strcmp(op, "take") && strcmp(op, "release")))
+		m = 1U << CTL_E_PROTO;
+	else
+		m = 1U << CTL_OK | 1U << CTL_E_NOENT | 1U << CTL_E_INVAL |
+		    1U << CTL_E_BUSY | 1U << CTL_E_PERM;
+	ctl_kvlist_free(&l);
+	return m;
+}
+
 static uint16_t req_type(uint16_t t)
 {
 	return t & (uint16_t)~CTL_REPLY;
@@ -248,6 +274,9 @@ static size_t plan(const uint8_t *in, size_t n, struct expect *e, size_t max,
 						   1U << CTL_E_NOENT |
 						   1U << CTL_E_INVAL;
 			ctl_kvlist_free(&l);
+		} else if (h.type == CTL_LEASE) {
+			e[count].st_mask = lease_expect((const char *)in + pos,
+							h.len);
 		} else
 			e[count].st_mask = 1U << CTL_E_TYPE;
 		count++;
