@@ -77,7 +77,6 @@ static void ho_restore_msg(struct client *c, const struct ho_rec_msg *r)
 	client_deliver(c, m);
 }
 
-/* The graceful predecessor's records. */
 /*
  * A lease the last process held for a node: the node holds it again up to
  * the same deadline (a firmware update goes on across the restart). A
@@ -88,6 +87,7 @@ static bool ho_restore_lease(struct daemon *d, const struct ho_rec_lease *r)
 {
 	struct node *n = ho_node_named(d, r->node);
 	const struct node *holder = NULL;
+	const struct lease *cur;
 	unsigned int bit = r->class_bit;
 	uint64_t now = now_ns();
 
@@ -95,10 +95,9 @@ static bool ho_restore_lease(struct daemon *d, const struct ho_rec_lease *r)
 	    r->until_ns <= now || r->until_ns - now > LEASE_MAX_NS)
 		return false;
 	/* a configured lease renewed since holds it as long or longer */
-	for (unsigned int i = 0; n && i < LEASE_NCLASSES; i++)
-		if (bit == 1u << i && d->leases.l[i].holder == n &&
-		    d->leases.l[i].until_ns >= r->until_ns)
-			return true;
+	cur = &d->leases.l[__builtin_ctz(bit)];
+	if (n && cur->holder == n && cur->until_ns >= r->until_ns)
+		return true;
 	if (n && leasegate_take(d, n, bit, r->until_ns - now, &holder) == 0)
 		return true;
 	log_warn("hand-over: node %.*s's %s lease not taken over (%s)",
@@ -109,6 +108,7 @@ static bool ho_restore_lease(struct daemon *d, const struct ho_rec_lease *r)
 	return false;
 }
 
+/* The graceful predecessor's records. */
 void ho_restore(struct daemon *d, struct handover *h)
 {
 	const uint8_t *p = (const uint8_t *)(h->sh + 1);
