@@ -101,6 +101,17 @@ cp -r "$dest/usr/src/kcsraw-$ver" "$dkms_tree/kcsraw/$ver/build"
   eval "${MAKE[0]}" ) >"$dest/dkms.log" 2>&1 || true
 if [ -f "$dkms_tree/kcsraw/$ver/build/kcsraw.ko" ]; then
 	ok "the DKMS tree builds kcsraw.ko with dkms.conf's MAKE"
+	# KCSRAW_DKMS=1: the debug info DKMS would strip is not made for
+	# kcsraw's objects (Kbuild's kcsraw.mod.o keeps its own) against
+	# headers without vmlinux (no BTF from it); vm.pkg-admin@trixie checks
+	# the module's BTF against 6.12's, which have one
+	if [ -e "$kernel_source_dir/vmlinux" ]; then
+		bad "$kernel_source_dir has a vmlinux: the check needs headers without"
+	elif readelf -S "$dkms_tree/kcsraw/$ver/build/kcsraw_main.o" | grep -q '\.debug_info'; then
+		bad "the DKMS build made debug info no BTF needs (KCSRAW_DKMS=1 missing)"
+	else
+		ok "the DKMS build makes no debug info against headers without vmlinux"
+	fi
 else
 	cat "$dest/dkms.log"
 	bad "the DKMS tree does not build"
