@@ -13,6 +13,7 @@
 # status, a second apply that changes nothing, the exit codes, --json,
 # the journal, reports per run, the fallback (kcsmuxd failed for good, a
 # kcsraw that does not load at boot) and kcsmuxctl status saying so, a
+# rollback from the fallback (its metric back to 0), a
 # backend = ipmidev host, a replay through a node without watchdog rights,
 # a slower median kept and a gross one rolled back; only the IPMI
 # watchdog's device refuses (not another driver's /dev/watchdogN); a
@@ -439,6 +440,16 @@ runj 3 status
 # ... a second one (OnFailure= again): nothing to do, ipmi_si serves
 run 0 fallback
 grep -q "modprobe" "$LOG" && fail "a second fallback reloaded modules: $(cat "$LOG")"
+# ... a rollback during the fallback ends it: the metric back to 0 (the
+# shipped alert stops), no mark left; the links made again for the boots
+run 0 rollback
+grep -q '^kcsmux_fallback{reason="none"} 0$' "$R/var/lib/prom/kcsmux_fallback.prom" ||
+	fail "the rollback left the fallback metric: $(cat "$R/var/lib/prom/kcsmux_fallback.prom")"
+[ -e "$R/run/kcsmux-fallback" ] && fail "the rollback left the fallback's mark"
+runj 0 status
+[ "$JR" = "rolled-back rolled-back" ] || fail "status --json after the fallback's rollback: $JR"
+ln -s /usr/share/kcsraw-dkms/cutover/modprobe.conf "$R/etc/modprobe.d/kcsraw.conf"
+ln -s /usr/share/kcsraw-dkms/cutover/modules-load.conf "$R/etc/modules-load.d/kcsraw.conf"
 
 # the next boot: kcsraw does not load (no module for the kernel)
 printf 'ipmi_msghandler 1 2 - Live\n' >"$R/proc/modules"
