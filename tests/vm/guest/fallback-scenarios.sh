@@ -1,20 +1,21 @@
 #!/bin/sh
 # Never without IPMI: the fallback to the stock ipmi_si on a host cut over,
 # sourced by vm.pkg-admin's guest (Debian 12 and 13), across three boots:
-#   fallback_session (boot 2, kcsmuxd serving): a kcsmux.conf kcsmuxd
-#     cannot start with, then systemctl restart: its restarts hit the
-#     start limit, OnFailure= -> kcsmux-fallback.service: ipmi_si and
+#   fallback_away (boot 1, its end): kcsraw.ko moved away, as after a
+#     kernel update whose DKMS build failed, and a reboot
+#   fallback_boot (boot 2): kcsmux-modules.service fell back: ipmi_si and
 #     /dev/ipmi0 answer ipmitool, kcsmuxd's /dev links gone (none
 #     dangles), a warning in the journal, kcsmux-cutover status
 #     "fallback" (exit 3, JSON), kcsmuxctl status says it, the
-#     kcsmux_fallback metric is 1, the cutover's /etc links stay; then
-#     kcsraw.ko moved away, as after a kernel update whose DKMS build
-#     failed, and a reboot
-#   fallback_boot (boot 3): kcsmux-modules.service fell back: the same
-#     checks, reason "no kcsraw module"; kcsmuxd not started; the module
-#     put back, a reboot
-#   fallback_over (boot 4): kcsraw and kcsmuxd serve again by themselves,
-#     status cut-over, the metric 0.
+#     kcsmux_fallback metric is 1, the cutover's /etc links stay, reason
+#     "no kcsraw module"; kcsmuxd not started; the module put back, a
+#     reboot
+#   fallback_over (boot 3): kcsraw and kcsmuxd serve again by themselves
+#     (the guest script checks them), status cut-over, the metric 0
+#   fallback_session (boot 3, kcsmuxd serving): a kcsmux.conf kcsmuxd
+#     cannot start with, then systemctl restart: its restarts hit the
+#     start limit, OnFailure= -> kcsmux-fallback.service: the same checks
+#     as at boot 2, reason "kcsmuxd failed for good"; the good file back.
 # The guest script defines step, wait_for, as and STATE.
 TEXTFILE_DIR=/var/lib/prometheus/node-exporter
 
@@ -71,7 +72,9 @@ fallback_session() {
 	on_stock "kcsmuxd failed for good" kcsmuxd
 	cp /tmp/fb-good.conf /etc/kcsmux/kcsmux.conf
 	systemctl reset-failed kcsmuxd
+}
 
+fallback_away() {
 	step "kcsraw.ko moved away (a kernel update whose DKMS build failed), reboot"
 	ko=$(modinfo -n kcsraw)
 	echo "$ko" >"$STATE/kcsraw-path"
@@ -81,7 +84,7 @@ fallback_session() {
 }
 
 fallback_boot() {
-	step "boot 3: $(uname -r), no loadable kcsraw, systemd $(systemctl is-system-running)"
+	step "boot 2: $(uname -r), no loadable kcsraw, systemd $(systemctl is-system-running)"
 	check "kcsmux-modules.service failed (it fell back)" systemctl is-failed --quiet kcsmux-modules
 	check "kcsmuxd was not started" sh -c '! systemctl is-active --quiet kcsmuxd'
 	on_stock "kcsraw did not load: no kcsraw module for kernel $(uname -r | sed 's/[.+]/\\&/g')" kcsraw
@@ -91,13 +94,9 @@ fallback_boot() {
 }
 
 fallback_over() {
-	step "boot 4: kcsraw loads again"
-	check "kcsraw is loaded, ipmi_si is not" \
-		sh -c 'test -d /sys/module/kcsraw && ! test -d /sys/module/ipmi_si'
-	check "kcsmuxd came up by itself" systemctl is-active --quiet kcsmuxd
+	step "the fallback is over: kcsraw and kcsmuxd serve again"
 	run_to /tmp/fb-st2.txt kcsmux-cutover status
 	check "kcsmux-cutover status exits 0" test $? = 0
 	expect "... cut-over" '^kcsmux-cutover: cut-over: kcsraw ' /tmp/fb-st2.txt
 	expect "the kcsmux_fallback metric is 0" '^kcsmux_fallback\{reason="none"\} 0$' "$TEXTFILE_DIR/kcsmux_fallback.prom"
-	check "alice runs ipmitool -d 1 mc info" ipmi_mc_info alice 1
 }

@@ -22,16 +22,16 @@
 #     -n --live on the live host -> the shipped Prometheus rules' series in
 #     the textfile -> reload with a broken file fails and the old config
 #     serves, reload --dry-run says what a good one changes, and it applies
-#     -> journald priorities -> stop -> reboot
+#     -> journald priorities -> restarts under open files -> stop ->
+#     kcsraw.ko moved away (fallback-scenarios.sh) -> reboot
 #     (after the ipmi_watchdog check: the upgrade N -> N+1 of both
 #     packages, upgrade-scenarios.sh)
-#   boot 2: the service came up by itself (the cutover's modules-load.d
-#     and blacklist, WantedBy), kcsraw N+1 -> kcsmuxd's restarts hit the
-#     start limit: the fallback to ipmi_si; kcsraw.ko moved away
-#     (fallback-scenarios.sh) -> reboot
-#   boot 3: no loadable kcsraw: the fallback at boot -> module back, reboot
-#   boot 4: kcsraw and kcsmuxd again -> kcsmux-cutover rollback: ipmi_si
-#     serves /dev/ipmi0 again, no package purged -> apt purge: nothing left.
+#   boot 2: no loadable kcsraw: the fallback at boot -> module back, reboot
+#   boot 3: the service came up by itself (the cutover's modules-load.d
+#     and blacklist, WantedBy), kcsraw N+1, the fallback over -> kcsmuxd's
+#     restarts hit the start limit: the fallback to ipmi_si ->
+#     kcsmux-cutover rollback from the fallback: ipmi_si serves /dev/ipmi0,
+#     the fallback metric 0, no package purged -> apt purge: nothing left.
 # Debian's /bin/sh (dash) under systemd, not the busybox rig.
 . /guest/lib.sh
 
@@ -477,6 +477,7 @@ phase1() {
 	step "systemctl stop"
 	check "stop succeeds" systemctl stop kcsmuxd
 	check "the nodes are gone" sh -c '[ ! -e /dev/ipmi1 ] && [ ! -e /dev/ipmi2 ]'
+	. /guest/fallback-scenarios.sh && fallback_away
 	echo "$passes $fails" >$STATE/counts
 	echo 2 >$STATE/phase
 	sync
@@ -495,8 +496,8 @@ save_counts() {
 	sync
 }
 
-phase2() {
-	step "boot 2: $(uname -r), systemd $(systemctl is-system-running)"
+phase_last() {
+	step "boot 3: $(uname -r), systemd $(systemctl is-system-running)"
 	check "kcsmuxd came up by itself" sh -c '[ "$(systemctl is-active kcsmuxd)" = active ]'
 	check "kcsraw loaded at boot" test -d /sys/module/kcsraw
 	check "... by systemd-modules-load (modules-load.d), not only the unit" \
@@ -507,13 +508,16 @@ phase2() {
 	check "alice runs ipmitool -d 1 mc info" ipmi_mc_info alice 1
 	check "kcsraw $(cat $STATE/upgraded-to 2>/dev/null) (the upgrade's) was loaded at boot" \
 		sh -c "[ \"\$(cat /sys/module/kcsraw/version)\" = \"\$(cat $STATE/upgraded-to)\" ]"
-	. /guest/fallback-scenarios.sh && fallback_session
-}
+	# DKMS's build keeps the debug info BTF is made from where the
+	# headers have a vmlinux (Debian 13's; kmod/Kbuild, KCSRAW_DKMS)
+	if [ -e "/lib/modules/$(uname -r)/build/vmlinux" ]; then
+		check "kcsraw has its BTF (bpftrace sees its types)" test -e /sys/kernel/btf/kcsraw
+	fi
+	. /guest/fallback-scenarios.sh
+	fallback_over
+	fallback_session
 
-phase_last() {
-	. /guest/fallback-scenarios.sh && fallback_over
-
-	step "kcsmux-cutover rollback"
+	step "kcsmux-cutover rollback (from the fallback)"
 	if kcsmux-cutover rollback >/tmp/rollback.txt 2>&1; then
 		pass "kcsmux-cutover rollback succeeds"
 	else
@@ -530,6 +534,10 @@ phase_last() {
 		sh -c 'ipmitool -d 0 mc info | grep -q "^Device ID"'
 	check "both packages stay installed" \
 		sh -c 'dpkg -s kcsmux >/dev/null && dpkg -s kcsraw-dkms >/dev/null'
+	kcsmux-cutover status --json >/tmp/rb-st.json 2>/dev/null
+	expect "status: rolled-back, the fallback over" '"state": "rolled-back".*"fallback": ""' /tmp/rb-st.json
+	expect "the kcsmux_fallback metric is 0 again (no alert on a host rolled back)" \
+		'^kcsmux_fallback\{reason="none"\} 0$' "$TEXTFILE_DIR/kcsmux_fallback.prom"
 
 	step "apt purge"
 	# the admin's own drop-in and node_exporter's directory (with the
@@ -579,15 +587,11 @@ case $phase in
 	summary
 	exit 1
 	;;
-2 | 3)
+2)
 	load_counts
-	if [ "$phase" = 2 ]; then
-		phase2
-	else
-		. /guest/fallback-scenarios.sh && fallback_boot
-	fi
-	save_counts $((phase + 1))
-	step "boot $phase: $passes passed, $fails failed; rebooting"
+	. /guest/fallback-scenarios.sh && fallback_boot
+	save_counts 3
+	step "boot 2: $passes passed, $fails failed; rebooting"
 	exit 100
 	;;
 esac
