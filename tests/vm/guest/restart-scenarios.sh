@@ -70,10 +70,11 @@ restart_scenarios() {
 	check "the BMC's watchdog armed (hard reset in $RS_WDT_S s)" sh -c \
 		"ipmitool -d 1 raw 0x06 0x24 0x04 0x01 0x00 0x10 $((_c & 255)) $((_c >> 8)) >/dev/null &&
 		ipmitool -d 1 raw 0x06 0x22 >/dev/null"
-	# the watchdog daemon: one open file, a reset every 2 s
-	_n=$(((RS_RESTARTS + RS_KILLS) * 10 + 10))
-	"$RS_PROBE" -d /dev/ipmi1 -r "0x06 0x22" -n $_n -i 2000000 --timeout 30000 \
-		-k --allow-errors >/tmp/rs-wdt.out 2>&1 &
+	# the watchdog daemon: one open file, a reset every 2 s, until the
+	# events are over (the stop file)
+	rm -f /tmp/rs-wdt.stop
+	"$RS_PROBE" -d /dev/ipmi1 -r "0x06 0x22" -n 600 -i 2000000 --timeout 30000 \
+		--stop-file /tmp/rs-wdt.stop -k --allow-errors >/tmp/rs-wdt.out 2>&1 &
 	_wdt=$!
 	for _i in $(seq "$RS_RESTARTS"); do
 		rs_event restart "$_i"
@@ -91,6 +92,9 @@ restart_scenarios() {
 	num "NRestarts" "$nr0" "$nr1" &&
 		check "each kill -9 was restarted by Restart=on-failure ($nr0 -> $nr1)" \
 			test $((nr1 - nr0)) = "$RS_KILLS"
+	# two more resets after the last event, then the watchdog's user stops
+	sleep 4
+	touch /tmp/rs-wdt.stop
 	wait $_wdt
 	sed 's/^/    | /' /tmp/rs-wdt.out
 	ok=$(rs_field /tmp/rs-restart.out ok)
