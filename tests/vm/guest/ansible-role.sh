@@ -6,7 +6,8 @@
 # ansible-core; the Debian 13 one has not: the manual steps run there).
 # The role comes as /guest/fleet-ansible.tar (pkg-admin.sh packs it).
 #   have_role            ansible-playbook and the role are there
-#   role_play FILE [ARGS...]  a run, -c local; its output in FILE, its
+#   role_play FILE [ARGS...]  a run, -c local, with the shipped
+#                        ansible.cfg (pipelining); its output in FILE, its
 #                        exit status in rc, the recap's changed= and
 #                        failed= in role_changed and role_failed
 
@@ -38,8 +39,8 @@ role_play() {
 	[ -s /tmp/fleet/test.yml ] || role_setup
 	s0=$(date +%s)
 	run_to "$_f" env HOME=/root LC_ALL=C.UTF-8 ANSIBLE_NOCOLOR=1 \
-		ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 \
-		ANSIBLE_ROLES_PATH=/tmp/fleet/ansible/roles \
+		ANSIBLE_CONFIG=/tmp/fleet/ansible/ansible.cfg \
+		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 \
 		ansible-playbook -c local -i localhost, /tmp/fleet/test.yml "$@"
 	rc=$?
 	role_t=$(($(date +%s) - s0))
