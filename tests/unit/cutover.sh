@@ -475,6 +475,12 @@ has "$LOG" "modprobe ipmi_si"
 grep -q '^kcsmux_fallback{reason="kcsraw"} 1$' "$R/var/lib/prom/kcsmux_fallback.prom" || fail "no kcsraw fallback metric"
 run 3 status
 has "$R/out" "fallback: ipmi_si serves /dev/ipmi0 until the next boot that loads kcsraw: kcsraw did not load: no kcsraw module"
+# ... an apply once kcsraw loads again ends the fallback too: metric 0
+rm -f "$LOG.kcsraw-fails"
+run 0 apply --no-verify
+grep -q '^kcsmux_fallback{reason="none"} 0$' "$R/var/lib/prom/kcsmux_fallback.prom" ||
+	fail "the apply left the fallback metric: $(cat "$R/var/lib/prom/kcsmux_fallback.prom")"
+[ -e "$R/run/kcsmux-fallback" ] && fail "the apply left the fallback's mark"
 # ... the boot after: kcsraw loads, the metric says 0
 printf 'ipmi_msghandler 1 2 - Live\n' >"$R/proc/modules"
 rm -rf "$R/run/kcsmux-fallback" "$LOG.kcsraw-fails"
