@@ -182,6 +182,14 @@ static void rrv(struct res *r, long rv, int e)
 		rpf(r, "-1 %s", ename(e));
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static void rhex(struct res *r, const unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -641,19 +649,15 @@ static void got_event(struct dev *d);
 static int drain(struct dev *d, struct res *r)
 {
 	int n = 0;
-	struct timespec t0, t;
+	int64_t t0 = mono_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct pollfd p = { .fd = d->fd, .events = POLLIN };
 		int wait = 0, rv;
 
 		if (due(d)) {
-			long el;
+			int64_t el = mono_ms() - t0;
 
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			el = (t.tv_sec - t0.tv_sec) * 1000L +
-			     (t.tv_nsec - t0.tv_nsec) / 1000000L;
 			wait = el >= resp_wait_ms ? 0 : resp_wait_ms - (int)el;
 		}
 		rv = poll(&p, 1, wait);
@@ -1929,14 +1933,6 @@ struct rdev {
 
 static struct rdev rdevs[2];
 
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* "b8 be 00 00" (rhex's bytes) as a little-endian number, or -1 */
 static long hex_le32(const char *p)
 {
@@ -2896,9 +2892,11 @@ next:
 			drain(&devs[0], &ra);
 			drain(&devs[1], &rb);
 			total++;
-			if (strcmp(ra.s, rb.s) && sel_clock_only(&ra, &rb)) {
+			if (!strcmp(ra.s, rb.s)) {
+				/* the same */
+			} else if (sel_clock_only(&ra, &rb)) {
 				nclock++;
-			} else if (strcmp(ra.s, rb.s)) {
+			} else {
 				ndiff++;
 				printf("seed %llu final drain DIFF  A: %s\n"
 				       "%*s B: %s\n",
